@@ -1,0 +1,5 @@
+import sys
+
+from puzzlekit.cli import main
+
+sys.exit(main())

@@ -1,0 +1,172 @@
+"""Puzzle families: the protocol every family module fills in, and the registry of families.
+
+A family knows one kind of puzzle: its schema for given params, its clue kinds, how a clue turns
+into constraints, the true clues of a solution, its customary text format and its renderings.
+This package is part of the ground floor: it imports only :mod:`puzzlekit.model`.
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from puzzlekit.model import (
+    Clue,
+    Constraint,
+    Instance,
+    Problem,
+    Schema,
+    Solution,
+    SpecError,
+    Violation,
+    freeze,
+)
+
+
+class Family:
+    """Base class of a puzzle family. Subclasses set the class attributes and fill in the methods.
+
+    Methods that read input (:meth:`normalize_params`, :meth:`clue_constraints`,
+    :meth:`parse_text`) raise :class:`~puzzlekit.model.SpecError` with violations, never another
+    exception, so a verifier can turn bad input into an ``INVALID_SPEC`` report.
+    """
+
+    name: str = ""
+    description: str = ""
+    clue_kinds: tuple[str, ...] = ()
+    #: params listed by ``puzzlekit schemas`` (each becomes one registered schema)
+    listed_params: tuple[Mapping[str, Any], ...] = ()
+
+    # -- schema ---------------------------------------------------------------------------
+    def normalize_params(self, params: Mapping[str, Any]) -> dict[str, Any]:
+        """Complete ``params`` with defaults and check them; raise SpecError if unusable."""
+        raise NotImplementedError
+
+    def build_schema(self, params: Mapping[str, Any]) -> Schema:
+        """The schema for normalized params."""
+        raise NotImplementedError
+
+    def schema(self, params: Mapping[str, Any] | None = None) -> Schema:
+        """The (cached) schema for ``params``; raises SpecError for unusable params."""
+        norm = self.normalize_params(dict(params or {}))
+        return _cached_schema(self, freeze(norm))
+
+    # -- clues ----------------------------------------------------------------------------
+    def clue_constraints(self, schema: Schema, clue: Clue) -> tuple[Constraint, ...]:
+        """The constraints that ``clue`` adds; raise SpecError if the clue is malformed."""
+        raise NotImplementedError
+
+    def validate_clues(self, schema: Schema, clues: Sequence[Clue]) -> list[Violation]:
+        """Violations that involve several clues together (duplicates). Override to extend."""
+        out = []
+        seen: set[str] = set()
+        for clue in clues:
+            if clue.id in seen:
+                out.append(
+                    Violation("duplicate-clue", None, f"clue {clue.id}", "clue id used twice")
+                )
+            seen.add(clue.id)
+        return out
+
+    def clues_from_solution(self, schema: Schema, solution: Solution) -> list[Clue]:
+        """Every true clue a generator may reveal about ``solution``."""
+        raise NotImplementedError
+
+    def given_values(self, problem: Problem) -> dict[str, int]:
+        """Variables fixed by clues outright (used to narrow domains before search)."""
+        return {}
+
+    # -- text and rendering ---------------------------------------------------------------
+    def parse_text(self, text: str, params: Mapping[str, Any] | None = None) -> Instance:
+        raise SpecError(
+            [Violation("malformed", None, "text", f"family {self.name} has no text format")]
+        )
+
+    def format_text(self, instance: Instance) -> str:
+        raise NotImplementedError(f"family {self.name} has no text format")
+
+    def render_ascii(
+        self,
+        instance: Instance,
+        solution: Solution | None = None,
+        marks: Mapping[tuple, str] | None = None,
+    ) -> str:
+        return instance.to_json()
+
+    def render_mpl(self, instance: Instance, ax: Any = None, solution: Solution | None = None):
+        raise NotImplementedError(f"family {self.name} has no matplotlib rendering")
+
+    def describe(self, params: Mapping[str, Any]) -> dict[str, Any]:
+        """One row of ``puzzlekit schemas``."""
+        schema = self.schema(params)
+        return {
+            "family": self.name,
+            "params": schema.params_dict(),
+            "clueKinds": list(self.clue_kinds),
+            "variables": len(schema.variables),
+            "domainSize": schema.domain_size(),
+            "description": self.description,
+        }
+
+
+@functools.lru_cache(maxsize=256)
+def _cached_schema(family: Family, frozen_params: Any) -> Schema:
+    from puzzlekit.model import _thaw
+
+    return family.build_schema({k: _thaw(v) for k, v in frozen_params})
+
+
+_FAMILIES: dict[str, Family] = {}
+
+
+def register_family(family: Family) -> Family:
+    """Register a family under its name (third parties call this for their own families)."""
+    _FAMILIES[family.name] = family
+    return family
+
+
+def get_family(name: str) -> Family:
+    """The registered family ``name``; raises SpecError (``unknown-family``) otherwise."""
+    _load_builtin()
+    try:
+        return _FAMILIES[name]
+    except KeyError:
+        known = ", ".join(sorted(_FAMILIES))
+        raise SpecError(
+            [Violation("unknown-family", None, "family", f"no family {name!r}; known: {known}")]
+        ) from None
+
+
+def families() -> list[Family]:
+    _load_builtin()
+    return [_FAMILIES[k] for k in sorted(_FAMILIES)]
+
+
+def _load_builtin() -> None:
+    if _FAMILIES:
+        return
+    from puzzlekit.families import latin, sudoku  # noqa: F401  (registers on import)
+
+
+def resolve(instance: Instance) -> Problem:
+    """Check an instance against its family and turn its clues into constraints.
+
+    Raises SpecError listing every violation found (not only the first).
+    """
+    family = get_family(instance.family)
+    schema = family.schema(instance.params_dict())
+    violations = list(family.validate_clues(schema, instance.clues))
+    pairs = []
+    for clue in instance.clues:
+        try:
+            pairs.append((clue.id, tuple(family.clue_constraints(schema, clue))))
+        except SpecError as exc:
+            violations.extend(exc.violations)
+    if violations:
+        raise SpecError(violations)
+    return Problem(instance, schema, tuple(pairs))
+
+
+def schema_of(instance: Instance) -> Schema:
+    return get_family(instance.family).schema(instance.params_dict())

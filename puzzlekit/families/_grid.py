@@ -1,0 +1,287 @@
+"""Shared machinery of N×N grid families whose clues are givens (Sudoku, Latin squares).
+
+Not part of the public API: families subclass :class:`GivensGrid` and add their own rules.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from puzzlekit.families import Family
+from puzzlekit.model import (
+    AllDifferent,
+    Clue,
+    Constraint,
+    Instance,
+    Linear,
+    Origin,
+    Problem,
+    Schema,
+    Solution,
+    SpecError,
+    Variable,
+    Violation,
+)
+
+SYMBOLS = "123456789ABCDEFGHIJKLMNOP"  # value v is SYMBOLS[v - 1]; '.' or '0' is a blank
+MAX_SIZE = len(SYMBOLS)
+
+
+def cell_name(r: int, c: int) -> str:
+    """Players' name of the cell at 0-based (r, c): ``r1c1`` is the top-left cell."""
+    return f"r{r + 1}c{c + 1}"
+
+
+class GivensGrid(Family):
+    """An N×N grid of values 1..N, rows and columns all different, clues are given values."""
+
+    clue_kinds = ("given",)
+    param_keys: tuple[str, ...] = ("size",)
+
+    # -- params -----------------------------------------------------------------------------
+    def _check_size(self, params: Mapping[str, Any], default: int | None) -> int:
+        problems = [
+            Violation("unknown-field", None, f"params.{k}", f"{self.name} has no param {k!r}")
+            for k in sorted(set(params) - set(self.param_keys))
+        ]
+        size = params.get("size", default)
+        if size is None:
+            problems.append(Violation("malformed", None, "params.size", "missing required param"))
+        elif not isinstance(size, int) or isinstance(size, bool) or not 1 <= size <= MAX_SIZE:
+            problems.append(
+                Violation(
+                    "malformed", None, "params.size", f"must be an integer 1..{MAX_SIZE}: {size!r}"
+                )
+            )
+        if problems:
+            raise SpecError(problems)
+        return size
+
+    def regions(self, params: Mapping[str, Any]) -> list[tuple[str, list[tuple[int, int]]]]:
+        """Extra all-different regions (boxes) beyond rows and columns, as (rule id, cells)."""
+        return []
+
+    def build_schema(self, params: Mapping[str, Any]) -> Schema:
+        n = params["size"]
+        variables = tuple(
+            Variable((r, c), cell_name(r, c), tuple(range(1, n + 1)))
+            for r in range(n)
+            for c in range(n)
+        )
+        units: list[tuple[str, list[tuple[int, int]]]] = []
+        units += [(f"row{r + 1}", [(r, c) for c in range(n)]) for r in range(n)]
+        units += [(f"col{c + 1}", [(r, c) for r in range(n)]) for c in range(n)]
+        units += self.regions(params)
+        rules = tuple(
+            AllDifferent(
+                tuple(cell_name(r, c) for r, c in cells), Origin("rule", rid, tuple(cells))
+            )
+            for rid, cells in units
+        )
+        return Schema(self.name, tuple(sorted(params.items())), variables, rules, self.clue_kinds)
+
+    # -- clues ------------------------------------------------------------------------------
+    def clue_constraints(self, schema: Schema, clue: Clue) -> tuple[Constraint, ...]:
+        where = f"clue {clue.id}"
+        if clue.kind != "given":
+            raise SpecError(
+                [Violation("malformed", None, where, f"unknown clue kind {clue.kind!r}")]
+            )
+        if len(clue.coords) != 1:
+            raise SpecError(
+                [Violation("shape-mismatch", None, where, "a given names exactly one cell")]
+            )
+        coord = clue.coords[0]
+        var = schema.var_at(coord)
+        n = int(math.isqrt(len(schema.variables)))
+        if var is None:
+            raise SpecError(
+                [
+                    Violation(
+                        "shape-mismatch",
+                        coord,
+                        where,
+                        f"cell {list(coord)} is outside the {n}x{n} grid",
+                    )
+                ]
+            )
+        value = clue.data_dict().get("value")
+        if not isinstance(value, int) or isinstance(value, bool) or value not in var.domain:
+            raise SpecError(
+                [
+                    Violation(
+                        "out-of-domain",
+                        coord,
+                        var.name,
+                        f"value {value!r} is not in 1..{n}",
+                    )
+                ]
+            )
+        return (Linear((var.name,), (1,), "==", value, Origin("clue", clue.id, (coord,))),)
+
+    def validate_clues(self, schema: Schema, clues: Sequence[Clue]) -> list[Violation]:
+        out = super().validate_clues(schema, clues)
+        seen: dict[tuple, str] = {}
+        for clue in clues:
+            if clue.kind != "given" or len(clue.coords) != 1:
+                continue
+            coord = clue.coords[0]
+            if coord in seen:
+                var = schema.var_at(coord)
+                out.append(
+                    Violation(
+                        "duplicate-clue",
+                        coord,
+                        var.name if var else f"clue {clue.id}",
+                        f"clues {seen[coord]} and {clue.id} both give this cell",
+                    )
+                )
+            else:
+                seen[coord] = clue.id
+        return out
+
+    def given_values(self, problem: Problem) -> dict[str, int]:
+        out = {}
+        for clue in problem.clues:
+            if clue.kind == "given":
+                var = problem.schema.var_at(clue.coords[0])
+                out[var.name] = clue.data_dict()["value"]
+        return out
+
+    @staticmethod
+    def given(schema: Schema, coord: tuple[int, int], value: int) -> Clue:
+        return Clue.make(schema.var_at(coord).name, "given", {"value": value}, [coord])
+
+    def clues_from_solution(self, schema: Schema, solution: Solution) -> list[Clue]:
+        return [self.given(schema, v.coord, solution[v.name]) for v in schema.variables]
+
+    # -- the one-line text format -----------------------------------------------------------
+    def parse_text(self, text: str, params: Mapping[str, Any] | None = None) -> Instance:
+        line = text.strip()
+        params = dict(params or {})
+        if "size" not in params and line:
+            root = math.isqrt(len(line))
+            if root * root == len(line):
+                params["size"] = root
+        schema = self.schema(params)
+        n = schema.params_dict()["size"]
+        if len(line) != n * n:
+            raise SpecError(
+                [
+                    Violation(
+                        "shape-mismatch",
+                        None,
+                        "line",
+                        f"line has {len(line)} characters, a {n}x{n} grid needs {n * n}",
+                    )
+                ]
+            )
+        clues, problems = [], []
+        for i, ch in enumerate(line):
+            if ch in ".0":
+                continue
+            coord = divmod(i, n)
+            value = SYMBOLS.find(ch.upper()) + 1
+            if value == 0:
+                problems.append(
+                    Violation(
+                        "malformed",
+                        coord,
+                        cell_name(*coord),
+                        f"character {ch!r} at position {i + 1} is not a digit, letter or blank",
+                    )
+                )
+            elif value > n:
+                problems.append(
+                    Violation(
+                        "out-of-domain",
+                        coord,
+                        cell_name(*coord),
+                        f"symbol {ch!r} means {value}, outside 1..{n}",
+                    )
+                )
+            else:
+                clues.append(self.given(schema, coord, value))
+        if problems:
+            raise SpecError(problems)
+        return Instance.make(self.name, schema.params_dict(), clues)
+
+    def format_text(self, instance: Instance) -> str:
+        n = instance.params_dict()["size"]
+        cells = ["."] * (n * n)
+        for clue in instance.clues:
+            r, c = clue.coords[0]
+            cells[r * n + c] = SYMBOLS[clue.data_dict()["value"] - 1]
+        return "".join(cells)
+
+    # -- rendering --------------------------------------------------------------------------
+    def box_shape(self, params: Mapping[str, Any]) -> tuple[int, int] | None:
+        return None
+
+    def render_ascii(
+        self,
+        instance: Instance,
+        solution: Solution | None = None,
+        marks: Mapping[tuple, str] | None = None,
+    ) -> str:
+        """The grid as text; ``marks`` maps a coord to a one-character mark drawn beside it."""
+        params = instance.params_dict()
+        n = params["size"]
+        box = self.box_shape(params) or (n, n)
+        grid = [["."] * n for _ in range(n)]
+        if solution:
+            for r in range(n):
+                for c in range(n):
+                    v = solution.get(cell_name(r, c))
+                    if v:
+                        grid[r][c] = SYMBOLS[v - 1].lower() if n <= 9 else SYMBOLS[v - 1]
+        for clue in instance.clues:
+            if clue.kind == "given" and len(clue.coords) == 1:
+                r, c = clue.coords[0]
+                if 0 <= r < n and 0 <= c < n:
+                    v = clue.data_dict().get("value")
+                    if isinstance(v, int) and 1 <= v <= MAX_SIZE:
+                        grid[r][c] = SYMBOLS[v - 1]
+        marks = marks or {}
+        lines = []
+        sep = "+" + "+".join("-" * (3 * box[1]) for _ in range(n // box[1])) + "+"
+        for r in range(n):
+            if r % box[0] == 0:
+                lines.append(sep)
+            row = "|"
+            for c in range(n):
+                row += " " + grid[r][c] + marks.get((r, c), " ")
+                if (c + 1) % box[1] == 0:
+                    row += "|"
+            lines.append(row)
+        lines.append(sep)
+        return "\n".join(lines)
+
+    def render_mpl(self, instance: Instance, ax: Any = None, solution: Solution | None = None):
+        import matplotlib.pyplot as plt
+
+        params = instance.params_dict()
+        n = params["size"]
+        box = self.box_shape(params) or (n, n)
+        if ax is None:
+            _, ax = plt.subplots(figsize=(n * 0.45, n * 0.45))
+        for i in range(n + 1):
+            ax.plot([0, n], [i, i], color="black", lw=2 if i % box[0] == 0 else 0.5)
+            ax.plot([i, i], [0, n], color="black", lw=2 if i % box[1] == 0 else 0.5)
+        givens = {clue.coords[0]: clue.data_dict()["value"] for clue in instance.clues}
+        for r in range(n):
+            for c in range(n):
+                v = givens.get((r, c))
+                color = "black"
+                if v is None and solution:
+                    v, color = solution.get(cell_name(r, c)), "tab:blue"
+                if v:
+                    ax.text(c + 0.5, n - r - 0.5, SYMBOLS[v - 1], ha="center", va="center",
+                            color=color, fontsize=12)
+        ax.set_xlim(0, n)
+        ax.set_ylim(0, n)
+        ax.set_aspect("equal")
+        ax.axis("off")
+        return ax

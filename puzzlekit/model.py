@@ -1,0 +1,460 @@
+"""The backend-neutral puzzle model: variables, constraints with origins, clues, schemas, instances.
+
+This module is the ground floor that every backend and generator shares. It knows nothing about
+how a puzzle is solved (that is ``verifiers/``) nor about any particular family (that is
+``puzzlekit/families/``). An :class:`Instance` is immutable and addressed by the SHA-256 digest of
+its RFC 8785 canonical JSON, so evaluators can receive it as bytes and check that nothing changed.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any, TypeAlias
+
+import rfc8785
+
+Coord: TypeAlias = tuple[Any, ...]
+Value: TypeAlias = int
+Solution: TypeAlias = Mapping[str, Value]
+
+OPS = ("==", "!=", "<", "<=", ">", ">=")
+
+
+def compare(lhs: int, op: str, rhs: int) -> bool:
+    """Evaluate ``lhs op rhs`` for one of the six comparison operators in :data:`OPS`."""
+    if op == "==":
+        return lhs == rhs
+    if op == "!=":
+        return lhs != rhs
+    if op == "<":
+        return lhs < rhs
+    if op == "<=":
+        return lhs <= rhs
+    if op == ">":
+        return lhs > rhs
+    if op == ">=":
+        return lhs >= rhs
+    raise ValueError(f"unknown comparison operator {op!r}; expected one of {OPS}")
+
+
+def freeze(value: Any) -> Any:
+    """Turn JSON-like data (dicts, lists) into hashable immutable data (tuples of pairs, tuples)."""
+    if isinstance(value, Mapping):
+        return tuple(sorted((str(k), freeze(v)) for k, v in value.items()))
+    if isinstance(value, list | tuple):
+        return tuple(freeze(v) for v in value)
+    return value
+
+
+def thaw_coord(coord: Any) -> Coord:
+    """A coordinate read from JSON (a list) as the tuple the model uses."""
+    if isinstance(coord, list | tuple):
+        return tuple(coord)
+    return (coord,)
+
+
+@dataclass(frozen=True)
+class Variable:
+    """One unknown of a schema: where it is (``coord``), what players call it, what it may be."""
+
+    coord: Coord
+    name: str
+    domain: tuple[Value, ...]
+
+
+@dataclass(frozen=True)
+class Origin:
+    """Where a constraint comes from: a rule of the schema or a clue of the instance."""
+
+    kind: str  # "rule" or "clue"
+    id: str
+    coords: tuple[Coord, ...] = ()
+
+
+# --- the constraint vocabulary -------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class AllDifferent:
+    vars: tuple[str, ...]
+    origin: Origin
+
+    def holds(self, sol: Solution) -> bool:
+        vals = [sol[v] for v in self.vars]
+        return len(set(vals)) == len(vals)
+
+
+@dataclass(frozen=True)
+class Linear:
+    """``sum(coeffs[i] * vars[i]) op rhs``."""
+
+    vars: tuple[str, ...]
+    coeffs: tuple[int, ...]
+    op: str
+    rhs: int
+    origin: Origin
+
+    def holds(self, sol: Solution) -> bool:
+        total = sum(c * sol[v] for v, c in zip(self.vars, self.coeffs, strict=True))
+        return compare(total, self.op, self.rhs)
+
+
+@dataclass(frozen=True)
+class Compare:
+    """``a op b`` between two variables."""
+
+    a: str
+    op: str
+    b: str
+    origin: Origin
+
+    @property
+    def vars(self) -> tuple[str, ...]:
+        return (self.a, self.b)
+
+    def holds(self, sol: Solution) -> bool:
+        return compare(sol[self.a], self.op, sol[self.b])
+
+
+@dataclass(frozen=True)
+class Table:
+    """The tuple of values of ``vars`` is one of ``allowed``."""
+
+    vars: tuple[str, ...]
+    allowed: frozenset[tuple[Value, ...]]
+    origin: Origin
+
+    def holds(self, sol: Solution) -> bool:
+        return tuple(sol[v] for v in self.vars) in self.allowed
+
+
+@dataclass(frozen=True)
+class Count:
+    """``#{i : vars[i] == value} op k``."""
+
+    vars: tuple[str, ...]
+    value: Value
+    op: str
+    k: int
+    origin: Origin
+
+    def holds(self, sol: Solution) -> bool:
+        return compare(sum(1 for v in self.vars if sol[v] == self.value), self.op, self.k)
+
+
+@dataclass(frozen=True)
+class Automaton:
+    """A deterministic finite automaton over variable values; missing transitions reject."""
+
+    start: int
+    accepting: frozenset[int]
+    transitions: tuple[tuple[int, Value, int], ...]  # (state, symbol, next state)
+
+    def accepts(self, word: Iterable[Value]) -> bool:
+        delta = {(s, a): t for s, a, t in self.transitions}
+        state = self.start
+        for symbol in word:
+            nxt = delta.get((state, symbol))
+            if nxt is None:
+                return False
+            state = nxt
+        return state in self.accepting
+
+
+@dataclass(frozen=True)
+class Regular:
+    """The word ``vars`` (in order) is accepted by ``automaton`` (line clues)."""
+
+    vars: tuple[str, ...]
+    automaton: Automaton
+    origin: Origin
+
+    def holds(self, sol: Solution) -> bool:
+        return self.automaton.accepts(sol[v] for v in self.vars)
+
+
+@dataclass(frozen=True)
+class Predicate:
+    """Opaque Python over ``vars`` (oracle families); only the enumerative backend can use it."""
+
+    vars: tuple[str, ...]
+    fn: Callable[..., bool] = field(compare=False)
+    origin: Origin = field(default=Origin("rule", "predicate"))
+
+    def holds(self, sol: Solution) -> bool:
+        return bool(self.fn(*(sol[v] for v in self.vars)))
+
+
+Constraint: TypeAlias = AllDifferent | Linear | Compare | Table | Count | Regular | Predicate
+
+
+def scope(c: Constraint) -> tuple[str, ...]:
+    """The variable names a constraint reads."""
+    return c.vars
+
+
+# --- clues, schemas, instances -------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Clue:
+    """A fact of one instance: an id, a kind (``given``, ``cage``, ...), its data, its coordinates.
+
+    ``data`` is frozen JSON (see :func:`freeze`); use :meth:`data_dict` to read it as a dict.
+    """
+
+    id: str
+    kind: str
+    data: tuple[tuple[str, Any], ...]
+    coords: tuple[Coord, ...]
+
+    @classmethod
+    def make(cls, id: str, kind: str, data: Mapping[str, Any], coords: Sequence[Coord]) -> Clue:
+        return cls(str(id), str(kind), freeze(dict(data)), tuple(tuple(c) for c in coords))
+
+    def data_dict(self) -> dict[str, Any]:
+        return {k: _thaw(v) for k, v in self.data}
+
+    def to_json_obj(self) -> dict[str, Any]:
+        return {
+            "id": self.id,
+            "kind": self.kind,
+            "data": self.data_dict(),
+            "coords": [list(c) for c in self.coords],
+        }
+
+
+def _thaw(value: Any) -> Any:
+    if isinstance(value, tuple):
+        if value and all(isinstance(p, tuple) and len(p) == 2 and isinstance(p[0], str) for p in value):
+            # a frozen mapping; lists of string pairs are not used in clue data
+            return {k: _thaw(v) for k, v in value}
+        return [_thaw(v) for v in value]
+    return value
+
+
+@dataclass(frozen=True)
+class Schema:
+    """A family with fixed params: its variables and its rules (constraints with rule origins)."""
+
+    family: str
+    params: tuple[tuple[str, Any], ...]
+    variables: tuple[Variable, ...]
+    rules: tuple[Constraint, ...]
+    clue_kinds: tuple[str, ...] = ()
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "_by_name", {v.name: v for v in self.variables})
+        object.__setattr__(self, "_by_coord", {v.coord: v for v in self.variables})
+
+    def params_dict(self) -> dict[str, Any]:
+        return {k: _thaw(v) for k, v in self.params}
+
+    def var(self, name: str) -> Variable:
+        return self._by_name[name]  # type: ignore[attr-defined]
+
+    def var_at(self, coord: Coord) -> Variable | None:
+        return self._by_coord.get(tuple(coord))  # type: ignore[attr-defined]
+
+    def has_coord(self, coord: Coord) -> bool:
+        return tuple(coord) in self._by_coord  # type: ignore[attr-defined]
+
+    @property
+    def names(self) -> tuple[str, ...]:
+        return tuple(v.name for v in self.variables)
+
+    def domain_size(self) -> int:
+        return max((len(v.domain) for v in self.variables), default=0)
+
+
+def canonical_json(obj: Any) -> bytes:
+    """RFC 8785 canonical JSON bytes of ``obj``."""
+    return rfc8785.dumps(obj)
+
+
+def sha256_digest(data: bytes) -> str:
+    return "sha256:" + hashlib.sha256(data).hexdigest()
+
+
+@dataclass(frozen=True)
+class Instance:
+    """A schema (family + params) plus clues. Immutable; identified by :attr:`digest`.
+
+    An instance is not necessarily valid: it may name an unknown family or hold a clue outside
+    the grid. Verifiers report such instances as ``INVALID_SPEC`` instead of raising.
+    """
+
+    family: str
+    params: tuple[tuple[str, Any], ...]
+    clues: tuple[Clue, ...]
+
+    @classmethod
+    def make(cls, family: str, params: Mapping[str, Any], clues: Iterable[Clue]) -> Instance:
+        return cls(str(family), freeze(dict(params)), tuple(clues))
+
+    def params_dict(self) -> dict[str, Any]:
+        return {k: _thaw(v) for k, v in self.params}
+
+    def to_json_obj(self) -> dict[str, Any]:
+        return {
+            "family": self.family,
+            "params": self.params_dict(),
+            "clues": [c.to_json_obj() for c in self.clues],
+        }
+
+    def canonical_json(self) -> bytes:
+        return canonical_json(self.to_json_obj())
+
+    def to_json(self) -> str:
+        return self.canonical_json().decode("utf-8")
+
+    @property
+    def digest(self) -> str:
+        cached = self.__dict__.get("_digest")
+        if cached is None:
+            cached = sha256_digest(self.canonical_json())
+            object.__setattr__(self, "_digest", cached)
+        return cached
+
+    def with_clues(self, clues: Iterable[Clue]) -> Instance:
+        return Instance(self.family, self.params, tuple(clues))
+
+    @classmethod
+    def from_json_obj(cls, obj: Any) -> Instance:
+        """Read the JSON instance format. Raises :class:`SpecError` naming what is malformed."""
+        if not isinstance(obj, Mapping):
+            raise SpecError([Violation("malformed", None, "$", "an instance must be a JSON object")])
+        problems = []
+        family = obj.get("family")
+        if not isinstance(family, str):
+            problems.append(Violation("malformed", None, "family", "missing or not a string"))
+        params = obj.get("params", {})
+        if not isinstance(params, Mapping):
+            problems.append(Violation("malformed", None, "params", "must be a JSON object"))
+        raw_clues = obj.get("clues", [])
+        if not isinstance(raw_clues, list):
+            problems.append(Violation("malformed", None, "clues", "must be a JSON array"))
+            raw_clues = []
+        unknown = sorted(set(obj) - {"family", "params", "clues"})
+        for key in unknown:
+            problems.append(Violation("unknown-field", None, key, "not a field of an instance"))
+        clues = []
+        for i, rc in enumerate(raw_clues):
+            where = f"clues[{i}]"
+            if not isinstance(rc, Mapping):
+                problems.append(Violation("malformed", None, where, "a clue must be a JSON object"))
+                continue
+            cid, kind = rc.get("id"), rc.get("kind")
+            data, coords = rc.get("data", {}), rc.get("coords", [])
+            if not isinstance(cid, str | int) or not isinstance(kind, str):
+                problems.append(Violation("malformed", None, where, "a clue needs an id and a kind"))
+                continue
+            if not isinstance(data, Mapping) or not isinstance(coords, list):
+                problems.append(
+                    Violation("malformed", None, where, "data must be an object, coords an array")
+                )
+                continue
+            try:
+                clues.append(Clue.make(str(cid), kind, data, [thaw_coord(c) for c in coords]))
+            except TypeError as exc:
+                problems.append(Violation("malformed", None, where, str(exc)))
+        if problems:
+            raise SpecError(problems)
+        return cls.make(family, params, clues)
+
+    @classmethod
+    def from_json(cls, text: str | bytes) -> Instance:
+        try:
+            obj = json.loads(text)
+        except (json.JSONDecodeError, UnicodeDecodeError) as exc:
+            raise SpecError([Violation("malformed", None, "$", f"not JSON: {exc}")]) from None
+        return cls.from_json_obj(obj)
+
+
+# --- invalid input --------------------------------------------------------------------------
+
+VIOLATION_TYPES = (
+    "unknown-family",
+    "unknown-tool",
+    "unknown-field",
+    "out-of-domain",
+    "not-enumerable",
+    "no-enum-domain",
+    "shape-mismatch",
+    "duplicate-clue",
+    "malformed",
+)
+
+
+@dataclass(frozen=True)
+class Violation:
+    """What is wrong with an input and where: a stable ``violation_type`` plus readable detail.
+
+    ``coord`` is the grid coordinate when the fault has one (``None`` otherwise); ``field_name``
+    names the place in the input: a variable name such as ``r3c5``, or a path such as
+    ``params.size`` or ``line[2]``.
+    """
+
+    violation_type: str
+    coord: Coord | None
+    field_name: str
+    detail: str
+
+    def __post_init__(self) -> None:
+        if self.violation_type not in VIOLATION_TYPES:
+            raise ValueError(f"unknown violation type {self.violation_type!r}")
+
+    def to_json_obj(self) -> dict[str, Any]:
+        return {
+            "violationType": self.violation_type,
+            "coord": list(self.coord) if self.coord is not None else None,
+            "fieldName": self.field_name,
+            "detail": self.detail,
+        }
+
+    @classmethod
+    def from_json_obj(cls, obj: Mapping[str, Any]) -> Violation:
+        coord = obj.get("coord")
+        return cls(
+            obj["violationType"],
+            tuple(coord) if coord is not None else None,
+            obj["fieldName"],
+            obj["detail"],
+        )
+
+
+class SpecError(ValueError):
+    """Raised by parsers and schema builders; carries the violations an INVALID_SPEC report lists."""
+
+    def __init__(self, violations: Sequence[Violation]) -> None:
+        self.violations = tuple(violations)
+        super().__init__("; ".join(f"{v.field_name}: {v.detail}" for v in self.violations))
+
+
+@dataclass(frozen=True)
+class Problem:
+    """A resolved instance: its schema and the constraints each clue contributes, by clue id."""
+
+    instance: Instance
+    schema: Schema
+    clue_constraints: tuple[tuple[str, tuple[Constraint, ...]], ...]
+
+    @property
+    def clues(self) -> tuple[Clue, ...]:
+        return self.instance.clues
+
+    def constraints_of(self, clue_id: str) -> tuple[Constraint, ...]:
+        return dict(self.clue_constraints)[clue_id]
+
+    def all_constraints(self) -> list[Constraint]:
+        out = list(self.schema.rules)
+        for _, cs in self.clue_constraints:
+            out.extend(cs)
+        return out
+
+    def check(self, sol: Solution) -> bool:
+        """Whether ``sol`` (a full assignment) satisfies every rule and clue."""
+        return all(c.holds(sol) for c in self.all_constraints())
