@@ -1,0 +1,72 @@
+"""puzzlekit: closed-loop puzzle generation with verifiers that say where and why they reject.
+
+Typical use::
+
+    import puzzlekit as pk
+    inst = pk.parse("sudoku", line)
+    rep = pk.verify(inst)
+    rep.verdict, rep.reject_detail, rep.to_json()
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from puzzlekit.model import Clue, Instance, SpecError, Violation
+from puzzlekit.report import RejectDetail, Verdict, VerifierReport
+
+__version__ = "0.1.0"
+
+__all__ = [
+    "Clue",
+    "Instance",
+    "RejectDetail",
+    "SpecError",
+    "Verdict",
+    "VerifierReport",
+    "Violation",
+    "get_family",
+    "get_verifier",
+    "parse",
+    "schema",
+    "verify",
+]
+
+
+def get_family(name: str) -> Any:
+    """The registered family ``name`` (raises SpecError for an unknown family)."""
+    from puzzlekit.families import get_family as _get
+
+    return _get(name)
+
+
+def schema(family: str, params: Mapping[str, Any] | None = None) -> Any:
+    """The schema of ``family`` with ``params``."""
+    return get_family(family).schema(params or {})
+
+
+def parse(family: str, text: str, params: Mapping[str, Any] | None = None) -> Instance:
+    """Read one puzzle in the family's text format; raises SpecError naming what is wrong."""
+    return get_family(family).parse_text(text, params)
+
+
+def get_verifier(name: str, **settings: Any) -> Any:
+    from puzzlekit.registry import get_verifier as _get
+
+    return _get(name, **settings)
+
+
+def verify(
+    instance: Instance,
+    *,
+    verifier: str | None = None,
+    solution_cap: int = 100,
+    budget: Any = None,
+) -> VerifierReport:
+    """Verify ``instance`` with the named backend (default: ``sat`` where encodable)."""
+    from puzzlekit.registry import default_verifier_name
+    from puzzlekit.registry import get_verifier as _get
+
+    name = verifier or default_verifier_name(instance)
+    return _get(name).verify(instance, solution_cap=solution_cap, budget=budget)

@@ -229,7 +229,9 @@ class Clue:
 
 def _thaw(value: Any) -> Any:
     if isinstance(value, tuple):
-        if value and all(isinstance(p, tuple) and len(p) == 2 and isinstance(p[0], str) for p in value):
+        if value and all(
+            isinstance(p, tuple) and len(p) == 2 and isinstance(p[0], str) for p in value
+        ):
             # a frozen mapping; lists of string pairs are not used in clue data
             return {k: _thaw(v) for k, v in value}
         return [_thaw(v) for v in value]
@@ -326,7 +328,9 @@ class Instance:
     def from_json_obj(cls, obj: Any) -> Instance:
         """Read the JSON instance format. Raises :class:`SpecError` naming what is malformed."""
         if not isinstance(obj, Mapping):
-            raise SpecError([Violation("malformed", None, "$", "an instance must be a JSON object")])
+            raise SpecError(
+                [Violation("malformed", None, "$", "an instance must be a JSON object")]
+            )
         problems = []
         family = obj.get("family")
         if not isinstance(family, str):
@@ -350,7 +354,9 @@ class Instance:
             cid, kind = rc.get("id"), rc.get("kind")
             data, coords = rc.get("data", {}), rc.get("coords", [])
             if not isinstance(cid, str | int) or not isinstance(kind, str):
-                problems.append(Violation("malformed", None, where, "a clue needs an id and a kind"))
+                problems.append(
+                    Violation("malformed", None, where, "a clue needs an id and a kind")
+                )
                 continue
             if not isinstance(data, Mapping) or not isinstance(coords, list):
                 problems.append(

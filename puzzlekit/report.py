@@ -153,8 +153,11 @@ class FieldCardinality:
     cardinality: int
 
     def to_json_obj(self) -> dict[str, Any]:
-        return {"coord": list(self.coord), "fieldName": self.field_name,
-                "cardinality": self.cardinality}
+        return {
+            "coord": list(self.coord),
+            "fieldName": self.field_name,
+            "cardinality": self.cardinality,
+        }
 
     @classmethod
     def from_json_obj(cls, o: Mapping[str, Any]) -> FieldCardinality:

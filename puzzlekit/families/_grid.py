@@ -278,8 +278,15 @@ class GivensGrid(Family):
                 if v is None and solution:
                     v, color = solution.get(cell_name(r, c)), "tab:blue"
                 if v:
-                    ax.text(c + 0.5, n - r - 0.5, SYMBOLS[v - 1], ha="center", va="center",
-                            color=color, fontsize=12)
+                    ax.text(
+                        c + 0.5,
+                        n - r - 0.5,
+                        SYMBOLS[v - 1],
+                        ha="center",
+                        va="center",
+                        color=color,
+                        fontsize=12,
+                    )
         ax.set_xlim(0, n)
         ax.set_ylim(0, n)
         ax.set_aspect("equal")

@@ -1,0 +1,74 @@
+"""The top-floor registry: verifier backends by name, and the list of registered schemas.
+
+Families register themselves (:mod:`puzzlekit.families`); verifiers register here, so that the
+CLI, experiments and the loop can name a backend in a config (``"enumerative"``, ``"sat"``, ...).
+Third parties add their own with :func:`register_verifier`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from puzzlekit.families import families
+from puzzlekit.model import Instance
+from verifiers.base import Verifier
+
+_VERIFIERS: dict[str, Callable[..., Verifier]] = {}
+
+
+def register_verifier(name: str, factory: Callable[..., Verifier]) -> None:
+    """Make ``factory(**settings)`` available as verifier ``name``."""
+    _VERIFIERS[name] = factory
+
+
+def _load_builtin() -> None:
+    if _VERIFIERS:
+        return
+    from verifiers.enumerative import EnumerativeVerifier
+
+    register_verifier("enumerative", EnumerativeVerifier)
+    try:
+        from verifiers.sat import SatVerifier
+    except ImportError:
+        pass
+    else:
+        register_verifier("sat", SatVerifier)
+    try:
+        from verifiers import approximate
+    except ImportError:
+        pass
+    else:
+        for name, factory in approximate.FACTORIES.items():
+            register_verifier(name, factory)
+
+
+def verifier_names() -> list[str]:
+    _load_builtin()
+    return sorted(_VERIFIERS)
+
+
+def get_verifier(name: str, **settings: Any) -> Verifier:
+    """A new verifier ``name`` with ``settings``; KeyError naming the known ones otherwise."""
+    _load_builtin()
+    try:
+        factory = _VERIFIERS[name]
+    except KeyError:
+        raise KeyError(f"no verifier {name!r}; known: {', '.join(sorted(_VERIFIERS))}") from None
+    return factory(**settings)
+
+
+def default_verifier_name(instance: Instance | None = None) -> str:
+    """``sat`` where the instance's schema is encodable in it, ``enumerative`` otherwise."""
+    _load_builtin()
+    if "sat" in _VERIFIERS:
+        from verifiers.sat import encodable
+
+        if instance is None or encodable(instance):
+            return "sat"
+    return "enumerative"
+
+
+def registered_schemas() -> list[dict[str, Any]]:
+    """One row per registered schema: family, params, clue kinds, variables, domain size."""
+    return [fam.describe(params) for fam in families() for params in fam.listed_params]
