@@ -353,58 +353,112 @@ def verify_with(
     else:
         cart = cartesian(domains)
     if domains is not None and max_cartesian_log10 is not None and cart[1] > max_cartesian_log10:
-        cards = cardinalities(problem, domains)
-        detail = RejectDetail(
-            Verdict.DOMAIN_TOO_LARGE,
-            field_cardinalities=tuple(cards),
-            culprits=tuple(culprits_over(cards, max_cartesian_log10)),
-        )
-        return report(
-            Verdict.DOMAIN_TOO_LARGE,
-            instance,
-            src,
-            cap=solution_cap,
-            cart=cart,
-            detail=detail,
-            diagnostics=[f"log10 search space {cart[1]:.1f} > limit {max_cartesian_log10}"],
-            stats={"nodes": 0, "seconds": round(meter.seconds, 6)},
+        return too_large_report(
+            problem, src, solution_cap, domains, cart, max_cartesian_log10, meter.seconds
         )
     solutions: list[dict[str, int]] = []
     try:
         if domains is not None:
             solutions = backend.solve(problem, domains, all_constraints, solution_cap, meter)
     except BudgetExceeded as exc:
-        partial = getattr(exc, "solutions", [])
-        cards = cardinalities(problem, domains)
-        detail = RejectDetail(
-            Verdict.UNDECIDED,
-            field_cardinalities=tuple(cards),
-            culprits=tuple(culprits_over(cards, None)),
-            budget=Budget(
-                exc.resource, exc.limit, meter.nodes, round(meter.seconds, 6), len(partial)
-            ),
-        )
-        return report(
-            Verdict.UNDECIDED,
-            instance,
-            src,
-            solutions=partial,
-            cap=solution_cap,
-            lower_bound=True,
-            completions=len(partial),
-            cart=cart,
-            detail=detail,
-            diagnostics=[f"{exc.resource} budget of {exc.limit} ran out"],
-            stats={"nodes": meter.nodes, "seconds": round(meter.seconds, 6)},
+        return undecided_report(
+            problem, src, solution_cap, domains, cart, exc, meter.nodes, meter.seconds
         )
     stats = {"nodes": meter.nodes, "seconds": round(meter.seconds, 6)}
+    return outcome_report(
+        problem,
+        src,
+        solution_cap,
+        solutions,
+        cart,
+        stats,
+        lambda: minimal_conflict(backend, problem, budget),
+    )
+
+
+def too_large_report(
+    problem: Problem,
+    src: Mapping[str, str],
+    cap: int,
+    domains: Mapping[str, Sequence[int]],
+    cart: tuple[int | float | None, float | None],
+    limit_log10: float,
+    seconds: float,
+) -> VerifierReport:
+    """The DOMAIN_TOO_LARGE report: every variable's cardinality and the culprits over the limit."""
+    cards = cardinalities(problem, domains)
+    detail = RejectDetail(
+        Verdict.DOMAIN_TOO_LARGE,
+        field_cardinalities=tuple(cards),
+        culprits=tuple(culprits_over(cards, limit_log10)),
+    )
+    return report(
+        Verdict.DOMAIN_TOO_LARGE,
+        problem.instance,
+        src,
+        cap=cap,
+        cart=cart,
+        detail=detail,
+        diagnostics=[f"log10 search space {cart[1]:.1f} > limit {limit_log10}"],
+        stats={"nodes": 0, "seconds": round(seconds, 6)},
+    )
+
+
+def undecided_report(
+    problem: Problem,
+    src: Mapping[str, str],
+    cap: int,
+    domains: Mapping[str, Sequence[int]],
+    cart: tuple[int | float | None, float | None],
+    exc: BudgetExceeded,
+    nodes: int,
+    seconds: float,
+) -> VerifierReport:
+    """The UNDECIDED report; ``exc.solutions`` (if set) are what was found before it ran out."""
+    partial = getattr(exc, "solutions", [])
+    cards = cardinalities(problem, domains)
+    detail = RejectDetail(
+        Verdict.UNDECIDED,
+        field_cardinalities=tuple(cards),
+        culprits=tuple(culprits_over(cards, None)),
+        budget=Budget(exc.resource, exc.limit, nodes, round(seconds, 6), len(partial)),
+    )
+    return report(
+        Verdict.UNDECIDED,
+        problem.instance,
+        src,
+        solutions=partial,
+        cap=cap,
+        lower_bound=True,
+        completions=len(partial),
+        cart=cart,
+        detail=detail,
+        diagnostics=[f"{exc.resource} budget of {exc.limit} ran out"],
+        stats={"nodes": nodes, "seconds": round(seconds, 6)},
+    )
+
+
+def outcome_report(
+    problem: Problem,
+    src: Mapping[str, str],
+    cap: int,
+    solutions: Sequence[Mapping[str, int]],
+    cart: tuple[int | float | None, float | None],
+    stats: dict[str, Any],
+    conflict: Callable[[], Conflict],
+) -> VerifierReport:
+    """UNIQUE, MULTIPLE (with the gap) or UNSOLVABLE (calling ``conflict()``) from the solutions.
+
+    ``stats`` gains ``conflictSeconds`` when a conflict is computed.
+    """
+    instance = problem.instance
     if len(solutions) == 1:
         return report(
             Verdict.UNIQUE,
             instance,
             src,
             solutions=solutions,
-            cap=solution_cap,
+            cap=cap,
             completions=1,
             cart=cart,
             stats=stats,
@@ -418,31 +472,30 @@ def verify_with(
             instance,
             src,
             solutions=solutions,
-            cap=solution_cap,
-            lower_bound=len(solutions) >= solution_cap,
+            cap=cap,
+            lower_bound=len(solutions) >= cap,
             completions=len(solutions),
             cart=cart,
             detail=detail,
             stats=stats,
         )
-    conflict = minimal_conflict(backend, problem, budget)
-    stats["conflictSeconds"] = round(meter.seconds - stats["seconds"], 6)
+    started = time.perf_counter()
+    found = conflict()
+    stats["conflictSeconds"] = round(time.perf_counter() - started, 6)
     return report(
         Verdict.UNSOLVABLE,
         instance,
         src,
-        cap=solution_cap,
+        cap=cap,
         cart=cart,
-        detail=RejectDetail(Verdict.UNSOLVABLE, conflict=conflict),
+        detail=RejectDetail(Verdict.UNSOLVABLE, conflict=found),
         stats=stats,
     )
 
 
 def minimal_conflict(backend: SearchBackend, problem: Problem, budget: SearchBudget) -> Conflict:
     """Shrink the clues, then the rules, of an unsatisfiable problem to a minimal conflict."""
-    rules = list(problem.schema.rules)
-    rule_ids = [r.origin.id for r in rules]
-    by_rule = dict(zip(rule_ids, rules, strict=True))
+    by_rule = {r.origin.id: r for r in problem.schema.rules}
     clue_cs = dict(problem.clue_constraints)
 
     def unsat(clue_ids: Sequence[str], rids: Sequence[str]) -> bool | None:
@@ -457,6 +510,21 @@ def minimal_conflict(backend: SearchBackend, problem: Problem, budget: SearchBud
         except BudgetExceeded:
             return None
 
+    return shrink_conflict(problem, unsat)
+
+
+def shrink_conflict(
+    problem: Problem, unsat: Callable[[Sequence[str], Sequence[str]], bool | None]
+) -> Conflict:
+    """Shrink the clues (under every rule), then the rules, to a minimal conflict.
+
+    ``unsat(clue_ids, rule_ids)`` answers whether those clues and rules together have no solution
+    (None: the budget ran out). Clues are dropped in instance order and rules in schema order, so
+    every backend with exact answers reports the same conflict for the same instance.
+    """
+    rules = list(problem.schema.rules)
+    rule_ids = [r.origin.id for r in rules]
+    by_rule = dict(zip(rule_ids, rules, strict=True))
     clue_ids, clues_minimal = shrink([c.id for c in problem.clues], lambda s: unsat(s, rule_ids))
     kept_rules, _ = shrink(rule_ids, lambda s: unsat(clue_ids, s))
     return Conflict(
