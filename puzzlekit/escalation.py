@@ -51,8 +51,8 @@ Clock = Callable[[], datetime]
 
 #: backends tried, in order, when a target re-verifies with "another backend"
 DEFAULT_BACKENDS: tuple[str, ...] = ("sat", "enumerative")
-#: the budget a hold starts from when the one that ran out is unknown
-DEFAULT_HOLD_SECONDS = 30.0
+#: the budget a hold starts from when the one that ran out is unknown (the verifiers' default)
+DEFAULT_HOLD_SECONDS = 120.0
 HOLD_STATUSES = ("held", "released")
 REVIEW_STATUSES = ("pending", "accepted", "rejected")
 
