@@ -274,8 +274,8 @@ class EscalationStore:
                     if statement.strip():
                         tx.execute(statement)
         else:
-            with self.ledger.transaction() as tx:
-                found = tx.execute(
+            with self.ledger.snapshot() as conn:
+                found = conn.execute(
                     "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'hold_queue'"
                 ).fetchone()
             if found is None:
@@ -286,8 +286,8 @@ class EscalationStore:
         return (now if now.tzinfo else now.replace(tzinfo=UTC)).isoformat()
 
     def _rows(self, sql: str, params: Sequence[Any] = ()) -> list[tuple]:
-        with self.ledger.transaction() as tx:
-            return tx.execute(sql, params).fetchall()
+        with self.ledger.snapshot() as conn:
+            return conn.execute(sql, params).fetchall()
 
     # -- escalations ----------------------------------------------------------------------------
     def record_escalation(self, case: EscalationCase, status: str = "open") -> None:

@@ -312,7 +312,8 @@ class Ledger:
                 raise
 
     @contextlib.contextmanager
-    def _snapshot(self) -> Iterator[sqlite3.Connection]:
+    def snapshot(self) -> Iterator[sqlite3.Connection]:
+        """A read transaction: one consistent view of the database, taking no write lock."""
         with self._lock:
             conn = self._connection()
             conn.execute("BEGIN")
@@ -351,7 +352,7 @@ class Ledger:
     # -- reading ------------------------------------------------------------------------------
     def checkpoint(self) -> Checkpoint:
         """The head of the chain as a checkpoint; ``(0, GENESIS)`` when empty."""
-        with self._snapshot() as conn:
+        with self.snapshot() as conn:
             row = conn.execute(
                 "SELECT seq, entry_hash FROM ledger_entries ORDER BY seq DESC LIMIT 1"
             ).fetchone()
@@ -364,12 +365,12 @@ class Ledger:
         return cp
 
     def __len__(self) -> int:
-        with self._snapshot() as conn:
+        with self.snapshot() as conn:
             return conn.execute("SELECT COUNT(*) FROM ledger_entries").fetchone()[0]
 
     def entries(self, start: int = 1, stop: int | None = None) -> list[Entry]:
         """Stored entries with ``start <= seq`` (and ``seq < stop``), in order, as stored."""
-        with self._snapshot() as conn:
+        with self.snapshot() as conn:
             rows = conn.execute(
                 "SELECT seq, prev_hash, entry_hash, body FROM ledger_entries "
                 "WHERE seq >= ? AND seq < ? ORDER BY seq",
@@ -389,7 +390,7 @@ class Ledger:
         def broken(seq: int, problem: str, detail: str) -> Verification:
             return Verification(False, count, head, seq, problem, detail)
 
-        with self._snapshot() as conn:
+        with self.snapshot() as conn:
             cursor = conn.execute(
                 "SELECT seq, prev_hash, entry_hash, body FROM ledger_entries ORDER BY seq"
             )
