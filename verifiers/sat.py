@@ -14,7 +14,7 @@ schema reuse the solver and what it has learnt.
 Per instance: the clue literals are the assumptions. Solutions are enumerated under a blocking
 clause guarded by a fresh activation literal that is retired afterwards (a unit clause of its
 negation). UNSOLVABLE: the clues are shrunk in instance order and then the rules in schema order
-(the procedure of ``verifiers.base.minimal_conflict``, so the same clues as the
+(``verifiers.base.shrink_conflict``, as the enumerative backend does, so the same clues as the
 enumerative backend), where every assumption core found along the way proves later trials
 unsatisfiable without calling the solver. MULTIPLE: the discriminative gap over the solutions
 found, and the backbone (the cells with the same value in every solution) as ``forcedCells`` in
@@ -68,18 +68,17 @@ from puzzlekit.model import (
     compare,
     freeze,
 )
-from puzzlekit.report import Conflict, ConflictRule, Verdict, VerifierReport
+from puzzlekit.report import Conflict, Verdict, VerifierReport
 from verifiers.base import (
     DEFAULT_CAP,
     DEFAULT_MAX_CARTESIAN_LOG10,
     BudgetExceeded,
     SearchBudget,
     cartesian,
-    conflict_clue,
     invalid_report,
     narrow_domains,
     outcome_report,
-    shrink,
+    shrink_conflict,
     source,
     too_large_report,
     try_resolve,
@@ -392,6 +391,11 @@ class _Engine:
         self.clue_cache: dict[tuple[Any, ...], tuple[int, ...]] = {}
         self.retired = 0
         self.names = schema.names
+        self.value = [a for _, a in cnf.value_of]
+        self.full_log10 = sum(math.log10(len(v.domain)) for v in schema.variables if v.domain)
+        # with equal domain sizes the clue cartesian depends only on how many variables are fixed
+        self.uniform = len({len(v.domain) for v in schema.variables}) <= 1
+        self.cart_cache: dict[int, tuple[int | float | None, float]] = {}
 
     def clue_literals(
         self, key: tuple[Any, ...], constraints: Sequence[Constraint]
@@ -424,13 +428,22 @@ class _Engine:
         return lits
 
     def decode(self, model: Sequence[int]) -> dict[str, int]:
-        value_of = self.cnf.value_of
-        vals = [0] * len(self.names)
-        for lit in model[: self.cnf.nx]:
-            if lit > 0:
-                i, a = value_of[lit]
-                vals[i] = a
-        return dict(zip(self.names, vals, strict=True))
+        # exactly one value literal per variable is true, and value literals are numbered
+        # variable by variable: the largest len(names) of them are the true ones, in order
+        value = self.value
+        true = sorted(model[: self.cnf.nx])[-len(self.names) :]
+        return dict(zip(self.names, [value[lit] for lit in true], strict=True))
+
+    def clue_cartesian(self, assumptions: Sequence[int]) -> tuple[int | float | None, float]:
+        """``cartesian`` of the domains with the clue-fixed variables counted once (cached)."""
+        nx = self.cnf.nx
+        fixed = sum(1 for lit in assumptions if lit <= nx) if self.uniform else -1
+        cart = self.cart_cache.get(fixed)
+        if cart is None:
+            cart = cartesian(_clue_domains(self, assumptions))
+            if fixed >= 0:
+                self.cart_cache[fixed] = cart
+        return cart
 
     def blocking(self, solution: Mapping[str, int]) -> list[int]:
         lit = self.cnf.lit
@@ -542,7 +555,7 @@ class SatVerifier:
         self.solver = solver
         self.max_cartesian_log10 = max_cartesian_log10
         self.forced_cells = forced_cells
-        self._schemas: dict[tuple[str, Any], tuple[Family, Schema] | None] = {}
+        self._schemas: dict[tuple[str, Any], tuple[Family, Schema, Any] | None] = {}
         self._engines: dict[tuple[str, Any, bool], _Engine] = {}
         self._src = source(self.name, self.version)
 
@@ -554,8 +567,8 @@ class SatVerifier:
         budget: SearchBudget | None = None,
     ) -> VerifierReport:
         """Verify ``instance``. Raises :class:`NotEncodable` for a ``Predicate`` constraint."""
-        if solution_cap < 1:
-            raise ValueError("solution_cap must be at least 1")
+        if solution_cap < 2:
+            raise ValueError("solution_cap must be at least 2: uniqueness needs a second solution")
         run = _Run(budget or SearchBudget())
         src, cap = self._src, solution_cap
         prepared = self._prepare(instance)
@@ -565,7 +578,7 @@ class SatVerifier:
         schema = engine.schema
         problem = _LazyProblem(instance, schema)
         limit = self.max_cartesian_log10
-        if limit is not None and _full_log10(schema) > limit:
+        if limit is not None and engine.full_log10 > limit:
             domains = narrow_domains(problem.get(), problem.get().all_constraints())
             if domains is not None:
                 cart = cartesian(domains)
@@ -574,8 +587,7 @@ class SatVerifier:
                         problem.get(), src, cap, domains, cart, limit, run.seconds
                     )
         assumptions = sorted({lit for _, lits in clue_lits for lit in lits})
-        domains = _clue_domains(engine, assumptions)
-        cart = cartesian(domains)
+        cart = engine.clue_cartesian(assumptions)
         try:
             solutions = _enumerate(engine, assumptions, cap, run)
             if len(solutions) == cap:  # which solutions: decided on a solver without history
@@ -587,7 +599,14 @@ class SatVerifier:
                     fresh.close()
         except BudgetExceeded as exc:
             return undecided_report(
-                problem.get(), src, cap, domains, cart, exc, run.nodes, run.seconds
+                problem.get(),
+                src,
+                cap,
+                _clue_domains(engine, assumptions),
+                cart,
+                exc,
+                run.nodes,
+                run.seconds,
             )
         stats: dict[str, Any] = {}
         if len(solutions) > 1 and self.forced_cells:
@@ -623,14 +642,15 @@ class SatVerifier:
         if key not in self._schemas:
             try:
                 family = get_family(instance.family)
-                self._schemas[key] = (family, family.schema(instance.params_dict()))
+                schema = family.schema(instance.params_dict())
+                self._schemas[key] = (family, schema, (schema.family, freeze(schema.params_dict())))
             except SpecError:
                 self._schemas[key] = None
         entry = self._schemas[key]
         if entry is None:
             return _violations(instance)
-        family, schema = entry
-        engine = self._engine(schema, guard_rules=False)
+        family, schema, schema_key = entry
+        engine = self._engines.get((*schema_key, False)) or self._engine(schema, guard_rules=False)
         if family.validate_clues(schema, instance.clues):
             return _violations(instance)
         out = []
@@ -668,8 +688,8 @@ class SatVerifier:
     ) -> Conflict:
         """A minimal conflict: clues dropped in instance order (under every rule), then rules.
 
-        The procedure of ``verifiers.base.minimal_conflict``, so with exact answers both
-        backends name the same clues.
+        ``verifiers.base.shrink_conflict``, as the enumerative backend, so with exact answers
+        both backends name the same clues.
 
         Clue trials run on the schema's solver; rule trials on a second solver of the schema
         whose rules sit under selectors. A trial that contains a known core is unsatisfiable
@@ -703,18 +723,7 @@ class SatVerifier:
             cores[by_rule].append(frozenset(eng.solver.get_core() or lits))
             return True
 
-        rule_ids = list(dict.fromkeys(r.origin.id for r in schema.rules))
-        clue_ids, minimal = shrink([c.id for c in problem.clues], lambda s: unsat(s, rule_ids))
-        kept, _ = shrink(rule_ids, lambda s: unsat(clue_ids, s))
-        coords = {
-            rid: tuple(c for r in rs for c in r.origin.coords)
-            for rid, rs in _rule_groups(schema).items()
-        }
-        return Conflict(
-            tuple(conflict_clue(problem, cid) for cid in clue_ids),
-            tuple(ConflictRule(rid, coords[rid]) for rid in kept),
-            minimal,
-        )
+        return shrink_conflict(problem, unsat)
 
 
 def _backbone(
@@ -798,10 +807,6 @@ def _assumptions_on(
     if all(lit <= engine.cnf.nx for lit in lits):  # value literals are the same in every solver
         return sorted(lits)
     return sorted({lit for ls in _clue_literals_on(engine, problem.get()).values() for lit in ls})
-
-
-def _full_log10(schema: Schema) -> float:
-    return sum(math.log10(len(v.domain)) for v in schema.variables if v.domain)
 
 
 def _violations(instance: Instance) -> list[Violation]:
