@@ -433,7 +433,7 @@ class Violation:
 
 
 class SpecError(ValueError):
-    """Raised by parsers and schema builders; carries the violations an INVALID_SPEC report lists."""
+    """Raised by parsers and schema builders; carries the violations of an INVALID_SPEC report."""
 
     def __init__(self, violations: Sequence[Violation]) -> None:
         self.violations = tuple(violations)

@@ -339,8 +339,8 @@ def verify_with(
 ) -> VerifierReport:
     """The verification procedure every search backend shares (see the module docstring)."""
     budget = budget or SearchBudget()
-    if solution_cap < 1:
-        raise ValueError("solution_cap must be at least 1")
+    if solution_cap < 2:
+        raise ValueError("solution_cap must be at least 2: uniqueness needs a second solution")
     resolved = try_resolve(instance)
     if not isinstance(resolved, Problem):
         return invalid_report(instance, resolved, src, solution_cap)
@@ -493,12 +493,23 @@ def outcome_report(
     )
 
 
+#: node budget of one satisfiability check while shrinking the rules of a conflict
+RULE_CHECK_NODES = 20_000
+
+
 def minimal_conflict(backend: SearchBackend, problem: Problem, budget: SearchBudget) -> Conflict:
-    """Shrink the clues, then the rules, of an unsatisfiable problem to a minimal conflict."""
+    """Shrink the clues, then the rules, of an unsatisfiable problem to a minimal conflict.
+
+    Clues are shrunk under the full budget. Rules are shrunk with a small node budget per check
+    (dropping a rule can leave a loose problem that a static-order search explores slowly).
+    """
     by_rule = {r.origin.id: r for r in problem.schema.rules}
     clue_cs = dict(problem.clue_constraints)
+    small = SearchBudget(
+        nodes=min(budget.nodes or RULE_CHECK_NODES, RULE_CHECK_NODES), seconds=budget.seconds
+    )
 
-    def unsat(clue_ids: Sequence[str], rids: Sequence[str]) -> bool | None:
+    def unsat(clue_ids: Sequence[str], rids: Sequence[str], b: SearchBudget) -> bool | None:
         cs = [by_rule[r] for r in rids]
         for cid in clue_ids:
             cs.extend(clue_cs[cid])
@@ -506,27 +517,40 @@ def minimal_conflict(backend: SearchBackend, problem: Problem, budget: SearchBud
         if doms is None:
             return True
         try:
-            return not backend.solve(problem, doms, cs, 1, Meter(budget))
+            return not backend.solve(problem, doms, cs, 1, Meter(b))
         except BudgetExceeded:
             return None
 
-    return shrink_conflict(problem, unsat)
+    return shrink_conflict(
+        problem, lambda c, r: unsat(c, r, budget), rule_unsat=lambda c, r: unsat(c, r, small)
+    )
 
 
 def shrink_conflict(
-    problem: Problem, unsat: Callable[[Sequence[str], Sequence[str]], bool | None]
+    problem: Problem,
+    unsat: Callable[[Sequence[str], Sequence[str]], bool | None],
+    *,
+    rule_unsat: Callable[[Sequence[str], Sequence[str]], bool | None] | None = None,
 ) -> Conflict:
     """Shrink the clues (under every rule), then the rules, to a minimal conflict.
 
     ``unsat(clue_ids, rule_ids)`` answers whether those clues and rules together have no solution
-    (None: the budget ran out). Clues are dropped in instance order and rules in schema order, so
-    every backend with exact answers reports the same conflict for the same instance.
+    (None: the budget ran out); ``rule_unsat`` (default ``unsat``) answers while shrinking rules.
+    Clues are dropped in instance order and rules in schema order, so every backend with exact
+    answers reports the same conflict for the same instance. ``minimal`` speaks of the clues; a
+    rule whose check ran out is kept, so the rules reported always suffice for the conflict.
     """
+    rule_unsat = rule_unsat or unsat
     rules = list(problem.schema.rules)
     rule_ids = [r.origin.id for r in rules]
     by_rule = dict(zip(rule_ids, rules, strict=True))
+    clue_cs = dict(problem.clue_constraints)
     clue_ids, clues_minimal = shrink([c.id for c in problem.clues], lambda s: unsat(s, rule_ids))
-    kept_rules, _ = shrink(rule_ids, lambda s: unsat(clue_ids, s))
+    # First try dropping, at once, every rule that shares no variable with the conflict's clues.
+    touched = {v for cid in clue_ids for c in clue_cs[cid] for v in c.vars}
+    near = [r for r in rule_ids if touched & set(by_rule[r].vars)]
+    candidates = near if rule_unsat(clue_ids, near) is True else rule_ids
+    kept_rules, _ = shrink(candidates, lambda s: rule_unsat(clue_ids, s))
     return Conflict(
         tuple(conflict_clue(problem, cid) for cid in clue_ids),
         tuple(ConflictRule(r, by_rule[r].origin.coords) for r in kept_rules),

@@ -65,8 +65,10 @@ def _settings(args: argparse.Namespace) -> tuple[dict[str, Any] | None, Any, Any
             raise UsageError(f"--params is not JSON: {exc.msg}") from None
         if not isinstance(params, dict):
             raise UsageError("--params must be a JSON object")
-    if args.cap < 1:
-        raise UsageError(f"--cap must be at least 1, got {args.cap}")
+    if args.cap < 2:
+        raise UsageError(
+            f"--cap must be at least 2 (uniqueness needs a second solution), got {args.cap}"
+        )
     if args.verifier is not None and args.verifier not in verifier_names():
         raise UsageError(f"no verifier {args.verifier!r}; known: {', '.join(verifier_names())}")
     budget = SearchBudget(
@@ -90,7 +92,8 @@ def _items(args: argparse.Namespace, params: dict[str, Any] | None):
     try:
         text = read_text(args.file)
     except (OSError, UnicodeDecodeError) as exc:
-        raise UsageError(f"cannot read {args.file}: {getattr(exc, 'strerror', None) or exc}")
+        reason = getattr(exc, "strerror", None) or exc
+        raise UsageError(f"cannot read {args.file}: {reason}") from None
     return iter_items(text, args.family, params)
 
 
@@ -104,7 +107,7 @@ def verify_item(item: InputItem, verifier_for: Any, cap: int, budget: Any) -> Ve
 
 
 def render_text(item: InputItem, rep: VerifierReport) -> str:
-    """A readable block: verdict line, then the grid with ambiguous (?) and conflicting (!) marks."""
+    """A readable block: the verdict, then the grid with ambiguous (?) and conflicting (!) marks."""
     from puzzlekit.families import get_family
 
     head = f"# input {item.position}: {rep.verdict.value}"

@@ -1,0 +1,32 @@
+"""Small helpers shared by tests (not fixtures)."""
+
+from __future__ import annotations
+
+from puzzlekit.model import Clue, Instance
+
+
+def given(r: int, c: int, v: int, cid: str | None = None) -> Clue:
+    return Clue.make(cid or f"r{r + 1}c{c + 1}", "given", {"value": v}, [(r, c)])
+
+
+def sudoku(size: int, givens: list[tuple[int, int, int]], **params) -> Instance:
+    return Instance.make("sudoku", {"size": size, **params}, [given(*g) for g in givens])
+
+
+def latin(size: int, givens: list[tuple[int, int, int]]) -> Instance:
+    return Instance.make("latin", {"size": size}, [given(*g) for g in givens])
+
+
+def is_valid_sudoku(grid: dict[str, int], n: int, box: tuple[int, int]) -> bool:
+    rows = [[grid[f"r{r + 1}c{c + 1}"] for c in range(n)] for r in range(n)]
+    want = set(range(1, n + 1))
+    if any(set(row) != want for row in rows):
+        return False
+    if any({rows[r][c] for r in range(n)} != want for c in range(n)):
+        return False
+    br, bc = box
+    for r0 in range(0, n, br):
+        for c0 in range(0, n, bc):
+            if {rows[r0 + r][c0 + c] for r in range(br) for c in range(bc)} != want:
+                return False
+    return True
