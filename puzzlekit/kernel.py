@@ -140,14 +140,14 @@ def _validator(name: str) -> Any:
     return jsonschema.Draft202012Validator(schema)
 
 
-Path = tuple[str | int, ...]
+JsonPath = tuple[str | int, ...]
 
 
 @dataclass(frozen=True)
 class SchemaViolation:
     """One place where a document leaves its schema: the path from the root and why."""
 
-    path: Path
+    path: JsonPath
     reason: str
 
 
@@ -208,12 +208,12 @@ def schema_violations(document: Any, schema_name: str, root: str) -> list[Schema
     return sorted(unique.values(), key=lambda v: (_path_key(v.path), v.reason))
 
 
-def _path_key(path: Path) -> tuple:
+def _path_key(path: JsonPath) -> tuple:
     return tuple((0, k, "") if isinstance(k, int) else (1, 0, k) for k in path)
 
 
 def _from_error(error: Any, root: str, schema_name: str) -> list[SchemaViolation]:
-    path: Path = tuple(error.absolute_path)
+    path: JsonPath = tuple(error.absolute_path)
     where = format_path(root, path)
     value = error.instance
     kind = error.validator
@@ -252,7 +252,7 @@ def _from_error(error: Any, root: str, schema_name: str) -> list[SchemaViolation
     return [SchemaViolation(path, text)]
 
 
-def _walk(value: Any, path: Path = ()) -> Iterable[tuple[Path, Any]]:
+def _walk(value: Any, path: JsonPath = ()) -> Iterable[tuple[JsonPath, Any]]:
     yield path, value
     if isinstance(value, Mapping):
         for k, v in value.items():
@@ -286,7 +286,7 @@ def _nonjson_numbers(document: Any, root: str) -> list[SchemaViolation]:
 def _beyond_schema(document: Any, schema_name: str, root: str) -> list[SchemaViolation]:
     out = _nonjson_numbers(document, root)
     if schema_name == REQUEST_SCHEMA and isinstance(document, Mapping):
-        candidates: list[tuple[Path, Any]] = [(("observed_at",), document.get("observed_at"))]
+        candidates: list[tuple[JsonPath, Any]] = [(("observed_at",), document.get("observed_at"))]
         state = document.get("evidence_state")
         items = state.get("items") if isinstance(state, Mapping) else None
         if isinstance(items, list):
@@ -307,7 +307,7 @@ def _beyond_schema(document: Any, schema_name: str, root: str) -> list[SchemaVio
                     )
             for ev, n in sorted(seen.items()):
                 if n > 1:
-                    p: Path = ("evidence_state", "items")
+                    p: JsonPath = ("evidence_state", "items")
                     out.append(
                         SchemaViolation(
                             p,
@@ -342,7 +342,7 @@ def parse_datetime(text: str) -> datetime | None:
 # ---------------------------------------------------------------------------------------------
 
 
-def _nfc(value: Any, root: str, path: Path = ()) -> Any:
+def _nfc(value: Any, root: str, path: JsonPath = ()) -> Any:
     """A deep copy with every string (keys included) NFC-normalised; JSON types only."""
     if isinstance(value, str):
         return unicodedata.normalize("NFC", value)
@@ -522,7 +522,7 @@ def decision_id(
 #: The input paths each factor reads. A defect at a path, or above or below one, blocks the
 #: factor. ``freshness`` judges exactly the items ``evidence`` qualified, so it also reads the
 #: evidence items and the policy fields that qualify them.
-FACTOR_READS: Mapping[str, tuple[Path, ...]] = {
+FACTOR_READS: Mapping[str, tuple[JsonPath, ...]] = {
     "applicability": (
         ("policy", "scope"),
         ("request", "action", "action_kind"),
@@ -548,7 +548,7 @@ FACTOR_READS: Mapping[str, tuple[Path, ...]] = {
 }
 
 
-def factors_reading(path: Path) -> tuple[str, ...]:
+def factors_reading(path: JsonPath) -> tuple[str, ...]:
     """The factors that read ``path`` (rooted at ``"policy"`` or ``"request"``).
 
     A field no factor reads (``request.action.summary``, an unknown top-level field, a wrong
