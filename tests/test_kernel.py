@@ -541,3 +541,177 @@ def test_non_objects_raise() -> None:
         decide(policy, [request], computed_at=AT)  # type: ignore[arg-type]
     with pytest.raises(ValueError):
         decide(policy, request, computed_at="yesterday")
+
+
+# -- one row per factor rule --------------------------------------------------------------------
+
+
+def _stale_no_reason(p, r):
+    r["evidence_state"]["items"][0]["freshness"] = {"status": "stale"}
+
+
+def _old_evidence(p, r):
+    r["evidence_state"]["items"][0]["freshness"]["observed_at"] = "2026-08-09T07:00:00Z"
+
+
+def _tolerated_stale(p, r):
+    r["evidence_state"]["items"][0]["freshness"] = {
+        "status": "stale",
+        "reasons": ["extractor_changed"],
+    }
+
+
+def _no_evidence(p, r):
+    r["evidence_state"]["items"] = []
+
+
+def _evidence_not_required(p, r):
+    p["evidence"]["required"] = False
+    r["evidence_state"]["items"] = []
+
+
+def _failed_evidence(p, r):
+    r["evidence_state"]["items"][0]["outcome"] = "failed"
+
+
+def _weak_evidence(p, r):
+    p["evidence"]["minimum_assurance"] = "formal_verified"
+
+
+def _unaccepted_mode(p, r):
+    r["evidence_state"]["items"][0]["mode"] = "llm_review"
+
+
+def _freshness_not_required(p, r):
+    p["freshness"]["require_fresh"] = False
+    r["evidence_state"]["items"][0]["freshness"] = {"status": "unknown"}
+
+
+FACTOR_ROWS = [
+    (
+        "kind-out-of-scope",
+        lambda p, r: r["action"].update(action_kind="code.merge"),
+        "applicability",
+        "human_required",
+        True,
+    ),
+    (
+        "domain-out-of-scope",
+        lambda p, r: r["action"].update(domain="elsewhere"),
+        "applicability",
+        "human_required",
+        True,
+    ),
+    (
+        "not-applicable",
+        lambda p, r: r["action"].update(applicability={"status": "not_applicable"}),
+        "applicability",
+        "human_required",
+        True,
+    ),
+    (
+        "capability-missing",
+        lambda p, r: r["action"].update(applicability={"status": "capability_missing"}),
+        "applicability",
+        "incomplete",
+        False,
+    ),
+    (
+        "applicability-unknown",
+        lambda p, r: r["action"].update(applicability={"status": "unknown"}),
+        "applicability",
+        "incomplete",
+        False,
+    ),
+    (
+        "dimension-not-held",
+        lambda p, r: r["action"].update(requested_dimensions=["learn"]),
+        "authority",
+        "human_required",
+        True,
+    ),
+    (
+        "human-actor",
+        lambda p, r: (
+            r["action"]["proposed_by"].update(actor_kind="human"),
+            r["action"].update(requested_dimensions=["learn"]),
+        ),
+        "authority",
+        "satisfied",
+        True,
+    ),
+    ("no-evidence", _no_evidence, "evidence", "incomplete", False),
+    ("evidence-not-required", _evidence_not_required, "evidence", "satisfied", True),
+    ("failed-evidence", _failed_evidence, "evidence", "human_required", False),
+    ("weak-evidence", _weak_evidence, "evidence", "incomplete", False),
+    ("unaccepted-mode", _unaccepted_mode, "evidence", "incomplete", False),
+    ("stale-no-reason", _stale_no_reason, "freshness", "incomplete", False),
+    ("tolerated-staleness", _tolerated_stale, "freshness", "satisfied", True),
+    ("too-old", _old_evidence, "freshness", "incomplete", False),
+    ("freshness-not-required", _freshness_not_required, "freshness", "satisfied", True),
+    (
+        "exposure-over",
+        lambda p, r: r["action"]["risk"].update(exposure=0.9),
+        "risk",
+        "human_required",
+        True,
+    ),
+    (
+        "exposure-absent",
+        lambda p, r: r["action"]["risk"].pop("exposure"),
+        "risk",
+        "incomplete",
+        False,
+    ),
+    (
+        "uncertainty-absent",
+        lambda p, r: r["action"]["risk"].pop("uncertainty"),
+        "risk",
+        "incomplete",
+        False,
+    ),
+    (
+        "irreversible",
+        lambda p, r: r["action"].update(reversibility="irreversible"),
+        "reversibility",
+        "human_required",
+        True,
+    ),
+    (
+        "reversibility-unknown",
+        lambda p, r: r["action"].update(reversibility="unknown"),
+        "reversibility",
+        "incomplete",
+        False,
+    ),
+    (
+        "compensatable-under-reversible",
+        lambda p, r: r["action"].update(reversibility="compensatable"),
+        "reversibility",
+        "human_required",
+        True,
+    ),
+    (
+        "compensatable-allowed",
+        lambda p, r: (
+            p["reversibility"].update(minimum="compensatable"),
+            r["action"].update(reversibility="compensatable"),
+        ),
+        "reversibility",
+        "satisfied",
+        True,
+    ),
+]
+
+
+@pytest.mark.parametrize("row", FACTOR_ROWS, ids=[row[0] for row in FACTOR_ROWS])
+def test_factor_rule(row) -> None:
+    _, mutate, name, verdict, basis = row
+    policy, request = base_pair()
+    mutate(policy, request)
+    decision = decide(policy, request, computed_at=AT)
+    f = factor(decision, name)
+    assert (f["verdict"], f["basis_complete"]) == (verdict, basis), f["reasons"]
+    assert f["reasons"] or verdict == "satisfied"
+    if not basis:
+        assert decision["routing"]["required_evidence_modes"]
