@@ -1,0 +1,227 @@
+"""Each constraint kind's SAT encoding has exactly the solutions brute force finds on tiny schemas.
+
+A small test family (``satprobe``) holds three or four variables with small domains (negative
+values included) and one rule chosen by name; ``linear`` clues exercise clue selectors.
+"""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import Mapping
+from typing import Any
+
+import pytest
+
+from puzzlekit.families import Family, get_family, register_family
+from puzzlekit.model import (
+    AllDifferent,
+    Automaton,
+    Clue,
+    Compare,
+    Constraint,
+    Count,
+    Instance,
+    Linear,
+    Origin,
+    Predicate,
+    Regular,
+    Schema,
+    SpecError,
+    Table,
+    Variable,
+    Violation,
+)
+from puzzlekit.report import Verdict
+from verifiers.base import SearchBudget
+from verifiers.enumerative import EnumerativeVerifier
+from verifiers.sat import NotEncodable, SatVerifier, encodable
+
+R = Origin("rule", "probe")
+X = ("x", "y", "z")
+# a line of four cells in {0, 1} whose filled runs are "2 1" (a nonogram clue)
+RUNS_2_1 = Automaton(
+    start=0,
+    accepting=frozenset({4, 5}),
+    transitions=(
+        (0, 0, 0),
+        (0, 1, 1),
+        (1, 1, 2),
+        (2, 0, 3),
+        (3, 0, 3),
+        (3, 1, 4),
+        (4, 0, 5),
+        (5, 0, 5),
+    ),
+)
+LINE = ("a", "b", "c", "d")
+
+CASES: dict[str, tuple[Constraint, ...]] = {
+    **{
+        f"linear{op}": (Linear(X, (2, -3, 1), op, 1, R),)
+        for op in ("==", "!=", "<", "<=", ">", ">=")
+    },
+    "linear-repeated": (Linear(("x", "x", "y"), (1, 1, -1), "==", 2, R),),
+    "linear-empty": (Linear(X, (1, 1, 1), "==", 99, R),),
+    **{f"compare{op}": (Compare("x", op, "y", R),) for op in ("==", "!=", "<", "<=", ">", ">=")},
+    "table": (Table(X, frozenset({(-1, 0, 2), (2, 2, 2), (0, 0, 0), (9, 9, 9)}), R),),
+    **{f"count{op}": (Count(X, 0, op, 1, R),) for op in ("==", "!=", "<", "<=", ">", ">=")},
+    "count-repeated": (Count(("x", "x", "y"), 2, ">=", 2, R),),
+    "count-impossible": (Count(X, 0, ">", 5, R),),
+    "regular": (Regular(LINE, RUNS_2_1, R),),
+    "alldifferent": (AllDifferent(X, R),),
+    "alldifferent-pigeonhole": (AllDifferent(LINE, R),),
+    "mixed": (
+        AllDifferent(X, R),
+        Linear(("x", "y"), (1, 1), ">=", 1, Origin("rule", "sum")),
+        Compare("z", "<", "x", Origin("rule", "order")),
+    ),
+}
+
+
+class Probe(Family):
+    name = "satprobe"
+    clue_kinds = ("given", "linear")
+
+    def normalize_params(self, params: Mapping[str, Any]) -> dict[str, Any]:
+        if params.get("case") not in CASES:
+            raise SpecError([Violation("malformed", None, "params.case", "unknown case")])
+        return {"case": params["case"]}
+
+    def build_schema(self, params: Mapping[str, Any]) -> Schema:
+        rules = CASES[params["case"]]
+        if any(set(r.vars) & set(LINE) for r in rules):
+            variables = tuple(Variable((i,), n, (0, 1)) for i, n in enumerate(LINE))
+        else:
+            variables = tuple(Variable((i,), n, (-1, 0, 1, 2)) for i, n in enumerate(X))
+        return Schema(self.name, tuple(sorted(params.items())), variables, rules, self.clue_kinds)
+
+    def clue_constraints(self, schema: Schema, clue: Clue) -> tuple[Constraint, ...]:
+        d = clue.data_dict()
+        origin = Origin("clue", clue.id, clue.coords)
+        if clue.kind == "given":
+            return (Linear((d["var"],), (1,), "==", d["value"], origin),)
+        return (Linear(tuple(d["vars"]), tuple(d["coeffs"]), d["op"], d["rhs"], origin),)
+
+
+get_family("sudoku")  # load the built-in families first: registering one earlier hides them
+PROBE = register_family(Probe())
+
+
+def brute_force(schema: Schema, extra: tuple[Constraint, ...] = ()) -> set[tuple]:
+    names = schema.names
+    out = set()
+    for values in itertools.product(*(v.domain for v in schema.variables)):
+        sol = dict(zip(names, values, strict=True))
+        if all(c.holds(sol) for c in (*schema.rules, *extra)):
+            out.add(tuple(sorted(sol.items())))
+    return out
+
+
+def sat_solutions(instance: Instance, verifier: SatVerifier | None = None) -> set[tuple]:
+    rep = (verifier or SatVerifier()).verify(instance, solution_cap=10_000)
+    assert not rep.solution_count_is_lower_bound
+    return {tuple(sorted(s.items())) for s in rep.solutions}
+
+
+@pytest.mark.parametrize("case", sorted(CASES))
+def test_encoding_has_exactly_the_brute_force_solutions(case: str) -> None:
+    instance = Instance.make("satprobe", {"case": case}, [])
+    assert sat_solutions(instance) == brute_force(PROBE.schema({"case": case}))
+
+
+@pytest.mark.parametrize("solver", ["cadical153", "cadical195", "glucose4", "minisat22"])
+def test_every_supported_solver_gives_the_same_solutions(solver: str) -> None:
+    instance = Instance.make("satprobe", {"case": "mixed"}, [])
+    expected = brute_force(PROBE.schema({"case": "mixed"}))
+    assert sat_solutions(instance, SatVerifier(solver=solver)) == expected
+
+
+def linear_clue(cid: str, coeffs: tuple[int, int], op: str, rhs: int) -> Clue:
+    data = {"vars": ["x", "z"], "coeffs": list(coeffs), "op": op, "rhs": rhs}
+    return Clue.make(cid, "linear", data, [(0,), (2,)])
+
+
+def test_non_unary_clues_under_selectors_are_reused_across_instances() -> None:
+    verifier = SatVerifier()
+    schema = PROBE.schema({"case": "alldifferent"})
+    for coeffs, op, rhs in [((1, -2), ">=", 0), ((1, -2), ">=", 0), ((-1, 1), "==", 3)]:
+        clue = linear_clue("c1", coeffs, op, rhs)
+        instance = Instance.make("satprobe", {"case": "alldifferent"}, [clue])
+        constraints = PROBE.clue_constraints(schema, clue)
+        assert sat_solutions(instance, verifier) == brute_force(schema, constraints)
+
+
+def test_unsolvable_clue_conflict_matches_enumerative() -> None:
+    clues = [
+        Clue.make("g1", "given", {"var": "y", "value": 1}, [(1,)]),
+        linear_clue("c1", (1, 1), "==", 4),  # x + z == 4 with x != z in -1..2: impossible
+        Clue.make("g2", "given", {"var": "x", "value": 0}, [(0,)]),
+    ]
+    instance = Instance.make("satprobe", {"case": "alldifferent"}, clues)
+    a = SatVerifier().verify(instance)
+    b = EnumerativeVerifier().verify(instance)
+    assert a.verdict is b.verdict is Verdict.UNSOLVABLE
+    assert a.reject_detail.conflict == b.reject_detail.conflict
+    assert a.reject_detail.conflict.clue_ids == ("c1",)
+
+
+def test_predicate_is_not_encodable_and_sat_says_to_use_enumerative() -> None:
+    CASES["predicate"] = (Predicate(X, lambda x, y, z: x < y < z, R),)
+    instance = Instance.make("satprobe", {"case": "predicate"}, [])
+    assert not encodable(instance)
+    with pytest.raises(NotEncodable, match="enumerative"):
+        SatVerifier().verify(instance)
+    assert EnumerativeVerifier().verify(instance).verdict is Verdict.MULTIPLE
+
+
+def test_encodable_for_vocabulary_and_invalid_instances() -> None:
+    assert encodable(Instance.make("satprobe", {"case": "regular"}, []))
+    assert encodable(Instance.make("no-such-family", {}, []))
+
+
+def test_capped_report_does_not_depend_on_what_the_solver_saw_before() -> None:
+    empty = Instance.make("sudoku", {"size": 4}, [])
+    fresh = SatVerifier().verify(empty, solution_cap=5)
+    used = SatVerifier()
+    for k in range(1, 4):
+        used.verify(Instance.make("sudoku", {"size": 4}, [_given(0, k, 1)]), solution_cap=3)
+    again = used.verify(empty, solution_cap=5)
+    assert fresh.digest() == again.digest()
+    assert fresh.solution_count_is_lower_bound
+
+
+def _given(r: int, c: int, v: int) -> Clue:
+    return Clue.make(f"r{r + 1}c{c + 1}", "given", {"value": v}, [(r, c)])
+
+
+def test_forced_cells_are_the_cells_equal_in_every_solution() -> None:
+    clues = [_given(0, 0, 1), _given(0, 1, 2), _given(1, 0, 3)]
+    instance = Instance.make("sudoku", {"size": 4}, clues)
+    rep = SatVerifier().verify(instance, solution_cap=1000)
+    assert rep.verdict is Verdict.MULTIPLE and not rep.solution_count_is_lower_bound
+    names = list(rep.solutions[0])
+    expected = [n for n in names if len({s[n] for s in rep.solutions}) == 1]
+    capped = SatVerifier().verify(instance, solution_cap=2)
+    assert [f["fieldName"] for f in capped.stats["forcedCells"]] == expected
+    assert capped.stats["forcedCellsComplete"]
+
+
+def test_domain_too_large_and_undecided_match_enumerative_shape() -> None:
+    instance = Instance.make("sudoku", {"size": 9}, [_given(0, 0, 1)])
+    a = SatVerifier(max_cartesian_log10=10).verify(instance)
+    b = EnumerativeVerifier(max_cartesian_log10=10).verify(instance)
+    assert a.verdict is Verdict.DOMAIN_TOO_LARGE
+    assert a.digest() == b.digest()
+    hardest = "..............1..2.13.4..5....6....7..8.9.....65..3.9..341...6..5..3....8....4..5"
+    hard = get_family("sudoku").parse_text(hardest)
+    rep = SatVerifier().verify(hard, budget=SearchBudget(nodes=1))
+    assert rep.verdict is Verdict.UNDECIDED
+    assert rep.reject_detail.budget.resource == "nodes"
+    assert rep.reject_detail.culprits
+
+
+def test_verify_does_not_mutate_the_instance() -> None:
+    instance = Instance.make("sudoku", {"size": 4}, [_given(0, 0, 1), _given(0, 1, 1)])
+    before = instance.canonical_json()
+    SatVerifier().verify(instance)
+    assert instance.canonical_json() == before
