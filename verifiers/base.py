@@ -336,15 +336,20 @@ def verify_with(
     solution_cap: int,
     budget: SearchBudget | None,
     max_cartesian_log10: float | None,
+    transform: Callable[[Problem], Problem] | None = None,
 ) -> VerifierReport:
-    """The verification procedure every search backend shares (see the module docstring)."""
+    """The verification procedure every search backend shares (see the module docstring).
+
+    ``transform`` rewrites the resolved problem before search (the ``faulty`` filter drops a
+    rule class this way).
+    """
     budget = budget or SearchBudget()
     if solution_cap < 2:
         raise ValueError("solution_cap must be at least 2: uniqueness needs a second solution")
     resolved = try_resolve(instance)
     if not isinstance(resolved, Problem):
         return invalid_report(instance, resolved, src, solution_cap)
-    problem = resolved
+    problem = transform(resolved) if transform is not None else resolved
     meter = Meter(budget)
     all_constraints = problem.all_constraints()
     domains = narrow_domains(problem, all_constraints)

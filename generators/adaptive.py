@@ -1,0 +1,75 @@
+"""The adaptive strategy: it reads the filter's coordinate-tagged reject detail and repairs the
+puzzle where the detail points, instead of starting over.
+
+- MULTIPLE: reveal the true clue at the top ``discriminativeGap`` coordinate (ties among equally
+  discriminative cells broken by the seeded rng);
+- UNSOLVABLE: drop one clue of the ``conflict`` (chosen by the rng);
+- DOMAIN_TOO_LARGE / UNDECIDED: reveal the clue at a culprit coordinate;
+- INVALID_SPEC: remove the clues the violations name.
+
+Each step records its action and coordinate. When a detail names nothing it can act on, the
+strategy starts over with a fresh puzzle (action ``restart``).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from generators.base import Step, clue_at, fresh_puzzle, instance_with
+from puzzlekit.families import get_family
+from puzzlekit.model import Schema
+from puzzlekit.report import Verdict, VerifierReport
+
+
+class Adaptive:
+    """``Adaptive(k)``: start from ``k`` random clues of a random solution, then repair."""
+
+    name = "adaptive"
+
+    def __init__(self, k: int) -> None:
+        self.k = k
+
+    def start(self, schema: Schema, rng: np.random.Generator) -> Step:
+        inst, solution, _ = fresh_puzzle(schema, self.k, rng)
+        return Step(inst, "start", None, solution)
+
+    def propose(self, step: Step, report: VerifierReport, rng: np.random.Generator) -> Step:
+        inst = step.instance
+        fam = get_family(inst.family)
+        schema = fam.schema(inst.params_dict())
+        rd = report.reject_detail
+        present = {c.id for c in inst.clues}
+        if step.solution is not None and rd is not None:
+            truth = fam.clues_from_solution(schema, step.solution)
+            if rd.case is Verdict.MULTIPLE and rd.discriminative_gap:
+                top = rd.discriminative_gap[0].discriminative_power
+                ties = [g for g in rd.discriminative_gap if g.discriminative_power == top]
+                candidates = [
+                    g for g in ties if (c := clue_at(truth, g.coord)) and c.id not in present
+                ]
+                if candidates:
+                    pick = candidates[int(rng.integers(len(candidates)))]
+                    clue = clue_at(truth, pick.coord)
+                    new = instance_with(inst, [*inst.clues, clue], schema)
+                    return Step(new, "reveal", tuple(pick.coord), step.solution)
+            if rd.case in (Verdict.DOMAIN_TOO_LARGE, Verdict.UNDECIDED) and rd.culprits:
+                options = [
+                    f for f in rd.culprits if (c := clue_at(truth, f.coord)) and c.id not in present
+                ]
+                if options:
+                    pick = options[int(rng.integers(len(options)))]
+                    clue = clue_at(truth, pick.coord)
+                    new = instance_with(inst, [*inst.clues, clue], schema)
+                    return Step(new, "reveal", tuple(pick.coord), step.solution)
+        if rd is not None and rd.case is Verdict.UNSOLVABLE and rd.conflict and rd.conflict.clues:
+            victim = rd.conflict.clues[int(rng.integers(len(rd.conflict.clues)))]
+            new = inst.with_clues(c for c in inst.clues if c.id != victim.clue_id)
+            return Step(new, "drop", victim.coord, step.solution)
+        if rd is not None and rd.case is Verdict.INVALID_SPEC:
+            bad = {tuple(v.coord) for v in rd.violations if v.coord is not None}
+            kept = [c for c in inst.clues if not (set(c.coords) & bad)]
+            if bad and len(kept) < len(inst.clues):
+                coord = sorted(bad)[0]
+                return Step(inst.with_clues(kept), "repair", coord, step.solution)
+        fresh, solution, _ = fresh_puzzle(schema, self.k, rng)
+        return Step(fresh, "restart", None, solution)

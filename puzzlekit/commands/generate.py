@@ -1,0 +1,96 @@
+"""``puzzlekit generate``: closed-loop generation to JSON Lines."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+
+from puzzlekit.cli import UsageError
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser("generate", help="generate puzzles in the closed loop (JSON Lines)")
+    p.add_argument("family")
+    p.add_argument("--params", help="family params as JSON")
+    p.add_argument("--count", type=int, default=1, help="accepted puzzles wanted")
+    p.add_argument("--strategy", choices=("adaptive", "blind"), default="adaptive")
+    p.add_argument(
+        "--clues",
+        type=int,
+        default=None,
+        help="clue count: exact for blind, the start for adaptive",
+    )
+    p.add_argument("--minimize", action="store_true", help="drop clues while UNIQUE")
+    p.add_argument("--symmetric", action="store_true", help="minimize in rotational pairs")
+    p.add_argument("--filter", default="sat", help="filter verifier (the strategy reads it)")
+    p.add_argument(
+        "--holdout",
+        default=None,
+        help="holdout verifier (default: the other exact backend); 'none' to skip",
+    )
+    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--max-calls", type=int, default=200, help="filter calls per loop")
+    p.add_argument("--out", help="write JSON Lines here instead of stdout")
+    p.set_defaults(func=cmd_generate)
+
+
+def cmd_generate(args: argparse.Namespace) -> int:
+    from tqdm import tqdm
+
+    from puzzlekit.families import get_family
+    from puzzlekit.generate import GenerateConfig, dumps, generate
+    from puzzlekit.model import SpecError
+    from puzzlekit.registry import verifier_names
+
+    params = {}
+    if args.params:
+        try:
+            params = json.loads(args.params)
+        except json.JSONDecodeError as exc:
+            raise UsageError(f"--params is not JSON: {exc.msg}") from None
+        if not isinstance(params, dict):
+            raise UsageError("--params must be a JSON object")
+    try:
+        schema = get_family(args.family).schema(params)
+    except SpecError as exc:
+        raise UsageError(str(exc)) from None
+    names = verifier_names()
+    holdout = args.holdout
+    if holdout is None:
+        holdout = "enumerative" if args.filter != "enumerative" else "sat"
+    for flag, name in (("--filter", args.filter), ("--holdout", holdout)):
+        if name != "none" and name not in names:
+            raise UsageError(f"{flag}: no verifier {name!r}; known: {', '.join(names)}")
+    if args.count < 1:
+        raise UsageError(f"--count must be at least 1, got {args.count}")
+    if args.clues is not None and not 0 <= args.clues <= len(schema.variables):
+        raise UsageError(f"--clues must be in 0..{len(schema.variables)}, got {args.clues}")
+    if args.max_calls < 1:
+        raise UsageError(f"--max-calls must be at least 1, got {args.max_calls}")
+    config = GenerateConfig(
+        family=args.family,
+        params=params,
+        count=args.count,
+        strategy=args.strategy,
+        clues=args.clues,
+        minimize=args.minimize,
+        symmetric=args.symmetric,
+        filter=args.filter,
+        holdout=None if holdout == "none" else holdout,
+        seed=args.seed,
+        max_calls=args.max_calls,
+    )
+    try:
+        out = open(args.out, "w", encoding="utf-8") if args.out else sys.stdout
+    except OSError as exc:
+        raise UsageError(f"cannot write {args.out}: {exc.strerror}") from None
+    try:
+        with tqdm(total=args.count, file=sys.stderr, disable=None, unit="puzzle") as bar:
+            for rec in generate(config, progress=bar):
+                out.write(dumps(rec) + "\n")
+                out.flush()
+    finally:
+        if out is not sys.stdout:
+            out.close()
+    return 0

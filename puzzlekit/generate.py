@@ -1,0 +1,124 @@
+"""Batch generation: run the closed loop until N puzzles are accepted, one JSON line each.
+
+This is the engine behind ``puzzlekit generate``: it picks backends by name, starts the holdout
+worker once, derives one seed per loop from the batch seed, and writes records that contain no
+timings, so one seed gives byte-identical output.
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from generators.adaptive import Adaptive
+from generators.blind import Blind
+from generators.minimize import minimize
+from puzzlekit.families import get_family
+from puzzlekit.loop import InlineHoldout, LoopBudget, LoopResult, WorkerHoldout, run_loop
+from puzzlekit.registry import get_verifier
+
+STRATEGIES = {"adaptive": Adaptive, "blind": Blind}
+
+
+@dataclass(frozen=True)
+class GenerateConfig:
+    family: str
+    params: Mapping[str, Any]
+    count: int = 1
+    strategy: str = "adaptive"
+    clues: int | None = None
+    minimize: bool = False
+    symmetric: bool = False
+    filter: str = "sat"
+    holdout: str | None = "enumerative"
+    seed: int = 0
+    max_calls: int = 200
+    max_loops_per_puzzle: int = 20
+    holdout_in_process: bool = False
+
+
+def default_clues(n_vars: int) -> int:
+    """A starting clue count: 30% of the variables (24 for a 9×9 Sudoku)."""
+    return max(1, round(0.3 * n_vars))
+
+
+def loop_seed(seed: int, index: int) -> int:
+    """The seed of loop ``index`` of a batch: independent streams from one batch seed."""
+    return int(np.random.SeedSequence([seed, index]).generate_state(1, dtype=np.uint64)[0])
+
+
+def record(result: LoopResult, family: Any, schema: Any) -> dict[str, Any]:
+    """One output line; no timings, so equal seeds give equal bytes."""
+    inst = result.instance
+    out: dict[str, Any] = {
+        "status": result.status,
+        "seed": result.seed,
+        "strategy": result.strategy,
+        "digest": inst.digest if result.accepted else None,
+        "instance": inst.to_json_obj() if result.accepted else None,
+        "clueCount": len(inst.clues) if result.accepted else None,
+        "startClues": result.start_clues,
+        "filterVerdict": result.filter_report.verdict.value if result.filter_report else None,
+        "holdoutVerdict": (result.holdout_report.verdict.value if result.holdout_report else None),
+        "verifierCalls": result.filter_calls,
+        "minimizeCalls": result.minimize_calls,
+    }
+    if result.accepted:
+        try:
+            out["text"] = family.format_text(inst)
+        except NotImplementedError:
+            pass
+        out["solution"] = result.solution
+    if result.holdout_rejected:
+        out["holdoutRejectDetail"] = result.holdout_report.reject_detail.to_json_obj()
+    return out
+
+
+def generate(config: GenerateConfig, progress: Any = None) -> Iterator[dict[str, Any]]:
+    """Yield one record per accepted puzzle (and per loop that exhausted its budget)."""
+    family = get_family(config.family)
+    schema = family.schema(dict(config.params))
+    k = config.clues if config.clues is not None else default_clues(len(schema.variables))
+    strategy = STRATEGIES[config.strategy](k)
+    filt = get_verifier(config.filter)
+    holdout: Any = None
+    if config.holdout:
+        if config.holdout_in_process:
+            holdout = InlineHoldout(get_verifier(config.holdout))
+        else:
+            holdout = WorkerHoldout(functools.partial(get_verifier, config.holdout), config.holdout)
+    mini = None
+    if config.minimize:
+        mini = functools.partial(minimize, symmetric=config.symmetric)
+    budget = LoopBudget(max_calls=config.max_calls)
+    accepted = 0
+    index = 0
+    try:
+        while accepted < config.count and index < config.count * config.max_loops_per_puzzle:
+            result = run_loop(
+                schema,
+                strategy,
+                filt,
+                holdout,
+                budget,
+                loop_seed(config.seed, index),
+                minimize=mini,
+            )
+            index += 1
+            if result.accepted:
+                accepted += 1
+                if progress is not None:
+                    progress.update(1)
+            yield record(result, family, schema)
+    finally:
+        if holdout is not None:
+            holdout.close()
+
+
+def dumps(rec: Mapping[str, Any]) -> str:
+    return json.dumps(rec, separators=(",", ":"), ensure_ascii=False)
