@@ -21,8 +21,9 @@ found, and the backbone (the cells with the same value in every solution) as ``f
 the report's stats, found by assumption checks with a bounded conflict budget each.
 
 The report content depends on the instance and the settings alone: solutions are sorted (by
-values in schema order); when the cap is reached, which solutions are reported is decided on a
-fresh solver, not on the one that has learnt from earlier instances. One exception: with a node
+values in schema order); when the cap is reached, the solutions reported are the lexicographically
+first ones (found by asking the solver for smaller values variable by variable), whatever the
+solver learnt from earlier instances. One exception: with a node
 budget small enough to run out, whether an instance decides can depend on what the schema's solver
 learnt before. The node budget counts solver conflicts; the time budget is checked every
 ``CHUNK`` conflicts.
@@ -396,6 +397,7 @@ class _Engine:
         # with equal domain sizes the clue cartesian depends only on how many variables are fixed
         self.uniform = len({len(v.domain) for v in schema.variables}) <= 1
         self.cart_cache: dict[int, tuple[int | float | None, float]] = {}
+        self.below_cache: dict[tuple[str, int], int] = {}
 
     def clue_literals(
         self, key: tuple[Any, ...], constraints: Sequence[Constraint]
@@ -448,6 +450,17 @@ class _Engine:
     def blocking(self, solution: Mapping[str, int]) -> list[int]:
         lit = self.cnf.lit
         return [-lit[n][solution[n]] for n in self.names]
+
+    def below(self, name: str, value: int) -> int:
+        """A selector that, assumed, makes variable ``name`` take a value below ``value``."""
+        key = (name, value)
+        sel = self.below_cache.get(key)
+        if sel is None:
+            sel = self.cnf.new_var()
+            row = self.cnf.lit[name]
+            self.solver.add_clause([-sel, *(lit for a, lit in row.items() if a < value)])
+            self.below_cache[key] = sel
+        return sel
 
     def new_activation(self) -> int:
         self.retired += 1
@@ -523,6 +536,47 @@ def _enumerate(
     return _sorted(engine, found)
 
 
+def _enumerate_lex_first(
+    engine: _Engine, assumptions: list[int], cap: int, run: _Run
+) -> list[dict[str, int]]:
+    """The first ``cap`` solutions in lexicographic order (values in schema order).
+
+    They depend on the instance alone, not on what the solver learnt before. Each solution is
+    the lexicographically smallest that is not yet blocked: variable by variable, the solver is
+    asked for a smaller value until it says there is none.
+    """
+    found: list[dict[str, int]] = []
+    fixed = {lit for lit in assumptions if lit <= engine.cnf.nx}
+    lit = engine.cnf.lit
+    act = None
+    try:
+        while len(found) < cap:
+            prefix = assumptions if act is None else [*assumptions, act]
+            if not run.solve(engine, prefix):
+                break
+            model = engine.decode(engine.solver.get_model())
+            prefix = list(prefix)
+            for name in engine.names:
+                value = model[name]
+                if lit[name][value] not in fixed:
+                    while run.solve(engine, [*prefix, engine.below(name, value)]):
+                        model = engine.decode(engine.solver.get_model())
+                        value = model[name]
+                prefix.append(lit[name][value])
+            found.append(model)
+            if len(found) < cap:
+                if act is None:
+                    act = engine.new_activation()
+                engine.solver.add_clause([-act, *engine.blocking(model)])
+    except BudgetExceeded as exc:
+        exc.solutions = _sorted(engine, found)  # type: ignore[attr-defined]
+        raise
+    finally:
+        if act is not None:
+            engine.solver.add_clause([-act])
+    return found
+
+
 def _sorted(engine: _Engine, solutions: list[dict[str, int]]) -> list[dict[str, int]]:
     names = engine.names
     return sorted(solutions, key=lambda s: [s[n] for n in names])
@@ -536,7 +590,9 @@ class SatVerifier:
 
     Settings: ``solver`` (a python-sat name, see :data:`SOLVERS`), ``max_cartesian_log10`` (as
     the enumerative verifier), ``forced_cells`` (compute the backbone for MULTIPLE; it costs one
-    solver call per undetermined cell).
+    solver call per undetermined cell), ``canonical`` (at the cap, report the lexicographically
+    first solutions, about one solver call per variable; False reports the first ones found, which
+    can depend on the instances verified before).
     """
 
     name = "sat"
@@ -549,12 +605,14 @@ class SatVerifier:
         solver: str = "cadical153",
         max_cartesian_log10: float | None = DEFAULT_MAX_CARTESIAN_LOG10,
         forced_cells: bool = True,
+        canonical: bool = True,
     ) -> None:
         if solver not in SOLVERS:
             raise ValueError(f"solver must be one of {', '.join(SOLVERS)}, not {solver!r}")
         self.solver = solver
         self.max_cartesian_log10 = max_cartesian_log10
         self.forced_cells = forced_cells
+        self.canonical = canonical
         self._schemas: dict[tuple[str, Any], tuple[Family, Schema, Any] | None] = {}
         self._engines: dict[tuple[str, Any, bool], _Engine] = {}
         self._src = source(self.name, self.version)
@@ -590,13 +648,8 @@ class SatVerifier:
         cart = engine.clue_cartesian(assumptions)
         try:
             solutions = _enumerate(engine, assumptions, cap, run)
-            if len(solutions) == cap:  # which solutions: decided on a solver without history
-                fresh = _Engine(schema, self.solver, guard_rules=False)
-                try:
-                    lits = _assumptions_on(fresh, problem, clue_lits)
-                    solutions = _enumerate(fresh, lits, cap, run)
-                finally:
-                    fresh.close()
+            if len(solutions) == cap and self.canonical:  # reported ones: not history's choice
+                solutions = _enumerate_lex_first(engine, assumptions, cap, run)
         except BudgetExceeded as exc:
             return undecided_report(
                 problem.get(),
@@ -798,15 +851,6 @@ def _clue_literals_on(engine: _Engine, problem: Problem) -> dict[str, tuple[int,
         clue = clues[cid]
         out[cid] = engine.clue_literals((clue.kind, clue.data, clue.coords), cs)
     return out
-
-
-def _assumptions_on(
-    engine: _Engine, problem: _LazyProblem, clue_lits: Sequence[tuple[str, tuple[int, ...]]]
-) -> list[int]:
-    lits = {lit for _, ls in clue_lits for lit in ls}
-    if all(lit <= engine.cnf.nx for lit in lits):  # value literals are the same in every solver
-        return sorted(lits)
-    return sorted({lit for ls in _clue_literals_on(engine, problem.get()).values() for lit in ls})
 
 
 def _violations(instance: Instance) -> list[Violation]:
