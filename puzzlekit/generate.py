@@ -3,6 +3,12 @@
 This is the engine behind ``puzzlekit generate``: it picks backends by name, starts the holdout
 worker once, derives one seed per loop from the batch seed, and writes records that contain no
 timings, so one seed gives byte-identical output.
+
+With a ledger or a corpus (``GenerateConfig.ledger``/``corpus``) every loop outcome is also
+settled by :func:`puzzlekit.outcome.settle` (audit steps, stopping condition, escalation or the
+publish gate), and its record gains ``stoppingKind``, ``escalationTarget``, ``kernelOutcome`` and
+``action``. Those four are deterministic for one seed; the escalation ids, ledger hashes and
+times that vary between runs go to the ledger and the queues, never into the record.
 """
 
 from __future__ import annotations
@@ -40,6 +46,8 @@ class GenerateConfig:
     max_calls: int = 200
     max_loops_per_puzzle: int = 20
     holdout_in_process: bool = False
+    ledger: str | None = None  # SQLite file: ledger, escalation queues
+    corpus: str | None = None  # JSON Lines file the publish gate appends to
 
 
 def default_clues(n_vars: int) -> int:
@@ -79,8 +87,14 @@ def record(result: LoopResult, family: Any, schema: Any) -> dict[str, Any]:
     return out
 
 
-def generate(config: GenerateConfig, progress: Any = None) -> Iterator[dict[str, Any]]:
-    """Yield one record per accepted puzzle (and per loop that exhausted its budget)."""
+def generate(
+    config: GenerateConfig, progress: Any = None, *, computed_at: str | None = None
+) -> Iterator[dict[str, Any]]:
+    """Yield one record per accepted puzzle (and per loop that exhausted its budget).
+
+    With ``config.ledger`` or ``config.corpus`` each loop is settled (see the module docstring);
+    ``computed_at`` (RFC 3339) is when, default the current time at each settlement.
+    """
     family = get_family(config.family)
     schema = family.schema(dict(config.params))
     k = config.clues if config.clues is not None else default_clues(len(schema.variables))
@@ -96,6 +110,16 @@ def generate(config: GenerateConfig, progress: Any = None) -> Iterator[dict[str,
     if config.minimize:
         mini = functools.partial(minimize, symmetric=config.symmetric)
     budget = LoopBudget(max_calls=config.max_calls)
+    settling = config.ledger is not None or config.corpus is not None
+    ledger: Any = None
+    dispatcher: Any = None
+    if config.ledger is not None:
+        from puzzlekit.commands.escalations import registry_verify_fn
+        from puzzlekit.escalation import Dispatcher, EscalationStore
+        from puzzlekit.ledger import Ledger
+
+        ledger = Ledger(config.ledger)
+        dispatcher = Dispatcher(EscalationStore(ledger), verify_fn=registry_verify_fn)
     accepted = 0
     index = 0
     try:
@@ -114,10 +138,27 @@ def generate(config: GenerateConfig, progress: Any = None) -> Iterator[dict[str,
                 accepted += 1
                 if progress is not None:
                     progress.update(1)
-            yield record(result, family, schema)
+            rec = record(result, family, schema)
+            if settling:
+                from puzzlekit.outcome import settle
+
+                settled = settle(
+                    result,
+                    filter=filt,
+                    holdout_name=config.holdout,
+                    ledger=ledger,
+                    dispatcher=dispatcher,
+                    corpus_path=config.corpus,
+                    computed_at=computed_at,
+                    solution_cap=budget.solution_cap,
+                )
+                rec.update(settled.record_fields())
+            yield rec
     finally:
         if holdout is not None:
             holdout.close()
+        if ledger is not None:
+            ledger.close()
 
 
 def dumps(rec: Mapping[str, Any]) -> str:

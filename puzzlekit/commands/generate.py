@@ -32,6 +32,16 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--max-calls", type=int, default=200, help="filter calls per loop")
     p.add_argument("--out", help="write JSON Lines here instead of stdout")
+    p.add_argument(
+        "--ledger",
+        metavar="DB",
+        help="settle each loop: ledger and escalation queues in this SQLite file",
+    )
+    p.add_argument(
+        "--corpus",
+        metavar="FILE",
+        help="settle each loop: append auto_apply puzzles to this JSON Lines corpus",
+    )
     p.set_defaults(func=cmd_generate)
 
 
@@ -68,6 +78,11 @@ def cmd_generate(args: argparse.Namespace) -> int:
         raise UsageError(f"--clues must be in 0..{len(schema.variables)}, got {args.clues}")
     if args.max_calls < 1:
         raise UsageError(f"--max-calls must be at least 1, got {args.max_calls}")
+    import os
+
+    for flag, path in (("--ledger", args.ledger), ("--corpus", args.corpus)):
+        if path is not None and not os.path.isdir(os.path.dirname(os.path.abspath(path))):
+            raise UsageError(f"{flag}: no directory for {path}")
     config = GenerateConfig(
         family=args.family,
         params=params,
@@ -80,6 +95,8 @@ def cmd_generate(args: argparse.Namespace) -> int:
         holdout=None if holdout == "none" else holdout,
         seed=args.seed,
         max_calls=args.max_calls,
+        ledger=args.ledger,
+        corpus=args.corpus,
     )
     try:
         out = open(args.out, "w", encoding="utf-8") if args.out else sys.stdout
