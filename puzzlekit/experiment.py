@@ -605,3 +605,325 @@ def _top(report: Any) -> Any:
     from puzzlekit.loop import top_coord
 
     return top_coord(report)
+
+
+# --- the run directory ---------------------------------------------------------------------
+
+ATTEMPT_KEYS = ["schema", "strategy", "k", "filter", "trial", "side", "attempt"]
+PUZZLE_KEYS = ["schema", "strategy", "k", "filter", "trial"]
+_DTYPES = {
+    "k": "int64",
+    "trial": "int64",
+    "attempt": "int64",
+    "clue_count": "Int64",
+    "start_clues": "int64",
+    "filter_calls": "int64",
+    "minimize_calls": "int64",
+    "solution_count": "int64",
+    "holdout_rejected": "bool",
+    "seconds": "float64",
+}
+
+
+class RunError(Exception):
+    """A run directory that cannot be written or resumed as asked."""
+
+
+def _frame(rows: list[dict[str, Any]], keys: list[str]) -> Any:
+    import pandas as pd
+
+    df = pd.DataFrame(rows)
+    if df.empty:
+        return df
+    for col, dtype in _DTYPES.items():
+        if col in df:
+            df[col] = df[col].astype(dtype)
+    return _sorted(df, keys)
+
+
+def _sorted(df: Any, keys: list[str]) -> Any:
+    """Text columns as one string dtype, rows in one order, whatever produced them."""
+    if df.empty:
+        return df
+    for col in df.columns:
+        if col not in _DTYPES:
+            df[col] = df[col].astype("string")
+    # filter rows before the holdout row of the same trial
+    order = {"filter": 0, "holdout": 1}
+    sort_df = df.assign(_side=df["side"].map(order)) if "side" in df else df
+    keys = [("_side" if k == "side" else k) for k in keys]
+    sort_df = sort_df.sort_values(keys, kind="stable").reset_index(drop=True)
+    return sort_df.drop(columns=["_side"], errors="ignore")
+
+
+def _write_atomic(df: Any, path: Path) -> None:
+    tmp = path.with_name(path.name + ".tmp")
+    df.to_parquet(tmp, index=False)
+    with open(tmp, "rb") as fh:
+        import os
+
+        os.fsync(fh.fileno())
+    tmp.replace(path)
+
+
+def _write_json_atomic(obj: Any, path: Path) -> None:
+    tmp = path.with_name(path.name + ".tmp")
+    tmp.write_text(json.dumps(obj, indent=2, sort_keys=True) + "\n", encoding="utf-8")
+    tmp.replace(path)
+
+
+def _part_paths(run: Path, task_id: str) -> tuple[Path, Path]:
+    parts = run / "parts"
+    return parts / f"{task_id}.attempts.parquet", parts / f"{task_id}.puzzles.parquet"
+
+
+def task_done(run: Path, task_id: str) -> bool:
+    """A task is done when its puzzles part exists (written after its attempts part)."""
+    return _part_paths(run, task_id)[1].exists()
+
+
+def save_task(run: Path, result: TaskResult) -> None:
+    """Write one task's rows atomically: attempts first, puzzles (the done marker) last."""
+    a_path, p_path = _part_paths(run, result.task_id)
+    _write_atomic(_frame(result.attempts, ATTEMPT_KEYS), a_path)
+    _write_atomic(_frame(result.puzzles, PUZZLE_KEYS), p_path)
+
+
+def versions() -> dict[str, str | None]:
+    """Versions of the packages that decide a run's results."""
+    import platform
+    from importlib import metadata
+
+    out: dict[str, str | None] = {"python": platform.python_version()}
+    for dist in ("puzzlekit", "numpy", "python-sat", "python-constraint2", "pandas", "pyarrow"):
+        try:
+            out[dist] = metadata.version(dist)
+        except metadata.PackageNotFoundError:
+            out[dist] = None
+    return out
+
+
+def git_revision() -> dict[str, Any]:
+    """The source tree's git revision and whether it had local changes, where git can tell."""
+    import subprocess
+
+    root = Path(__file__).resolve().parent.parent
+    try:
+        rev = subprocess.run(
+            ["git", "rev-parse", "HEAD"], cwd=root, capture_output=True, text=True, timeout=10
+        )
+        if rev.returncode != 0:
+            return {"gitRevision": None, "gitDirty": None}
+        dirty = subprocess.run(
+            ["git", "status", "--porcelain", "--untracked-files=no"],
+            cwd=root,
+            capture_output=True,
+            text=True,
+            timeout=10,
+        )
+        return {"gitRevision": rev.stdout.strip(), "gitDirty": bool(dirty.stdout.strip())}
+    except (OSError, subprocess.SubprocessError):
+        return {"gitRevision": None, "gitDirty": None}
+
+
+def verifier_ids(config: ExperimentConfig) -> dict[str, Any]:
+    from puzzlekit.registry import get_verifier
+
+    def ident(verifier: str, settings: Mapping[str, Any]) -> dict[str, Any]:
+        v = get_verifier(verifier, **settings)
+        return {
+            "verifier": verifier,
+            "version": str(getattr(v, "version", "")),
+            "settings": _plain(settings),
+        }
+
+    return {
+        "filters": [{"label": f.label, **ident(f.verifier, f.settings)} for f in config.filters],
+        "holdout": ident(config.holdout.verifier, config.holdout.settings)
+        if config.holdout
+        else None,
+    }
+
+
+def _now() -> str:
+    from datetime import UTC, datetime
+
+    return datetime.now(UTC).isoformat(timespec="seconds").replace("+00:00", "Z")
+
+
+def execute(
+    tasks: Sequence[Task],
+    executor: str,
+    workers: int,
+    scheduler: str | None = None,
+    *,
+    dask_processes: bool = True,
+) -> Any:
+    """Yield a :class:`TaskResult` per task as it finishes (in any order)."""
+    if executor == "serial" or not tasks:
+        for task in tasks:
+            yield run_task(task)
+        return
+    if executor == "local":
+        import multiprocessing as mp
+        from concurrent.futures import ProcessPoolExecutor, as_completed
+
+        ctx = mp.get_context("spawn")
+        with ProcessPoolExecutor(max_workers=workers, mp_context=ctx) as pool:
+            futures = [pool.submit(run_task, t) for t in tasks]
+            for fut in as_completed(futures):
+                yield fut.result()
+        return
+    if executor == "dask":
+        try:
+            from distributed import Client, LocalCluster, as_completed
+        except ImportError:
+            raise RunError(
+                "--executor dask needs dask[distributed]: pip install 'puzzlekit[dask]'"
+            ) from None
+        cluster = None
+        if scheduler:
+            client = Client(scheduler)
+        else:
+            cluster = LocalCluster(
+                n_workers=workers,
+                threads_per_worker=1,
+                processes=dask_processes,
+                dashboard_address=None,
+            )
+            client = Client(cluster)
+        try:
+            futures = client.map(run_task, list(tasks), pure=False)
+            for fut in as_completed(futures):
+                yield fut.result()
+        finally:
+            client.close()
+            if cluster is not None:
+                cluster.close()
+        return
+    raise RunError(f"unknown executor {executor!r}")
+
+
+def run_experiment(
+    config: ExperimentConfig,
+    out: str | Path,
+    *,
+    executor: str | None = None,
+    workers: int | None = None,
+    scheduler: str | None = None,
+    resume: bool = False,
+    quiet: bool = False,
+    config_path: str | None = None,
+    report: bool = True,
+    dask_processes: bool = True,
+) -> Path:
+    """Run every task of ``config`` into the run directory ``out``; returns its path.
+
+    The config digest goes into the ledger (``out/ledger.db``) before the first trial. Each task's
+    rows are written atomically as soon as it finishes, so a killed run loses at most the tasks
+    in flight; ``resume=True`` skips the finished ones. At the end the parts are merged, sorted,
+    into ``attempts.parquet`` and ``puzzles.parquet``, and the report is drawn.
+    """
+    import sys
+
+    from tqdm import tqdm
+
+    from puzzlekit.ledger import Ledger
+
+    run = Path(out)
+    executor = executor or config.executor
+    workers = workers or config.workers
+    scheduler = scheduler or config.scheduler
+    manifest_path = run / "manifest.json"
+    if manifest_path.exists():
+        if not resume:
+            raise RunError(f"{run} already holds a run; pass --resume or another --out")
+        old = json.loads(manifest_path.read_text(encoding="utf-8"))
+        if old.get("configDigest") != config.digest:
+            raise RunError(
+                f"{run} holds a run of another config ({old.get('configDigest')}); "
+                "use another --out"
+            )
+        manifest = old
+        manifest.setdefault("resumes", []).append(_now())
+        manifest["end"] = None
+    else:
+        if run.exists() and any(run.iterdir()):
+            raise RunError(f"{run} exists and is not a run directory; use another --out")
+        manifest = {
+            "format": "puzzlekit-run",
+            "formatVersion": 1,
+            "name": config.name,
+            "description": config.description,
+            "configPath": config_path,
+            "configDigest": config.digest,
+            "config": config.to_json_obj(),
+            "preregistration": _plain(asdict(config.preregistration)),
+            "versions": versions(),
+            **git_revision(),
+            "seed": config.seed,
+            "trialSeeds": config.trial_seeds(),
+            "verifiers": verifier_ids(config),
+            "start": _now(),
+            "end": None,
+            "resumes": [],
+        }
+    manifest.update({"executor": executor, "workers": workers, "scheduler": scheduler})
+    (run / "parts").mkdir(parents=True, exist_ok=True)
+    with Ledger(run / "ledger.db") as ledger:
+        if len(ledger) == 0:
+            ledger.append(
+                {
+                    "kind": "preregistration",
+                    "configDigest": config.digest,
+                    "name": config.name,
+                    "hypotheses": list(config.preregistration.hypotheses),
+                    "metrics": list(config.preregistration.metrics),
+                }
+            )
+        elif resume:
+            ledger.append({"kind": "resume", "configDigest": config.digest, "at": _now()})
+    _write_json_atomic(manifest, manifest_path)
+
+    tasks = plan(config)
+    pending = [t for t in tasks if not task_done(run, t.id)]
+    total = sum(len(t.trials) for t in tasks)
+    done = total - sum(len(t.trials) for t in pending)
+    with tqdm(
+        total=total, initial=done, unit="trial", file=sys.stderr, disable=True if quiet else None
+    ) as bar:
+        for result in execute(pending, executor, workers, scheduler, dask_processes=dask_processes):
+            save_task(run, result)
+            bar.update(len(result.puzzles))
+
+    attempts = _merge([_part_paths(run, t.id)[0] for t in tasks], ATTEMPT_KEYS)
+    puzzles = _merge([_part_paths(run, t.id)[1] for t in tasks], PUZZLE_KEYS)
+    _write_atomic(attempts, run / "attempts.parquet")
+    _write_atomic(puzzles, run / "puzzles.parquet")
+    manifest["end"] = _now()
+    manifest["rows"] = {"attempts": len(attempts), "puzzles": len(puzzles), "tasks": len(tasks)}
+    _write_json_atomic(manifest, manifest_path)
+    with Ledger(run / "ledger.db") as ledger:
+        ledger.append(
+            {
+                "kind": "run-end",
+                "configDigest": config.digest,
+                "attempts": len(attempts),
+                "puzzles": len(puzzles),
+                "accepted": int((puzzles["status"] == "accepted").sum()) if len(puzzles) else 0,
+            }
+        )
+    if report:
+        from puzzlekit.plots import write_report
+
+        write_report(run)
+    return run
+
+
+def _merge(paths: list[Path], keys: list[str]) -> Any:
+    import pandas as pd
+
+    frames = [df for df in (pd.read_parquet(p) for p in paths) if not df.empty]
+    if not frames:
+        return pd.DataFrame()
+    return _sorted(pd.concat(frames, ignore_index=True), keys)
