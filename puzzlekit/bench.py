@@ -229,12 +229,13 @@ def timed(check: Callable[[], str], limit: float | None) -> tuple[float, str | N
         signal.setitimer(signal.ITIMER_REAL, limit)
     start = time.perf_counter()
     try:
-        verdict: str | None = check()
-    except Timeout:
+        try:
+            verdict: str | None = check()
+        finally:
+            if limit is not None:
+                signal.setitimer(signal.ITIMER_REAL, 0)
+    except Timeout:  # also when the alarm lands just as the check returns
         verdict = None
-    finally:
-        if limit is not None:
-            signal.setitimer(signal.ITIMER_REAL, 0)
     return time.perf_counter() - start, verdict
 
 

@@ -209,20 +209,18 @@ class _Cnf:
         if len(set(c.vars)) == 1 and not isinstance(c, AllDifferent | Count):
             (name,) = set(c.vars)
             self.add((self.lit[name][a] for a in self.allowed_values(c)), guard)
-        elif isinstance(c, AllDifferent):
-            self.all_different(c, guard)
-        elif isinstance(c, Linear):
-            self.linear(c, guard)
-        elif isinstance(c, Compare):
-            self.compare(c, guard)
-        elif isinstance(c, Table):
-            self.table(c, guard)
-        elif isinstance(c, Count):
-            self.count(c, guard)
-        elif isinstance(c, Regular):
-            self.regular(c, guard)
         else:
-            raise NotEncodable(f"not a constraint of the vocabulary: {c!r}")
+            encoders: dict[type, Callable[[Any, int | None], None]] = {
+                AllDifferent: self.all_different,
+                Linear: self.linear,
+                Compare: self.compare,
+                Table: self.table,
+                Count: self.count,
+                Regular: self.regular,
+            }
+            if type(c) not in encoders:
+                raise NotEncodable(f"not a constraint of the vocabulary: {c!r}")
+            encoders[type(c)](c, guard)
 
     def allowed_values(self, c: Constraint) -> list[int]:
         """The values of a one-variable constraint's variable that satisfy it."""
@@ -273,7 +271,7 @@ class _Cnf:
         n, k = len(lits), c.k
         if c.op == "!=" or len(set(c.vars)) < len(c.vars):
             self.layered(
-                [[(a, self.lit[name][a]) for a in self.lit[name]] for name in c.vars],
+                self.layers(c.vars),
                 0,
                 lambda i, s, a: min(s + (a == c.value), k + 1),
                 lambda s: compare(s, c.op, k),
@@ -294,9 +292,12 @@ class _Cnf:
                 CardEnc.atmost(lits, hi, top_id=self.top, encoding=EncType.seqcounter), guard
             )
 
+    def layers(self, names: Sequence[str]) -> list[list[tuple[int, int]]]:
+        return [list(self.lit[name].items()) for name in names]
+
     def linear(self, c: Linear, guard: int | None) -> None:
         self.layered(
-            [[(a, self.lit[name][a]) for a in self.lit[name]] for name in c.vars],
+            self.layers(c.vars),
             0,
             lambda i, s, a: s + c.coeffs[i] * a,
             lambda s: compare(s, c.op, c.rhs),
@@ -306,7 +307,7 @@ class _Cnf:
     def regular(self, c: Regular, guard: int | None) -> None:
         delta = {(s, a): t for s, a, t in c.automaton.transitions}
         self.layered(
-            [[(a, self.lit[name][a]) for a in self.lit[name]] for name in c.vars],
+            self.layers(c.vars),
             c.automaton.start,
             lambda i, s, a: delta.get((s, a)),
             lambda s: s in c.automaton.accepting,
@@ -512,38 +513,13 @@ class _Run:
 
 
 def _enumerate(
-    engine: _Engine, assumptions: list[int], cap: int, run: _Run
+    engine: _Engine, assumptions: list[int], cap: int, run: _Run, lex_first: bool = False
 ) -> list[dict[str, int]]:
-    """Up to ``cap`` solutions, each blocked under one activation literal retired afterwards."""
-    found: list[dict[str, int]] = []
-    act = None
-    try:
-        while len(found) < cap:
-            trial = assumptions if act is None else [*assumptions, act]
-            if not run.solve(engine, trial):
-                break
-            found.append(engine.decode(engine.solver.get_model()))
-            if len(found) < cap:
-                if act is None:
-                    act = engine.new_activation()
-                engine.solver.add_clause([-act, *engine.blocking(found[-1])])
-    except BudgetExceeded as exc:
-        exc.solutions = _sorted(engine, found)  # type: ignore[attr-defined]
-        raise
-    finally:
-        if act is not None:
-            engine.solver.add_clause([-act])
-    return _sorted(engine, found)
+    """Up to ``cap`` solutions, each blocked under one activation literal retired afterwards.
 
-
-def _enumerate_lex_first(
-    engine: _Engine, assumptions: list[int], cap: int, run: _Run
-) -> list[dict[str, int]]:
-    """The first ``cap`` solutions in lexicographic order (values in schema order).
-
-    They depend on the instance alone, not on what the solver learnt before. Each solution is
-    the lexicographically smallest that is not yet blocked: variable by variable, the solver is
-    asked for a smaller value until it says there is none.
+    ``lex_first``: the first ``cap`` solutions in lexicographic order (values in schema order),
+    which depend on the instance alone, not on what the solver learnt before: variable by
+    variable, the solver is asked for a smaller value until it says there is none.
     """
     found: list[dict[str, int]] = []
     fixed = {lit for lit in assumptions if lit <= engine.cnf.nx}
@@ -555,8 +531,8 @@ def _enumerate_lex_first(
             if not run.solve(engine, prefix):
                 break
             model = engine.decode(engine.solver.get_model())
-            prefix = list(prefix)
-            for name in engine.names:
+            prefix = list(prefix) if lex_first else []
+            for name in engine.names if lex_first else ():
                 value = model[name]
                 if lit[name][value] not in fixed:
                     while run.solve(engine, [*prefix, engine.below(name, value)]):
@@ -574,7 +550,7 @@ def _enumerate_lex_first(
     finally:
         if act is not None:
             engine.solver.add_clause([-act])
-    return found
+    return _sorted(engine, found)
 
 
 def _sorted(engine: _Engine, solutions: list[dict[str, int]]) -> list[dict[str, int]]:
@@ -649,7 +625,7 @@ class SatVerifier:
         try:
             solutions = _enumerate(engine, assumptions, cap, run)
             if len(solutions) == cap and self.canonical:  # reported ones: not history's choice
-                solutions = _enumerate_lex_first(engine, assumptions, cap, run)
+                solutions = _enumerate(engine, assumptions, cap, run, lex_first=True)
         except BudgetExceeded as exc:
             return undecided_report(
                 problem.get(),

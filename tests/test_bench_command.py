@@ -1,0 +1,35 @@
+"""``puzzlekit bench`` runs a small config end to end and writes its CSV and markdown tables."""
+
+from __future__ import annotations
+
+import csv
+from pathlib import Path
+
+from puzzlekit.cli import main
+
+LINES = [  # the first three 17-clue puzzles of the shared set
+    ".................1..2.34........524..1.6.....7...........81.9....5....2..6..7....",
+    "..............1..2.34....5......2.......3..4...6...57....35....12......89........",
+    "........1.......23..4.56......2.......7...8...5..........32..5...6...4..8..7.....",
+]
+
+
+def test_bench_writes_tables_for_three_instances(tmp_path: Path) -> None:
+    (tmp_path / "sets").mkdir()
+    (tmp_path / "sets" / "three.txt").write_text("\n".join(LINES) + "\n")
+    config = tmp_path / "experiments" / "bench.toml"
+    config.parent.mkdir()
+    config.write_text(
+        'seed = 1\n[[sets]]\nname = "three"\npath = "sets/three.txt"\n'
+        '[[checkers]]\nname = "sat"\n[[checkers]]\nname = "enumerative"\ntime_limit = 5.0\n'
+    )
+    assert main(["bench", str(config), "--out", str(tmp_path / "out")]) == 0
+    rows = list(csv.DictReader((tmp_path / "out" / "results.csv").open()))
+    assert [(r["checker"], r["checks"]) for r in rows] == [("sat", "3"), ("enumerative", "3")]
+    assert rows[0]["verdicts"] == "UNIQUE:3"
+    assert "| three | sat | 3 |" in (tmp_path / "out" / "results.md").read_text()
+
+
+def test_bench_without_a_config_is_a_usage_error(tmp_path: Path, capsys) -> None:
+    assert main(["bench", str(tmp_path / "missing.toml")]) == 2
+    assert capsys.readouterr().err.count("\n") == 1
