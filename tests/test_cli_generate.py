@@ -49,3 +49,23 @@ def test_generate_writes_verified_puzzles_and_one_seed_gives_identical_bytes(cap
 def test_generate_bad_arguments_exit_2_with_one_line(capsys, args, needle):
     code, _, err = _run(capsys, *args)
     assert code == 2 and needle in err and len(err.strip().splitlines()) == 1
+
+
+@pytest.mark.parametrize("flag", ["--ledger", "--corpus"])
+def test_generate_settlement_file_in_a_missing_directory_exits_2(capsys, tmp_path, flag):
+    code, _, err = _run(capsys, "sudoku", flag, str(tmp_path / "nope" / "x"))
+    assert code == 2 and f"{flag}: no directory" in err and len(err.strip().splitlines()) == 1
+
+
+def test_generate_with_a_faulty_filter_and_a_ledger_records_the_escalation(capsys, tmp_path):
+    db = tmp_path / "l.db"
+    args = ["sudoku", "--params", '{"size": 4}', "--count", "4", "--seed", "3"]
+    code, out, _ = _run(capsys, *args, "--filter", "faulty", "--ledger", str(db))
+    assert code == 0
+    rows = [json.loads(line) for line in out.splitlines()]
+    for row in rows:
+        if row["holdoutVerdict"] != "UNIQUE":
+            assert row["stoppingKind"] != "all-clear" and row["kernelOutcome"] is None
+        assert row["kernelOutcome"] != "auto_apply"
+    assert any(row["escalationTarget"] != "none" for row in rows)
+    assert main(["ledger", "verify", str(db)]) == 0
