@@ -16,6 +16,7 @@ backends (that is ``puzzlekit.registry``) and does not write files.
 
 from __future__ import annotations
 
+import json
 import multiprocessing as mp
 import time
 from collections.abc import Callable
@@ -120,14 +121,19 @@ def guarded_verify(
     verifier: Any, instance: Instance, solution_cap: int
 ) -> tuple[VerifierReport | None, float]:
     """Verify and check the input is unchanged; ``None`` means a contaminated evaluation."""
-    before = sha256_digest(instance.canonical_json())
+    digest = instance.digest
+    before = _state(instance)
     t0 = time.perf_counter()
     report = verifier.verify(instance, solution_cap=solution_cap)
     seconds = time.perf_counter() - t0
-    after = sha256_digest(instance.canonical_json())
-    if after != before or report.instance_digest != before:
+    if _state(instance) != before or report.instance_digest != digest:
         return None, seconds
     return report, seconds
+
+
+def _state(instance: Instance) -> str:
+    """The instance's content, serialized afresh: no cached bytes, so a mutation shows."""
+    return json.dumps(instance.to_json_obj(), sort_keys=True, default=repr)
 
 
 def run_loop(
@@ -263,11 +269,12 @@ def _accept(
 
 
 def _check_material(verifier: Any, canonical: bytes, digest: str, cap: int) -> dict[str, Any]:
-    instance = Instance.from_json(canonical)
-    if sha256_digest(instance.canonical_json()) != digest:
+    if sha256_digest(canonical) != digest:
         raise ValueError(f"holdout material does not match its digest {digest}")
+    instance = Instance.from_json(canonical)
+    before = _state(instance)
     report = verifier.verify(instance, solution_cap=cap)
-    if sha256_digest(instance.canonical_json()) != digest:
+    if _state(instance) != before or report.instance_digest != digest:
         raise ValueError(f"holdout verifier changed its input {digest}")
     return report.to_json_obj()
 

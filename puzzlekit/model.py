@@ -226,6 +226,14 @@ class Clue:
             "coords": [list(c) for c in self.coords],
         }
 
+    def canonical_json(self) -> bytes:
+        """RFC 8785 bytes of :meth:`to_json_obj`, computed once (clues are shared by instances)."""
+        cached = self.__dict__.get("_canonical")
+        if cached is None:
+            cached = canonical_json(self.to_json_obj())
+            object.__setattr__(self, "_canonical", cached)
+        return cached
+
 
 def _thaw(value: Any) -> Any:
     if isinstance(value, tuple):
@@ -331,7 +339,20 @@ class Instance:
         }
 
     def canonical_json(self) -> bytes:
-        return canonical_json(self.to_json_obj())
+        """RFC 8785 bytes: assembled from the clues' cached bytes (members sorted by key)."""
+        cached = self.__dict__.get("_canonical")
+        if cached is None:
+            cached = (
+                b'{"clues":['
+                + b",".join(c.canonical_json() for c in self.clues)
+                + b'],"family":'
+                + canonical_json(self.family)
+                + b',"params":'
+                + canonical_json(self.params_dict())
+                + b"}"
+            )
+            object.__setattr__(self, "_canonical", cached)
+        return cached
 
     def to_json(self) -> str:
         return self.canonical_json().decode("utf-8")

@@ -79,8 +79,9 @@ def test_instance_is_frozen():
 
 json_values = st.recursive(
     st.none() | st.booleans() | st.integers(-(2**60), 2**60) | st.text(max_size=8),
-    lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=6), inner,
-                                                                 max_size=4),
+    lambda inner: (
+        st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=6), inner, max_size=4)
+    ),
     max_leaves=20,
 )
 
@@ -97,3 +98,17 @@ def test_canonical_json_fast_path_equals_rfc8785(value):
     except Exception:  # values RFC 8785 refuses (lone surrogates, huge ints) are not compared
         return
     assert canonical_json(value) == expected
+
+
+def test_a_family_registered_before_the_first_lookup_does_not_hide_the_builtins():
+    import subprocess
+    import sys
+
+    code = (
+        "from puzzlekit.families import register_family, get_family, Family\n"
+        "class F(Family):\n    name = 'mine'\n"
+        "register_family(F())\n"
+        "print(get_family('sudoku').name, get_family('mine').name)"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.split() == ["sudoku", "mine"]

@@ -117,6 +117,8 @@ class _Backend:
         except BudgetExceeded as exc:
             exc.solutions = found  # type: ignore[attr-defined]
             raise
+        if len(found) < cap:  # all solutions: report them in a history-free order, as sat does
+            found.sort(key=lambda s: [s[n] for n in names])
         return found
 
 

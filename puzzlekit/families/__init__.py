@@ -143,9 +143,15 @@ def families() -> list[Family]:
     return [_FAMILIES[k] for k in sorted(_FAMILIES)]
 
 
+_BUILTIN_LOADED = False
+
+
 def _load_builtin() -> None:
-    if _FAMILIES:
+    # a flag, not "is the registry empty": a third party may register before the first lookup
+    global _BUILTIN_LOADED
+    if _BUILTIN_LOADED:
         return
+    _BUILTIN_LOADED = True
     from puzzlekit.families import latin, sudoku  # noqa: F401  (registers on import)
 
 
