@@ -10,6 +10,7 @@ from __future__ import annotations
 import argparse
 import json
 import platform
+import sys
 import time
 from collections import defaultdict
 from pathlib import Path
@@ -114,18 +115,21 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--out", default="runs/loop_goals")
     p.add_argument("--quick", action="store_true")
     p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--loops", type=int, default=None, help="loops per strategy and k")
+    p.add_argument("--holdout-loops", type=int, default=None, help="loops per family")
     args = p.parse_args(argv)
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
     quick = args.quick
     ks = [20, 22, 24, 26, 28, 30, 32, 34] if not quick else [24, 30, 34]
     t0 = time.perf_counter()
-    df = calls_curve(ks, 10 if quick else 30, 300 if quick else 1500, args.seed)
+    loops = args.loops or (10 if quick else 30)
+    df = calls_curve(ks, loops, 300 if quick else 1000, args.seed)
     df.to_csv(out / "curve_loops.csv", index=False)
     table = per_clue_count(df)
     table.to_csv(out / "curve.csv")
     rate = minimal_rate(10 if quick else 100, args.seed)
-    n = 30 if quick else 1000
+    n = args.holdout_loops or (30 if quick else 1000)
     holds = [
         holdout_rejects("sudoku", {"size": 9}, n, 24, args.seed),
         holdout_rejects("sudoku", {"size": 4}, n, 4, args.seed),
@@ -134,7 +138,7 @@ def main(argv: list[str] | None = None) -> int:
     lines = [
         "# Closed-loop goals",
         "",
-        f"Command: `python -m puzzlekit.loopbench --out {args.out}{' --quick' if quick else ''}`"
+        f"Command: `python -m puzzlekit.loopbench {' '.join(argv or sys.argv[1:])}`"
         f" — {platform.machine()}, {platform.python_version()}, "
         f"{_cpu()}, {time.perf_counter() - t0:.0f} s in all.",
         "",
