@@ -435,7 +435,7 @@ def _close_holdouts() -> None:
 
 
 def holdout_for(spec: HoldoutSpec) -> Any:
-    """This process's long-lived holdout for ``spec``: started on first use, reused after.
+    """This thread's long-lived holdout for ``spec``: started on first use, reused after.
 
     A :class:`~puzzlekit.loop.WorkerHoldout` in its own process where this process may have
     children; an :class:`~puzzlekit.loop.InlineHoldout` otherwise (a daemonic executor worker,
@@ -443,11 +443,14 @@ def holdout_for(spec: HoldoutSpec) -> Any:
     """
     import functools
     import multiprocessing as mp
+    import threading
 
     from puzzlekit.loop import InlineHoldout, WorkerHoldout
     from puzzlekit.registry import get_verifier
 
-    key = json.dumps([spec.verifier, _plain(spec.settings), spec.process], sort_keys=True)
+    # one per thread too: a holdout's pipe serves one caller at a time (threaded Dask workers)
+    ident = [spec.verifier, _plain(spec.settings), spec.process, threading.get_ident()]
+    key = json.dumps(ident, sort_keys=True)
     holdout = _HOLDOUTS.get(key)
     if holdout is None:
         factory = functools.partial(get_verifier, spec.verifier, **spec.settings)
