@@ -49,7 +49,7 @@ from typing import Any
 import numpy as np
 
 from puzzlekit.families import Family, get_family, resolve
-from puzzlekit.model import Clue, Instance, Problem, Schema, SpecError
+from puzzlekit.model import Clue, Instance, Problem, Schema, SpecError, canonical_json
 from puzzlekit.report import Verdict, VerifierReport, validate_report_json
 
 #: solution cap of the checks: small, so that MULTIPLE instances stay cheap on big grids
@@ -329,7 +329,7 @@ def _run(
     budget: Any,
 ) -> VerifierReport | None:
     """The verifier's report, or None when it declines the instance or breaks the contract."""
-    before = inst.canonical_json()
+    before = canonical_json(inst.to_json_obj())  # fresh bytes: the instance caches its own
     try:
         rep = verifier.verify(inst, solution_cap=cap, budget=budget)
     except Exception as exc:
@@ -342,7 +342,7 @@ def _run(
             f"{_describe(inst, label)}. {blame}",
         )
         return None
-    if inst.canonical_json() != before:
+    if canonical_json(inst.to_json_obj()) != before:
         ck.fail(
             "input-mutated",
             f"verifier {name} changed {_describe(inst, label)} while verifying it; a verifier "
