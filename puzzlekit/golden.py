@@ -16,8 +16,8 @@ define ``schema_id(params) -> str`` to choose its own.
 
 :func:`regress` re-verifies every entry and describes what changed (verdict, solution count,
 solutions, coordinates of the reject detail, and any other report field when the verifier is the
-one that recorded the entry); ``update=True`` rewrites the entries that changed and builds the
-corpora of registered schemas that have none. :func:`build_entries` makes a schema's cases from a
+one that recorded the entry); ``update=True`` rewrites the entries that changed (and, for one named
+registered schema without a corpus, builds it). :func:`build_entries` makes a schema's cases from a
 seeded random solution, searching with the fastest exact backend and recording with the
 reference (enumerative) verifier.
 
@@ -624,20 +624,18 @@ def regress(
     """Re-verify every entry of the corpora in ``directory`` (or of one ``schema``).
 
     With ``update``, entries that changed are rewritten with the new report (recorded under the
-    verifier used), and registered schemas without a corpus get one built
-    (:func:`build_entries`). Without it, registered schemas without a corpus are listed in
+    verifier used); with ``update`` and a registered ``schema`` that has no corpus yet, its corpus
+    is built (:func:`build_entries`). Registered schemas without a corpus are listed in
     ``missing`` (not a failure: a directory may hold only some schemas).
     """
     directory = Path(directory)
     result = RegressResult()
     known = registered_ids()
-    if update:
-        directory.mkdir(parents=True, exist_ok=True)
-        todo = [schema] if schema is not None else sorted(known)
-        for sid in todo:
-            if sid in known and not (directory / f"{sid}.jsonl").exists():
-                build_corpora(directory, [sid], verifier=verifier or REFERENCE)
-                result.built.append(sid)
+    if update and schema is not None and schema in known:
+        if not (directory / f"{schema}.jsonl").exists():
+            directory.mkdir(parents=True, exist_ok=True)
+            build_corpora(directory, [schema], verifier=verifier or REFERENCE)
+            result.built.append(schema)
     files = corpus_files(directory, schema)
     present = {f.stem for f in files}
     if schema is None:
@@ -694,7 +692,7 @@ def format_result(result: RegressResult, *, update: bool = False) -> str:
         lines.append(
             "no corpus for registered schemas: "
             + ", ".join(result.missing)
-            + " (puzzlekit regress --update builds them)"
+            + " (puzzlekit regress --update --schema S builds one)"
         )
     n_changed = len(result.changed)
     total = f"{len(result.cases)} cases in {len(result.corpora)} corpora"

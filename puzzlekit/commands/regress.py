@@ -2,8 +2,8 @@
 
 Exit 0 when every case gives its recorded report, 1 when any changed (each change printed as a
 readable diff of verdict, solution count, solutions and coordinates), 2 for unusable arguments.
-``--update`` rewrites the entries that changed (and builds corpora of registered schemas that
-have none), prints how many entries changed, and exits 0. The corpus logic is
+``--update`` rewrites the entries that changed (with ``--schema S``, also builds the corpus of a
+registered schema that has none), prints how many entries changed, and exits 0. The corpus logic is
 :mod:`puzzlekit.golden`; this module only parses arguments and prints.
 """
 
@@ -22,7 +22,9 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--schema", help="only this corpus, e.g. sudoku-9x9 (file name without .jsonl)")
     p.add_argument("--verifier", help="verify with this backend instead of the recorded one")
     p.add_argument(
-        "--update", action="store_true", help="rewrite changed entries and build missing corpora"
+        "--update",
+        action="store_true",
+        help="rewrite changed entries (with --schema: build the corpus if missing)",
     )
     p.set_defaults(func=cmd_regress)
 

@@ -1,0 +1,194 @@
+"""The golden corpora: one per registered schema, every case still gives its recorded report
+(through puzzlekit.golden and through the CLI), and --update rewrites exactly what changed."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+
+from puzzlekit.cli import main
+from puzzlekit.golden import (
+    CASES,
+    build_entries,
+    diff_reports,
+    load_corpus,
+    registered_ids,
+    regress,
+    schema_id,
+    write_corpus,
+)
+
+GOLDEN = Path(__file__).parent / "golden"
+
+
+def test_every_registered_schema_has_a_corpus() -> None:
+    assert sorted(registered_ids()) == sorted(p.stem for p in GOLDEN.glob("*.jsonl"))
+
+
+@pytest.mark.parametrize("path", sorted(GOLDEN.glob("*.jsonl")), ids=lambda p: p.stem)
+def test_corpus_holds_every_case_kind(path: Path) -> None:
+    entries = load_corpus(path)
+    assert [e.case for e in entries] == list(CASES)
+    verdicts = {e.verdict for e in entries}
+    assert {"UNIQUE", "MULTIPLE", "UNSOLVABLE", "INVALID_SPEC"} <= verdicts
+    capped = next(e for e in entries if e.case == "multiple-capped")
+    assert capped.report["solutionCountIsLowerBound"] is True
+    assert all(e.report_digest.startswith("sha256:") for e in entries)
+
+
+def test_every_golden_case_gives_its_recorded_report() -> None:
+    result = regress(GOLDEN)
+    assert len(result.cases) == 7 * len(registered_ids())
+    assert result.ok, "\n".join(f"{c.schema}:{c.entry.case}: {c.diff}" for c in result.changed)
+    assert not result.missing
+
+
+def test_sat_agrees_with_the_corpora_recorded_by_the_reference() -> None:
+    result = regress(GOLDEN, verifier="sat")
+    assert result.ok, "\n".join(f"{c.schema}:{c.entry.case}: {c.diff}" for c in result.changed)
+
+
+def test_cli_regress_passes_and_says_how_many_cases(capsys) -> None:
+    assert main(["regress", "--golden", str(GOLDEN)]) == 0
+    out = capsys.readouterr().out
+    assert f"regress: {7 * len(registered_ids())} cases in {len(registered_ids())} corpora" in out
+    assert "0 changed" in out
+
+
+def test_cli_regress_one_schema(capsys) -> None:
+    assert main(["regress", "--golden", str(GOLDEN), "--schema", "sudoku-4x4"]) == 0
+    assert "regress: 7 cases in 1 corpora, 0 changed" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [["--schema", "no-such-schema"], ["--verifier", "no-such-verifier"]],
+    ids=["schema", "verifier"],
+)
+def test_cli_regress_bad_argument_is_one_line_exit_2(argv, capsys) -> None:
+    assert main(["regress", "--golden", str(GOLDEN), *argv]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("puzzlekit: error:") and err.count("\n") == 1
+
+
+def test_cli_regress_missing_directory_is_exit_2(tmp_path, capsys) -> None:
+    assert main(["regress", "--golden", str(tmp_path / "nowhere")]) == 2
+    assert "no golden directory" in capsys.readouterr().err
+
+
+# --- changes are found, shown, and rewritten by --update ---------------------------------------
+
+
+def _tamper(path: Path, case: str, edit) -> None:
+    """Rewrite one entry's recorded report as if an older verifier had said something else."""
+    from puzzlekit.golden import GoldenEntry, content_digest
+
+    entries = load_corpus(path)
+    out = []
+    for e in entries:
+        if e.case == case:
+            report = json.loads(json.dumps(e.report))
+            edit(report)
+            e = GoldenEntry(
+                e.case, e.note, e.instance, e.verifier, e.cap, report, content_digest(report)
+            )
+        out.append(e)
+    write_corpus(path, out)
+
+
+@pytest.fixture
+def corpus(tmp_path: Path) -> Path:
+    d = tmp_path / "golden"
+    d.mkdir()
+    for name in ("sudoku-4x4", "latin-5x5"):
+        shutil.copy(GOLDEN / f"{name}.jsonl", d / f"{name}.jsonl")
+    return d
+
+
+def _as_unique(report: dict) -> None:
+    report["uniquenessVerdict"] = "UNIQUE"
+    report["solutionCount"] = 1
+    report["solutions"] = report["solutions"][:1]
+    report.pop("rejectDetail")
+
+
+def _other_conflict(report: dict) -> None:
+    clues = report["rejectDetail"]["conflict"]["clues"]
+    clues[0]["clueId"] = "r9c9"
+    clues[0]["coords"] = [[3, 3]]
+    report["rejectDetail"]["conflict"]["rules"] = [{"rule": "row9", "coords": [[3, 3]]}]
+
+
+def test_regress_shows_verdict_count_and_coordinate_changes(corpus, capsys) -> None:
+    _tamper(corpus / "sudoku-4x4.jsonl", "multiple", _as_unique)
+    _tamper(corpus / "sudoku-4x4.jsonl", "unsolvable", _other_conflict)
+    assert main(["regress", "--golden", str(corpus)]) == 1
+    out = capsys.readouterr().out
+    assert "sudoku-4x4: 7 cases, 2 changed" in out
+    assert "verdict: UNIQUE -> MULTIPLE" in out
+    assert "solutionCount: 1 -> 6" in out
+    assert "conflict clues: no longer r9c9@[3,3]; now also r1c3@[0,2]" in out
+    assert "conflict rules: no longer row9; now also box2" in out
+    assert "latin-5x5: 7 cases, 0 changed" in out
+    assert out.rstrip().endswith("regress: 14 cases in 2 corpora, 2 changed")
+
+
+def test_update_rewrites_only_the_changed_entries(corpus, capsys) -> None:
+    path = corpus / "sudoku-4x4.jsonl"
+    original = (GOLDEN / "sudoku-4x4.jsonl").read_text()
+    _tamper(path, "multiple", _as_unique)
+    assert main(["regress", "--golden", str(corpus), "--schema", "sudoku-4x4", "--update"]) == 0
+    out = capsys.readouterr().out
+    assert "updated 1 entry in sudoku-4x4 (1)" in out
+    assert path.read_text() == original
+    assert main(["regress", "--golden", str(corpus), "--update"]) == 0
+    assert "updated 0 entries" in capsys.readouterr().out
+
+
+def test_update_builds_missing_corpora_of_registered_schemas(corpus) -> None:
+    (corpus / "sudoku-4x4.jsonl").unlink()
+    before = regress(corpus)
+    assert "sudoku-4x4" in before.missing and before.ok
+    after = regress(corpus, schema="sudoku-4x4", update=True)
+    assert after.built == ["sudoku-4x4"]
+    assert (corpus / "sudoku-4x4.jsonl").read_text() == (GOLDEN / "sudoku-4x4.jsonl").read_text()
+
+
+def test_a_hand_edited_entry_is_refused(corpus, capsys) -> None:
+    path = corpus / "latin-5x5.jsonl"
+    lines = path.read_text().splitlines()
+    obj = json.loads(lines[0])
+    obj["report"]["solutionCount"] = 7
+    lines[0] = json.dumps(obj)
+    path.write_text("\n".join(lines) + "\n")
+    assert main(["regress", "--golden", str(corpus)]) == 2
+    assert "latin-5x5.jsonl:1: reportDigest does not match" in capsys.readouterr().err
+
+
+def test_other_verifier_at_the_cap_compares_verdict_and_count_only() -> None:
+    old = {"uniquenessVerdict": "MULTIPLE", "solutionCount": 3, "solutionCountIsLowerBound": True}
+    new = dict(old, solutions=[{"r1c1": 1}], cartesianSize=5)
+    assert diff_reports(old, new, same_verifier=False) == []
+    assert diff_reports(old, new, same_verifier=True) != []
+
+
+def test_build_is_seeded() -> None:
+    a = [e.instance.digest for e in build_entries("latin", {"size": 4}, seed=0)]
+    b = [e.instance.digest for e in build_entries("latin", {"size": 4}, seed=0)]
+    assert a == b
+
+
+@pytest.mark.parametrize(
+    ("family", "params", "expected"),
+    [
+        ("sudoku", {"size": 9}, "sudoku-9x9"),
+        ("sudoku", {"size": 6, "box": [2, 3]}, "sudoku-6x6"),
+        ("sudoku", {"size": 6, "box": [3, 2]}, "sudoku-6x6-box3x2"),
+        ("latin", {"size": 5}, "latin-5x5"),
+    ],
+)
+def test_schema_id_names_family_and_params(family, params, expected) -> None:
+    assert schema_id(family, params) == expected
