@@ -54,6 +54,12 @@ def _directories(config: pytest.Config) -> list[Path]:
     return dirs
 
 
+def pytest_configure(config: pytest.Config) -> None:
+    for d in _directories(config):
+        if not d.is_dir():
+            raise pytest.UsageError(f"--puzzlekit-golden: no golden directory {d}")
+
+
 def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
     if "golden_case" not in metafunc.fixturenames:
         return
