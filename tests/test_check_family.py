@@ -40,8 +40,10 @@ def test_registered_schema_passes_check_family(family: str, params: dict) -> Non
     assert {"enumerative", "sat"} <= set(summary.reports)
 
 
-def test_every_registered_family_is_checked() -> None:
-    assert {f.name for f in families()} <= {f for f, _ in FAST_SCHEMAS}
+def test_every_builtin_family_is_checked() -> None:
+    # other test modules may register families of their own; the project's are in its package
+    builtin = {f.name for f in families() if type(f).__module__.startswith("puzzlekit.families.")}
+    assert builtin == {f for f, _ in FAST_SCHEMAS}
 
 
 def test_check_family_defaults_to_first_listed_params() -> None:
