@@ -1,10 +1,11 @@
 """The adaptive strategy: it reads the filter's coordinate-tagged reject detail and repairs the
 puzzle where the detail points, instead of starting over.
 
-- MULTIPLE: reveal the true clue at the top ``discriminativeGap`` coordinate (ties among equally
-  discriminative cells broken by the seeded rng);
+- MULTIPLE: apply one of the family's repair moves at the top ``discriminativeGap`` coordinate
+  (for givens families: reveal the true digit there); ties among equally discriminative cells
+  and among moves are broken by the seeded rng;
 - UNSOLVABLE: drop one clue of the ``conflict`` (chosen by the rng);
-- DOMAIN_TOO_LARGE / UNDECIDED: reveal the clue at a culprit coordinate;
+- DOMAIN_TOO_LARGE / UNDECIDED: a repair move at a culprit coordinate;
 - INVALID_SPEC: remove the clues the violations name.
 
 Each step records its action and coordinate. When a detail names nothing it can act on, the
@@ -15,7 +16,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from generators.base import Step, clue_at, fresh_puzzle, instance_with
+from generators.base import Step, fresh_puzzle, in_schema_order
 from puzzlekit.families import get_family
 from puzzlekit.model import Schema
 from puzzlekit.report import Verdict, VerifierReport
@@ -38,29 +39,32 @@ class Adaptive:
         fam = get_family(inst.family)
         schema = fam.schema(inst.params_dict())
         rd = report.reject_detail
-        present = {c.id for c in inst.clues}
         if step.solution is not None and rd is not None:
-            truth = fam.clues_from_solution(schema, step.solution)
+            coords: list[tuple] = []
             if rd.case is Verdict.MULTIPLE and rd.discriminative_gap:
                 top = rd.discriminative_gap[0].discriminative_power
-                ties = [g for g in rd.discriminative_gap if g.discriminative_power == top]
-                candidates = [
-                    g for g in ties if (c := clue_at(truth, g.coord)) and c.id not in present
+                coords = [
+                    tuple(g.coord) for g in rd.discriminative_gap if g.discriminative_power == top
                 ]
-                if candidates:
-                    pick = candidates[int(rng.integers(len(candidates)))]
-                    clue = clue_at(truth, pick.coord)
-                    new = instance_with(inst, [*inst.clues, clue], schema)
-                    return Step(new, "reveal", tuple(pick.coord), step.solution)
-            if rd.case in (Verdict.DOMAIN_TOO_LARGE, Verdict.UNDECIDED) and rd.culprits:
+            elif rd.case in (Verdict.DOMAIN_TOO_LARGE, Verdict.UNDECIDED):
+                coords = [tuple(f.coord) for f in rd.culprits]
+            options = [
+                (c, moves)
+                for c in coords
+                if (moves := fam.repair_moves(schema, inst, step.solution, c))
+            ]
+            if not options and rd.case is Verdict.MULTIPLE:
+                # the most discriminative cells offer no move: try the rest of the gap
                 options = [
-                    f for f in rd.culprits if (c := clue_at(truth, f.coord)) and c.id not in present
+                    (tuple(g.coord), moves)
+                    for g in rd.discriminative_gap
+                    if (moves := fam.repair_moves(schema, inst, step.solution, g.coord))
                 ]
-                if options:
-                    pick = options[int(rng.integers(len(options)))]
-                    clue = clue_at(truth, pick.coord)
-                    new = instance_with(inst, [*inst.clues, clue], schema)
-                    return Step(new, "reveal", tuple(pick.coord), step.solution)
+            if options:
+                coord, moves = options[int(rng.integers(len(options)))]
+                move = moves[int(rng.integers(len(moves)))]
+                new = in_schema_order(move.apply(inst), schema)
+                return Step(new, move.action, coord, step.solution)
         if rd is not None and rd.case is Verdict.UNSOLVABLE and rd.conflict and rd.conflict.clues:
             victim = rd.conflict.clues[int(rng.integers(len(rd.conflict.clues)))]
             new = inst.with_clues(c for c in inst.clues if c.id != victim.clue_id)

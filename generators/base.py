@@ -6,7 +6,7 @@ reports (``puzzlekit.loop`` keeps them apart), so whatever it learns comes from 
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, Protocol
 
@@ -38,41 +38,35 @@ class Strategy(Protocol):
         ...
 
 
+def sample_solution(schema: Schema, rng: np.random.Generator) -> dict[str, int]:
+    """The family's own seeded sampler if it has one, else the generic randomized search."""
+    own = get_family(schema.family).sample_solution(schema, rng)
+    return dict(own) if own is not None else random_solution(schema, rng)
+
+
 def fresh_puzzle(
     schema: Schema, k: int, rng: np.random.Generator
 ) -> tuple[Instance, dict[str, int], list[Clue]]:
-    """A random solution and a random subset of ``k`` of its clues (in schema order).
+    """A random solution and the family's initial clues for it (``k`` random clues by default).
 
-    Returns the instance, the solution and all the solution's clues (those not revealed are the
-    ones a strategy may reveal later).
+    Returns the instance, the solution and the clues of the instance.
     """
     fam = get_family(schema.family)
-    solution = random_solution(schema, rng)
-    clues = fam.clues_from_solution(schema, solution)
-    k = max(0, min(k, len(clues)))
-    picked = sorted(int(i) for i in rng.choice(len(clues), size=k, replace=False))
-    inst = Instance.make(schema.family, schema.params_dict(), [clues[i] for i in picked])
+    solution = sample_solution(schema, rng)
+    clues = fam.initial_clues(schema, solution, k, rng)
+    inst = Instance.make(schema.family, schema.params_dict(), clues)
     return inst, solution, clues
 
 
-def clue_at(clues: Sequence[Clue], coord: Coord) -> Clue | None:
-    """The first clue touching ``coord``."""
-    coord = tuple(coord)
-    for c in clues:
-        if coord in c.coords:
-            return c
-    return None
-
-
-def instance_with(instance: Instance, clues: Sequence[Clue], schema: Schema) -> Instance:
-    """``instance`` with ``clues``, kept in the order of the schema's variables then id."""
+def in_schema_order(instance: Instance, schema: Schema) -> Instance:
+    """``instance`` with its clues ordered by the schema's variables, then by id."""
     order = {v.coord: i for i, v in enumerate(schema.variables)}
 
     def key(c: Clue) -> tuple[Any, ...]:
         first = c.coords[0] if c.coords else None
         return (order.get(first, len(order)), c.id)
 
-    return instance.with_clues(sorted(clues, key=key))
+    return instance.with_clues(sorted(instance.clues, key=key))
 
 
 def solution_of(step: Step) -> Solution:

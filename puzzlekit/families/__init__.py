@@ -8,7 +8,10 @@ This package is part of the ground floor: it imports only :mod:`puzzlekit.model`
 from __future__ import annotations
 
 import functools
+import importlib
+import pkgutil
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 from puzzlekit.model import (
@@ -22,6 +25,20 @@ from puzzlekit.model import (
     Violation,
     freeze,
 )
+
+
+@dataclass(frozen=True)
+class Repair:
+    """One clue edit a family proposes at a coordinate: clues to add, clue ids to remove."""
+
+    action: str  # "reveal", "split", "merge", "add-inequality", "reshape", ...
+    coord: tuple
+    add: tuple[Clue, ...] = ()
+    remove: tuple[str, ...] = ()
+
+    def apply(self, instance: Instance) -> Instance:
+        kept = [c for c in instance.clues if c.id not in set(self.remove)]
+        return instance.with_clues([*kept, *self.add])
 
 
 class Family:
@@ -72,6 +89,38 @@ class Family:
     def clues_from_solution(self, schema: Schema, solution: Solution) -> list[Clue]:
         """Every true clue a generator may reveal about ``solution``."""
         raise NotImplementedError
+
+    # -- generation hooks (used by generators/, which stay family-agnostic) -------------------
+    def sample_solution(self, schema: Schema, rng: Any) -> Solution | None:
+        """A seeded random full solution, or None to use the generic randomized search."""
+        return None
+
+    def initial_clues(self, schema: Schema, solution: Solution, k: int, rng: Any) -> list[Clue]:
+        """The clues of a fresh puzzle for ``solution``, drawn with the numpy Generator ``rng``.
+
+        Default: ``k`` random clues of :meth:`clues_from_solution`, kept in that order. Families
+        whose puzzles are layouts (cages, regions) override this to grow a random layout.
+        """
+        clues = self.clues_from_solution(schema, solution)
+        k = max(0, min(k, len(clues)))
+        picked = sorted(int(i) for i in rng.choice(len(clues), size=k, replace=False))
+        return [clues[i] for i in picked]
+
+    def repair_moves(
+        self, schema: Schema, instance: Instance, solution: Solution, coord: tuple
+    ) -> list[Repair]:
+        """Clue edits touching ``coord`` that keep every clue true of ``solution``.
+
+        Default: reveal the clue of :meth:`clues_from_solution` at ``coord`` if it is not
+        present. Families override to split or merge a cage, add an inequality, reshape a
+        region, ...; the adaptive strategy picks among the moves with its seeded rng.
+        """
+        present = {c.id for c in instance.clues}
+        coord = tuple(coord)
+        for clue in self.clues_from_solution(schema, solution):
+            if coord in clue.coords and clue.id not in present:
+                return [Repair("reveal", coord, add=(clue,))]
+        return []
 
     def given_values(self, problem: Problem) -> dict[str, int]:
         """Variables fixed by clues outright (used to narrow domains before search)."""
@@ -152,7 +201,12 @@ def _load_builtin() -> None:
     if _BUILTIN_LOADED:
         return
     _BUILTIN_LOADED = True
-    from puzzlekit.families import latin, sudoku  # noqa: F401  (registers on import)
+    # every public module of this package (and of its subpackages) registers its family on import
+    import puzzlekit.families as pkg
+
+    for info in pkgutil.walk_packages(pkg.__path__, prefix="puzzlekit.families."):
+        if not info.name.rsplit(".", 1)[1].startswith("_"):
+            importlib.import_module(info.name)
 
 
 def resolve(instance: Instance) -> Problem:
