@@ -6,6 +6,7 @@ With ``symmetric=True`` clues are dropped in rotationally symmetric pairs (the c
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 
 import numpy as np
@@ -36,8 +37,15 @@ def minimize(
     *,
     symmetric: bool = False,
     solution_cap: int = 2,
+    solution: Mapping[str, int] | None = None,
 ) -> Minimized:
-    """The instance with every removable clue removed (each removal checked UNIQUE)."""
+    """The instance with every removable clue removed (each removal checked UNIQUE).
+
+    ``solution`` (the instance's unique solution) enables the verifier's fast verb
+    ``only_solution(instance, solution)`` where it has one (``sat``): one solver call per
+    removal instead of a full report. Without it, each removal is a ``verify``.
+    """
+    fast = getattr(verifier, "only_solution", None)
     clues = list(instance.clues)
     order = [clues[int(i)] for i in rng.permutation(len(clues))]
     size = instance.params_dict().get("size") if symmetric else None
@@ -55,7 +63,11 @@ def minimize(
         tried |= group
         trial = instance.with_clues(c for c in clues if c.id in kept and c.id not in group)
         calls += 1
-        if verifier.verify(trial, solution_cap=solution_cap).verdict is Verdict.UNIQUE:
+        if fast is not None and solution is not None:
+            unique = fast(trial, solution) is True
+        else:
+            unique = verifier.verify(trial, solution_cap=solution_cap).verdict is Verdict.UNIQUE
+        if unique:
             kept -= group
     final = instance.with_clues(c for c in clues if c.id in kept)
     return Minimized(final, calls, len(clues) - len(final.clues))

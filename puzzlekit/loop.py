@@ -241,7 +241,7 @@ def _accept(
     instance = step.instance
     minimize_calls = 0
     if minimize is not None:
-        result = minimize(instance, filter, rng)
+        result = minimize(instance, filter, rng, solution=report.solutions[0])
         instance, minimize_calls = result.instance, result.calls
         if minimize_calls:
             report = filter.verify(instance, solution_cap=budget.solution_cap)

@@ -207,3 +207,21 @@ def test_loop_solution_is_a_valid_sudoku_matching_the_clues():
     for c in res.instance.clues:
         r, col = c.coords[0]
         assert res.solution[f"r{r + 1}c{col + 1}"] == c.data_dict()["value"]
+
+
+def test_fast_minimization_with_a_known_solution_equals_the_verify_path():
+    sol = random_solution(S9, np.random.default_rng(9))
+    full = Instance.make(
+        "sudoku", {"size": 9}, pk.get_family("sudoku").clues_from_solution(S9, sol)
+    )
+    fast = minimize(full, SAT, np.random.default_rng(1), solution=sol)
+    slow = minimize(full, SAT, np.random.default_rng(1))
+    assert fast.instance == slow.instance and fast.calls == slow.calls
+
+
+def test_only_solution_answers_one_solver_call_questions():
+    sol = random_solution(S4, np.random.default_rng(2))
+    clues = pk.get_family("sudoku").clues_from_solution(S4, sol)
+    full = Instance.make("sudoku", {"size": 4}, clues)
+    assert SAT.only_solution(full, sol) is True
+    assert SAT.only_solution(full.with_clues(clues[:1]), sol) is False

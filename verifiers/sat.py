@@ -657,6 +657,31 @@ class SatVerifier:
         self._maybe_rebuild(engine)
         return rep
 
+    def only_solution(
+        self, instance: Instance, solution: Mapping[str, int], budget: SearchBudget | None = None
+    ) -> bool | None:
+        """Whether ``solution`` (which must satisfy ``instance``) is its only solution.
+
+        One solver call: the clues as assumptions plus a clause excluding ``solution`` under a
+        fresh activation literal. A fast verb for minimization, which knows a solution and only
+        needs the verdict; None when the budget runs out. Raises ValueError for an instance
+        that does not resolve (verify it first).
+        """
+        prepared = self._prepare(instance)
+        if isinstance(prepared, list):
+            raise ValueError(f"instance {instance.digest} does not resolve; verify it first")
+        engine, clue_lits = prepared
+        assumptions = sorted({lit for _, lits in clue_lits for lit in lits})
+        act = engine.new_activation()
+        engine.solver.add_clause([-act, *engine.blocking(solution)])
+        try:
+            return not _Run(budget or SearchBudget()).solve(engine, [*assumptions, act])
+        except BudgetExceeded:
+            return None
+        finally:
+            engine.solver.add_clause([-act])
+            self._maybe_rebuild(engine)
+
     # -- steps -------------------------------------------------------------------------------
     def _prepare(
         self, instance: Instance
