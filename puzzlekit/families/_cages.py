@@ -1,0 +1,430 @@
+"""Shared machinery of grid families whose clues group cells: cages (KenKen, Killer Sudoku) and
+irregular regions (Jigsaw Sudoku).
+
+Not part of the public API. It holds the pure geometry (neighbours, connected components), the
+seeded random layouts (cages grown by random merges, regions grown from a random Latin square),
+the checks a cage clue must pass, and the ASCII/matplotlib drawing of grouped cells.
+It imports only :mod:`puzzlekit.model` and :mod:`puzzlekit.families._grid`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from typing import Any
+
+from puzzlekit.families._grid import SYMBOLS, cell_name
+from puzzlekit.model import Clue, Schema, SpecError, Violation
+
+Cell = tuple[int, int]
+
+
+def neighbours(cell: Cell, n: int) -> list[Cell]:
+    """Orthogonal neighbours of ``cell`` inside an n×n grid, in the order up, left, right, down."""
+    r, c = cell
+    out = []
+    for dr, dc in ((-1, 0), (0, -1), (0, 1), (1, 0)):
+        rr, cc = r + dr, c + dc
+        if 0 <= rr < n and 0 <= cc < n:
+            out.append((rr, cc))
+    return out
+
+
+def components(cells: Iterable[Cell]) -> list[list[Cell]]:
+    """The orthogonally connected components of ``cells``, each sorted, in row-major order."""
+    todo = set(cells)
+    out = []
+    for start in sorted(todo):
+        if start not in todo:
+            continue
+        todo.discard(start)
+        comp, stack = [start], [start]
+        while stack:
+            r, c = stack.pop()
+            for nb in ((r - 1, c), (r + 1, c), (r, c - 1), (r, c + 1)):
+                if nb in todo:
+                    todo.discard(nb)
+                    comp.append(nb)
+                    stack.append(nb)
+        out.append(sorted(comp))
+    return out
+
+
+def is_connected(cells: Sequence[Cell]) -> bool:
+    return len(components(cells)) == 1
+
+
+def cage_id(cells: Sequence[Cell]) -> str:
+    """The id of a cage: ``cage-`` and the name of its first cell in row-major order."""
+    return "cage-" + cell_name(*min(cells))
+
+
+def check_cells(schema: Schema, clue: Clue, n: int) -> list[Cell]:
+    """The cells of a cage-like clue, checked: inside the grid, distinct, connected."""
+    where = f"clue {clue.id}"
+    if not clue.coords:
+        raise SpecError([Violation("shape-mismatch", None, where, "a cage names its cells")])
+    cells: list[Cell] = []
+    for coord in clue.coords:
+        if schema.var_at(coord) is None:
+            raise SpecError(
+                [
+                    Violation(
+                        "shape-mismatch",
+                        tuple(coord),
+                        where,
+                        f"cell {list(coord)} is outside the {n}x{n} grid",
+                    )
+                ]
+            )
+        cells.append((int(coord[0]), int(coord[1])))
+    if len(set(cells)) != len(cells):
+        raise SpecError([Violation("shape-mismatch", cells[0], where, "a cell is named twice")])
+    if not is_connected(cells):
+        raise SpecError(
+            [Violation("shape-mismatch", cells[0], where, "cage cells are not connected")]
+        )
+    return cells
+
+
+def int_field(clue: Clue, key: str, coord: Any) -> int:
+    """``clue.data[key]`` as an int, or SpecError (``malformed``)."""
+    value = clue.data_dict().get(key)
+    if not isinstance(value, int) or isinstance(value, bool):
+        raise SpecError(
+            [Violation("malformed", coord, f"clue {clue.id}", f"{key} must be an integer")]
+        )
+    return value
+
+
+def overlapping_cages(schema: Schema, clues: Sequence[Clue]) -> list[Violation]:
+    """A violation for every cell that two cage clues both claim."""
+    out = []
+    owner: dict[tuple, str] = {}
+    for clue in clues:
+        if clue.kind != "cage":
+            continue
+        for coord in clue.coords:
+            coord = tuple(coord)
+            if coord in owner and owner[coord] != clue.id:
+                var = schema.var_at(coord)
+                out.append(
+                    Violation(
+                        "duplicate-clue",
+                        coord,
+                        var.name if var else f"clue {clue.id}",
+                        f"cages {owner[coord]} and {clue.id} both hold this cell",
+                    )
+                )
+            owner.setdefault(coord, clue.id)
+    return out
+
+
+def domino_tiling(n: int) -> list[list[Cell]]:
+    """A fixed tiling of the grid by horizontal dominoes (vertical ones in an odd last column)."""
+    out = [[(r, c), (r, c + 1)] for r in range(n) for c in range(0, n - 1, 2)]
+    if n % 2:
+        out += [[(r, n - 1), (r + 1, n - 1)] for r in range(0, n - 1, 2)]
+    return out
+
+
+def grow_cages(
+    n: int,
+    rng: Any,
+    target: int,
+    max_size: int,
+    allowed: Callable[[list[Cell]], bool] = lambda cells: True,
+) -> list[list[Cell]]:
+    """A seeded random partition of the n×n grid into connected cages.
+
+    Starts from single cells and merges a random cage with a random neighbouring cage while more
+    than ``target`` cages remain and a merge is possible (the union has at most ``max_size``
+    cells and ``allowed(union)`` holds).
+    """
+    cage_of = {(r, c): i for i, (r, c) in enumerate((r, c) for r in range(n) for c in range(n))}
+    cages: dict[int, list[Cell]] = {i: [cell] for cell, i in cage_of.items()}
+    stuck: set[int] = set()
+    while len(cages) > max(1, target):
+        live = sorted(set(cages) - stuck)
+        if not live:
+            break
+        cid = live[int(rng.integers(len(live)))]
+        options = sorted(
+            {
+                cage_of[nb]
+                for cell in cages[cid]
+                for nb in neighbours(cell, n)
+                if cage_of[nb] != cid
+                and len(cages[cage_of[nb]]) + len(cages[cid]) <= max_size
+                and allowed(cages[cid] + cages[cage_of[nb]])
+            }
+        )
+        if not options:
+            stuck.add(cid)
+            continue
+        other = options[int(rng.integers(len(options)))]
+        for cell in cages[other]:
+            cage_of[cell] = cid
+        cages[cid] = sorted(cages[cid] + cages.pop(other))
+        stuck.discard(other)
+    return sorted(cages.values())
+
+
+def random_latin(n: int, rng: Any) -> list[list[int]]:
+    """A seeded random Latin square (cyclic, then rows, columns and symbols permuted)."""
+    rows = [int(i) for i in rng.permutation(n)]
+    cols = [int(i) for i in rng.permutation(n)]
+    syms = [int(i) + 1 for i in rng.permutation(n)]
+    return [[syms[(rows[r] + cols[c]) % n] for c in range(n)] for r in range(n)]
+
+
+def grow_regions(n: int, rng: Any, attempts: int = 10_000) -> list[list[Cell]]:
+    """A seeded random partition of the n×n grid into n connected regions of n cells each that
+    admits a Jigsaw Sudoku solution.
+
+    Regions grow from n random seed cells over a random Latin square, a region taking a free
+    neighbouring cell only when the square's digit there is new to it; so the square itself
+    solves the layout. Failed growths start over with fresh randomness.
+    """
+    for _ in range(attempts):
+        square = random_latin(n, rng)
+        cells = [(r, c) for r in range(n) for c in range(n)]
+        region: dict[Cell, int] = {}
+        seeds: list[Cell] = []
+        # one seed cell per digit value keeps every region able to start
+        for digit in range(1, n + 1):
+            spots = [cell for cell in cells if square[cell[0]][cell[1]] == digit]
+            seeds.append(spots[int(rng.integers(len(spots)))])
+        members: list[list[Cell]] = [[s] for s in seeds]
+        digits: list[set[int]] = [{square[s[0]][s[1]]} for s in seeds]
+        for i, s in enumerate(seeds):
+            region[s] = i
+        ok = True
+        while len(region) < n * n:
+            growable = []
+            for i in range(n):
+                if len(members[i]) >= n:
+                    continue
+                frontier = sorted(
+                    {
+                        nb
+                        for cell in members[i]
+                        for nb in neighbours(cell, n)
+                        if nb not in region and square[nb[0]][nb[1]] not in digits[i]
+                    }
+                )
+                if not frontier:
+                    ok = False
+                    break
+                growable.append((len(members[i]), i, frontier))
+            if not ok or not growable:
+                ok = False
+                break
+            smallest = min(g[0] for g in growable)
+            ties = [g for g in growable if g[0] == smallest]
+            _, i, frontier = ties[int(rng.integers(len(ties)))]
+            cell = frontier[int(rng.integers(len(frontier)))]
+            region[cell] = i
+            members[i].append(cell)
+            digits[i].add(square[cell[0]][cell[1]])
+        if ok:
+            return sorted(sorted(m) for m in members)
+    raise RuntimeError(f"no {n}x{n} jigsaw layout found in {attempts} attempts")
+
+
+def regions_to_rows(n: int, groups: Sequence[Sequence[Cell]]) -> list[str]:
+    """A partition as n strings of n labels (``1``-``9``, ``A``...), labelled in row-major order
+    of first appearance, so one partition has one spelling."""
+    label_of: dict[Cell, int] = {}
+    for gi, cells in enumerate(groups):
+        for cell in cells:
+            label_of[tuple(cell)] = gi
+    relabel: dict[int, str] = {}
+    rows = []
+    for r in range(n):
+        row = ""
+        for c in range(n):
+            g = label_of[(r, c)]
+            if g not in relabel:
+                relabel[g] = SYMBOLS[len(relabel)]
+            row += relabel[g]
+        rows.append(row)
+    return rows
+
+
+def rows_to_regions(rows: Sequence[str]) -> list[list[Cell]]:
+    """The groups of a label layout, each sorted, in row-major order of their first cell."""
+    groups: dict[str, list[Cell]] = {}
+    for r, row in enumerate(rows):
+        for c, ch in enumerate(row):
+            groups.setdefault(ch, []).append((r, c))
+    return sorted(groups.values())
+
+
+# --- Tatham's block structure (keen.c, solo.c) ---------------------------------------------------
+
+
+def decode_block_structure(spec: str, n: int) -> list[list[Cell]]:
+    """The groups of Simon Tatham's block-structure string for an n×n grid.
+
+    Edges are listed as the n*(n-1) vertical edges (row by row) and then the n*(n-1) horizontal
+    ones (column by column); a letter ``a``-``y`` counts 1-25 non-edges followed by an edge, ``_``
+    an edge alone, ``z`` 25 non-edges with no edge, and a number after a letter repeats it.
+    Raises ValueError for a malformed string.
+    """
+    parent = list(range(n * n))
+
+    def find(x: int) -> int:
+        while parent[x] != x:
+            parent[x] = parent[parent[x]]
+            x = parent[x]
+        return x
+
+    total = 2 * n * (n - 1)
+    pos = 0
+    i = 0
+    while i < len(spec):
+        ch = spec[i]
+        i += 1
+        if ch == "_":
+            count = 0
+        elif "a" <= ch <= "z":
+            count = ord(ch) - ord("a") + 1
+        else:
+            raise ValueError(f"invalid character {ch!r} in block structure")
+        j = i
+        while j < len(spec) and spec[j].isdigit():
+            j += 1
+        repeat = int(spec[i:j]) if j > i else 1
+        i = j
+        for _ in range(repeat):
+            for _ in range(count):
+                if pos >= total:
+                    raise ValueError("too much data in block structure")
+                if pos < n * (n - 1):
+                    y, x = divmod(pos, n - 1)
+                    p0, p1 = y * n + x, y * n + x + 1
+                else:
+                    x, y = pos // (n - 1) - n, pos % (n - 1)
+                    p0, p1 = y * n + x, (y + 1) * n + x
+                parent[find(p0)] = find(p1)
+                pos += 1
+            if count != 25:
+                pos += 1
+    if pos != total + 1:
+        raise ValueError("block structure does not cover the grid")
+    groups: dict[int, list[Cell]] = {}
+    for idx in range(n * n):
+        groups.setdefault(find(idx), []).append(divmod(idx, n))
+    return sorted(sorted(g) for g in groups.values())
+
+
+def encode_block_structure(groups: Sequence[Sequence[Cell]], n: int) -> str:
+    """The inverse of :func:`decode_block_structure` (with Tatham's run compression)."""
+    group_of: dict[Cell, int] = {}
+    for gi, cells in enumerate(groups):
+        for cell in cells:
+            group_of[tuple(cell)] = gi
+    raw = []
+    run = 0
+    total = 2 * n * (n - 1)
+    for pos in range(total + 1):
+        if pos == total:
+            edge = True
+        elif pos < n * (n - 1):
+            y, x = divmod(pos, n - 1)
+            edge = group_of[(y, x)] != group_of[(y, x + 1)]
+        else:
+            x, y = pos // (n - 1) - n, pos % (n - 1)
+            edge = group_of[(y, x)] != group_of[(y + 1, x)]
+        if edge:
+            while run > 25:
+                raw.append("z")
+                run -= 25
+            raw.append(chr(ord("a") - 1 + run) if run else "_")
+            run = 0
+        else:
+            run += 1
+    out = []
+    i = 0
+    while i < len(raw):
+        j = i
+        while j < len(raw) and raw[j] == raw[i]:
+            j += 1
+        count = j - i
+        out.append(raw[i] + (raw[i] if count == 2 else str(count) if count > 2 else ""))
+        i = j
+    return "".join(out)
+
+
+# --- drawing ---------------------------------------------------------------------------------
+
+
+def render_groups(
+    n: int,
+    group_of: Mapping[Cell, Any],
+    symbols: Mapping[Cell, str],
+    marks: Mapping[tuple, str] | None = None,
+    legend: Sequence[str] = (),
+) -> str:
+    """An n×n grid as text with walls between cells of different groups.
+
+    ``symbols`` maps a cell to the character drawn in it (``.`` elsewhere), ``marks`` a cell to a
+    one-character mark drawn after it (``?`` ambiguous, ``!`` conflicting), ``legend`` lines are
+    appended below. Cells outside every group are drawn as groups of their own.
+    """
+    marks = marks or {}
+
+    def g(r: int, c: int) -> Any:
+        return group_of.get((r, c), ("solo", r, c))
+
+    lines = []
+    for r in range(n + 1):
+        border = "+"
+        for c in range(n):
+            wall = r in (0, n) or g(r - 1, c) != g(r, c)
+            border += ("---" if wall else "   ") + "+"
+        lines.append(border)
+        if r == n:
+            break
+        row = "|"
+        for c in range(n):
+            row += " " + symbols.get((r, c), ".") + marks.get((r, c), " ")
+            row += "|" if c == n - 1 or g(r, c) != g(r, c + 1) else " "
+        lines.append(row)
+    lines += list(legend)
+    return "\n".join(lines)
+
+
+def render_groups_mpl(
+    n: int,
+    group_of: Mapping[Cell, Any],
+    symbols: Mapping[Cell, str],
+    labels: Mapping[Cell, str] | None = None,
+    ax: Any = None,
+) -> Any:
+    """A matplotlib drawing: thin cell lines, thick walls between groups, symbols and labels."""
+    import matplotlib.pyplot as plt
+
+    if ax is None:
+        _, ax = plt.subplots(figsize=(n * 0.5, n * 0.5))
+
+    def g(r: int, c: int) -> Any:
+        return group_of.get((r, c), ("solo", r, c))
+
+    for r in range(n + 1):
+        for c in range(n):
+            wall = r in (0, n) or g(r - 1, c) != g(r, c)
+            ax.plot([c, c + 1], [n - r, n - r], color="black", lw=2 if wall else 0.4)
+    for c in range(n + 1):
+        for r in range(n):
+            wall = c in (0, n) or g(r, c - 1) != g(r, c)
+            ax.plot([c, c], [n - r, n - r - 1], color="black", lw=2 if wall else 0.4)
+    for (r, c), s in symbols.items():
+        ax.text(c + 0.5, n - r - 0.55, s, ha="center", va="center", fontsize=12)
+    for (r, c), s in (labels or {}).items():
+        ax.text(c + 0.06, n - r - 0.08, s, ha="left", va="top", fontsize=6)
+    ax.set_xlim(0, n)
+    ax.set_ylim(0, n)
+    ax.set_aspect("equal")
+    ax.axis("off")
+    return ax

@@ -1,0 +1,353 @@
+"""Futoshiki: an N×N Latin square with givens and inequalities between orthogonal neighbours.
+
+Params: ``{"size": N}``, N from 2 to 25 (puzzles are customarily 4 to 9); the default is 5.
+
+Rules: every row and every column holds 1..N once (``row1``..., ``col1``... AllDifferent).
+
+Clues (coordinates are 0-based ``[row, col]``):
+
+- ``given``: ``data = {"value": v}``, one coordinate; the id is the cell name (``r2c3``).
+- ``inequality``: ``data = {"op": "<"}`` or ``{"op": ">"}``, two coordinates ``[a, b]`` of
+  orthogonally adjacent cells, meaning ``value(a) op value(b)`` (a ``Compare`` constraint). The
+  generator writes ``a`` before ``b`` in row-major order and names the clue ``r1c1-r1c2``.
+
+JSON format: ``{"family": "futoshiki", "params": {"size": 4}, "clues": [{"id": "r1c1",
+"kind": "given", "data": {"value": 2}, "coords": [[0, 0]]}, {"id": "r1c2-r2c2", "kind":
+"inequality", "data": {"op": "<"}, "coords": [[0, 1], [1, 1]]}]}``.
+
+Text format: Simon Tatham's ``unequal`` game description, one puzzle a line: ``N:`` then, for
+every cell in row-major order, its given (``0`` for none) followed by the letters ``U``, ``R``,
+``D``, ``L`` of the neighbours it is greater than, and a comma; e.g. ``4:0,0,0D,0R,...``.
+"Adjacent" mode descriptions (``Na:``) are not Futoshiki and are refused.
+
+Repair moves at a cell: reveal its digit, or add the true inequality between it and a neighbour
+that has none yet.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from puzzlekit.families import Repair, register_family
+from puzzlekit.families._cages import neighbours
+from puzzlekit.families._grid import SYMBOLS, GivensGrid, cell_name
+from puzzlekit.model import (
+    Clue,
+    Compare,
+    Constraint,
+    Instance,
+    Origin,
+    Schema,
+    Solution,
+    SpecError,
+    Violation,
+)
+
+#: Tatham's flag letters: the direction of the smaller neighbour, in his order
+FLAGS = {"U": (-1, 0), "R": (0, 1), "D": (1, 0), "L": (0, -1)}
+
+
+def inequality(a: tuple[int, int], b: tuple[int, int], op: str) -> Clue:
+    """The inequality clue ``value(a) op value(b)`` with its cells in row-major order."""
+    if b < a:
+        a, b, op = b, a, {"<": ">", ">": "<"}[op]
+    return Clue.make(f"{cell_name(*a)}-{cell_name(*b)}", "inequality", {"op": op}, [a, b])
+
+
+def _split_cells(body: str, n: int) -> tuple[dict[int, tuple[int, str]], list[Violation]]:
+    """Tatham's cell list: ``a``-``z`` skip 1-26 blank cells, then a number, flags ``URDL`` and a
+    comma per cell. Returns {cell index: (value, flags)} and the problems found."""
+    cells: dict[int, tuple[int, str]] = {}
+    i = pos = 0
+    while pos < len(body):
+        while pos < len(body) and "a" <= body[pos] <= "z":
+            i += ord(body[pos]) - ord("a") + 1
+            pos += 1
+        if pos == len(body):
+            break
+        start = pos
+        while pos < len(body) and body[pos].isdigit():
+            pos += 1
+        if start == pos:
+            return cells, [Violation("malformed", None, "line", f"expected a number at {pos}")]
+        value = int(body[start:pos])
+        start = pos
+        while pos < len(body) and body[pos] in FLAGS:
+            pos += 1
+        if i >= n * n:
+            return cells, [Violation("shape-mismatch", None, "line", "too much data for the grid")]
+        cells[i] = (value, body[start:pos])
+        i += 1
+        if pos < len(body):
+            if body[pos] != ",":
+                return cells, [Violation("malformed", None, "line", f"expected ',' at {pos}")]
+            pos += 1
+    if i != n * n:
+        return cells, [
+            Violation("shape-mismatch", None, "line", f"{i} cells described, the grid has {n * n}")
+        ]
+    return cells, []
+
+
+class Futoshiki(GivensGrid):
+    name = "futoshiki"
+    description = "N×N Latin square with givens and < > between orthogonal neighbours"
+    clue_kinds = ("given", "inequality")
+    param_keys = ("size",)
+    listed_params = ({"size": 4}, {"size": 5}, {"size": 6}, {"size": 7})
+
+    def normalize_params(self, params: Mapping[str, Any]) -> dict[str, Any]:
+        return {"size": self._check_size(params, default=5)}
+
+    # -- clues ------------------------------------------------------------------------------
+    def clue_constraints(self, schema: Schema, clue: Clue) -> tuple[Constraint, ...]:
+        if clue.kind != "inequality":
+            return super().clue_constraints(schema, clue)
+        where = f"clue {clue.id}"
+        n = schema.params_dict()["size"]
+        if len(clue.coords) != 2:
+            raise SpecError(
+                [Violation("shape-mismatch", None, where, "an inequality names two cells")]
+            )
+        a, b = (tuple(c) for c in clue.coords)
+        for coord in (a, b):
+            if schema.var_at(coord) is None:
+                raise SpecError(
+                    [
+                        Violation(
+                            "shape-mismatch",
+                            coord,
+                            where,
+                            f"cell {list(coord)} is outside the {n}x{n} grid",
+                        )
+                    ]
+                )
+        if abs(a[0] - b[0]) + abs(a[1] - b[1]) != 1:
+            raise SpecError(
+                [Violation("shape-mismatch", a, where, "the two cells are not neighbours")]
+            )
+        op = clue.data_dict().get("op")
+        if op not in ("<", ">"):
+            raise SpecError([Violation("malformed", a, where, f"op must be < or >: {op!r}")])
+        va, vb = schema.var_at(a), schema.var_at(b)
+        return (Compare(va.name, op, vb.name, Origin("clue", clue.id, (a, b))),)
+
+    def validate_clues(self, schema: Schema, clues: Sequence[Clue]) -> list[Violation]:
+        out = super().validate_clues(schema, clues)
+        seen: dict[frozenset, str] = {}
+        for clue in clues:
+            if clue.kind != "inequality" or len(clue.coords) != 2:
+                continue
+            pair = frozenset(tuple(c) for c in clue.coords)
+            if pair in seen:
+                out.append(
+                    Violation(
+                        "duplicate-clue",
+                        tuple(clue.coords[0]),
+                        f"clue {clue.id}",
+                        f"clues {seen[pair]} and {clue.id} both compare these cells",
+                    )
+                )
+            else:
+                seen[pair] = clue.id
+        return out
+
+    def clues_from_solution(self, schema: Schema, solution: Solution) -> list[Clue]:
+        n = schema.params_dict()["size"]
+        out = super().clues_from_solution(schema, solution)
+        for r in range(n):
+            for c in range(n):
+                for b in ((r, c + 1), (r + 1, c)):
+                    if b[0] < n and b[1] < n:
+                        va, vb = solution[cell_name(r, c)], solution[cell_name(*b)]
+                        out.append(inequality((r, c), b, "<" if va < vb else ">"))
+        return out
+
+    def repair_moves(
+        self, schema: Schema, instance: Instance, solution: Solution, coord: tuple
+    ) -> list[Repair]:
+        n = schema.params_dict()["size"]
+        coord = tuple(coord)
+        if schema.var_at(coord) is None:
+            return []
+        present = {c.id for c in instance.clues}
+        moves = []
+        if cell_name(*coord) not in present:
+            given = self.given(schema, coord, solution[cell_name(*coord)])
+            moves.append(Repair("reveal", coord, add=(given,)))
+        for nb in neighbours(coord, n):
+            va, vb = solution[cell_name(*coord)], solution[cell_name(*nb)]
+            clue = inequality(coord, nb, "<" if va < vb else ">")
+            if clue.id not in present:
+                moves.append(Repair("add-inequality", coord, add=(clue,)))
+        return moves
+
+    # -- text: Tatham's unequal description --------------------------------------------------
+    def parse_text(self, text: str, params: Mapping[str, Any] | None = None) -> Instance:
+        line = text.strip()
+        head, sep, body = line.partition(":")
+        if not sep or not head.isdigit():
+            if head[:-1].isdigit() and head.endswith("a"):
+                raise SpecError(
+                    [
+                        Violation(
+                            "malformed",
+                            None,
+                            "line",
+                            "adjacent-mode descriptions are not Futoshiki",
+                        )
+                    ]
+                )
+            raise SpecError(
+                [Violation("malformed", None, "line", "expected N: then the cell list")]
+            )
+        n = int(head)
+        if params and "size" in params and params["size"] != n:
+            raise SpecError(
+                [
+                    Violation(
+                        "shape-mismatch",
+                        None,
+                        "params.size",
+                        f"the description is {n}x{n}, params say {params['size']}",
+                    )
+                ]
+            )
+        schema = self.schema({"size": n})
+        cells, problems = _split_cells(body, n)
+        clues: list[Clue] = []
+        seen: dict[str, str] = {}
+        for i, (value, flags) in cells.items():
+            coord = divmod(i, n)
+            if value > n:
+                problems.append(
+                    Violation(
+                        "out-of-domain", coord, cell_name(*coord), f"{value} is outside 1..{n}"
+                    )
+                )
+            elif value:
+                clues.append(self.given(schema, coord, value))
+            for f in flags:
+                nb = (coord[0] + FLAGS[f][0], coord[1] + FLAGS[f][1])
+                if not (0 <= nb[0] < n and 0 <= nb[1] < n):
+                    problems.append(
+                        Violation(
+                            "shape-mismatch",
+                            coord,
+                            cell_name(*coord),
+                            f"flag {f} points outside the grid",
+                        )
+                    )
+                    continue
+                clue = inequality(coord, nb, ">")
+                if clue.id in seen:
+                    if seen[clue.id] == clue.data_dict()["op"]:
+                        continue
+                    clue = Clue.make(clue.id + "b", clue.kind, clue.data_dict(), clue.coords)
+                seen[clue.id] = clue.data_dict()["op"]
+                clues.append(clue)
+        if problems:
+            raise SpecError(problems)
+        return Instance.make(self.name, schema.params_dict(), clues)
+
+    def format_text(self, instance: Instance) -> str:
+        n = instance.params_dict()["size"]
+        values = [0] * (n * n)
+        flags: list[set[str]] = [set() for _ in range(n * n)]
+        for clue in instance.clues:
+            if clue.kind == "given":
+                r, c = clue.coords[0]
+                values[r * n + c] = clue.data_dict()["value"]
+            elif clue.kind == "inequality":
+                a, b = (tuple(x) for x in clue.coords)
+                big, small = (a, b) if clue.data_dict()["op"] == ">" else (b, a)
+                d = (small[0] - big[0], small[1] - big[1])
+                flags[big[0] * n + big[1]].add(next(k for k, v in FLAGS.items() if v == d))
+        cells = [str(values[i]) + "".join(f for f in FLAGS if f in flags[i]) for i in range(n * n)]
+        return f"{n}:" + "".join(c + "," for c in cells)
+
+    # -- rendering --------------------------------------------------------------------------
+    def render_ascii(
+        self,
+        instance: Instance,
+        solution: Solution | None = None,
+        marks: Mapping[tuple, str] | None = None,
+    ) -> str:
+        """Tatham's layout: ``<``/``>`` between cells of a row, ``^``/``v`` between rows (the
+        point faces the smaller cell); a mark is drawn right after its cell."""
+        n = instance.params_dict()["size"]
+        marks = marks or {}
+        sym: dict[tuple, str] = {}
+        if solution:
+            for r in range(n):
+                for c in range(n):
+                    v = solution.get(cell_name(r, c))
+                    if v:
+                        sym[(r, c)] = SYMBOLS[v - 1].lower()
+        horiz: dict[tuple, str] = {}
+        vert: dict[tuple, str] = {}
+        for clue in instance.clues:
+            if clue.kind == "given" and len(clue.coords) == 1:
+                v = clue.data_dict().get("value")
+                if isinstance(v, int) and 1 <= v <= len(SYMBOLS):
+                    sym[tuple(clue.coords[0])] = SYMBOLS[v - 1]
+            elif clue.kind == "inequality" and len(clue.coords) == 2:
+                a, b = sorted(tuple(x) for x in clue.coords)
+                op = clue.data_dict().get("op")
+                if tuple(clue.coords[0]) != a:
+                    op = {"<": ">", ">": "<"}.get(op, op)
+                if a[0] == b[0]:
+                    horiz[a] = op
+                else:
+                    vert[a] = {"<": "^", ">": "v"}.get(op, "?")
+        lines = []
+        for r in range(n):
+            row = ""
+            for c in range(n):
+                row += sym.get((r, c), ".") + marks.get((r, c), " ")
+                if c < n - 1:
+                    row += " " + horiz.get((r, c), " ") + " "
+            lines.append(row.rstrip())
+            if r < n - 1:
+                lines.append("   ".join(vert.get((r, c), " ") + " " for c in range(n)).rstrip())
+        return "\n".join(lines)
+
+    def render_mpl(self, instance: Instance, ax: Any = None, solution: Solution | None = None):
+        import matplotlib.pyplot as plt
+
+        n = instance.params_dict()["size"]
+        if ax is None:
+            _, ax = plt.subplots(figsize=(n * 0.6, n * 0.6))
+        for r in range(n):
+            for c in range(n):
+                ax.add_patch(plt.Rectangle((c * 1.5, -r * 1.5), 1, 1, fill=False))
+                v = solution.get(cell_name(r, c)) if solution else None
+                if v:
+                    ax.text(c * 1.5 + 0.5, -r * 1.5 + 0.5, str(v), ha="center", va="center")
+        for clue in instance.clues:
+            if clue.kind == "given":
+                r, c = clue.coords[0]
+                ax.text(
+                    c * 1.5 + 0.5,
+                    -r * 1.5 + 0.5,
+                    str(clue.data_dict()["value"]),
+                    ha="center",
+                    va="center",
+                    fontweight="bold",
+                )
+            elif clue.kind == "inequality":
+                (r1, c1), (r2, c2) = clue.coords
+                x = (c1 + c2) * 0.75 + 0.5
+                y = -(r1 + r2) * 0.75 + 0.5
+                op = clue.data_dict()["op"]
+                ch = op if r1 == r2 else {"<": "∧", ">": "∨"}[op]
+                ax.text(x, y, ch, ha="center", va="center")
+        ax.set_xlim(-0.25, n * 1.5 - 0.25)
+        ax.set_ylim(-n * 1.5 + 0.75, 1.25)
+        ax.set_aspect("equal")
+        ax.axis("off")
+        return ax
+
+
+FUTOSHIKI = register_family(Futoshiki())
