@@ -4,7 +4,7 @@ irregular regions (Jigsaw Sudoku).
 Not part of the public API. It holds the pure geometry (neighbours, connected components), the
 seeded random layouts (cages grown by random merges, regions grown from a random Latin square),
 the checks a cage clue must pass, and the ASCII/matplotlib drawing of grouped cells.
-It imports only :mod:`puzzlekit.model` and :mod:`puzzlekit.families._grid`.
+It imports only :mod:`puzzlekit.model` and the families package.
 """
 
 from __future__ import annotations
@@ -12,8 +12,9 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any
 
+from puzzlekit.families import Repair
 from puzzlekit.families._grid import SYMBOLS, cell_name
-from puzzlekit.model import Clue, Schema, SpecError, Violation
+from puzzlekit.model import Clue, Constraint, Instance, Schema, Solution, SpecError, Violation
 
 Cell = tuple[int, int]
 
@@ -428,3 +429,178 @@ def render_groups_mpl(
     ax.set_aspect("equal")
     ax.axis("off")
     return ax
+
+
+# --- the cage family mixin ---------------------------------------------------------------------
+
+
+class CageGrid:
+    """Mixin for a :class:`~puzzlekit.families._grid.GivensGrid` family whose clues are givens
+    and ``cage`` clues (KenKen, Killer Sudoku). Put it before GivensGrid in the bases.
+
+    A subclass fills in :meth:`cage_options` (the true cage clues for some cells of a solution,
+    most informative first) and :meth:`cage_constraints`, and sets :attr:`max_cage`.
+    ``clues_from_solution`` reveals every given and the cages of a fixed domino tiling; a fresh
+    puzzle (:meth:`initial_clues`) is a random cage layout grown by random merges down to ``k``
+    cages; repair moves reveal a digit or split the cage at the coordinate.
+    """
+
+    max_cage = 4
+
+    # -- to fill in --------------------------------------------------------------------------
+    def cage_options(self, cells: list[Cell], solution: Solution) -> list[dict[str, Any]]:
+        raise NotImplementedError
+
+    def cage_constraints(
+        self, schema: Schema, clue: Clue, cells: list[Cell]
+    ) -> tuple[Constraint, ...]:
+        raise NotImplementedError
+
+    def cage_allowed(self, cells: list[Cell], solution: Solution) -> bool:
+        """Whether ``cells`` may form one cage of ``solution`` (default: always)."""
+        return True
+
+    # -- clues -------------------------------------------------------------------------------
+    @staticmethod
+    def cage(cells: Sequence[Cell], data: Mapping[str, Any]) -> Clue:
+        cells = sorted(tuple(c) for c in cells)
+        return Clue.make(cage_id(cells), "cage", data, cells)
+
+    def clue_constraints(self, schema: Schema, clue: Clue) -> tuple[Constraint, ...]:
+        if clue.kind != "cage":
+            return super().clue_constraints(schema, clue)  # type: ignore[misc]
+        n = schema.params_dict()["size"]
+        cells = check_cells(schema, clue, n)
+        return self.cage_constraints(schema, clue, cells)
+
+    def validate_clues(self, schema: Schema, clues: Sequence[Clue]) -> list[Violation]:
+        out = super().validate_clues(schema, clues)  # type: ignore[misc]
+        return out + overlapping_cages(schema, clues)
+
+    def clues_from_solution(self, schema: Schema, solution: Solution) -> list[Clue]:
+        n = schema.params_dict()["size"]
+        out = list(super().clues_from_solution(schema, solution))  # type: ignore[misc]
+        for cells in domino_tiling(n):
+            if self.cage_allowed(cells, solution):
+                out.append(self.cage(cells, self.cage_options(cells, solution)[0]))
+        return out
+
+    def initial_clues(self, schema: Schema, solution: Solution, k: int, rng: Any) -> list[Clue]:
+        """A random cage layout over the whole grid: ``k`` cages (or as few as the size limit
+        allows), each with a random clue true of ``solution``."""
+        n = schema.params_dict()["size"]
+        layout = grow_cages(
+            n, rng, k, self.max_cage, lambda cells: self.cage_allowed(cells, solution)
+        )
+        out = []
+        for cells in layout:
+            options = self.cage_options(cells, solution)
+            out.append(self.cage(cells, options[int(rng.integers(len(options)))]))
+        return out
+
+    def repair_moves(
+        self, schema: Schema, instance: Instance, solution: Solution, coord: tuple
+    ) -> list[Repair]:
+        coord = tuple(coord)
+        if schema.var_at(coord) is None:
+            return []
+        name = cell_name(*coord)
+        present = {c.id for c in instance.clues}
+        moves = []
+        holder = next((c for c in instance.clues if c.kind == "cage" and coord in c.coords), None)
+        if name not in present and (holder is None or len(holder.coords) > 1):
+            given = Clue.make(name, "given", {"value": solution[name]}, [coord])
+            moves.append(Repair("reveal", coord, add=(given,)))
+        if holder is not None and len(holder.coords) > 1:
+            rest = components(c for c in holder.coords if c != coord)
+            single = self.cage([coord], self.cage_options([coord], solution)[0])
+            options = [self.cage_options(part, solution) for part in rest]
+            for variant in range(max(len(o) for o in options)):
+                parts = [
+                    self.cage(p, o[min(variant, len(o) - 1)])
+                    for p, o in zip(rest, options, strict=True)
+                ]
+                moves.append(Repair("split", coord, add=(single, *parts), remove=(holder.id,)))
+        return moves
+
+    def merge_moves(
+        self, schema: Schema, instance: Instance, solution: Solution, coord: tuple
+    ) -> list[Repair]:
+        """Merge the cage at ``coord`` with a neighbouring cage (a coarsening move: it makes a
+        puzzle harder, so :meth:`repair_moves` does not offer it)."""
+        n = schema.params_dict()["size"]
+        coord = tuple(coord)
+        cages = [c for c in instance.clues if c.kind == "cage"]
+        holder = next((c for c in cages if coord in c.coords), None)
+        if holder is None:
+            return []
+        mine = set(holder.coords)
+        moves = []
+        for other in cages:
+            if other.id == holder.id:
+                continue
+            if not any(nb in mine for cell in other.coords for nb in neighbours(cell, n)):
+                continue
+            cells = sorted(mine | set(other.coords))
+            if len(cells) > self.max_cage or not self.cage_allowed(cells, solution):
+                continue
+            for data in self.cage_options(cells, solution):
+                moves.append(
+                    Repair(
+                        "merge", coord, add=(self.cage(cells, data),), remove=(holder.id, other.id)
+                    )
+                )
+        return moves
+
+    # -- rendering ---------------------------------------------------------------------------
+    def cage_label(self, clue: Clue) -> str:
+        return json_label(clue.data_dict())
+
+    def render_ascii(
+        self,
+        instance: Instance,
+        solution: Solution | None = None,
+        marks: Mapping[tuple, str] | None = None,
+    ) -> str:
+        """Cages as walled groups, digits (givens upper case, solution lower case), marks after
+        their cell, and one legend line per cage."""
+        n = instance.params_dict()["size"]
+        group_of, symbols, legend = {}, {}, []
+        if solution:
+            for r in range(n):
+                for c in range(n):
+                    v = solution.get(cell_name(r, c))
+                    if isinstance(v, int) and 1 <= v <= len(SYMBOLS):
+                        symbols[(r, c)] = SYMBOLS[v - 1].lower()
+        for clue in instance.clues:
+            cells = [tuple(c) for c in clue.coords if len(c) == 2]
+            if clue.kind == "cage":
+                for cell in cells:
+                    group_of[cell] = clue.id
+                names = " ".join(cell_name(*c) for c in cells)
+                legend.append(f"{clue.id}: {self.cage_label(clue)} [{names}]")
+            elif clue.kind == "given" and cells:
+                v = clue.data_dict().get("value")
+                if isinstance(v, int) and 1 <= v <= len(SYMBOLS):
+                    symbols[cells[0]] = SYMBOLS[v - 1]
+        return render_groups(n, group_of, symbols, marks, legend)
+
+    def render_mpl(self, instance: Instance, ax: Any = None, solution: Solution | None = None):
+        n = instance.params_dict()["size"]
+        group_of, symbols, labels = {}, {}, {}
+        for clue in instance.clues:
+            if clue.kind == "cage":
+                for cell in clue.coords:
+                    group_of[tuple(cell)] = clue.id
+                labels[tuple(min(clue.coords))] = self.cage_label(clue)
+            elif clue.kind == "given":
+                symbols[tuple(clue.coords[0])] = str(clue.data_dict()["value"])
+        if solution:
+            for r in range(n):
+                for c in range(n):
+                    symbols.setdefault((r, c), str(solution[cell_name(r, c)]))
+        return render_groups_mpl(n, group_of, symbols, labels, ax)
+
+
+def json_label(data: Mapping[str, Any]) -> str:
+    return " ".join(f"{k}={v}" for k, v in sorted(data.items()))

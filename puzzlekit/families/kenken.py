@@ -1,0 +1,238 @@
+"""KenKen (Tatham's Keen): an N×N Latin square divided into cages, each with an operation and a
+target that its cells' values reach.
+
+Params: ``{"size": N}``, N from 2 to 9; the default is 4.
+
+Rules: every row and every column holds 1..N once (``row1``..., ``col1``... AllDifferent).
+
+Clues (coordinates are 0-based ``[row, col]``):
+
+- ``cage``: ``data = {"op": op, "target": t}`` and the cage's cells as coordinates (distinct,
+  orthogonally connected, no cell in two cages). ``op`` is ``+`` (sum, a ``Linear``), ``*``
+  (product, a ``Table`` of the tuples whose product is t), ``-`` and ``/`` (two cells only:
+  the larger minus, or divided by, the smaller is t; a ``Table``), or ``=`` (one cell, whose
+  value is t). Digits may repeat inside a cage when the cells share no row or column. The id is
+  ``cage-`` and the name of the cage's first cell in row-major order (``cage-r1c1``).
+- ``given``: ``data = {"value": v}`` and one coordinate; the id is the cell name. Not customary
+  in KenKen; the generator reveals digits through it.
+
+``clues_from_solution`` gives every given and the cages of a fixed tiling by horizontal dominoes
+(``/`` where the quotient is whole, ``-`` otherwise). A fresh puzzle (``initial_clues``) is a
+random layout covering the grid: single cells merged at random into cages of at most 4 cells
+until ``k`` cages remain, each with a random true operation.
+
+JSON format: ``{"family": "kenken", "params": {"size": 4}, "clues": [{"id": "cage-r1c1",
+"kind": "cage", "data": {"op": "*", "target": 12}, "coords": [[0, 0], [0, 1], [1, 0]]}, ...]}``.
+
+Text format: Simon Tatham's ``keen`` description (``N:`` block structure, comma, one clue per cage
+``a``/``s``/``m``/``d`` and the target), for instances whose cages cover the grid and have no
+``given`` and no ``=`` cage but single cells; :mod:`puzzlekit.tatham` reads the same IDs.
+
+Repair moves at a cell: reveal its digit, or split its cage into the cell alone and the rest.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping
+from typing import Any
+
+from puzzlekit.families import register_family
+from puzzlekit.families._cages import (
+    CageGrid,
+    Cell,
+    components,
+    decode_block_structure,
+    encode_block_structure,
+    int_field,
+)
+from puzzlekit.families._grid import GivensGrid, cell_name
+from puzzlekit.model import (
+    Clue,
+    Constraint,
+    Instance,
+    Linear,
+    Origin,
+    Schema,
+    Solution,
+    SpecError,
+    Table,
+    Violation,
+)
+
+OPS = ("+", "-", "*", "/", "=")
+#: Tatham's letters for the operations of keen descriptions
+TATHAM_OPS = {"a": "+", "s": "-", "m": "*", "d": "/"}
+
+
+def product_tuples(cells: list[Cell], n: int, target: int) -> frozenset[tuple[int, ...]]:
+    """Tuples of 1..n for ``cells`` whose product is ``target``, with different values in cells
+    that share a row or column (the grid's rules require it anyway; the table is smaller)."""
+    out: list[tuple[int, ...]] = []
+
+    def rec(i: int, rest: int, acc: list[int]) -> None:
+        if i == len(cells):
+            if rest == 1:
+                out.append(tuple(acc))
+            return
+        r, c = cells[i]
+        for v in range(1, n + 1):
+            if rest % v:
+                continue
+            if any(acc[j] == v and (cells[j][0] == r or cells[j][1] == c) for j in range(len(acc))):
+                continue
+            acc.append(v)
+            rec(i + 1, rest // v, acc)
+            acc.pop()
+
+    if target >= 1:
+        rec(0, target, [])
+    return frozenset(out)
+
+
+def pair_tuples(n: int, op: str, target: int) -> frozenset[tuple[int, int]]:
+    """Pairs of 1..n (different values) whose difference or quotient is ``target``."""
+    out = set()
+    for a in range(1, n + 1):
+        for b in range(1, n + 1):
+            if a == b:
+                continue
+            hi, lo = max(a, b), min(a, b)
+            if (op == "-" and hi - lo == target) or (op == "/" and hi == lo * target):
+                out.add((a, b))
+    return frozenset(out)
+
+
+class KenKen(CageGrid, GivensGrid):
+    name = "kenken"
+    description = "N×N Latin square in cages with + − × ÷ targets (Tatham's Keen)"
+    clue_kinds = ("cage", "given")
+    param_keys = ("size",)
+    listed_params = ({"size": 3}, {"size": 4}, {"size": 5}, {"size": 6})
+    max_cage = 4
+
+    def normalize_params(self, params: Mapping[str, Any]) -> dict[str, Any]:
+        n = self._check_size(params, default=4)
+        if n > 9:
+            raise SpecError(
+                [Violation("malformed", None, "params.size", f"KenKen sizes are 1..9: {n}")]
+            )
+        return {"size": n}
+
+    # -- cages -------------------------------------------------------------------------------
+    def cage_options(self, cells: list[Cell], solution: Solution) -> list[dict[str, Any]]:
+        vals = [solution[cell_name(*c)] for c in cells]
+        if len(vals) == 1:
+            return [{"op": "=", "target": vals[0]}]
+        out = []
+        if len(vals) == 2:
+            hi, lo = max(vals), min(vals)
+            if hi % lo == 0 and hi != lo:
+                out.append({"op": "/", "target": hi // lo})
+            if hi != lo:
+                out.append({"op": "-", "target": hi - lo})
+        out.append({"op": "*", "target": math.prod(vals)})
+        out.append({"op": "+", "target": sum(vals)})
+        return out
+
+    def cage_constraints(
+        self, schema: Schema, clue: Clue, cells: list[Cell]
+    ) -> tuple[Constraint, ...]:
+        n = schema.params_dict()["size"]
+        where = f"clue {clue.id}"
+        op = clue.data_dict().get("op")
+        if op not in OPS:
+            raise SpecError(
+                [Violation("malformed", cells[0], where, f"op must be one of {OPS}: {op!r}")]
+            )
+        target = int_field(clue, "target", cells[0])
+        names = tuple(cell_name(*c) for c in cells)
+        origin = Origin("clue", clue.id, tuple(cells))
+        if op in ("-", "/", "=") and len(cells) != (1 if op == "=" else 2):
+            size = "one cell" if op == "=" else "two cells"
+            raise SpecError(
+                [Violation("shape-mismatch", cells[0], where, f"a {op} cage has {size}")]
+            )
+        if op in ("+", "="):
+            return (Linear(names, (1,) * len(names), "==", target, origin),)
+        if op == "*":
+            return (Table(names, product_tuples(cells, n, target), origin),)
+        return (Table(names, pair_tuples(n, op, target), origin),)
+
+    def cage_label(self, clue: Clue) -> str:
+        data = clue.data_dict()
+        op = data.get("op")
+        return f"{data.get('target')}{'' if op == '=' else op}"
+
+    # -- text: Tatham's keen description ------------------------------------------------------
+    def parse_text(self, text: str, params: Mapping[str, Any] | None = None) -> Instance:
+        line = text.strip()
+        head, sep, body = line.partition(":")
+        if not sep or not head.isdigit():
+            raise SpecError(
+                [Violation("malformed", None, "line", "expected N: then a keen description")]
+            )
+        n = int(head)
+        if params and "size" in params and params["size"] != n:
+            raise SpecError(
+                [
+                    Violation(
+                        "shape-mismatch",
+                        None,
+                        "params.size",
+                        f"the description is {n}x{n}, params say {params['size']}",
+                    )
+                ]
+            )
+        schema = self.schema({"size": n})
+        blocks, sep, clue_text = body.partition(",")
+        if not sep:
+            raise SpecError([Violation("malformed", None, "line", "no ',' after the blocks")])
+        try:
+            groups = decode_block_structure(blocks, n)
+        except ValueError as exc:
+            raise SpecError([Violation("malformed", None, "line", str(exc))]) from None
+        clues = []
+        pos = 0
+        for cells in sorted(groups, key=min):
+            if pos >= len(clue_text) or clue_text[pos] not in TATHAM_OPS:
+                raise SpecError(
+                    [Violation("malformed", cells[0], "line", f"expected a clue at {pos}")]
+                )
+            op = TATHAM_OPS[clue_text[pos]]
+            end = pos + 1
+            while end < len(clue_text) and clue_text[end].isdigit():
+                end += 1
+            if end == pos + 1:
+                raise SpecError([Violation("malformed", cells[0], "line", "clue without number")])
+            target = int(clue_text[pos + 1 : end])
+            pos = end
+            if len(cells) == 1:
+                op = "="
+            clues.append(self.cage(cells, {"op": op, "target": target}))
+        if pos != len(clue_text):
+            raise SpecError([Violation("malformed", None, "line", "more clues than cages")])
+        return Instance.make(self.name, schema.params_dict(), clues)
+
+    def format_text(self, instance: Instance) -> str:
+        n = instance.params_dict()["size"]
+        cages = [c for c in instance.clues if c.kind == "cage"]
+        cells = sorted(tuple(x) for c in cages for x in c.coords)
+        if len(cages) != len(instance.clues) or cells != [
+            (r, c) for r in range(n) for c in range(n)
+        ]:
+            raise NotImplementedError(
+                "only instances whose cages cover the grid (and no givens) have a keen description"
+            )
+        groups = [[tuple(x) for x in c.coords] for c in cages]
+        if any(len(components(g)) != 1 for g in groups):
+            raise NotImplementedError("cages must be connected")
+        letter = {v: k for k, v in TATHAM_OPS.items()}
+        parts = []
+        for clue in sorted(cages, key=lambda c: min(tuple(x) for x in c.coords)):
+            data = clue.data_dict()
+            parts.append(letter.get(data["op"], "a") + str(data["target"]))
+        return f"{n}:" + encode_block_structure(groups, n) + "," + "".join(parts)
+
+
+KENKEN = register_family(KenKen())
