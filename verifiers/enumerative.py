@@ -11,7 +11,12 @@ Solver choice, measured on this project's 2-core machine (``/tmp``-free: rerun w
 ``BacktrackingSolver`` median 1,557 ms, default ``OptimizedBacktrackingSolver`` 50,423 ms for
 one puzzle (the rest were not run), ``RecursiveBacktrackingSolver`` 1,903 ms. With narrowing
 (singletons and hidden singles), ``BacktrackingSolver`` median 9.7 ms on 17-clue puzzles and
-921 ms on forum-hardest ones. This backend is the reference, not the fast one: see ``sat``.
+921 ms on forum-hardest ones. All-different units over as many variables as values then got
+hidden singles inside the search (``_Permutation``): on 15 puzzles each, measured on a loaded
+machine in one run, the median went from 15.8 to 11.4 ms (17-clue) and from 788 to 172 ms
+(top1465), and the worst 17-clue case from 3.9 s to 94 ms; a sparse unsatisfiable 12×12 whose
+minimal conflict took 162 s to shrink now takes 0.7 s. This backend is the reference, not the
+fast one: see ``sat``.
 
 Not for: speed on large grids, or families it cannot enumerate within the budget.
 """
@@ -64,8 +69,54 @@ class _Guard(pc.Constraint):
         return None
 
 
-def _to_pc(c: Constraint) -> pc.Constraint:
+class _Permutation(pc.Constraint):
+    """All-different over as many variables as values, with hidden singles in forward checking.
+
+    python-constraint2's ``AllDifferentConstraint`` removes an assigned value from the other
+    domains; a permutation unit also knows that every value must go somewhere: a value with no
+    place left fails the branch, and a value with one place left pins that variable. This is the
+    reasoning that makes sparse but unsatisfiable grids provable without exponential search.
+    """
+
+    def __init__(self, values: frozenset[int]) -> None:
+        self.values = values
+
+    def __call__(self, variables, domains, assignments, forwardcheck=False, _unassigned=None):
+        seen = set()
+        free = []
+        for variable in variables:
+            if variable in assignments:
+                value = assignments[variable]
+                if value in seen:
+                    return False
+                seen.add(value)
+            else:
+                free.append(variable)
+        if not forwardcheck:
+            return True
+        for variable in free:
+            domain = domains[variable]
+            for value in seen:
+                if value in domain:
+                    domain.hideValue(value)
+                    if not domain:
+                        return False
+        for value in self.values - seen:
+            places = [v for v in free if value in domains[v]]
+            if not places:
+                return False
+            if len(places) == 1:
+                domain = domains[places[0]]
+                for other in [x for x in domain if x != value]:
+                    domain.hideValue(other)
+        return True
+
+
+def _to_pc(c: Constraint, domains: Mapping[str, Sequence[int]]) -> pc.Constraint:
     if isinstance(c, AllDifferent):
+        values = frozenset(x for v in c.vars for x in domains[v])
+        if len(values) == len(c.vars):
+            return _Permutation(values)
         return pc.AllDifferentConstraint()
     if isinstance(c, Linear):
         if c.op == "==" and all(k == 1 for k in c.coeffs):
@@ -107,7 +158,7 @@ class _Backend:
             p.addVariable(name, list(domains[name]))
         for c in constraints:
             if len(c.vars) > 1:  # unary constraints are already applied to the domains
-                p.addConstraint(_to_pc(c), list(c.vars))
+                p.addConstraint(_to_pc(c, domains), list(c.vars))
         p.addConstraint(_Guard(meter), list(names))
         found: list[dict[str, int]] = []
         try:
