@@ -1,0 +1,90 @@
+"""Killer Sudoku: a Sudoku whose grid is divided into cages; a cage's digits are all different
+and add up to its sum.
+
+Params: as ``sudoku``: ``{"size": N, "box": [rows, cols]}``, default 9 and [3, 3].
+
+Rules: rows, columns and boxes hold 1..N once each (AllDifferent).
+
+Clues (coordinates are 0-based ``[row, col]``):
+
+- ``cage``: ``data = {"sum": s}`` and the cage's cells as coordinates (distinct, orthogonally
+  connected, no cell in two cages); a ``Linear`` sum plus an ``AllDifferent`` over the cells. The
+  id is ``cage-`` and the name of its first cell in row-major order (``cage-r1c1``).
+- ``given``: ``data = {"value": v}`` and one coordinate; the id is the cell name (``r5c3``).
+
+``clues_from_solution`` gives every given and the cages of a fixed tiling by horizontal dominoes.
+A fresh puzzle (``initial_clues``) is a random layout covering the grid: single cells merged at
+random into cages of at most 5 cells with different digits, until ``k`` cages remain.
+
+JSON format: ``{"family": "sudoku-killer", "params": {"size": 4, "box": [2, 2]}, "clues":
+[{"id": "cage-r1c1", "kind": "cage", "data": {"sum": 7}, "coords": [[0, 0], [1, 0]]}, ...]}``.
+
+Text format: Simon Tatham's ``solo`` killer game IDs (``3x3k:zzzc,_aaaa...,12_3a15...``, see
+:mod:`puzzlekit.tatham`) are read; instances are not written back as text.
+
+Repair moves at a cell: reveal its digit, or split its cage into the cell alone and the rest.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from puzzlekit.families import register_family
+from puzzlekit.families._cages import CageGrid, Cell, int_field
+from puzzlekit.families._grid import cell_name
+from puzzlekit.families.sudoku import Sudoku
+from puzzlekit.model import (
+    AllDifferent,
+    Clue,
+    Constraint,
+    Instance,
+    Linear,
+    Origin,
+    Schema,
+    Solution,
+)
+
+
+class SudokuKiller(CageGrid, Sudoku):
+    name = "sudoku-killer"
+    description = "Sudoku with cages: each cage's digits differ and add up to its sum"
+    clue_kinds = ("cage", "given")
+    listed_params = (
+        {"size": 4, "box": [2, 2]},
+        {"size": 6, "box": [2, 3]},
+        {"size": 9, "box": [3, 3]},
+    )
+    max_cage = 5
+
+    def cage_allowed(self, cells: list[Cell], solution: Solution) -> bool:
+        vals = [solution[cell_name(*c)] for c in cells]
+        return len(set(vals)) == len(vals)
+
+    def cage_options(self, cells: list[Cell], solution: Solution) -> list[dict[str, Any]]:
+        return [{"sum": sum(solution[cell_name(*c)] for c in cells)}]
+
+    def cage_constraints(
+        self, schema: Schema, clue: Clue, cells: list[Cell]
+    ) -> tuple[Constraint, ...]:
+        total = int_field(clue, "sum", cells[0])
+        names = tuple(cell_name(*c) for c in cells)
+        origin = Origin("clue", clue.id, tuple(cells))
+        out: list[Constraint] = [Linear(names, (1,) * len(names), "==", total, origin)]
+        if len(names) > 1:
+            out.append(AllDifferent(names, origin))
+        return tuple(out)
+
+    def cage_label(self, clue: Clue) -> str:
+        return str(clue.data_dict().get("sum"))
+
+    def parse_text(self, text: str, params: Mapping[str, Any] | None = None) -> Instance:
+        from puzzlekit.tatham import parse_solo
+
+        return parse_solo(text)
+
+    def format_text(self, instance: Instance) -> str:
+        raise NotImplementedError("killer Sudoku instances are not written as text")
+
+
+SUDOKU_KILLER = register_family(SudokuKiller())
