@@ -41,6 +41,10 @@ def _load_builtin() -> None:
     else:
         for name, factory in approximate.FACTORIES.items():
             register_verifier(name, factory)
+    from verifiers.gametree import GameTreeVerifier, MinimaxVerifier
+
+    register_verifier("gametree", GameTreeVerifier)
+    register_verifier("minimax", MinimaxVerifier)
 
 
 def verifier_names() -> list[str]:
@@ -59,8 +63,19 @@ def get_verifier(name: str, **settings: Any) -> Verifier:
 
 
 def default_verifier_name(instance: Instance | None = None) -> str:
-    """``sat`` where the instance's schema is encodable in it, ``enumerative`` otherwise."""
+    """The family's ``default_verifier`` if it names one (games: ``gametree``), else ``sat``
+    where the instance's schema is encodable in it, ``enumerative`` otherwise."""
     _load_builtin()
+    if instance is not None:
+        from puzzlekit.families import get_family
+        from puzzlekit.model import SpecError
+
+        try:
+            own = getattr(get_family(instance.family), "default_verifier", None)
+        except SpecError:
+            own = None
+        if own in _VERIFIERS:
+            return own
     if "sat" in _VERIFIERS:
         from verifiers.sat import encodable
 

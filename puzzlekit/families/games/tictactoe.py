@@ -1,0 +1,44 @@
+"""Tic-tac-toe: the 3,3,3-game, and its only-winning-move family ``owm-tictactoe``.
+
+No params. Positions are written ``x.o/.x./...`` (rows top to bottom); the board machinery is
+:class:`puzzlekit.families.games.mnk.MNKGame`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from puzzlekit.families import register_family
+from puzzlekit.families.games import Game, GameInfo, OnlyWinningMove
+from puzzlekit.families.games.mnk import MNKGame
+from puzzlekit.model import SpecError, Violation
+
+
+class TicTacToe(MNKGame):
+    info = GameInfo("tictactoe", "3×3 board, three in a row wins")
+
+    def __init__(self) -> None:
+        super().__init__(3, 3, 3)
+
+
+class TicTacToeFamily(OnlyWinningMove):
+    name = "owm-tictactoe"
+    description = "only winning move in a tic-tac-toe position"
+    listed_params = ({}, {"variant": "fastest"})
+
+    def game_params(self, params: Mapping[str, Any]) -> dict[str, Any]:
+        if params:
+            raise SpecError(
+                [
+                    Violation("unknown-field", None, f"params.{k}", "tic-tac-toe has no params")
+                    for k in sorted(params)
+                ]
+            )
+        return {}
+
+    def make_game(self, params: Mapping[str, Any]) -> Game:
+        return TicTacToe()
+
+
+TICTACTOE = register_family(TicTacToeFamily())
