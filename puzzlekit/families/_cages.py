@@ -170,66 +170,98 @@ def grow_cages(
     return sorted(cages.values())
 
 
-def random_latin(n: int, rng: Any) -> list[list[int]]:
-    """A seeded random Latin square (cyclic, then rows, columns and symbols permuted)."""
-    rows = [int(i) for i in rng.permutation(n)]
-    cols = [int(i) for i in rng.permutation(n)]
-    syms = [int(i) + 1 for i in rng.permutation(n)]
-    return [[syms[(rows[r] + cols[c]) % n] for c in range(n)] for r in range(n)]
+def _solvable(n: int, region: Mapping[Cell, int], limit: int = 20_000) -> bool | None:
+    """Whether a jigsaw layout admits a filled grid (a small bitmask search); None when the
+    search passes ``limit`` nodes."""
+    full = (1 << n) - 1
+    rows, cols, regs = [0] * n, [0] * n, [0] * n
+    free = [(r, c) for r in range(n) for c in range(n)]
+    nodes = 0
+
+    def rec() -> bool | None:
+        nonlocal nodes
+        nodes += 1
+        if nodes > limit:
+            return None
+        if not free:
+            return True
+        best, best_mask, best_count = -1, 0, n + 1
+        for i, (r, c) in enumerate(free):
+            mask = full & ~(rows[r] | cols[c] | regs[region[(r, c)]])
+            count = bin(mask).count("1")
+            if count < best_count:
+                best, best_mask, best_count = i, mask, count
+                if count <= 1:
+                    break
+        if best_count == 0:
+            return False
+        r, c = free.pop(best)
+        g = region[(r, c)]
+        result: bool | None = False
+        while best_mask:
+            bit = best_mask & -best_mask
+            best_mask ^= bit
+            rows[r] |= bit
+            cols[c] |= bit
+            regs[g] |= bit
+            found = rec()
+            rows[r] ^= bit
+            cols[c] ^= bit
+            regs[g] ^= bit
+            if found or found is None:
+                result = found
+                break
+        free.insert(best, (r, c))
+        return result
+
+    return rec()
 
 
-def grow_regions(n: int, rng: Any, attempts: int = 10_000) -> list[list[Cell]]:
+def grow_regions(n: int, rng: Any, attempts: int = 100) -> list[list[Cell]]:
     """A seeded random partition of the n×n grid into n connected regions of n cells each that
     admits a Jigsaw Sudoku solution.
 
-    Regions grow from n random seed cells over a random Latin square, a region taking a free
-    neighbouring cell only when the square's digit there is new to it; so the square itself
-    solves the layout. Failed growths start over with fresh randomness.
+    Starts from the rows and applies random boundary swaps (a cell of region A joins a
+    neighbouring region B and a cell of B next to A joins A, kept only when both stay connected),
+    then checks with a small search that the layout can be filled; an unfillable layout gets
+    more swaps.
     """
+    region = {(r, c): r for r in range(n) for c in range(n)}
+    members: list[set[Cell]] = [{(r, c) for c in range(n)} for r in range(n)]
+    cells = sorted(region)
+    if n < 3:
+        return [sorted(m) for m in members]
     for _ in range(attempts):
-        square = random_latin(n, rng)
-        cells = [(r, c) for r in range(n) for c in range(n)]
-        region: dict[Cell, int] = {}
-        seeds: list[Cell] = []
-        # one seed cell per digit value keeps every region able to start
-        for digit in range(1, n + 1):
-            spots = [cell for cell in cells if square[cell[0]][cell[1]] == digit]
-            seeds.append(spots[int(rng.integers(len(spots)))])
-        members: list[list[Cell]] = [[s] for s in seeds]
-        digits: list[set[int]] = [{square[s[0]][s[1]]} for s in seeds]
-        for i, s in enumerate(seeds):
-            region[s] = i
-        ok = True
-        while len(region) < n * n:
-            growable = []
-            for i in range(n):
-                if len(members[i]) >= n:
-                    continue
-                frontier = sorted(
-                    {
-                        nb
-                        for cell in members[i]
-                        for nb in neighbours(cell, n)
-                        if nb not in region and square[nb[0]][nb[1]] not in digits[i]
-                    }
-                )
-                if not frontier:
-                    ok = False
-                    break
-                growable.append((len(members[i]), i, frontier))
-            if not ok or not growable:
-                ok = False
-                break
-            smallest = min(g[0] for g in growable)
-            ties = [g for g in growable if g[0] == smallest]
-            _, i, frontier = ties[int(rng.integers(len(ties)))]
-            cell = frontier[int(rng.integers(len(frontier)))]
-            region[cell] = i
-            members[i].append(cell)
-            digits[i].add(square[cell[0]][cell[1]])
-        if ok:
+        for _ in range(100 * n * n):
+            a = cells[int(rng.integers(len(cells)))]
+            ga = region[a]
+            others = [nb for nb in neighbours(a, n) if region[nb] != ga]
+            if not others:
+                continue
+            gb = region[others[int(rng.integers(len(others)))]]
+            members[ga].discard(a)
+            back = sorted(
+                b
+                for b in members[gb]
+                if any(region[nb] == ga and nb != a for nb in neighbours(b, n))
+            )
+            if not back:
+                members[ga].add(a)
+                continue
+            b = back[int(rng.integers(len(back)))]
+            members[gb].discard(b)
+            members[ga].add(b)
+            members[gb].add(a)
+            if is_connected(sorted(members[ga])) and is_connected(sorted(members[gb])):
+                region[a], region[b] = gb, ga
+            else:
+                members[ga].discard(b)
+                members[gb].discard(a)
+                members[ga].add(a)
+                members[gb].add(b)
+        if _solvable(n, region):
             return sorted(sorted(m) for m in members)
-    raise RuntimeError(f"no {n}x{n} jigsaw layout found in {attempts} attempts")
+    raise RuntimeError(f"no fillable {n}x{n} jigsaw layout after {attempts} attempts")
 
 
 def regions_to_rows(n: int, groups: Sequence[Sequence[Cell]]) -> list[str]:

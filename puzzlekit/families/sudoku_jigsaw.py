@@ -1,0 +1,185 @@
+"""Jigsaw Sudoku: an N×N grid divided into N irregular regions of N cells; rows, columns and
+regions hold 1..N once each.
+
+Params: ``{"size": N, "regions": [row strings]}``. The regions are part of the schema (they are
+rules, not clues): ``regions`` is N strings of N labels, one string per row, cells with the
+same label forming one region (labels ``1``-``9`` then ``A``...; any characters are accepted
+and relabelled in row-major order of first appearance, so one layout has one spelling). Regions
+need not be connected, but each must have N cells. Instead of ``regions`` one may give
+``{"size": N, "seed": s}``: a seeded random layout (regions grown from N seed cells over a random
+Latin square, each taking only cells whose digit it lacks, so the layout is always solvable).
+Without either the layout of seed 0 is used. Default size 9.
+
+Clues: ``given`` with ``data = {"value": v}`` and one coordinate ``[row, col]`` (0-based), as in
+Sudoku; the id is the cell name.
+
+JSON format: ``{"family": "sudoku-jigsaw", "params": {"size": 4, "regions": ["1122", "1122",
+"3344", "3344"]}, "clues": [{"id": "r1c2", "kind": "given", "data": {"value": 3},
+"coords": [[0, 1]]}]}``.
+
+Text format: the Sudoku line (N*N characters, ``.`` blank); the regions come from params.
+Simon Tatham's ``solo`` jigsaw game IDs (``9j:...``) are read by :mod:`puzzlekit.tatham`.
+
+Schema ids: ``sudoku-jigsaw-9x9`` for the default layout, else ``sudoku-jigsaw-9x9-`` and the
+first 8 hex digits of the SHA-256 of the layout's rows joined by ``/``.
+
+Repair moves: reveal the digit at the cell (the layout is fixed by the schema).
+"""
+
+from __future__ import annotations
+
+import functools
+import hashlib
+from collections.abc import Mapping
+from typing import Any
+
+import numpy as np
+
+from puzzlekit.families import register_family
+from puzzlekit.families._cages import (
+    grow_regions,
+    regions_to_rows,
+    render_groups,
+    render_groups_mpl,
+    rows_to_regions,
+)
+from puzzlekit.families._grid import SYMBOLS, GivensGrid, cell_name
+from puzzlekit.model import Instance, Solution, SpecError, Violation
+
+#: the layouts of seed 0, recorded so that no process pays for growing them (a 9×9 takes
+#: seconds); tests check that :func:`grow_regions` still gives them
+SEED0 = {
+    4: ("1223", "1233", "1234", "1444"),
+    5: ("11112", "31222", "33442", "34455", "34555"),
+    6: ("112222", "312244", "311544", "315554", "335564", "366666"),
+    7: ("1112222", "1314422", "3311442", "3333444", "5556777", "5666667", "5556777"),
+    8: (
+        "12222222", "11234445", "11334445", "11364455",
+        "13365555", "77366668", "77368868", "77778888",
+    ),
+    9: (
+        "122222222", "111233333", "133334445", "116444445", "166646655",
+        "177666555", "777889955", "777889999", "788888999",
+    ),
+}  # fmt: skip
+
+
+def grown_regions(n: int, seed: int) -> tuple[str, ...]:
+    """The random layout of ``seed`` for an n×n grid, as row strings, grown afresh."""
+    return tuple(regions_to_rows(n, grow_regions(n, np.random.default_rng([seed, n]))))
+
+
+@functools.lru_cache(maxsize=64)
+def seeded_regions(n: int, seed: int) -> tuple[str, ...]:
+    """The random layout of ``seed`` for an n×n grid, as row strings (seed 0 is recorded)."""
+    if seed == 0 and n in SEED0:
+        return SEED0[n]
+    return grown_regions(n, seed)
+
+
+class SudokuJigsaw(GivensGrid):
+    name = "sudoku-jigsaw"
+    description = "Sudoku with N irregular regions of N cells instead of boxes"
+    param_keys = ("size", "regions", "seed")
+    listed_params = ({"size": 4}, {"size": 6}, {"size": 9})
+
+    def normalize_params(self, params: Mapping[str, Any]) -> dict[str, Any]:
+        n = self._check_size(params, default=9)
+        regions = params.get("regions")
+        seed = params.get("seed")
+        if regions is not None and seed is not None:
+            raise SpecError(
+                [Violation("malformed", None, "params.seed", "give regions or seed, not both")]
+            )
+        if regions is None:
+            if seed is None:
+                seed = 0
+            if not isinstance(seed, int) or isinstance(seed, bool) or seed < 0:
+                raise SpecError(
+                    [Violation("malformed", None, "params.seed", f"not a seed: {seed!r}")]
+                )
+            return {"size": n, "regions": list(seeded_regions(n, seed))}
+        if (
+            not isinstance(regions, list | tuple)
+            or len(regions) != n
+            or not all(isinstance(row, str) and len(row) == n for row in regions)
+        ):
+            raise SpecError(
+                [
+                    Violation(
+                        "shape-mismatch",
+                        None,
+                        "params.regions",
+                        f"regions must be {n} strings of {n} labels",
+                    )
+                ]
+            )
+        groups = rows_to_regions(regions)
+        bad = [g for g in groups if len(g) != n]
+        if len(groups) != n or bad:
+            where = bad[0][0] if bad else None
+            raise SpecError(
+                [
+                    Violation(
+                        "shape-mismatch",
+                        where,
+                        "params.regions",
+                        f"a {n}x{n} jigsaw needs {n} regions of {n} cells; found sizes "
+                        f"{sorted(len(g) for g in groups)}",
+                    )
+                ]
+            )
+        return {"size": n, "regions": regions_to_rows(n, groups)}
+
+    def schema_id(self, params: Mapping[str, Any]) -> str:
+        n = params["size"]
+        base = f"{self.name}-{n}x{n}"
+        if list(params["regions"]) == list(seeded_regions(n, 0)):
+            return base
+        digest = hashlib.sha256("/".join(params["regions"]).encode()).hexdigest()
+        return f"{base}-{digest[:8]}"
+
+    def regions(self, params: Mapping[str, Any]) -> list[tuple[str, list[tuple[int, int]]]]:
+        groups = rows_to_regions(params["regions"])
+        return [(f"region{i + 1}", cells) for i, cells in enumerate(groups)]
+
+    # -- rendering --------------------------------------------------------------------------
+    def _layout(self, instance: Instance) -> tuple[int, dict, dict]:
+        params = self.normalize_params(instance.params_dict())
+        n = params["size"]
+        group_of = {
+            (r, c): ch for r, row in enumerate(params["regions"]) for c, ch in enumerate(row)
+        }
+        symbols: dict = {}
+        for clue in instance.clues:
+            v = clue.data_dict().get("value")
+            if clue.kind == "given" and isinstance(v, int) and 1 <= v <= len(SYMBOLS):
+                symbols[tuple(clue.coords[0])] = SYMBOLS[v - 1]
+        return n, group_of, symbols
+
+    def render_ascii(
+        self,
+        instance: Instance,
+        solution: Solution | None = None,
+        marks: Mapping[tuple, str] | None = None,
+    ) -> str:
+        """Regions as walled groups; givens upper case, solution digits lower case."""
+        n, group_of, symbols = self._layout(instance)
+        if solution:
+            for r in range(n):
+                for c in range(n):
+                    v = solution.get(cell_name(r, c))
+                    if v and (r, c) not in symbols:
+                        symbols[(r, c)] = SYMBOLS[v - 1].lower()
+        return render_groups(n, group_of, symbols, marks)
+
+    def render_mpl(self, instance: Instance, ax: Any = None, solution: Solution | None = None):
+        n, group_of, symbols = self._layout(instance)
+        if solution:
+            for r in range(n):
+                for c in range(n):
+                    symbols.setdefault((r, c), SYMBOLS[solution[cell_name(r, c)] - 1])
+        return render_groups_mpl(n, group_of, symbols, None, ax)
+
+
+SUDOKU_JIGSAW = register_family(SudokuJigsaw())
