@@ -45,10 +45,33 @@ def _from_obj(pos: int, obj: Any, raw: str) -> InputItem:
         return InputItem(pos, None, exc.violations, sha256_digest(raw.encode("utf-8")))
 
 
+def iter_tatham_items(text: str, family: str | None = None) -> Iterator[InputItem]:
+    """Every Simon Tatham game ID of ``text``, one a line (see :mod:`puzzlekit.tatham`)."""
+    from puzzlekit.tatham import parse_line
+
+    for lineno, line in enumerate(text.splitlines(), start=1):
+        line = line.strip()
+        if not line or line.startswith("#"):
+            continue
+        try:
+            yield InputItem(lineno, parse_line(line, family))
+        except SpecError as exc:
+            yield InputItem(lineno, None, exc.violations, sha256_digest(line.encode("utf-8")))
+
+
 def iter_items(
-    text: str, family: str | None = None, params: Mapping[str, Any] | None = None
+    text: str,
+    family: str | None = None,
+    params: Mapping[str, Any] | None = None,
+    input_format: str = "auto",
 ) -> Iterator[InputItem]:
-    """Every puzzle of ``text`` in input order (blank lines and ``#`` comments are skipped)."""
+    """Every puzzle of ``text`` in input order (blank lines and ``#`` comments are skipped).
+
+    ``input_format="tatham"`` reads one Simon Tatham game ID a line instead.
+    """
+    if input_format == "tatham":
+        yield from iter_tatham_items(text, family)
+        return
     stripped = text.strip()
     if stripped.startswith(("{", "[")):
         try:

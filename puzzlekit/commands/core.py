@@ -31,6 +31,12 @@ def register(sub: argparse._SubParsersAction) -> None:
         p.add_argument("--budget-seconds", type=float, default=None, help="wall-time budget")
         p.add_argument("--budget-nodes", type=int, default=None, help="search-node budget")
         p.add_argument("--format", choices=("json", "text"), default="json")
+        p.add_argument(
+            "--input-format",
+            choices=("auto", "tatham"),
+            default="auto",
+            help="tatham: one Simon Tatham game ID a line (solo, keen, unequal, ...)",
+        )
         p.set_defaults(func=func)
 
 
@@ -94,7 +100,7 @@ def _items(args: argparse.Namespace, params: dict[str, Any] | None):
     except (OSError, UnicodeDecodeError) as exc:
         reason = getattr(exc, "strerror", None) or exc
         raise UsageError(f"cannot read {args.file}: {reason}") from None
-    return iter_items(text, args.family, params)
+    return iter_items(text, args.family, params, getattr(args, "input_format", "auto"))
 
 
 def verify_item(item: InputItem, verifier_for: Any, cap: int, budget: Any) -> VerifierReport:
