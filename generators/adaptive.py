@@ -16,28 +16,20 @@ from __future__ import annotations
 
 import numpy as np
 
-from generators.base import Step, fresh_puzzle, in_schema_order
+from generators.base import FreshStart, Step, in_schema_order
 from puzzlekit.families import get_family
-from puzzlekit.model import Schema
 from puzzlekit.report import Verdict, VerifierReport
 
 
-class Adaptive:
+class Adaptive(FreshStart):
     """``Adaptive(k)``: start from ``k`` random clues of a random solution, then repair."""
 
     name = "adaptive"
 
-    def __init__(self, k: int) -> None:
-        self.k = k
-
-    def start(self, schema: Schema, rng: np.random.Generator) -> Step:
-        inst, solution, _ = fresh_puzzle(schema, self.k, rng)
-        return Step(inst, "start", None, solution)
-
     def propose(self, step: Step, report: VerifierReport, rng: np.random.Generator) -> Step:
         inst = step.instance
         fam = get_family(inst.family)
-        schema = fam.schema(inst.params_dict())
+        schema = step.schema or fam.schema(inst.params_dict())
         rd = report.reject_detail
         if step.solution is not None and rd is not None:
             coords: list[tuple] = []
@@ -64,16 +56,15 @@ class Adaptive:
                 coord, moves = options[int(rng.integers(len(options)))]
                 move = moves[int(rng.integers(len(moves)))]
                 new = in_schema_order(move.apply(inst), schema)
-                return Step(new, move.action, coord, step.solution)
+                return step.then(new, move.action, coord)
         if rd is not None and rd.case is Verdict.UNSOLVABLE and rd.conflict and rd.conflict.clues:
             victim = rd.conflict.clues[int(rng.integers(len(rd.conflict.clues)))]
             new = inst.with_clues(c for c in inst.clues if c.id != victim.clue_id)
-            return Step(new, "drop", victim.coord, step.solution)
+            return step.then(new, "drop", victim.coord)
         if rd is not None and rd.case is Verdict.INVALID_SPEC:
             bad = {tuple(v.coord) for v in rd.violations if v.coord is not None}
             kept = [c for c in inst.clues if not (set(c.coords) & bad)]
             if bad and len(kept) < len(inst.clues):
                 coord = sorted(bad)[0]
-                return Step(inst.with_clues(kept), "repair", coord, step.solution)
-        fresh, solution, _ = fresh_puzzle(schema, self.k, rng)
-        return Step(fresh, "restart", None, solution)
+                return step.then(inst.with_clues(kept), "repair", coord)
+        return self.restart(step, rng)

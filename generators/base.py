@@ -26,6 +26,31 @@ class Step:
     action: str  # "start", "restart", "reveal", "drop", "repair", "give-up"
     coord: Coord | None = None
     solution: Mapping[str, int] | None = None
+    #: the schema the generator works in (a filter's believed schema may differ from the real one)
+    schema: Schema | None = None
+
+    def then(self, instance: Instance, action: str, coord: Coord | None = None) -> Step:
+        """The next step on the same solution and schema."""
+        return Step(instance, action, coord, self.solution, self.schema)
+
+
+class FreshStart:
+    """Strategies that start from ``k`` initial clues of a random solution (``blind``,
+    ``adaptive``) and start over the same way."""
+
+    name = ""
+
+    def __init__(self, k: int) -> None:
+        self.k = k
+
+    def start(self, schema: Schema, rng: np.random.Generator) -> Step:
+        inst, solution, _ = fresh_puzzle(schema, self.k, rng)
+        return Step(inst, "start", None, solution, schema)
+
+    def restart(self, step: Step, rng: np.random.Generator) -> Step:
+        schema = step.schema or get_family(step.instance.family).schema(step.instance.params_dict())
+        inst, solution, _ = fresh_puzzle(schema, self.k, rng)
+        return Step(inst, "restart", None, solution, schema)
 
 
 class Strategy(Protocol):
