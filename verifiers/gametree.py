@@ -27,7 +27,7 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from puzzlekit.families import get_family
-from puzzlekit.families.games import RESULT_NAMES, Game, Move, OnlyWinningMove, State
+from puzzlekit.families.games import Game, Move, OnlyWinningMove, State
 from puzzlekit.model import Instance, Problem, SpecError
 from puzzlekit.report import (
     Budget,

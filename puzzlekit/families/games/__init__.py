@@ -410,15 +410,12 @@ class OnlyWinningMove(Family):
         value = game.move_value(state, move)
         return {v.name: (value if v.coord == coord else 0) for v in schema.variables}
 
-    def move_of(self, game: Game, state: State, solution: Solution) -> Move | None:
-        schema = self.schema(self.params_of(game))
+    def move_of(self, schema: Schema, game: Game, state: State, solution: Solution) -> Move | None:
+        """The legal move a solution assignment writes, or None."""
         played = [(v.coord, solution[v.name]) for v in schema.variables if solution.get(v.name)]
         if len(played) != 1:
             return None
         return game.move_at(state, played[0][0], played[0][1])
-
-    def params_of(self, game: Game) -> dict[str, Any]:
-        return dict(game.params)
 
     def clues_from_solution(self, schema: Schema, solution: Solution) -> list[Clue]:
         """A position whose only winning move is ``solution`` (searched with a seed derived from
@@ -509,8 +506,9 @@ class OnlyWinningMove(Family):
     def repair_moves(
         self, schema: Schema, instance: Instance, solution: Solution, coord: tuple
     ) -> list[Repair]:
-        """Edits of the position that keep ``solution`` winning and stop the winning move at
-        ``coord`` from winning, keeping the position legal (see the game's ``alternatives``)."""
+        """Edits of the position that keep ``solution`` winning, stop the winning move at
+        ``coord`` from winning and leave fewer winning moves than before (so repairs never
+        cycle), keeping the position legal (see the game's ``alternatives``)."""
         params = schema.params_dict()
         game = self.game(params)
         fastest = self.fastest(params)
@@ -521,18 +519,23 @@ class OnlyWinningMove(Family):
             state = self.state_of(schema, clue)
         except SpecError:
             return []
-        mine = self.move_of(game, state, solution)
+        mine = self.move_of(schema, game, state, solution)
         if mine is None or tuple(game.move_coord(state, mine)) == tuple(coord):
             return []
+        before = len(winning_moves(game, state, fastest))
         out = []
         for action, new in game.alternatives(state, tuple(coord), mine):
-            if game.violations(new) or game.is_terminal(new):
+            # stay where the generator draws positions (few moves left: the holdout can follow)
+            if game.violations(new) or not self._targets_ok(game, new):
                 continue
             m = game.move_at(new, game.move_coord(state, mine), game.move_value(state, mine))
             if m is None:
                 continue
             wins = winning_moves(game, new, fastest)
-            if m not in wins or any(tuple(game.move_coord(new, w)) == tuple(coord) for w in wins):
+            # progress: fewer winning moves than before, so repairs never cycle
+            if m not in wins or len(wins) >= before:
+                continue
+            if any(tuple(game.move_coord(new, w)) == tuple(coord) for w in wins):
                 continue
             out.append(
                 Repair(

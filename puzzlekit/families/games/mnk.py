@@ -350,7 +350,7 @@ class MNKFamily(OnlyWinningMove):
     description = "only winning move in an m,n,k-game (k in a row on an m×n board)"
     game_keys = ("rows", "cols", "k")
     listed_params = ({"rows": 4, "cols": 4, "k": 3},)
-    max_moves_left = 8
+    max_moves_left = 7
 
     def game_params(self, params: Mapping[str, Any]) -> dict[str, Any]:
         rows, p1 = int_param(params, "rows", None, 2, MAX_SIDE)

@@ -152,6 +152,10 @@ class NimFamily(OnlyWinningMove):
     listed_params = ({"heaps": 3, "max": 4},)
     max_moves_left = 12
 
+    def _targets_ok(self, game: Game, state: Any) -> bool:
+        # at least two heaps left: one heap is won by taking it all, not a puzzle
+        return sum(1 for h in state[0] if h) >= 2 and len(game.legal_moves(state)) <= 12
+
     def game_params(self, params: Mapping[str, Any]) -> dict[str, Any]:
         heaps, p1 = int_param(params, "heaps", None, 1, MAX_HEAPS)
         top, p2 = int_param(params, "max", 7, 1, MAX_STONES)
