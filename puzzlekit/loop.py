@@ -83,6 +83,7 @@ class LoopResult:
     seed: int = 0
     start_clues: int = 0
     notes: tuple[str, ...] = field(default_factory=tuple)
+    holdout_seconds: float | None = None  # wall time of the holdout's check, pipe included
 
     @property
     def accepted(self) -> bool:
@@ -247,8 +248,11 @@ def _accept(
             report = filter.verify(instance, solution_cap=budget.solution_cap)
     solution = dict(report.solutions[0]) if report.solutions else None
     hold = None
+    hold_seconds = None
     if holdout is not None:
+        h0 = time.perf_counter()
         hold = holdout.check(instance.canonical_json(), instance.digest, budget.solution_cap)
+        hold_seconds = time.perf_counter() - h0
     return LoopResult(
         "accepted",
         instance,
@@ -262,6 +266,7 @@ def _accept(
         strategy.name,
         seed,
         start_clues,
+        holdout_seconds=hold_seconds,
     )
 
 
