@@ -541,11 +541,16 @@ def run_task(task: Task) -> TaskResult:
         "k": task.k,
         "filter": task.filter.label,
     }
+    recorder = _Recorder(filt)
     for trial, seed in zip(task.trials, task.seeds, strict=True):
         strategy = STRATEGIES[task.strategy](task.k)
-        result = run_loop(schema, strategy, filt, holdout, budget, seed, minimize=mini)
+        recorder.forced.clear()
+        result = run_loop(schema, strategy, recorder, holdout, budget, seed, minimize=mini)
         base = {**arm, "trial": trial, "seed": str(seed)}
-        for a in result.trace:
+        # the filter's verify calls in order: the first len(trace) are the trace's attempts
+        forced = recorder.forced[: len(result.trace)]
+        forced += [None] * (len(result.trace) - len(forced))
+        for a, n_forced in zip(result.trace, forced, strict=True):
             out.attempts.append(
                 {
                     **base,
@@ -558,6 +563,7 @@ def run_task(task: Task) -> TaskResult:
                     "reject_case": a.reject_case,
                     "top_coord": coord_text(a.top_coord),
                     "solution_count": a.solution_count,
+                    "forced_cells": n_forced,
                     "seconds": a.seconds,
                 }
             )
@@ -576,7 +582,8 @@ def run_task(task: Task) -> TaskResult:
                     "reject_case": rd.case.value if rd else None,
                     "top_coord": coord_text(_top(hold)),
                     "solution_count": hold.solution_count,
-                    "seconds": None,
+                    "forced_cells": _forced_count(hold),
+                    "seconds": result.holdout_seconds,
                 }
             )
         frep = result.filter_report
@@ -598,10 +605,69 @@ def run_task(task: Task) -> TaskResult:
                 "holdout_top_coord": coord_text(_top(hold)) if hold is not None else None,
                 "holdout_coords": json.dumps(report_coords(hold), separators=(",", ":")),
                 **_settle(result, filt, hname, task.solution_cap),
+                **_probe(result, seed),
+                "holdout_seconds": result.holdout_seconds,
                 "seconds": result.seconds,
             }
         )
     return out
+
+
+class _Recorder:
+    """The filter, seen through: notes each report's ``forcedCells`` count (``None`` if absent).
+
+    Everything else (``believed_schema``, ``exact``, ``name``) is the filter's own.
+    """
+
+    def __init__(self, verifier: Any) -> None:
+        self._verifier = verifier
+        self.forced: list[int | None] = []
+
+    def verify(self, instance: Any, **kwargs: Any) -> Any:
+        report = self._verifier.verify(instance, **kwargs)
+        self.forced.append(_forced_count(report))
+        return report
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._verifier, name)
+
+
+def _forced_count(report: Any) -> int | None:
+    forced = report.stats.get("forcedCells") if report is not None else None
+    return len(forced) if isinstance(forced, list) else None
+
+
+_PROBE: list[Any] = []
+
+
+def _probe(result: Any, seed: int) -> dict[str, Any]:
+    """Expressive range of an accepted puzzle: drop one clue, count the cells still forced.
+
+    An accepted puzzle forces every cell, so its own backbone says nothing. Instead one clue,
+    chosen by the trial's seed, is removed and the rest is verified by an exact sat verifier
+    (computing the backbone): ``probe_forced_cells`` is the count of cells with one value in
+    every solution (clue cells included), or every cell when the clue was redundant (UNIQUE).
+    A measuring instrument, not the filter: it runs after the loop and is not counted in
+    ``filter_calls``.
+    """
+    empty = {"probe_verdict": None, "probe_forced_cells": None}
+    if not result.accepted or not result.instance.clues:
+        return empty
+    import numpy as np
+
+    if not _PROBE:
+        from puzzlekit.registry import get_verifier
+
+        _PROBE.append(get_verifier("sat"))
+    inst = result.instance
+    drop = int(np.random.default_rng([seed, 0x9B0BE]).integers(len(inst.clues)))
+    probe = inst.with_clues(c for i, c in enumerate(inst.clues) if i != drop)
+    report = _PROBE[0].verify(probe, solution_cap=2)
+    if report.verdict.value == "UNIQUE":
+        n = len(report.solutions[0]) if report.solutions else None
+    else:
+        n = _forced_count(report)
+    return {"probe_verdict": report.verdict.value, "probe_forced_cells": n}
 
 
 def _top(report: Any) -> Any:
@@ -623,8 +689,11 @@ _DTYPES = {
     "filter_calls": "int64",
     "minimize_calls": "int64",
     "solution_count": "int64",
+    "forced_cells": "Int64",
+    "probe_forced_cells": "Int64",
     "holdout_rejected": "bool",
     "seconds": "float64",
+    "holdout_seconds": "float64",
 }
 
 

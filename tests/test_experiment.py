@@ -37,7 +37,8 @@ def tiny_config():
 
 
 def without_seconds(df: pd.DataFrame) -> pd.DataFrame:
-    return df.drop(columns=["seconds"]).reset_index(drop=True)
+    timings = [c for c in df.columns if c == "seconds" or c.endswith("_seconds")]
+    return df.drop(columns=timings).reset_index(drop=True)
 
 
 def mutate(path_fn):
@@ -142,6 +143,15 @@ def test_smoke_run_writes_manifest_parquet_ledger_and_report(smoke_run):
     filt = attempts[attempts["side"] == "filter"]
     assert len(filt) == puzzles["filter_calls"].sum()
     assert (attempts["side"] == "holdout").sum() == puzzles["holdout_verdict"].notna().sum()
+    hold = attempts[attempts["side"] == "holdout"]
+    assert hold["seconds"].notna().all() and (hold["seconds"] > 0).all()
+    assert puzzles.loc[puzzles["holdout_verdict"].notna(), "holdout_seconds"].notna().all()
+    # sat reports forcedCells on MULTIPLE; the probe measures every sat-accepted puzzle
+    sat_multiple = filt[(filt["filter"] == "sat") & (filt["verdict"] == "MULTIPLE")]
+    assert sat_multiple["forced_cells"].notna().all()
+    assert filt.loc[filt["verdict"] == "UNIQUE", "forced_cells"].isna().all()
+    sat_acc = puzzles[(puzzles["filter"] == "sat") & (puzzles["status"] == "accepted")]
+    assert sat_acc["probe_forced_cells"].between(1, 16).all()
     # the sat filter is exact: the holdout never rejects what it accepted
     sat = puzzles[(puzzles["filter"] == "sat") & (puzzles["status"] == "accepted")]
     assert not sat["holdout_rejected"].any()
