@@ -73,6 +73,7 @@ class MoveValue:
     value: int  # the move's variable value in a solution
     result: str  # WIN, DRAW or LOSS
     distance: int
+    label: str = ""  # how a player writes the move (Nim: ``h2-3``, take 3 from heap 2)
 
 
 @dataclass(frozen=True)
@@ -94,6 +95,8 @@ class GameVerdict:
                 {
                     "fieldName": m.name,
                     "coord": list(m.coord),
+                    "move": m.label,
+                    "moveValue": m.value,
                     "value": m.result,
                     "distance": m.distance,
                 }
@@ -230,6 +233,7 @@ def game_verdict(
                 game.move_value(position, m),
                 result,
                 distance,
+                game.move_label(position, m),
             )
         )
     best = max(moves, key=_rank)
@@ -342,7 +346,7 @@ def game_report(
         head += f" in {verdict.distance} plies"
     diagnostics = [head]
     if wins:
-        diagnostics.append("winning moves: " + ", ".join(f"{m.name} ({m.distance})" for m in wins))
+        diagnostics.append("winning moves: " + ", ".join(f"{m.label} ({m.distance})" for m in wins))
     common = dict(
         cap=cap,
         completions=n_moves,

@@ -140,6 +140,10 @@ class Game:
     def move_name(self, state: State, move: Move) -> str:
         raise NotImplementedError
 
+    def move_label(self, state: State, move: Move) -> str:
+        """How a player writes the move (default: its coordinate's name)."""
+        return self.move_name(state, move)
+
     def move_value(self, state: State, move: Move) -> int:
         """The value the move's variable takes in a solution (the piece, or stones taken)."""
         raise NotImplementedError
@@ -544,6 +548,68 @@ class OnlyWinningMove(Family):
             )
             if len(out) >= 6:
                 break
+        return out
+
+    # -- golden cases -----------------------------------------------------------------------
+    def golden_instances(
+        self, params: Mapping[str, Any], *, seed: int = 0
+    ) -> dict[str, tuple[str, Instance, int]]:
+        """The regression cases of a schema (the names of :data:`puzzlekit.golden.CASES`), each
+        as (note, instance, solution cap), from seeded random playouts. ``puzzlekit.golden``
+        builds corpora by dropping clues; a position is one clue, so game corpora come from here.
+        """
+        norm = self.normalize_params(params)
+        schema = self.schema(norm)
+        game = self.game(norm)
+        fastest = self.fastest(norm)
+        rng = np.random.default_rng([seed, 11])
+        found: dict[str, State] = {}
+        for _ in range(20 * PLAYOUTS):
+            state = self._playout(game, rng)
+            if state is None:
+                continue
+            n = len(winning_moves(game, state, fastest))
+            case = {0: "unsolvable", 1: "unique"}.get(n, "multiple" if n < 8 else "capped")
+            if case == "multiple" and "multiple" in found:
+                case = "multiple-capped"
+            found.setdefault(case, state)
+            if {"unique", "multiple", "multiple-capped", "unsolvable"} <= set(found):
+                break
+        missing = {"unique", "multiple", "multiple-capped", "unsolvable"} - set(found)
+        if missing:
+            raise RuntimeError(f"{self.name} {norm}: no playout gave {sorted(missing)}")
+        out: dict[str, tuple[str, Instance, int]] = {}
+        for case, note, cap in (
+            ("unique", "a position with one winning move", 8),
+            ("multiple", "a position with several winning moves", 8),
+            ("multiple-capped", "several winning moves, capped at two", 2),
+            ("unsolvable", "a position with no winning move", 8),
+        ):
+            out[case] = (note, self.instance_of(norm, found[case]), cap)
+        clue = self.position_clue(game, found["unique"])
+        top = max(v.coord[0] for v in schema.variables)
+        coords = [list(c) for c in clue.coords]
+        coords[0] = [top + 1, *coords[0][1:]]
+        moved = Clue.make(clue.id, clue.kind, clue.data_dict(), coords)
+        out["invalid-outside"] = (
+            f"the position's first coordinate moved to {coords[0]}, outside the board",
+            Instance.make(self.name, norm, [moved]),
+            8,
+        )
+        data = clue.data_dict()
+        if "heaps" in data:
+            data["heaps"] = [*data["heaps"][:-1], norm["max"] + 1]
+            note = "a heap larger than the params allow"
+        else:
+            data["rows"] = "z" + data["rows"][1:]
+            note = "a piece that is neither x nor o"
+        bad = Clue.make(clue.id, clue.kind, data, clue.coords)
+        out["invalid-value"] = (note, Instance.make(self.name, norm, [bad]), 8)
+        out["invalid-duplicate"] = (
+            "the position clue twice",
+            Instance.make(self.name, norm, [clue, clue]),
+            8,
+        )
         return out
 
     # -- text -------------------------------------------------------------------------------

@@ -64,6 +64,9 @@ class Nim(Game):
     def move_name(self, state: State, move: Move) -> str:
         return f"h{move[0] + 1}"  # type: ignore[index]
 
+    def move_label(self, state: State, move: Move) -> str:
+        return f"h{move[0] + 1}-{move[1]}"  # type: ignore[index]
+
     def move_value(self, state: State, move: Move) -> int:
         return move[1]  # type: ignore[index]
 
