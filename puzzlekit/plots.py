@@ -1,10 +1,11 @@
-"""The report of a run directory: matplotlib figures (Agg) and ``report/summary.md``.
+"""The report of a run directory: matplotlib figures (Agg) and ``report/report.md``.
 
 Everything here reads ``attempts.parquet`` and ``puzzles.parquet`` with pandas; every number in
-``summary.md`` is computed from them, none is typed by hand. The figures are the ones a
-researcher draws anyway: filter calls per accepted puzzle against the final clue count, the
-reject-case distribution, the holdout reject rate per strategy × filter, and where on the grid
-the rejects point.
+``report.md`` is computed from them, none is typed by hand. The figures: the reject-case
+distribution, filter calls to acceptance as a CDF per strategy, where on the grid the rejects
+point, the filter × holdout verdict matrix, clue count vs forced cells of accepted puzzles
+(expressive range), and escalation targets and kernel outcomes. The notebook
+``notebooks/reject_distributions.ipynb`` draws the same figures with these functions.
 
 Not for: running trials (:mod:`puzzlekit.experiment`).
 """
@@ -108,6 +109,62 @@ def plot_reject_cases(attempts: pd.DataFrame, path: Path) -> None:
     plt.close(fig)
 
 
+def plot_calls_cdf(puzzles: pd.DataFrame, path: Path) -> None:
+    """Share of trials accepted within n filter calls, one step line per strategy (× filter).
+
+    Exhausted trials count in the denominator and never step up, so a line ends at the arm's
+    accept rate, not at 1.
+    """
+    fig, ax = plt.subplots(figsize=(6, 4))
+    groups = ["strategy", "filter"] if puzzles["filter"].nunique() > 1 else ["strategy"]
+    for key, grp in puzzles.groupby(groups, sort=True):
+        key = key if isinstance(key, tuple) else (key,)
+        calls = np.sort(grp.loc[grp["status"] == "accepted", "filter_calls"].to_numpy())
+        if not len(grp):
+            continue
+        xs = np.concatenate([[0], calls])
+        ys = np.arange(len(xs)) / len(grp)
+        ax.step(xs, ys, where="post", label="/".join(map(str, key)) + f" (n={len(grp)})")
+    ax.set_xscale("symlog", linthresh=10)
+    ax.set_ylim(0, 1.02)
+    ax.set_xlabel("filter calls")
+    ax.set_ylabel("share of trials accepted")
+    ax.set_title("Filter calls to acceptance (CDF, all k pooled)")
+    if len(puzzles):
+        ax.legend(fontsize=7)
+    fig.tight_layout()
+    fig.savefig(path, dpi=100)
+    plt.close(fig)
+
+
+def verdict_matrix(puzzles: pd.DataFrame) -> pd.DataFrame:
+    """Filter-accepted puzzles counted by (strategy, filter) × holdout verdict."""
+    acc = puzzles[(puzzles["status"] == "accepted") & puzzles["holdout_verdict"].notna()]
+    if acc.empty:
+        return pd.DataFrame()
+    return pd.crosstab([acc["strategy"], acc["filter"]], acc["holdout_verdict"])
+
+
+def plot_verdict_matrix(puzzles: pd.DataFrame, path: Path) -> None:
+    table = verdict_matrix(puzzles)
+    fig, ax = plt.subplots(figsize=(5.5, 0.6 + 0.45 * max(len(table), 2)))
+    if table.empty:
+        ax.text(0.5, 0.5, "no holdout verdicts", ha="center", va="center")
+    else:
+        share = table.div(table.sum(axis=1), axis=0).to_numpy(dtype=float)
+        ax.imshow(share, vmin=0, vmax=1, cmap="Blues", aspect="auto")
+        ax.set_xticks(range(len(table.columns)), table.columns, fontsize=8)
+        ax.set_yticks(range(len(table.index)), [f"{s}/{f}" for s, f in table.index], fontsize=8)
+        for i in range(table.shape[0]):
+            for j in range(table.shape[1]):
+                ax.text(j, i, str(table.iat[i, j]), ha="center", va="center", fontsize=8)
+        ax.set_xlabel("holdout verdict")
+    ax.set_title("Filter-accepted puzzles × holdout verdict")
+    fig.tight_layout()
+    fig.savefig(path, dpi=100)
+    plt.close(fig)
+
+
 def plot_holdout_reject_rate(puzzles: pd.DataFrame, path: Path) -> None:
     acc = puzzles[(puzzles["status"] == "accepted") & puzzles["holdout_verdict"].notna()]
     fig, ax = plt.subplots(figsize=(5, 3.5))
@@ -130,32 +187,142 @@ def plot_holdout_reject_rate(puzzles: pd.DataFrame, path: Path) -> None:
     plt.close(fig)
 
 
-def plot_coord_heatmap(attempts: pd.DataFrame, path: Path) -> None:
-    coords = [json.loads(c) for c in attempts["top_coord"].dropna()]
+def _grid_counts(coords: list[Any]) -> np.ndarray | None:
     grid = [c for c in coords if len(c) == 2 and all(isinstance(x, int) for x in c)]
-    fig, ax = plt.subplots(figsize=(4.5, 4))
     if not grid:
-        ax.text(0.5, 0.5, "no grid coordinates", ha="center", va="center")
+        return None
+    counts = np.zeros((max(r for r, _ in grid) + 1, max(c for _, c in grid) + 1))
+    for r, c in grid:
+        counts[r, c] += 1
+    return counts
+
+
+def reject_coords(attempts: pd.DataFrame, puzzles: pd.DataFrame) -> dict[str, list[Any]]:
+    """Coordinates named in rejects: each filter reject's top coordinate, and every coordinate
+    of each holdout reject's detail."""
+    filt = attempts[(attempts["side"] == "filter") & attempts["top_coord"].notna()]
+    hold = puzzles[puzzles["holdout_rejected"].fillna(False).astype(bool)]
+    held: list[Any] = []
+    for text in hold["holdout_coords"].dropna():
+        held += json.loads(text)
+    return {
+        "filter rejects (top coordinate)": [json.loads(c) for c in filt["top_coord"]],
+        "holdout rejects (all coordinates)": held,
+    }
+
+
+def plot_coord_heatmap(attempts: pd.DataFrame, puzzles: pd.DataFrame, path: Path) -> None:
+    panels = reject_coords(attempts, puzzles)
+    fig, axes = plt.subplots(1, len(panels), figsize=(9, 4))
+    for ax, (title, coords) in zip(axes, panels.items(), strict=True):
+        counts = _grid_counts(coords)
+        if counts is None:
+            ax.text(0.5, 0.5, "no grid coordinates", ha="center", va="center")
+            ax.set_xticks([])
+            ax.set_yticks([])
+        else:
+            im = ax.imshow(counts, cmap="viridis")
+            ax.set_xticks(range(counts.shape[1]))
+            ax.set_yticks(range(counts.shape[0]))
+            ax.tick_params(labelsize=7)
+            ax.set_xlabel("column (0-based)")
+            ax.set_ylabel("row (0-based)")
+            fig.colorbar(im, ax=ax, shrink=0.8)
+        ax.set_title(f"{title}\nn={len(coords)}", fontsize=9)
+    fig.suptitle("Coordinates named in rejects")
+    fig.tight_layout()
+    fig.savefig(path, dpi=100)
+    plt.close(fig)
+
+
+def plot_expressive_range(puzzles: pd.DataFrame, path: Path) -> None:
+    """Accepted puzzles: clue count × cells still forced with one (seeded) clue removed."""
+    acc = puzzles[(puzzles["status"] == "accepted")]
+    if "probe_forced_cells" in acc:
+        acc = acc[acc["probe_forced_cells"].notna()]
     else:
-        rows = max(r for r, _ in grid) + 1
-        cols = max(c for _, c in grid) + 1
-        counts = np.zeros((rows, cols))
-        for r, c in grid:
-            counts[r, c] += 1
-        im = ax.imshow(counts, cmap="viridis")
-        fig.colorbar(im, ax=ax)
-    ax.set_title("Top coordinates named in rejects")
+        acc = acc.iloc[0:0]
+    fig, ax = plt.subplots(figsize=(6, 4))
+    if acc.empty:
+        ax.text(0.5, 0.5, "no probed accepted puzzles", ha="center", va="center")
+    else:
+        rng = np.random.default_rng(0)  # jitter only, so equal points stay visible
+        for (strategy, filt), grp in acc.groupby(["strategy", "filter"], sort=True):
+            x = grp["clue_count"].to_numpy(dtype=float) + rng.uniform(-0.25, 0.25, len(grp))
+            y = grp["probe_forced_cells"].to_numpy(dtype=float)
+            ax.scatter(x, y, s=12, alpha=0.5, label=f"{strategy}/{filt} (n={len(grp)})")
+        ax.legend(fontsize=7)
+    ax.set_xlabel("clue count of the accepted puzzle")
+    ax.set_ylabel("cells forced after removing one clue")
+    ax.set_title("Expressive range of accepted puzzles")
+    fig.tight_layout()
+    fig.savefig(path, dpi=100)
+    plt.close(fig)
+
+
+def settlement_table(puzzles: pd.DataFrame) -> pd.DataFrame:
+    """Loops per strategy × filter × stopping-pipeline kind × escalation target × kernel outcome."""
+    cols = ["pipeline_kind", "escalation_target", "kernel_outcome"]
+    if any(c not in puzzles for c in cols) or not puzzles["pipeline_kind"].notna().any():
+        return pd.DataFrame()
+    return (
+        puzzles.fillna({c: "-" for c in cols})
+        .groupby(["strategy", "filter", *cols])
+        .size()
+        .rename("loops")
+        .reset_index()
+    )
+
+
+def plot_settlement(puzzles: pd.DataFrame, path: Path) -> None:
+    table = settlement_table(puzzles)
+    fig, axes = plt.subplots(1, 2, figsize=(10, 4))
+    if table.empty:
+        for ax in axes:
+            ax.text(0.5, 0.5, "no settlements", ha="center", va="center")
+    else:
+        table = table.assign(arm=table["strategy"] + "/" + table["filter"])
+        for ax, col, title in (
+            (axes[0], "escalation_target", "Escalation targets"),
+            (axes[1], "kernel_outcome", "Kernel outcomes"),
+        ):
+            counts = table.groupby(["arm", col])["loops"].sum().unstack(fill_value=0)
+            bottom = np.zeros(len(counts))
+            for value in counts.columns:
+                label = "(not settled here)" if value == "-" else str(value)
+                ax.barh(counts.index, counts[value].to_numpy(), left=bottom, label=label)
+                bottom += counts[value].to_numpy()
+            ax.set_xlabel("loops")
+            ax.set_title(title)
+            ax.tick_params(axis="y", labelsize=7)
+            ax.legend(fontsize=7)
     fig.tight_layout()
     fig.savefig(path, dpi=100)
     plt.close(fig)
 
 
 FIGURES = {
-    "calls_vs_clues.png": ("Filter calls per accepted puzzle vs final clue count", "puzzles"),
-    "reject_cases.png": ("Reject-case distribution", "attempts"),
-    "holdout_reject_rate.png": ("Holdout reject rate per strategy × filter", "puzzles"),
-    "reject_coords.png": ("Coordinates named in rejects", "attempts"),
+    "reject_cases.png": "Reject-case distribution per strategy / filter",
+    "calls_cdf.png": "Filter calls to acceptance (CDF per strategy)",
+    "calls_vs_clues.png": "Filter calls per accepted puzzle vs final clue count",
+    "reject_coords.png": "Coordinates named in rejects",
+    "verdict_matrix.png": "Filter × holdout verdict matrix",
+    "holdout_reject_rate.png": "Holdout reject rate per strategy × filter",
+    "expressive_range.png": "Clue count vs forced cells (expressive range)",
+    "settlement.png": "Escalation targets and kernel outcomes",
 }
+
+
+def draw_figures(attempts: pd.DataFrame, puzzles: pd.DataFrame, out: Path) -> None:
+    """Every figure of :data:`FIGURES` into ``out``."""
+    plot_reject_cases(attempts, out / "reject_cases.png")
+    plot_calls_cdf(puzzles, out / "calls_cdf.png")
+    plot_calls_vs_clues(puzzles, out / "calls_vs_clues.png")
+    plot_coord_heatmap(attempts, puzzles, out / "reject_coords.png")
+    plot_verdict_matrix(puzzles, out / "verdict_matrix.png")
+    plot_holdout_reject_rate(puzzles, out / "holdout_reject_rate.png")
+    plot_expressive_range(puzzles, out / "expressive_range.png")
+    plot_settlement(puzzles, out / "settlement.png")
 
 
 def _fmt(value: Any) -> str:
@@ -174,51 +341,185 @@ def _md_table(df: pd.DataFrame) -> str:
     return "\n".join(lines) + "\n"
 
 
+def calls_table(puzzles: pd.DataFrame) -> pd.DataFrame:
+    """Per strategy × filter: trials, accepted, and quantiles of filter calls to acceptance."""
+    rows = []
+    for (strategy, filt), grp in puzzles.groupby(["strategy", "filter"], sort=True):
+        calls = grp.loc[grp["status"] == "accepted", "filter_calls"].astype(float)
+        q = calls.quantile([0.25, 0.5, 0.75, 0.9]) if len(calls) else pd.Series(dtype=float)
+        rows.append(
+            {
+                "strategy": strategy,
+                "filter": filt,
+                "trials": len(grp),
+                "accepted": len(calls),
+                "p25": q.get(0.25, np.nan),
+                "median": q.get(0.5, np.nan),
+                "p75": q.get(0.75, np.nan),
+                "p90": q.get(0.9, np.nan),
+                "max": float(calls.max()) if len(calls) else np.nan,
+            }
+        )
+    return pd.DataFrame(rows)
+
+
+def top_coords_table(attempts: pd.DataFrame, puzzles: pd.DataFrame, n: int = 5) -> pd.DataFrame:
+    rows = []
+    for source, coords in reject_coords(attempts, puzzles).items():
+        counts = pd.Series([json.dumps(c, separators=(",", ":")) for c in coords]).value_counts()
+        for coord, count in counts.head(n).items():
+            rows.append({"rejects": source, "coord": coord, "count": int(count), "of": len(coords)})
+    return pd.DataFrame(rows)
+
+
+def expressive_table(puzzles: pd.DataFrame) -> pd.DataFrame:
+    acc = puzzles[puzzles["status"] == "accepted"]
+    if "probe_forced_cells" not in acc:
+        return pd.DataFrame()
+    rows = []
+    for (strategy, filt), grp in acc.groupby(["strategy", "filter"], sort=True):
+        probed = grp[grp["probe_forced_cells"].notna()]
+        rows.append(
+            {
+                "strategy": strategy,
+                "filter": filt,
+                "accepted": len(grp),
+                "probed": len(probed),
+                "clues_mean": float(probed["clue_count"].mean()) if len(probed) else np.nan,
+                "forced_mean": (
+                    float(probed["probe_forced_cells"].mean()) if len(probed) else np.nan
+                ),
+                "forced_min": float(probed["probe_forced_cells"].min()) if len(probed) else np.nan,
+                "removed_clue_redundant": (
+                    float((probed["probe_verdict"] == "UNIQUE").mean()) if len(probed) else np.nan
+                ),
+            }
+        )
+    return pd.DataFrame(rows)
+
+
+def timing_table(attempts: pd.DataFrame) -> pd.DataFrame:
+    """Seconds per verifier call by side and verifier label (filter label, or the holdout)."""
+    df = attempts[attempts["seconds"].notna()]
+    if df.empty:
+        return pd.DataFrame()
+    who = df["filter"].where(df["side"] == "filter", "holdout")
+    g = df.assign(verifier=who).groupby(["side", "verifier"])["seconds"]
+    return pd.DataFrame(
+        {"calls": g.size(), "median_s": g.median(), "p90_s": g.quantile(0.9), "total_s": g.sum()}
+    ).reset_index()
+
+
 def write_report(run_dir: str | Path) -> Path:
-    """Draw the figures and write ``report/summary.md``; returns the summary's path."""
+    """Draw the figures and write ``report/report.md``; returns its path.
+
+    Every number in the report is computed here from ``attempts.parquet``, ``puzzles.parquet``
+    and ``manifest.json``.
+    """
     run = Path(run_dir)
     attempts, puzzles, manifest = load_run(run)
     out = run / "report"
     out.mkdir(exist_ok=True)
-    plot_calls_vs_clues(puzzles, out / "calls_vs_clues.png")
-    plot_reject_cases(attempts, out / "reject_cases.png")
-    plot_holdout_reject_rate(puzzles, out / "holdout_reject_rate.png")
-    plot_coord_heatmap(attempts, out / "reject_coords.png")
+    draw_figures(attempts, puzzles, out)
 
     pre = manifest.get("preregistration", {})
     metrics: Sequence[str] = pre.get("metrics", [])
     table = metrics_table(attempts, puzzles)
     scalar = [m for m in metrics if m in table.columns]
+    n_filter = int((attempts["side"] == "filter").sum()) if len(attempts) else 0
+    n_hold = int((attempts["side"] == "holdout").sum()) if len(attempts) else 0
+    accepted = int((puzzles["status"] == "accepted").sum()) if len(puzzles) else 0
+
+    def fig(name: str) -> list[str]:
+        return [f"![{FIGURES[name]}]({name})", ""]
+
     lines = [
         f"# Run {manifest.get('name', run.name)}",
         "",
-        f"Config digest `{manifest.get('configDigest')}`; git revision "
-        f"`{manifest.get('gitRevision')}`; {len(puzzles)} trials, {len(attempts)} verifier calls.",
+        manifest.get("description", ""),
+        "",
+        f"- config `{manifest.get('configPath')}`, digest `{manifest.get('configDigest')}`",
+        f"- git revision `{manifest.get('gitRevision')}` (local changes: "
+        f"{manifest.get('gitDirty')}); executor {manifest.get('executor')}, "
+        f"{manifest.get('workers')} workers; {manifest.get('start')} to {manifest.get('end')}",
+        f"- {len(puzzles)} trials, {accepted} accepted by the filter; {n_filter} filter calls, "
+        f"{n_hold} holdout calls",
         "",
         "## Pre-registered hypotheses",
         "",
         *[f"- {h}" for h in pre.get("hypotheses", [])],
         "",
-        "## Pre-registered metrics",
+        "## Pre-registered metrics (per arm)",
         "",
         _md_table(table[[*ARM, "trials", "accepted", *scalar]] if len(table) else table),
+        "## Reject-case distribution",
+        "",
+        "Share of each reject case among the filter's rejects, per strategy / filter.",
+        "",
+        *fig("reject_cases.png"),
     ]
-    if "reject_cases" in metrics:
-        cases = reject_case_table(attempts)
-        lines += ["### Reject cases (share of filter rejects)", ""]
-        lines.append(_md_table(cases.reset_index()) if not cases.empty else "(no rejects)\n")
-    if "pipeline_kind" in puzzles and puzzles["pipeline_kind"].notna().any():
-        settled = (
-            puzzles.fillna({"kernel_outcome": "-", "escalation_target": "-"})
-            .groupby(["strategy", "filter", "pipeline_kind", "escalation_target", "kernel_outcome"])
-            .size()
-            .rename("loops")
-            .reset_index()
-        )
-        lines += ["## Stopping pipeline and kernel", "", _md_table(settled)]
-    lines += ["## Figures", ""]
-    for name, (title, _) in FIGURES.items():
-        lines += [f"### {title}", "", f"![{title}]({name})", ""]
-    summary = out / "summary.md"
-    summary.write_text("\n".join(lines), encoding="utf-8")
-    return summary
+    cases = reject_case_table(attempts)
+    lines.append(_md_table(cases.reset_index()) if not cases.empty else "(no rejects)\n")
+    lines += [
+        "## Filter calls to acceptance",
+        "",
+        "Share of trials accepted within n filter calls (all k pooled); exhausted trials stay in "
+        "the denominator, so a line ends at the accept rate.",
+        "",
+        *fig("calls_cdf.png"),
+        _md_table(calls_table(puzzles)),
+        *fig("calls_vs_clues.png"),
+        "## Coordinates named in rejects",
+        "",
+        "Left: the top coordinate of each filter reject (the most discriminative cell of a "
+        "MULTIPLE, the first clue of an UNSOLVABLE conflict). Right: every coordinate named in "
+        "the holdout's rejects of filter-accepted puzzles.",
+        "",
+        *fig("reject_coords.png"),
+        _md_table(top_coords_table(attempts, puzzles)),
+        "## Filter × holdout verdicts",
+        "",
+        "Filter-accepted puzzles by the holdout's verdict (counts; the colour is the row share).",
+        "",
+        *fig("verdict_matrix.png"),
+    ]
+    vm = verdict_matrix(puzzles)
+    lines.append(_md_table(vm.reset_index()) if not vm.empty else "(no holdout verdicts)\n")
+    hold_rej = puzzles[puzzles["holdout_rejected"].fillna(False).astype(bool)]
+    with_coords = int((hold_rej["holdout_coords"].fillna("[]") != "[]").sum())
+    lines += [
+        f"Holdout rejects: {len(hold_rej)}, of which {with_coords} name coordinates.",
+        "",
+        *fig("holdout_reject_rate.png"),
+        "## Expressive range: clue count vs forced cells",
+        "",
+        "An accepted puzzle forces every cell, so its own backbone is uninformative. Each "
+        "accepted puzzle is probed instead: one clue, chosen by the trial's seed, is removed and "
+        "the rest verified by the exact sat verifier, whose `forcedCells` stat is the backbone "
+        "(cells with one value in every solution, clue cells included; every cell when the "
+        "removed clue was redundant). Few forced cells: the puzzle hangs on each clue; many: it "
+        "has slack. The probe is a measurement, outside the filter's budget "
+        "(`probe_forced_cells` in puzzles.parquet; the filter's own `forcedCells` on each "
+        "MULTIPLE attempt is `forced_cells` in attempts.parquet).",
+        "",
+        *fig("expressive_range.png"),
+        _md_table(expressive_table(puzzles)),
+        "## Escalation targets and kernel outcomes",
+        "",
+        "Each loop outcome settled by the stopping pipeline (kind), its escalation target and "
+        "the review kernel's outcome.",
+        "",
+        *fig("settlement.png"),
+    ]
+    settled = settlement_table(puzzles)
+    lines.append(_md_table(settled) if not settled.empty else "(no settlements)\n")
+    lines += [
+        "## Verifier time",
+        "",
+        "Seconds per call (holdout calls include the pipe to its process).",
+        "",
+        _md_table(timing_table(attempts)),
+    ]
+    report = out / "report.md"
+    report.write_text("\n".join(lines), encoding="utf-8")
+    return report

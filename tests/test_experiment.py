@@ -163,16 +163,27 @@ def test_smoke_run_writes_manifest_parquet_ledger_and_report(smoke_run):
     assert entries[0].body["kind"] == "preregistration"
 
     report = smoke_run / "report"
-    for name in (
-        "summary.md",
-        "calls_vs_clues.png",
-        "reject_cases.png",
-        "holdout_reject_rate.png",
-        "reject_coords.png",
-    ):
+    from puzzlekit.plots import FIGURES
+
+    for name in ("report.md", *FIGURES):
         assert (report / name).stat().st_size > 0
-    summary = (report / "summary.md").read_text()
-    assert "holdout_reject_rate" in summary and config.preregistration.hypotheses[0] in summary
+    text = (report / "report.md").read_text()
+    assert "holdout_reject_rate" in text and config.preregistration.hypotheses[0] in text
+    for name in FIGURES:
+        assert f"]({name})" in text  # every figure is embedded
+    for heading in ("Reject-case", "calls to acceptance", "Coordinates named", "holdout verdicts"):
+        assert heading in text
+    assert "Expressive range" in text and "kernel outcomes" in text
+
+
+def test_report_command_rewrites_the_report_from_the_parquet_files(smoke_run, capsys):
+    (smoke_run / "report" / "report.md").unlink()
+    assert main(["report", str(smoke_run)]) == 0
+    assert capsys.readouterr().out.strip() == f"report: {smoke_run / 'report' / 'report.md'}"
+    text = (smoke_run / "report" / "report.md").read_text()
+    puzzles = pd.read_parquet(smoke_run / "puzzles.parquet")
+    rejects = int(puzzles["holdout_rejected"].sum())
+    assert f"Holdout rejects: {rejects}, of which {rejects} name coordinates." in text
 
 
 def test_an_existing_run_is_not_overwritten_without_resume(smoke_run, capsys):

@@ -24,7 +24,9 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--resume", action="store_true", help="skip the tasks already finished")
     p.add_argument("--quiet", action="store_true", help="no progress bar")
     p.set_defaults(func=cmd_run)
-    r = sub.add_parser("report", help="draw the report of a run directory")
+    r = sub.add_parser(
+        "report", help="draw a run directory's figures and write RUN_DIR/report/report.md"
+    )
     r.add_argument("run_dir")
     r.set_defaults(func=cmd_report)
 
@@ -66,7 +68,7 @@ def cmd_run(args: argparse.Namespace) -> int:
     except RunError as exc:
         raise UsageError(str(exc)) from None
     print(f"run: {run}")
-    print(f"report: {run / 'report' / 'summary.md'}")
+    print(f"report: {run / 'report' / 'report.md'}")
     return 0
 
 
@@ -76,6 +78,6 @@ def cmd_report(args: argparse.Namespace) -> int:
     run = Path(args.run_dir)
     if not (run / "manifest.json").exists() or not (run / "puzzles.parquet").exists():
         raise UsageError(f"{run} is not a finished run directory")
-    summary = write_report(run)
-    print(f"report: {summary}", file=sys.stdout)
+    report = write_report(run)
+    print(f"report: {report}", file=sys.stdout)
     return 0
