@@ -327,7 +327,9 @@ def draw_figures(attempts: pd.DataFrame, puzzles: pd.DataFrame, out: Path) -> No
 
 def _fmt(value: Any) -> str:
     if isinstance(value, float):
-        return "–" if np.isnan(value) else f"{value:.3g}"
+        if np.isnan(value):
+            return "–"
+        return f"{value:.0f}" if abs(value) >= 100 else f"{value:.3g}"
     return str(value)
 
 
