@@ -63,7 +63,8 @@ def test_game_corpus_gives_its_recorded_reports(sid: str) -> None:
     assert result.ok, "\n".join(f"{c.schema}:{c.entry.case}: {c.diff}" for c in result.changed)
 
 
-@pytest.mark.parametrize("sid", IDS)
+# plain minimax needs seconds on the Nim corpus's larger positions; the board corpora suffice
+@pytest.mark.parametrize("sid", [s for s in IDS if not s.startswith("owm-nim")])
 def test_minimax_holdout_agrees_with_the_game_corpus(sid: str) -> None:
     result = regress(GOLDEN, schema=sid, verifier="minimax")
     assert result.ok, "\n".join(f"{c.schema}:{c.entry.case}: {c.diff}" for c in result.changed)
