@@ -1,4 +1,7 @@
-"""The analysis notebooks run top to bottom (nbmake) against a small run made here."""
+"""The analysis notebooks run top to bottom (nbmake) against a small run made here.
+
+``notebooks/reject_distributions.ipynb`` redraws the report's figures from a run directory; it
+must agree with ``puzzlekit.plots`` (its last cell asserts so)."""
 
 from __future__ import annotations
 
@@ -16,6 +19,10 @@ ROOT = Path(__file__).resolve().parent.parent
 NOTEBOOKS = sorted((ROOT / "notebooks").glob("*.ipynb"))
 
 pytest.importorskip("nbmake")
+
+
+def test_the_reject_distributions_notebook_is_there():
+    assert "reject_distributions.ipynb" in [nb.name for nb in NOTEBOOKS]
 
 
 @pytest.mark.parametrize("notebook", NOTEBOOKS, ids=[nb.name for nb in NOTEBOOKS])

@@ -30,6 +30,7 @@ import constraint as pc
 
 from puzzlekit.model import (
     AllDifferent,
+    Automaton,
     Compare,
     Constraint,
     Count,
@@ -112,6 +113,56 @@ class _Permutation(pc.Constraint):
         return True
 
 
+class _RegularConstraint(pc.Constraint):
+    """A ``Regular`` line checked on partial assignments, with forward checking.
+
+    ``FunctionConstraint`` can only test a line once every cell of it is assigned, which leaves
+    nonogram and skyscraper lines to blind search. Here the automaton runs over the assigned
+    values and the current domains of the unassigned ones: no accepting state reachable means
+    no completion (sound), and under forward checking every value on no accepting path is hidden
+    (generalized arc consistency on the line). The solutions are those of testing the full word.
+    """
+
+    def __init__(self, automaton: Automaton) -> None:
+        self.start = automaton.start
+        self.accepting = automaton.accepting
+        self.delta: dict[int, list[tuple[int, int]]] = {}
+        for s, a, t in automaton.transitions:
+            self.delta.setdefault(s, []).append((a, t))
+
+    def __call__(self, variables, domains, assignments, forwardcheck=False, _unassigned=None):
+        allowed = [(assignments[v],) if v in assignments else tuple(domains[v]) for v in variables]
+        layers = [{self.start}]
+        for vals in allowed:
+            nxt = {t for s in layers[-1] for a, t in self.delta.get(s, ()) if a in vals}
+            if not nxt:
+                return False
+            layers.append(nxt)
+        alive = layers[-1] & self.accepting
+        if not alive:
+            return False
+        if not forwardcheck:
+            return True
+        for i in range(len(variables) - 1, -1, -1):
+            supported: set[int] = set()
+            back: set[int] = set()
+            for s in layers[i]:
+                for a, t in self.delta.get(s, ()):
+                    if t in alive and a in allowed[i]:
+                        supported.add(a)
+                        back.add(s)
+            v = variables[i]
+            if v not in assignments:
+                domain = domains[v]
+                for value in domain[:]:
+                    if value not in supported:
+                        domain.hideValue(value)
+                if not domain:
+                    return False
+            alive = back
+        return True
+
+
 def _to_pc(c: Constraint, domains: Mapping[str, Sequence[int]]) -> pc.Constraint:
     if isinstance(c, AllDifferent):
         values = frozenset(x for v in c.vars for x in domains[v])
@@ -135,8 +186,7 @@ def _to_pc(c: Constraint, domains: Mapping[str, Sequence[int]]) -> pc.Constraint
         value, op, k = c.value, c.op, c.k
         return pc.FunctionConstraint(lambda *xs: compare(sum(1 for x in xs if x == value), op, k))
     if isinstance(c, Regular):
-        automaton = c.automaton
-        return pc.FunctionConstraint(lambda *xs: automaton.accepts(xs))
+        return _RegularConstraint(c.automaton)
     if isinstance(c, Predicate):
         fn = c.fn
         return pc.FunctionConstraint(lambda *xs: bool(fn(*xs)))
