@@ -642,10 +642,18 @@ class OnlyWinningMove(Family):
         solution: Solution | None = None,
         marks: Mapping[tuple, str] | None = None,
     ) -> str:
+        """The board, one row per line (Nim: the heaps); ``marks`` replace the marked cells."""
         try:
-            return self.format_text(instance).replace("/", "\n")
+            text = self.format_text(instance).split()[0]
         except (SpecError, StopIteration):
             return instance.to_json()
+        if "/" not in text:
+            return text
+        rows = [list(r) for r in text.split("/")]
+        for coord, mark in (marks or {}).items():
+            if len(coord) == 2 and 0 <= coord[0] < len(rows) and 0 <= coord[1] < len(rows[0]):
+                rows[coord[0]][coord[1]] = mark[:1]
+        return "\n".join("".join(r) for r in rows)
 
 
 @functools.lru_cache(maxsize=64)
