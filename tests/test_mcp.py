@@ -221,3 +221,60 @@ def test_game_verdict(session: dict[str, Any]) -> None:
     best = [m for m in v["moves"] if m["value"] == "DRAW"]
     assert [(m["coord"], m["fieldName"]) for m in best] == [([2, 2], "r3c3")]
     assert session["bad_game"]["error"] and "game" in session["bad_game"]["text"]
+
+
+def test_generate_text_is_what_the_cli_prints(
+    session: dict[str, Any], capsys: pytest.CaptureFixture[str]
+) -> None:
+    from puzzlekit.cli import main
+
+    argv = ["generate", "sudoku", "--params", json.dumps(SUDOKU4), "--count", "2", "--seed", "11"]
+    assert main(argv) == 0
+    assert capsys.readouterr().out == session["gen1"]["text"]
+
+
+def _free_port() -> int:
+    import socket
+
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def test_streamable_http_on_localhost() -> None:
+    import subprocess
+    import time
+
+    port = _free_port()
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "puzzlekit", "mcp", "--http", str(port)],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+
+    async def talk() -> tuple[list[str], dict[str, Any]]:
+        deadline = time.monotonic() + 90
+        while True:
+            try:
+                async with Client(f"http://127.0.0.1:{port}/mcp") as client:
+                    tools = await client.list_tools()
+                    text = "1..............."
+                    args = {"family": "sudoku", "params": SUDOKU4, "text": text, "cap": 3}
+                    res = await client.call_tool("puzzle_verify", args)
+                    return [t.name for t in tools.tools], _out(res)
+            except Exception:
+                if time.monotonic() > deadline or proc.poll() is not None:
+                    raise
+                await asyncio.sleep(0.3)
+
+    try:
+        names, out = asyncio.run(talk())
+    finally:
+        proc.terminate()
+        _, err = proc.communicate(timeout=30)
+    assert "puzzle_verify" in names
+    assert not out["error"]
+    assert out["structured"]["uniquenessVerdict"] == "MULTIPLE"
+    assert out["structured"]["solutionCount"] == 3
+    assert f"http://127.0.0.1:{port}" in err  # bound to localhost by default
