@@ -163,6 +163,45 @@ class _RegularConstraint(pc.Constraint):
         return True
 
 
+class _CountConstraint(pc.Constraint):
+    """``Count(vars, value, op, k)`` for ``==``, ``<=`` and ``>=``, checked on partial assignments.
+
+    Counts the variables fixed to ``value`` and those that may still take it: a bound that can
+    no longer be met fails the branch, and under forward checking a met upper bound hides
+    ``value`` from the rest while a tight lower bound pins them to it (star battle rows).
+    """
+
+    def __init__(self, value: int, op: str, k: int) -> None:
+        self.value, self.op, self.k = value, op, k
+
+    def __call__(self, variables, domains, assignments, forwardcheck=False, _unassigned=None):
+        value, k = self.value, self.k
+        fixed = 0
+        maybe = []
+        for v in variables:
+            if v in assignments:
+                fixed += assignments[v] == value
+            elif value in domains[v]:
+                maybe.append(v)
+        upper = self.op in ("==", "<=")
+        lower = self.op in ("==", ">=")
+        if (upper and fixed > k) or (lower and fixed + len(maybe) < k):
+            return False
+        if not forwardcheck:
+            return True
+        if upper and fixed == k:
+            for v in maybe:
+                domains[v].hideValue(value)
+                if not domains[v]:
+                    return False
+        elif lower and fixed + len(maybe) == k:
+            for v in maybe:
+                domain = domains[v]
+                for other in [x for x in domain if x != value]:
+                    domain.hideValue(other)
+        return True
+
+
 def _to_pc(c: Constraint, domains: Mapping[str, Sequence[int]]) -> pc.Constraint:
     if isinstance(c, AllDifferent):
         values = frozenset(x for v in c.vars for x in domains[v])
@@ -182,6 +221,8 @@ def _to_pc(c: Constraint, domains: Mapping[str, Sequence[int]]) -> pc.Constraint
     if isinstance(c, Table):
         allowed = c.allowed
         return pc.FunctionConstraint(lambda *xs: xs in allowed)
+    if isinstance(c, Count) and c.op in ("==", "<=", ">="):
+        return _CountConstraint(c.value, c.op, c.k)
     if isinstance(c, Count):
         value, op, k = c.value, c.op, c.k
         return pc.FunctionConstraint(lambda *xs: compare(sum(1 for x in xs if x == value), op, k))
