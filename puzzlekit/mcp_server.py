@@ -126,6 +126,8 @@ def verify_work(
         raise ArgumentError("instance", "give either instance or family + text, not both")
     if instance is None and text is None:
         raise ArgumentError("instance", "required (or family + text)")
+    if instance is not None and params is not None:
+        raise ArgumentError("params", "only with text; an instance carries its own params")
     if not 2 <= cap <= 10_000:
         raise ArgumentError("cap", f"must be in 2..10000 (uniqueness needs 2), got {cap}")
     if not 0 < budget_seconds <= limits.max_seconds:
