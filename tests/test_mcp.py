@@ -91,6 +91,8 @@ async def _session() -> dict[str, Any]:
 
         await call("bad_cap", "puzzle_verify", {"family": "sudoku", "text": line, "cap": "x"})
         await call("bad_missing", "puzzle_verify", {"cap": 5})
+        await call("bad_json", "puzzle_verify", {"instance": '{"family": "sudoku",'})
+        await call("bad_both", "puzzle_verify", {"instance": bad_given, "params": SUDOKU4})
         await call("bad_family", "puzzle_generate", {"family": "no-such-family"})
         await call("bad_count", "puzzle_generate", {"family": "sudoku", "count": 10_000})
         await call("bad_params", "puzzle_generate", {"family": "sudoku", "params": {"size": "big"}})
@@ -184,6 +186,8 @@ def test_generate_same_seed_same_bytes(session: dict[str, Any]) -> None:
     [
         ("bad_cap", "cap"),
         ("bad_missing", "instance"),
+        ("bad_json", "instance"),
+        ("bad_both", "params"),
         ("bad_family", "family"),
         ("bad_count", "count"),
         ("bad_params", "params"),
