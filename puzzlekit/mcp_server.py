@@ -50,6 +50,7 @@ REJECT_DETAIL_DOC = (
 )
 
 GAMES = ("tictactoe", "mnk", "connect", "nim")
+MAX_CAP = 1000  # solutions in one report at most (a 9x9 solution is about 1 kB of JSON)
 
 
 @dataclass(frozen=True)
@@ -128,8 +129,8 @@ def verify_work(
         raise ArgumentError("instance", "required (or family + text)")
     if instance is not None and params is not None:
         raise ArgumentError("params", "only with text; an instance carries its own params")
-    if not 2 <= cap <= 10_000:
-        raise ArgumentError("cap", f"must be in 2..10000 (uniqueness needs 2), got {cap}")
+    if not 2 <= cap <= MAX_CAP:
+        raise ArgumentError("cap", f"must be in 2..{MAX_CAP} (uniqueness needs 2), got {cap}")
     if not 0 < budget_seconds <= limits.max_seconds:
         raise ArgumentError(
             "budget_seconds", f"must be in (0, {limits.max_seconds:g}], got {budget_seconds}"
@@ -498,7 +499,7 @@ def build_server(limits: Limits = Limits(), worker: Worker | None = None) -> Any
             Field(description="Backend: sat, enumerative, gametree, ... (default: best fit)."),
         ] = None,
         cap: Annotated[
-            int, Field(description="Solutions to find at most (>= 2).", ge=2, le=10_000)
+            int, Field(description="Solutions to find at most (>= 2).", ge=2, le=MAX_CAP)
         ] = 100,
         budget_seconds: Annotated[
             float,
