@@ -202,6 +202,15 @@ class _CountConstraint(pc.Constraint):
         return True
 
 
+class _ExactSum(pc.ExactSumConstraint):
+    """python-constraint2's exact sum, whose preprocessing fails on an empty domain (an earlier
+    sum constraint may empty one); an empty domain already means no solution, so skip it."""
+
+    def preProcess(self, variables, domains, constraints, vconstraints):  # noqa: N802
+        if all(domains[v] for v in variables):
+            super().preProcess(variables, domains, constraints, vconstraints)
+
+
 def _to_pc(c: Constraint, domains: Mapping[str, Sequence[int]]) -> pc.Constraint:
     if isinstance(c, AllDifferent):
         values = frozenset(x for v in c.vars for x in domains[v])
@@ -210,7 +219,7 @@ def _to_pc(c: Constraint, domains: Mapping[str, Sequence[int]]) -> pc.Constraint
         return pc.AllDifferentConstraint()
     if isinstance(c, Linear):
         if c.op == "==" and all(k == 1 for k in c.coeffs):
-            return pc.ExactSumConstraint(c.rhs)
+            return _ExactSum(c.rhs)
         coeffs, op, rhs = c.coeffs, c.op, c.rhs
         return pc.FunctionConstraint(
             lambda *xs: compare(sum(k * x for k, x in zip(coeffs, xs, strict=True)), op, rhs)
