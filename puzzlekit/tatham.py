@@ -19,6 +19,11 @@ another exception. Formats read from Tatham's sources (solo.c, keen.c, unequal.c
   neighbours it is greater than, each cell ending in ``,``: ``futoshiki``. Adjacent mode
   (``Na:``) is refused.
 
+- ``towers``: ``N:`` then 4N clue slots separated by ``/`` (top, bottom, left, right; empty
+  for none), then optionally ``,`` and the givens in the solo encoding: ``skyscrapers``.
+- ``pattern``: ``WxH:`` then W column and H row clues separated by ``/``, runs by ``.``, then
+  optionally ``,`` and fixed cells (a letter skips its offset, upper case filled): ``nonogram``.
+
 Not for: writing game IDs back (the families' ``format_text`` does that where it can).
 """
 
@@ -37,6 +42,8 @@ FAMILY_PUZZLE: dict[str, str] = {
     "sudoku-killer": "solo",
     "kenken": "keen",
     "futoshiki": "unequal",
+    "skyscrapers": "towers",
+    "nonogram": "pattern",
 }
 
 
@@ -172,11 +179,28 @@ def parse_unequal(game_id: str) -> Instance:
     return get_family("futoshiki").parse_text(f"{n}:{desc}")
 
 
+def parse_towers(game_id: str) -> Instance:
+    """A ``towers`` game ID (``N:`` 4N edge clues ``/``-separated, optional ``,`` givens) as a
+    ``skyscrapers`` instance; the format is read by :meth:`Skyscrapers.parse_text`."""
+    params, desc = _split(game_id)
+    n, _ = _leading_int(params)  # difficulty letters do not change the puzzle
+    return get_family("skyscrapers").parse_text(f"{n}:{desc}")
+
+
+def parse_pattern(game_id: str) -> Instance:
+    """A ``pattern`` game ID (``WxH:`` column then row runs, optional ``,`` fixed cells) as a
+    ``nonogram`` instance; the format is read by :meth:`Nonogram.parse_text`."""
+    params, desc = _split(game_id)
+    return get_family("nonogram").parse_text(f"{params}:{desc}")
+
+
 #: puzzle name -> parser of that puzzle's game IDs
 PARSERS: dict[str, Callable[[str], Instance]] = {
     "solo": parse_solo,
     "keen": parse_keen,
     "unequal": parse_unequal,
+    "towers": parse_towers,
+    "pattern": parse_pattern,
 }
 
 
