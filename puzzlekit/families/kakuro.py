@@ -20,7 +20,7 @@ Clue kinds (coordinates are 0-based ``[row, col]`` cells):
   Constraint: ``Linear(cells, 1s, "==", s)``.
 - ``given``: ``data = {"value": v}``, one white cell; id ``r{row}c{col}`` (1-based).
 
-``clues_from_solution`` gives every run sum and every digit; ``initial_clues`` every run sum
+``clues_from_solution`` gives every digit and every run sum; ``initial_clues`` every run sum
 plus ``k`` random digits; repair moves at a cell reveal its digit or add a missing sum of a run
 through it.
 
@@ -288,7 +288,7 @@ class Kakuro(Family):
 
     def clues_from_solution(self, schema: Schema, solution: Solution) -> list[Clue]:
         givens = [self.given(v.coord, solution[v.name]) for v in schema.variables]
-        return self.run_clues(schema, solution) + givens
+        return givens + self.run_clues(schema, solution)
 
     # -- generation -------------------------------------------------------------------------
     def initial_clues(self, schema: Schema, solution: Solution, k: int, rng: Any) -> list[Clue]:
