@@ -45,6 +45,10 @@ def _load_builtin() -> None:
 
     register_verifier("gametree", GameTreeVerifier)
     register_verifier("minimax", MinimaxVerifier)
+    from verifiers.oracle import OracleVerifier, PlainOracleVerifier
+
+    register_verifier("oracle", OracleVerifier)
+    register_verifier("oracle-plain", PlainOracleVerifier)
 
 
 def verifier_names() -> list[str]:

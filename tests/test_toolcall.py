@@ -1,0 +1,163 @@
+"""toolcall: tool registry (Python, MCP tools/list), the oracle verifier's report, the plain
+holdout, adaptive repairs, generation."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from generators.adaptive import Adaptive
+from generators.base import Step
+from puzzlekit.families import get_family
+from puzzlekit.generate import GenerateConfig, generate
+from puzzlekit.model import Clue, Instance
+from puzzlekit.registry import default_verifier_name, get_verifier
+from puzzlekit.report import Verdict
+from puzzlekit.testing import check_family
+from puzzlekit.tools import field_domain, get_tool, load_mcp_tools, register_tool
+
+MID = {"tool": "shipping-rate", "expectedVerdict": "mid", "fixedInput": {"note": ""}}
+MCP = Path(__file__).parent / "data" / "tools" / "mcp_tools_list.json"
+
+
+def given(field: str, value: object, pos: int) -> Clue:
+    return Clue.make(field, "given", {"field": field, "value": value}, [(pos,)])
+
+
+def door(inp: dict) -> str:
+    if inp["badge"] == "staff":
+        return "open"
+    if inp["escorted"] and 8 <= inp["hour"] < 18:
+        return "open"
+    if inp["badge"] == "contractor" and inp["hour"] == 3:
+        raise RuntimeError("maintenance window: no answer")
+    return "closed"
+
+
+def test_family_keeps_the_contract() -> None:
+    check_family("toolcall", MID)
+
+
+def test_the_oracle_is_the_default_verifier() -> None:
+    assert default_verifier_name(Instance.make("toolcall", MID, [])) == "oracle"
+
+
+def test_multiple_reports_distribution_and_gap_and_says_when_it_is_a_sample() -> None:
+    inst = Instance.make("toolcall", MID, [given("zone", "eu", 0)])
+    rep = get_verifier("oracle").verify(inst, solution_cap=5)
+    rd = rep.reject_detail
+    assert rep.verdict is Verdict.MULTIPLE and rep.solution_count_is_lower_bound
+    assert sum(rd.verdict_distribution.values()) == rep.total_completions_enumerated == 36
+    assert rd.verdict_distribution["mid"] > 5
+    assert {g.field_name for g in rd.discriminative_gap} <= {"weight_kg", "service", "insured"}
+    assert all(0 < g.discriminative_power <= 1 for g in rd.discriminative_gap)
+    assert any("sample" in d for d in rep.diagnostics)
+    full = get_verifier("oracle").verify(inst, solution_cap=100)
+    assert not any("sample" in d for d in full.diagnostics)
+
+
+def test_unsolvable_reports_a_distribution_without_the_expected_verdict() -> None:
+    clues = [given("zone", "world", 0), given("service", "express", 2)]
+    inst = Instance.make("toolcall", MID, clues)
+    rep = get_verifier("oracle").verify(inst)
+    assert rep.verdict is Verdict.UNSOLVABLE
+    dist = rep.reject_detail.verdict_distribution
+    assert "mid" not in dist and sum(dist.values()) == 12
+    assert set(rep.reject_detail.conflict.clue_ids) == {"zone", "service"}
+
+
+def test_domain_too_large_before_any_oracle_call() -> None:
+    calls = []
+    register_tool(
+        "wide",
+        {"type": "object", "properties": {f"f{i}": {"enum": list(range(10))} for i in range(6)}},
+        lambda inp: calls.append(1) or "ok",
+    )
+    inst = Instance.make("toolcall", {"tool": "wide", "expectedVerdict": "ok"}, [])
+    rep = get_verifier("oracle", max_completions=1000).verify(inst)
+    assert rep.verdict is Verdict.DOMAIN_TOO_LARGE and not calls
+    assert len(rep.reject_detail.field_cardinalities) == 6
+    assert rep.reject_detail.culprits
+
+
+@pytest.mark.parametrize(
+    ("params", "clues", "violation"),
+    [
+        ({"tool": "no-such-tool", "expectedVerdict": "x"}, [], "unknown-tool"),
+        (MID, [given("colour", "red", 0)], "unknown-field"),
+        ({"tool": "shipping-rate", "expectedVerdict": "mid"}, [], "not-enumerable"),
+        (MID, [given("weight_kg", 99, 1)], "out-of-domain"),
+    ],
+)
+def test_invalid_spec_violations(params: dict, clues: list, violation: str) -> None:
+    inst = Instance.make("toolcall", params, clues)
+    for name in ("oracle", "oracle-plain"):
+        rep = get_verifier(name).verify(inst)
+        assert rep.verdict is Verdict.INVALID_SPEC
+        assert rep.reject_detail.violations[0].violation_type == violation
+
+
+def test_empty_enum_is_no_enum_domain() -> None:
+    register_tool("empty", {"type": "object", "properties": {"x": {"enum": []}}}, lambda i: "v")
+    rep = get_verifier("oracle").verify(
+        Instance.make("toolcall", {"tool": "empty", "expectedVerdict": "v"}, [])
+    )
+    assert rep.reject_detail.violations[0].violation_type == "no-enum-domain"
+
+
+def test_mcp_tools_list_registers_tools_with_python_oracles() -> None:
+    tools = load_mcp_tools(MCP, {"door-lock": door})
+    assert [t.name for t in tools] == ["door-lock"]
+    assert get_tool("no-oracle") is None
+    assert field_domain(get_tool("door-lock").properties["hour"]) == list(range(24))
+    params = {"tool": "door-lock", "expectedVerdict": "open", "fixedInput": {"reason": "x"}}
+    inst = Instance.make("toolcall", params, [given("badge", "contractor", 0)])
+    rep = get_verifier("oracle").verify(inst, solution_cap=100)
+    plain = get_verifier("oracle-plain").verify(inst, solution_cap=100)
+    assert rep.dispatch_error_count == plain.dispatch_error_count == 2  # hour 3, both escorts
+    assert rep.verdict is plain.verdict is Verdict.MULTIPLE
+    assert rep.solution_count == plain.solution_count == 10
+    assert rep.reject_detail.verdict_distribution == plain.reject_detail.verdict_distribution
+
+
+def test_adaptive_reveals_the_most_discriminative_field() -> None:
+    fam = get_family("toolcall")
+    schema = fam.schema(MID)
+    sol = fam.sample_solution(schema, np.random.default_rng(1))
+    inst = Instance.make("toolcall", MID, [])
+    rep = get_verifier("oracle").verify(inst)
+    step = Adaptive(1).propose(
+        Step(inst, "start", None, sol, schema), rep, np.random.default_rng(0)
+    )
+    top = rep.reject_detail.discriminative_gap[0]
+    assert step.action == "reveal" and step.coord == tuple(top.coord)
+
+
+def test_adaptive_repairs_an_unsolvable_call_back_to_its_solution() -> None:
+    fam = get_family("toolcall")
+    schema = fam.schema(MID)
+    sol = {"zone": 1, "weight_kg": 3, "service": 1, "insured": 0}
+    wrong = Instance.make(
+        "toolcall", MID, [given("zone", "world", 0), given("service", "express", 2)]
+    )
+    step = Step(wrong, "start", None, sol, schema)
+    strategy, rng, oracle = Adaptive(1), np.random.default_rng(0), get_verifier("oracle")
+    for _ in range(10):
+        rep = oracle.verify(step.instance)
+        if rep.accepted:
+            break
+        step = strategy.propose(step, rep, rng)
+    assert rep.accepted  # a conflict clue was dropped, a discriminative field revealed
+    assert step.action in ("reveal", "drop")
+    moves = fam.repair_moves(schema, wrong, sol, (0,))
+    assert moves[0].action == "change" and moves[0].remove == ("zone",)
+
+
+def test_generation_has_no_holdout_rejects() -> None:
+    cfg = GenerateConfig(
+        "toolcall", MID, count=10, filter="oracle", holdout="oracle-plain", holdout_in_process=True
+    )
+    recs = [r for r in generate(cfg) if r["status"] == "accepted"]
+    assert len(recs) == 10 and all(r["holdoutVerdict"] == "UNIQUE" for r in recs)
