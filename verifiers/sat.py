@@ -42,9 +42,11 @@ or use from several threads at once (one verifier per worker).
 
 from __future__ import annotations
 
+import atexit
 import itertools
 import math
 import time
+import weakref
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any
 
@@ -389,6 +391,7 @@ class _Engine:
         self.cnf = cnf
         self.schema = schema
         self.solver = Solver(name=solver_name, bootstrap_with=cnf.clauses)
+        _LIVE.add(self)
         cnf.clauses = []
         self.clue_cache: dict[tuple[Any, ...], tuple[int, ...]] = {}
         self.retired = 0
@@ -469,6 +472,18 @@ class _Engine:
 
     def close(self) -> None:
         self.solver.delete()
+        _LIVE.discard(self)
+
+
+#: engines whose solvers are still open; closed before interpreter shutdown, when python-sat's
+#: own finalizer would run against half-torn-down modules and print a traceback
+_LIVE: weakref.WeakSet[_Engine] = weakref.WeakSet()
+
+
+@atexit.register
+def _close_all() -> None:
+    for engine in list(_LIVE):
+        engine.close()
 
 
 class _Run:
