@@ -117,6 +117,11 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--loops", type=int, default=None, help="loops per strategy and k")
     p.add_argument("--holdout-loops", type=int, default=None, help="loops per family")
+    p.add_argument(
+        "--skip-curve",
+        action="store_true",
+        help="skip the calls curve (measured by experiments/adaptive_vs_blind.toml)",
+    )
     args = p.parse_args(argv)
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
@@ -124,10 +129,12 @@ def main(argv: list[str] | None = None) -> int:
     ks = [20, 22, 24, 26, 28, 30, 32, 34] if not quick else [24, 30, 34]
     t0 = time.perf_counter()
     loops = args.loops or (10 if quick else 30)
-    df = calls_curve(ks, loops, 300 if quick else 1000, args.seed)
-    df.to_csv(out / "curve_loops.csv", index=False)
-    table = per_clue_count(df)
-    table.to_csv(out / "curve.csv")
+    table = pd.DataFrame()
+    if not args.skip_curve:
+        df = calls_curve(ks, loops, 300 if quick else 1000, args.seed)
+        df.to_csv(out / "curve_loops.csv", index=False)
+        table = per_clue_count(df)
+        table.to_csv(out / "curve.csv")
     rate = minimal_rate(10 if quick else 100, args.seed)
     n = args.holdout_loops or (30 if quick else 1000)
     holds = [
