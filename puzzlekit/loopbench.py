@@ -76,6 +76,17 @@ def per_clue_count(df: pd.DataFrame) -> pd.DataFrame:
     return table
 
 
+def curve_from_run(run_dir: Path) -> pd.DataFrame:
+    """The same table from a ``puzzlekit run`` directory (its ``puzzles.parquet``)."""
+    p = pd.read_parquet(run_dir / "puzzles.parquet")
+    p = p.assign(
+        accepted=p.status == "accepted",
+        final_clues=p.clue_count.where(p.status == "accepted"),
+        calls=p.filter_calls,
+    )
+    return per_clue_count(p[["strategy", "k", "accepted", "final_clues", "calls"]])
+
+
 def minimal_rate(n: int, seed: int) -> dict[str, float]:
     schema = get_family("sudoku").schema({"size": 9})
     fam = get_family("sudoku")
@@ -130,7 +141,10 @@ def main(argv: list[str] | None = None) -> int:
     t0 = time.perf_counter()
     loops = args.loops or (10 if quick else 30)
     table = pd.DataFrame()
-    if not args.skip_curve:
+    if args.curve_from:
+        table = curve_from_run(Path(args.curve_from))
+        table.to_csv(out / "curve.csv")
+    elif not args.skip_curve:
         df = calls_curve(ks, loops, 300 if quick else 1000, args.seed)
         df.to_csv(out / "curve_loops.csv", index=False)
         table = per_clue_count(df)
