@@ -48,13 +48,14 @@ def cmd_schemas(args: argparse.Namespace) -> int:
         for row in rows:
             print(json.dumps(row, ensure_ascii=False))
         return 0
-    print(f"{'family':<14}{'params':<30}{'clue kinds':<22}{'variables':>10}{'domain':>8}")
+    width = max(len(r["family"]) for r in rows) + 2
+    print(f"{'family':<{width}}{'variables':>9}{'domain':>8}  {'clue kinds':<32}params")
     for row in rows:
         params = json.dumps(row["params"], separators=(",", ":"))
         kinds = ",".join(row["clueKinds"])
         print(
-            f"{row['family']:<14}{params:<30}{kinds:<22}{row['variables']:>10}"
-            f"{row['domainSize']:>8}"
+            f"{row['family']:<{width}}{row['variables']:>9}{row['domainSize']:>8}  "
+            f"{kinds:<32}{params}"
         )
     return 0
 
