@@ -18,7 +18,7 @@ Clue kinds (coordinates are 0-based ``[row, col]`` cells):
 - ``region``: ``data = {}``, ``coords`` = the cells of one region (sorted); id ``region{i}``.
   Constraint: ``Count(cells, 1, "==", k)``. Regions of one instance must not overlap.
 - ``star`` / ``empty``: ``data = {}``, one coordinate; id ``r{row}c{col}`` (1-based). A revealed
-  cell.
+  cell. (Any data field is an ``unknown-field`` violation: the kind says the value.)
 
 Rules: ``Count(row, 1, "==", k)``, ``Count(col, 1, "==", k)`` and, for every pair of touching
 cells, ``Linear([a, b], [1, 1], "<=", 1)`` (rule ``touch-r1c1-r2c2``).
@@ -145,6 +145,11 @@ class StarBattle(Family):
     def clue_constraints(self, schema: Schema, clue: Clue) -> tuple[Constraint, ...]:
         p = schema.params_dict()
         where = f"clue {clue.id}"
+        if clue.kind in ("star", "empty", "region") and clue.data:
+            key = clue.data[0][0]
+            raise fail(
+                "unknown-field", None, where, f"a {clue.kind} clue has no data field {key!r}"
+            )
         if clue.kind in ("star", "empty"):
             var = one_cell(schema, clue)
             value = 1 if clue.kind == "star" else 0
