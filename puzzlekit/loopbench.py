@@ -129,6 +129,11 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--loops", type=int, default=None, help="loops per strategy and k")
     p.add_argument("--holdout-loops", type=int, default=None, help="loops per family")
     p.add_argument(
+        "--curve-from",
+        default=None,
+        help="a run directory of experiments/adaptive_vs_blind.toml to tabulate",
+    )
+    p.add_argument(
         "--skip-curve",
         action="store_true",
         help="skip the calls curve (measured by experiments/adaptive_vs_blind.toml)",
