@@ -194,15 +194,15 @@ def generate_work(
     seed: int = 0,
     minimize: bool = False,
     clues: int | None = None,
-    filter: str = "sat",
-    holdout: str = "enumerative",
+    filter: str | None = None,
+    holdout: str | None = None,
     max_calls: int = 200,
     limits: Limits = Limits(),
 ) -> dict[str, Any]:
     """Accepted puzzles of the closed loop; ``jsonl`` is what ``puzzlekit generate`` prints."""
     from puzzlekit.generate import STRATEGIES, GenerateConfig, dumps, generate
     from puzzlekit.model import SpecError
-    from puzzlekit.registry import verifier_names
+    from puzzlekit.registry import default_filter_name, default_holdout_name, verifier_names
 
     _check_size("params", params, limits.max_input_chars)
     fam = _family("family", family)
@@ -222,6 +222,8 @@ def generate_work(
     if not 1 <= max_calls <= 10_000:
         raise ArgumentError("max_calls", f"must be in 1..10000, got {max_calls}")
     names = verifier_names()
+    filter = filter or default_filter_name(family)
+    holdout = holdout or default_holdout_name(filter)
     for field, name in (("filter", filter), ("holdout", holdout)):
         if name not in names and not (field == "holdout" and name == "none"):
             raise ArgumentError(field, f"no verifier {name!r}; known: {', '.join(names)}")
@@ -561,10 +563,20 @@ def build_server(limits: Limits = Limits(), worker: Worker | None = None) -> Any
         clues: Annotated[
             int | None, Field(description="Clue count: exact for blind, the start for adaptive.")
         ] = None,
-        filter: Annotated[str, Field(description="Filter verifier (the strategy reads it).")] = (
-            "sat"
-        ),
-        holdout: Annotated[str, Field(description="Holdout verifier, or 'none'.")] = "enumerative",
+        filter: Annotated[
+            str | None,
+            Field(
+                description="Filter verifier the strategy reads (default: the family's, sat "
+                "for grid puzzles, gametree for games)."
+            ),
+        ] = None,
+        holdout: Annotated[
+            str | None,
+            Field(
+                description="Holdout verifier (default: the exact backend independent of the "
+                "filter), or 'none'."
+            ),
+        ] = None,
         max_calls: Annotated[
             int, Field(description="Filter calls per loop.", ge=1, le=10_000)
         ] = 200,

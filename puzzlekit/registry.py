@@ -88,6 +88,31 @@ def default_verifier_name(instance: Instance | None = None) -> str:
     return "enumerative"
 
 
+#: the independent exact backend to hold out against each filter backend
+_HOLDOUT_FOR = {
+    "sat": "enumerative",
+    "enumerative": "sat",
+    "gametree": "minimax",
+    "minimax": "gametree",
+    "oracle": "oracle-plain",
+    "oracle-plain": "oracle",
+}
+
+
+def default_filter_name(family: str) -> str:
+    """The filter ``puzzlekit generate`` uses for ``family`` unless told otherwise."""
+    from puzzlekit.families import get_family
+
+    _load_builtin()
+    own = getattr(get_family(family), "default_verifier", None)
+    return own if own in _VERIFIERS else default_verifier_name(None)
+
+
+def default_holdout_name(filter_name: str) -> str:
+    """An exact backend independent of ``filter_name`` (approximate filters: ``enumerative``)."""
+    return _HOLDOUT_FOR.get(filter_name, "enumerative")
+
+
 def registered_schemas() -> list[dict[str, Any]]:
     """One row per registered schema: family, params, clue kinds, variables, domain size."""
     return [fam.describe(params) for fam in families() for params in fam.listed_params]

@@ -69,3 +69,10 @@ def test_generate_with_a_faulty_filter_and_a_ledger_records_the_escalation(capsy
         assert row["kernelOutcome"] != "auto_apply"
     assert any(row["escalationTarget"] != "none" for row in rows)
     assert main(["ledger", "verify", str(db)]) == 0
+
+
+def test_generate_defaults_to_the_familys_own_filter_and_an_independent_holdout(capsys):
+    code, out, _ = _run(capsys, "owm-tictactoe", "--count", "2", "--seed", "1")
+    assert code == 0
+    rows = [json.loads(line) for line in out.splitlines()]
+    assert all(r["filterVerdict"] == "UNIQUE" and r["holdoutVerdict"] == "UNIQUE" for r in rows)

@@ -23,7 +23,11 @@ def register(sub: argparse._SubParsersAction) -> None:
     )
     p.add_argument("--minimize", action="store_true", help="drop clues while UNIQUE")
     p.add_argument("--symmetric", action="store_true", help="minimize in rotational pairs")
-    p.add_argument("--filter", default="sat", help="filter verifier (the strategy reads it)")
+    p.add_argument(
+        "--filter",
+        default=None,
+        help="filter verifier (the strategy reads it; default: the family's, sat for grids)",
+    )
     p.add_argument(
         "--holdout",
         default=None,
@@ -51,7 +55,7 @@ def cmd_generate(args: argparse.Namespace) -> int:
     from puzzlekit.families import get_family
     from puzzlekit.generate import GenerateConfig, dumps, generate
     from puzzlekit.model import SpecError
-    from puzzlekit.registry import verifier_names
+    from puzzlekit.registry import default_filter_name, default_holdout_name, verifier_names
 
     params = {}
     if args.params:
@@ -66,9 +70,11 @@ def cmd_generate(args: argparse.Namespace) -> int:
     except SpecError as exc:
         raise UsageError(str(exc)) from None
     names = verifier_names()
+    if args.filter is None:
+        args.filter = default_filter_name(args.family)
     holdout = args.holdout
     if holdout is None:
-        holdout = "enumerative" if args.filter != "enumerative" else "sat"
+        holdout = default_holdout_name(args.filter)
     for flag, name in (("--filter", args.filter), ("--holdout", holdout)):
         if name != "none" and name not in names:
             raise UsageError(f"{flag}: no verifier {name!r}; known: {', '.join(names)}")
