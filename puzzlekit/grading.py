@@ -49,7 +49,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from puzzlekit.families import resolve
+from puzzlekit.families import get_family, resolve
 from puzzlekit.model import (
     AllDifferent,
     Compare,
@@ -213,10 +213,12 @@ class _Solver:
             self.cand[name] = {x for x in self.cand[name] if c.holds({name: x})}
         self.givens = sum(1 for c in unary if isinstance(c, Linear) and c.op == "==")
         has_boxes = any(k == "box" for k in self.kind.values())
+        kinds = get_family(schema.family).clue_kinds
+        has_clues = bool(self.filters) or any(k != "given" for k in kinds)
         kept = [
             t
             for t in TIERS
-            if not (t[0] == "clue-filter" and not self.filters)
+            if not (t[0] == "clue-filter" and not has_clues)
             and not (t[0] == "pointing" and not has_boxes)
         ]
         self.scale = tuple(kept)

@@ -1,0 +1,185 @@
+"""Difficulty grading: each technique on crafted pencil marks, grades of known puzzles, the CLI,
+and the validation against Simon Tatham's labelled Solo sets."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from puzzlekit.cli import main
+from puzzlekit.families import get_family, resolve
+from puzzlekit.grading import _Solver, _supports, grade, validate
+from puzzlekit.inputs import iter_tatham_items
+from puzzlekit.model import Compare, Instance, Linear, Origin
+
+DATA = Path(__file__).parent / "data"
+LABELLED = DATA / "tatham" / "labelled"
+
+
+def empty_solver(family: str = "sudoku", params: dict | None = None) -> _Solver:
+    inst = Instance.make(family, get_family(family).normalize_params(params or {}), [])
+    return _Solver(resolve(inst))
+
+
+def restrict(s: _Solver, cells: dict[tuple[int, int], set[int]]) -> None:
+    for (r, c), values in cells.items():
+        s.cand[f"r{r + 1}c{c + 1}"] = set(values)
+
+
+def drop(s: _Solver, value: int, cells: list[tuple[int, int]]) -> None:
+    for r, c in cells:
+        s.cand[f"r{r + 1}c{c + 1}"].discard(value)
+
+
+def eliminated(s: _Solver) -> set[tuple[tuple[int, int], int]]:
+    return {(tuple(c), v) for c, v in s.steps[-1].eliminated}
+
+
+def test_naked_single_places_and_clears_peers():
+    s = empty_solver()
+    restrict(s, {(0, 0): {5}})
+    assert s.naked_single()
+    step = s.steps[-1]
+    assert step.technique == "naked-single" and step.placed == ((0, 0), 5)
+    assert {((0, 1), 5), ((1, 0), 5), ((1, 1), 5)} <= eliminated(s)
+
+
+def test_hidden_single_in_a_row():
+    s = empty_solver()
+    drop(s, 7, [(0, c) for c in range(9) if c != 3])
+    assert s.hidden_single()
+    step = s.steps[-1]
+    assert step.technique == "hidden-single" and step.unit == "row1"
+    assert step.placed == ((0, 3), 7)
+
+
+def test_naked_pair_and_triple():
+    s = empty_solver()
+    restrict(s, {(0, 0): {1, 2}, (0, 1): {1, 2}})
+    assert s.naked_subset(2)
+    assert s.steps[-1].technique == "naked-pair" and s.steps[-1].values == (1, 2)
+    assert ((0, 5), 1) in eliminated(s) and ((0, 5), 2) in eliminated(s)
+    s = empty_solver()
+    restrict(s, {(0, 0): {1, 2}, (0, 4): {2, 3}, (0, 8): {1, 3}})
+    assert not s.naked_subset(2)
+    assert s.naked_subset(3)
+    assert s.steps[-1].technique == "naked-triple" and s.steps[-1].unit == "row1"
+    assert ((0, 1), 3) in eliminated(s)
+
+
+def test_hidden_pair_and_triple():
+    s = empty_solver("latin", {"size": 6})
+    for v in (1, 2):
+        drop(s, v, [(0, c) for c in range(2, 6)])
+    assert s.hidden_subset(2)
+    step = s.steps[-1]
+    assert step.technique == "hidden-pair" and step.coords == ((0, 0), (0, 1))
+    assert ((0, 0), 6) in eliminated(s) and ((0, 0), 1) not in eliminated(s)
+    s = empty_solver("latin", {"size": 6})
+    for v in (1, 2, 3):
+        drop(s, v, [(0, c) for c in range(3, 6)])
+    assert not s.hidden_subset(2)
+    assert s.hidden_subset(3)
+    assert s.steps[-1].technique == "hidden-triple" and ((0, 2), 4) in eliminated(s)
+
+
+def test_pointing_and_box_line():
+    s = empty_solver()
+    drop(s, 5, [(r, c) for r in (1, 2) for c in range(3)])  # 5 of box 1 only in row 1
+    assert s.intersections()
+    step = s.steps[-1]
+    assert step.technique == "pointing" and step.values == (5,)
+    assert ((0, 4), 5) in eliminated(s) and ((1, 4), 5) not in eliminated(s)
+    s = empty_solver()
+    drop(s, 5, [(0, c) for c in range(3, 9)])  # 5 of row 1 only in box 1
+    assert s.intersections()
+    assert s.steps[-1].technique == "box-line"
+    assert ((1, 1), 5) in eliminated(s) and ((0, 1), 5) not in eliminated(s)
+
+
+def test_x_wing_and_swordfish():
+    s = empty_solver("latin", {"size": 9})
+    for r, cols in ((0, (1, 6)), (4, (1, 6))):
+        drop(s, 4, [(r, c) for c in range(9) if c not in cols])
+    assert s.fish(2)
+    step = s.steps[-1]
+    assert step.technique == "x-wing" and step.values == (4,)
+    assert eliminated(s) == {((r, c), 4) for r in range(9) if r not in (0, 4) for c in (1, 6)}
+    s = empty_solver("latin", {"size": 9})
+    for r, cols in ((0, (1, 4)), (3, (4, 7)), (6, (1, 7))):
+        drop(s, 4, [(r, c) for c in range(9) if c not in cols])
+    assert not s.fish(2)
+    assert s.fish(3)
+    assert s.steps[-1].technique == "swordfish"
+    assert ((1, 1), 4) in eliminated(s) and ((3, 1), 4) not in eliminated(s)
+
+
+def test_clue_filter_supports_compare_and_linear():
+    o = Origin("clue", "x")
+    cand = {"a": {1, 2, 3, 4}, "b": {1, 2, 3, 4}, "c": {1, 2, 3, 4}}
+    assert _supports(Compare("a", "<", "b", o), cand) == [{1, 2, 3}, {2, 3, 4}]
+    assert _supports(Linear(("a", "b"), (1, 1), "==", 7, o), cand) == [{3, 4}, {3, 4}]
+    big = {f"v{i}": set(range(1, 10)) for i in range(9)}
+    sums = _supports(Linear(tuple(big), (1,) * 9, "<=", 12, o), big)  # bounds, not enumeration
+    assert sums[0] == {1, 2, 3, 4}
+
+
+def test_family_clues_are_used():
+    items = list(iter_tatham_items((DATA / "tatham" / "unequal.txt").read_text()))
+    grades = [grade(i.instance, search=False) for i in items if i.instance is not None]
+    assert any(g.counts.get("clue-filter") for g in grades)
+    assert all(g.status == "solved" for g in grades if g.technique != "search")
+    assert {g.scale for g in grades} == {grades[0].scale}  # one scale per family
+
+
+def test_easy_puzzles_grade_zero_or_one():
+    items = list(iter_tatham_items((LABELLED / "basic.txt").read_text()))[:5]
+    for item in items:
+        g = grade(item.instance)
+        assert g.status == "solved" and g.level <= 1
+        assert g.sat_verdict == "UNIQUE" and g.sat_conflicts is not None
+        assert g.propagation_forced >= 0 and not g.stuck
+        assert sum(g.counts.values()) == len(g.steps)
+
+
+def test_hard_puzzle_reports_stuck_cells_with_true_candidates():
+    line = (DATA / "sudoku9_top1465_sample.txt").read_text().splitlines()[0]
+    inst = get_family("sudoku").parse_text(line)
+    g = grade(inst)
+    assert g.status == "stuck" and g.technique == "search" and g.level == len(g.scale) - 1
+    assert g.stuck and all(len(cell.candidates) > 1 for cell in g.stuck)
+    from puzzlekit.registry import get_verifier
+
+    solution = get_verifier("sat").verify(inst, solution_cap=2).solutions[0]
+    for cell in g.stuck:  # sound: the true value is never eliminated
+        assert solution[cell.name] in cell.candidates
+        assert cell.name == f"r{cell.coord[0] + 1}c{cell.coord[1] + 1}"
+
+
+def test_validation_against_tatham_labels():
+    df, rho = validate(str(LABELLED))
+    assert len(df) == 200 and rho >= 0.8
+
+
+def test_cli_grade(tmp_path, capsys):
+    path = tmp_path / "p.txt"
+    lines = (DATA / "sudoku9_17clue_sample.txt").read_text().splitlines()[:2]
+    path.write_text("\n".join([*lines, "123"]) + "\n")
+    assert main(["grade", str(path), "--family", "sudoku", "--trace"]) == 0
+    out = [json.loads(x) for x in capsys.readouterr().out.splitlines()]
+    assert [o["input"] for o in out] == [1, 2, 3]
+    assert isinstance(out[0]["level"], int) and out[0]["technique"]
+    assert out[0]["steps"] and out[0]["steps"][0]["technique"]
+    assert out[2]["status"] == "invalid" and out[2]["violations"]
+    assert main(["grade", str(path), "--family", "sudoku", "--params", "[1]"]) == 2
+    assert "--params" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("name", ["keen.txt", "solo.txt"])
+def test_cli_grade_tatham(name, capsys):
+    path = DATA / "tatham" / name
+    assert main(["grade", str(path), "--input-format", "tatham", "--no-search"]) == 0
+    out = [json.loads(x) for x in capsys.readouterr().out.splitlines()]
+    assert out and all("level" in o for o in out)
