@@ -42,10 +42,19 @@ def minimize(
     """The instance with every removable clue removed (each removal checked UNIQUE).
 
     ``solution`` (the instance's unique solution) enables the verifier's fast verb
-    ``only_solution(instance, solution)`` where it has one (``sat``): one solver call per
+    ``uniqueness_session(instance, solution)`` where it has one (``sat``): one solver call per
     removal instead of a full report. Without it, each removal is a ``verify``.
     """
-    fast = getattr(verifier, "only_solution", None)
+    session_of = getattr(verifier, "uniqueness_session", None)
+    session = session_of(instance, solution) if session_of and solution is not None else None
+    try:
+        return _minimize(instance, verifier, rng, symmetric, solution_cap, session)
+    finally:
+        if session is not None:
+            session.close()
+
+
+def _minimize(instance, verifier, rng, symmetric, solution_cap, session) -> Minimized:
     clues = list(instance.clues)
     order = [clues[int(i)] for i in rng.permutation(len(clues))]
     size = instance.params_dict().get("size") if symmetric else None
@@ -61,11 +70,11 @@ def minimize(
         if partner is not None and partner.id in kept:
             group.add(partner.id)
         tried |= group
-        trial = instance.with_clues(c for c in clues if c.id in kept and c.id not in group)
         calls += 1
-        if fast is not None and solution is not None:
-            unique = fast(trial, solution) is True
+        if session is not None:
+            unique = session.unique_with(kept - group)
         else:
+            trial = instance.with_clues(c for c in clues if c.id in kept and c.id not in group)
             unique = verifier.verify(trial, solution_cap=solution_cap).verdict is Verdict.UNIQUE
         if unique:
             kept -= group

@@ -576,6 +576,33 @@ def _sorted(engine: _Engine, solutions: list[dict[str, int]]) -> list[dict[str, 
 # --- the verifier ---------------------------------------------------------------------------
 
 
+class _UniquenessSession:
+    """See :meth:`SatVerifier.uniqueness_session`."""
+
+    def __init__(
+        self, verifier: SatVerifier, engine: _Engine, lits: dict[str, tuple[int, ...]], act: int
+    ) -> None:
+        self._verifier, self._engine, self._lits, self._act = verifier, engine, lits, act
+        self._run = _Run(SearchBudget(nodes=None, seconds=None))
+
+    def unique_with(self, clue_ids: Iterable[str]) -> bool:
+        """True when the solution is the only one of the clues ``clue_ids``."""
+        assumptions = sorted({lit for cid in clue_ids for lit in self._lits[cid]})
+        return not self._run.solve(self._engine, [*assumptions, self._act])
+
+    def close(self) -> None:
+        if self._act:
+            self._engine.solver.add_clause([-self._act])
+            self._act = 0
+            self._verifier._maybe_rebuild(self._engine)
+
+    def __enter__(self) -> _UniquenessSession:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+
 class SatVerifier:
     """Exact verifier on an incremental SAT solver, one per schema; fast, no ``Predicate``.
 
@@ -671,6 +698,23 @@ class SatVerifier:
             rep = rep.with_stats(nodes=run.nodes, solverCalls=run.calls)
         self._maybe_rebuild(engine)
         return rep
+
+    def uniqueness_session(
+        self, instance: Instance, solution: Mapping[str, int]
+    ) -> _UniquenessSession:
+        """Ask, for many subsets of ``instance``'s clues, whether ``solution`` stays the only one.
+
+        The clues are turned into assumption literals once and ``solution`` is excluded by one
+        clause under one activation literal, so each question is one solver call with no report
+        (minimization asks one per clue). Close the session (or use it as a context manager).
+        """
+        prepared = self._prepare(instance)
+        if isinstance(prepared, list):
+            raise ValueError(f"instance {instance.digest} does not resolve; verify it first")
+        engine, clue_lits = prepared
+        act = engine.new_activation()
+        engine.solver.add_clause([-act, *engine.blocking(solution)])
+        return _UniquenessSession(self, engine, dict(clue_lits), act)
 
     def only_solution(
         self, instance: Instance, solution: Mapping[str, int], budget: SearchBudget | None = None
