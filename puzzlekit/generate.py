@@ -48,6 +48,7 @@ class GenerateConfig:
     holdout_in_process: bool = False
     ledger: str | None = None  # SQLite file: ledger, escalation queues
     corpus: str | None = None  # JSON Lines file the publish gate appends to
+    difficulty: int | None = None  # exact grade level wanted (implies minimize)
 
 
 def default_clues(n_vars: int) -> int:
@@ -107,8 +108,10 @@ def generate(
         else:
             holdout = WorkerHoldout(functools.partial(get_verifier, config.holdout), config.holdout)
     mini = None
-    if config.minimize:
+    if config.minimize or config.difficulty is not None:
         mini = functools.partial(minimize, symmetric=config.symmetric)
+    if config.difficulty is not None:
+        mini = functools.partial(_toward_level, base=mini, target=config.difficulty)
     budget = LoopBudget(max_calls=config.max_calls)
     settling = config.ledger is not None or config.corpus is not None
     ledger: Any = None
@@ -134,11 +137,20 @@ def generate(
                 minimize=mini,
             )
             index += 1
+            level = None
+            if result.accepted and config.difficulty is not None:
+                from puzzlekit.grading import grade
+
+                level = grade(result.instance, search=False).level
+                if level != config.difficulty:
+                    continue  # too easy even before a reveal: the next loop tries again
             if result.accepted:
                 accepted += 1
                 if progress is not None:
                     progress.update(1)
             rec = record(result, family, schema)
+            if level is not None:
+                rec["level"] = level
             if settling:
                 from puzzlekit.outcome import settle
 
@@ -159,6 +171,24 @@ def generate(
             holdout.close()
         if ledger is not None:
             ledger.close()
+
+
+def _toward_level(
+    instance: Any, verifier: Any, rng: Any, *, solution: Any = None, base: Any, target: int
+) -> Any:
+    """Minimize with ``base``, then reveal true clues where the grader needs more than level
+    ``target`` (:func:`puzzlekit.grading.toward_level`); the reveals count as calls, so the loop
+    verifies the result again."""
+    from generators.minimize import Minimized
+    from puzzlekit.grading import toward_level
+
+    done = base(instance, verifier, rng, solution=solution)
+    if solution is None:
+        return done
+    shaped, reveals = toward_level(done.instance, solution, target, rng)
+    if shaped is None or reveals == 0:
+        return done
+    return Minimized(shaped, done.calls + reveals, max(0, done.removed - reveals))
 
 
 def dumps(rec: Mapping[str, Any]) -> str:

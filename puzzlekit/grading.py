@@ -691,3 +691,74 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 if __name__ == "__main__":
     sys.exit(main())
+
+
+# --- generation toward a level --------------------------------------------------------------
+
+#: the families :func:`grade` is meant for (Latin squares with extra clues or regions)
+GRADED_FAMILIES = (
+    "sudoku",
+    "sudoku-jigsaw",
+    "sudoku-killer",
+    "latin",
+    "futoshiki",
+    "kenken",
+    "skyscrapers",
+)
+
+
+def family_scale(family: str, params: Mapping[str, Any]) -> tuple[tuple[str, ...], ...]:
+    """The scale of ``family`` with ``params`` (from a clue-less instance)."""
+    fam = get_family(family)
+    return scale(resolve(Instance.make(family, fam.normalize_params(params), [])))
+
+
+def _too_hard_cells(g: Grade, target: int) -> list[Coord]:
+    """Where a clue would help: the stuck cells, else the cells of the first too-hard step."""
+    if g.stuck:
+        return [cell.coord for cell in g.stuck]
+    level_of = {name: i for i, tier in enumerate(g.scale) for name in tier}
+    for step in g.steps:
+        if level_of[step.technique] > target:
+            cells = list(dict.fromkeys(c for c, _ in step.eliminated)) or list(step.coords)
+            return cells
+    return []
+
+
+def toward_level(
+    instance: Instance,
+    solution: Mapping[str, int],
+    target: int,
+    rng: Any,
+    *,
+    max_reveals: int = 81,
+) -> tuple[Instance | None, int]:
+    """Reveal true clues at the cells where the solver needs more than level ``target``.
+
+    Returns the instance once it grades exactly ``target`` (None when it grades easier, before
+    or after a reveal: adding clues never makes a puzzle harder) and the number of reveals. A
+    UNIQUE puzzle stays UNIQUE: only clues of ``solution`` are added.
+    """
+    fam = get_family(instance.family)
+    schema = fam.schema(instance.params_dict())
+    reveals = 0
+    while True:
+        g = grade(instance, search=False)
+        if g.level == target:
+            return instance, reveals
+        if g.level < target or reveals >= max_reveals:
+            return None, reveals
+        cells = _too_hard_cells(g, target)
+        moves = []
+        for i in rng.permutation(len(cells)):
+            moves = [
+                m
+                for m in fam.repair_moves(schema, instance, solution, cells[int(i)])
+                if m.action == "reveal"
+            ]
+            if moves:
+                break
+        if not moves:
+            return None, reveals
+        instance = moves[0].apply(instance)
+        reveals += 1

@@ -183,3 +183,32 @@ def test_cli_grade_tatham(name, capsys):
     assert main(["grade", str(path), "--input-format", "tatham", "--no-search"]) == 0
     out = [json.loads(x) for x in capsys.readouterr().out.splitlines()]
     assert out and all("level" in o for o in out)
+
+
+def test_toward_level_reveals_until_the_target():
+    import numpy as np
+
+    from puzzlekit.grading import toward_level
+    from puzzlekit.registry import get_verifier
+
+    line = (DATA / "sudoku9_top1465_sample.txt").read_text().splitlines()[0]
+    inst = get_family("sudoku").parse_text(line)
+    solution = get_verifier("sat").verify(inst, solution_cap=2).solutions[0]
+    out, reveals = toward_level(inst, solution, 2, np.random.default_rng(0))
+    assert out is not None and reveals > 0 and grade(out, search=False).level == 2
+    assert {c.id for c in inst.clues} < {c.id for c in out.clues}
+    assert get_verifier("sat").verify(out, solution_cap=2).verdict.value == "UNIQUE"
+
+
+@pytest.mark.parametrize("level", [1, 3])
+def test_cli_generate_difficulty(level, capsys):
+    argv = ["generate", "sudoku", "--difficulty", str(level), "--seed", "1", "--holdout", "none"]
+    assert main(argv) == 0
+    rec = json.loads(capsys.readouterr().out.splitlines()[0])
+    assert rec["status"] == "accepted" and rec["level"] == level
+    assert grade(Instance.from_json_obj(rec["instance"]), search=False).level == level
+
+
+def test_cli_generate_difficulty_out_of_range(capsys):
+    assert main(["generate", "sudoku", "--difficulty", "9"]) == 2
+    assert "0..7" in capsys.readouterr().err

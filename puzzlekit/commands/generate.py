@@ -34,6 +34,12 @@ def register(sub: argparse._SubParsersAction) -> None:
         help="holdout verifier (default: the other exact backend); 'none' to skip",
     )
     p.add_argument("--seed", type=int, default=0)
+    p.add_argument(
+        "--difficulty",
+        type=int,
+        metavar="LEVEL",
+        help="exact grade level (see docs/difficulty.md); implies --minimize",
+    )
     p.add_argument("--max-calls", type=int, default=200, help="filter calls per loop")
     p.add_argument("--out", help="write JSON Lines here instead of stdout")
     p.add_argument(
@@ -84,6 +90,14 @@ def cmd_generate(args: argparse.Namespace) -> int:
         raise UsageError(f"--clues must be in 0..{len(schema.variables)}, got {args.clues}")
     if args.max_calls < 1:
         raise UsageError(f"--max-calls must be at least 1, got {args.max_calls}")
+    if args.difficulty is not None:
+        from puzzlekit.grading import GRADED_FAMILIES, family_scale
+
+        if args.family not in GRADED_FAMILIES:
+            raise UsageError(f"--difficulty: family {args.family} is not graded")
+        top = len(family_scale(args.family, params)) - 1
+        if not 0 <= args.difficulty <= top:
+            raise UsageError(f"--difficulty must be in 0..{top} for {args.family}")
     import os
 
     for flag, path in (("--ledger", args.ledger), ("--corpus", args.corpus)):
@@ -103,6 +117,7 @@ def cmd_generate(args: argparse.Namespace) -> int:
         max_calls=args.max_calls,
         ledger=args.ledger,
         corpus=args.corpus,
+        difficulty=args.difficulty,
     )
     try:
         out = open(args.out, "w", encoding="utf-8") if args.out else sys.stdout
@@ -110,9 +125,16 @@ def cmd_generate(args: argparse.Namespace) -> int:
         raise UsageError(f"cannot write {args.out}: {exc.strerror}") from None
     try:
         with tqdm(total=args.count, file=sys.stderr, disable=None, unit="puzzle") as bar:
+            got = 0
             for rec in generate(config, progress=bar):
+                got += rec.get("status") == "accepted"
                 out.write(dumps(rec) + "\n")
                 out.flush()
+        if args.difficulty is not None and got < args.count:
+            print(
+                f"puzzlekit: {got} of {args.count} puzzles reached level {args.difficulty}",
+                file=sys.stderr,
+            )
     finally:
         if out is not sys.stdout:
             out.close()
