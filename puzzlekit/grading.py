@@ -223,10 +223,14 @@ class _Solver:
         ]
         self.scale = tuple(kept)
         self.level_of = {name: i for i, tier in enumerate(self.scale) for name in tier}
-        for name in sorted(self.cand, key=lambda x: self.coord[x]):  # givens: no step recorded
-            if len(self.cand[name]) == 1 and name not in self.placed:
-                self._place(name, next(iter(self.cand[name])), [])
-        self._check()
+        self.broken = False
+        try:
+            self._check()
+            for name in sorted(self.cand, key=lambda x: self.coord[x]):  # givens: no step
+                if len(self.cand[name]) == 1 and name not in self.placed:
+                    self._place(name, next(iter(self.cand[name])), [])
+        except _Contradiction:
+            self.broken = True
 
     # -- bookkeeping --------------------------------------------------------------------------
     def _check(self) -> None:
@@ -289,6 +293,8 @@ class _Solver:
         for gid, vs in self.houses:
             for value in range(1, self.n + 1):
                 places = [x for x in vs if value in self.cand[x]]
+                if not places:
+                    raise _Contradiction
                 if len(places) == 1 and len(self.cand[places[0]]) > 1:
                     name = places[0]
                     out: list[tuple[Coord, int]] = []
@@ -445,6 +451,8 @@ class _Solver:
             "search": lambda: False,
         }
         order = [t for tier in self.scale for t in tier]
+        if self.broken:
+            return "contradiction"
         try:
             while not self.solved():
                 if not any(techniques[t]() for t in order):
@@ -565,20 +573,7 @@ def grade(instance: Instance, *, search: bool = True) -> Grade:
     ``search=False`` skips the SAT measures (``sat_conflicts`` and ``sat_verdict`` stay None).
     """
     problem = resolve(instance)
-    try:
-        solver = _Solver(problem)
-    except _Contradiction:
-        return Grade(
-            instance.family,
-            "search",
-            len(TIERS) - 1,
-            "contradiction",
-            TIERS,
-            {},
-            (),
-            (),
-            instance_digest=instance.digest,
-        )
+    solver = _Solver(problem)
     status = solver.run()
     counts: dict[str, int] = {}
     for step in solver.steps:

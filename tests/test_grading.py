@@ -212,3 +212,10 @@ def test_cli_generate_difficulty(level, capsys):
 def test_cli_generate_difficulty_out_of_range(capsys):
     assert main(["generate", "sudoku", "--difficulty", "9"]) == 2
     assert "0..7" in capsys.readouterr().err
+
+
+def test_contradiction_and_multiple_solutions():
+    g = grade(get_family("sudoku").parse_text("11" + "." * 79), search=False)
+    assert g.status == "contradiction" and g.level == len(g.scale) - 1
+    g = grade(get_family("latin").parse_text("12.." + "." * 8 + "...3"))
+    assert g.status == "stuck" and g.sat_verdict == "MULTIPLE" and g.stuck
