@@ -74,16 +74,44 @@ class Family:
         """The constraints that ``clue`` adds; raise SpecError if the clue is malformed."""
         raise NotImplementedError
 
+    #: clues of this kind fix the value of their one cell outright (see :meth:`given_values`)
+    value_clue_kind: str | None = None
+    #: what two clues with the same :meth:`place_of` are said to give, in a violation
+    place_name: str = "place"
+
+    def place_of(self, clue: Clue) -> Any:
+        """Where a clue speaks (a cell, a line, ...): two clues of one place are duplicates.
+
+        None (the default) means the clue is not checked for duplicates.
+        """
+        return None
+
     def validate_clues(self, schema: Schema, clues: Sequence[Clue]) -> list[Violation]:
-        """Violations that involve several clues together (duplicates). Override to extend."""
+        """Violations that involve several clues together: a clue id used twice, and two
+        clues of one :meth:`place_of`. Override to extend."""
         out = []
-        seen: set[str] = set()
+        seen_ids: set[str] = set()
+        seen: dict[Any, str] = {}
         for clue in clues:
-            if clue.id in seen:
+            if clue.id in seen_ids:
                 out.append(
                     Violation("duplicate-clue", None, f"clue {clue.id}", "clue id used twice")
                 )
-            seen.add(clue.id)
+            seen_ids.add(clue.id)
+            key = self.place_of(clue)
+            if key is None:
+                continue
+            if key in seen:
+                out.append(
+                    Violation(
+                        "duplicate-clue",
+                        clue.coords[0] if clue.coords else None,
+                        f"clue {clue.id}",
+                        f"clues {seen[key]} and {clue.id} give the same {self.place_name}",
+                    )
+                )
+            else:
+                seen[key] = clue.id
         return out
 
     def clues_from_solution(self, schema: Schema, solution: Solution) -> list[Clue]:
@@ -123,8 +151,16 @@ class Family:
         return []
 
     def given_values(self, problem: Problem) -> dict[str, int]:
-        """Variables fixed by clues outright (used to narrow domains before search)."""
-        return {}
+        """Variables fixed by clues outright: each :attr:`value_clue_kind` clue's cell."""
+        out: dict[str, int] = {}
+        if self.value_clue_kind is None:
+            return out
+        for clue in problem.clues:
+            if clue.kind == self.value_clue_kind and len(clue.coords) == 1:
+                var = problem.schema.var_at(clue.coords[0])
+                if var is not None:
+                    out[var.name] = clue.data_dict()["value"]
+        return out
 
     # -- text and rendering ---------------------------------------------------------------
     def parse_text(self, text: str, params: Mapping[str, Any] | None = None) -> Instance:

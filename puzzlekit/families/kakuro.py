@@ -58,12 +58,10 @@ from puzzlekit.model import (
     Instance,
     Linear,
     Origin,
-    Problem,
     Schema,
     Solution,
     SpecError,
     Variable,
-    Violation,
 )
 
 Cell = tuple[int, int]
@@ -243,32 +241,13 @@ class Kakuro(Family):
         origin = Origin("clue", clue.id, tuple(cells))
         return (Linear(names, (1,) * len(names), "==", total, origin),)
 
-    def validate_clues(self, schema: Schema, clues: Sequence[Clue]) -> list[Violation]:
-        out = super().validate_clues(schema, clues)
-        seen: dict[Any, str] = {}
-        for clue in clues:
-            if clue.kind not in ("run", "given") or not clue.coords:
-                continue
-            key = (clue.kind, clue.data_dict().get("direction"), clue.coords[0])
-            if key in seen:
-                out.append(
-                    Violation(
-                        "duplicate-clue",
-                        clue.coords[0],
-                        f"clue {clue.id}",
-                        f"clues {seen[key]} and {clue.id} give the same run or cell",
-                    )
-                )
-            else:
-                seen[key] = clue.id
-        return out
+    value_clue_kind = "given"
+    place_name = "run or cell"
 
-    def given_values(self, problem: Problem) -> dict[str, int]:
-        return {
-            cell_name(*c.coords[0]): c.data_dict()["value"]
-            for c in problem.clues
-            if c.kind == "given"
-        }
+    def place_of(self, clue: Clue) -> Any:
+        if clue.kind not in ("run", "given") or not clue.coords:
+            return None
+        return (clue.kind, clue.data_dict().get("direction"), clue.coords[0])
 
     @staticmethod
     def run_clue(kind: str, cells: Sequence[Cell], total: int) -> Clue:

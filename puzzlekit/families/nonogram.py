@@ -56,12 +56,10 @@ from puzzlekit.model import (
     Instance,
     Linear,
     Origin,
-    Problem,
     Regular,
     Schema,
     Solution,
     Variable,
-    Violation,
 )
 
 MAX_SIDE = 30
@@ -168,35 +166,15 @@ class Nonogram(Family):
         names = tuple(cell_name(*c) for c in cells)
         return (Regular(names, runs_automaton(tuple(runs)), Origin("clue", clue.id, tuple(cells))),)
 
-    def validate_clues(self, schema: Schema, clues: Sequence[Clue]) -> list[Violation]:
-        out = super().validate_clues(schema, clues)
-        seen: dict[Any, str] = {}
-        for clue in clues:
-            if clue.kind in ("row", "col"):
-                key: Any = (clue.kind, clue.data_dict().get("index"))
-            elif clue.kind == "cell" and len(clue.coords) == 1:
-                key = clue.coords[0]
-            else:
-                continue
-            if key in seen:
-                out.append(
-                    Violation(
-                        "duplicate-clue",
-                        clue.coords[0] if clue.coords else None,
-                        f"clue {clue.id}",
-                        f"clues {seen[key]} and {clue.id} give the same line or cell",
-                    )
-                )
-            else:
-                seen[key] = clue.id
-        return out
+    value_clue_kind = "cell"
+    place_name = "line or cell"
 
-    def given_values(self, problem: Problem) -> dict[str, int]:
-        return {
-            cell_name(*c.coords[0]): c.data_dict()["value"]
-            for c in problem.clues
-            if c.kind == "cell"
-        }
+    def place_of(self, clue: Clue) -> Any:
+        if clue.kind in ("row", "col"):
+            return (clue.kind, clue.data_dict().get("index"))
+        if clue.kind == "cell" and len(clue.coords) == 1:
+            return clue.coords[0]
+        return None
 
     def line_clue(self, kind: str, index: int, h: int, w: int, runs: Sequence[int]) -> Clue:
         cells = self.line(kind, index, h, w)

@@ -53,13 +53,11 @@ from puzzlekit.model import (
     Instance,
     Linear,
     Origin,
-    Problem,
     Regular,
     Schema,
     Solution,
     SpecError,
     Variable,
-    Violation,
 )
 
 SIDES = ("top", "bottom", "left", "right")
@@ -175,37 +173,16 @@ class Skyscrapers(Family):
         origin = Origin("clue", clue.id, tuple(cells))
         return (Regular(names, visibility_automaton(n, value), origin),)
 
-    def validate_clues(self, schema: Schema, clues: Sequence[Clue]) -> list[Violation]:
-        out = super().validate_clues(schema, clues)
-        seen: dict[Any, str] = {}
-        for clue in clues:
-            data = clue.data_dict()
-            if clue.kind == "edge":
-                key: Any = (data.get("side"), data.get("index"))
-                coord = clue.coords[0] if clue.coords else None
-            elif clue.kind == "given" and len(clue.coords) == 1:
-                key = coord = clue.coords[0]
-            else:
-                continue
-            if key in seen:
-                out.append(
-                    Violation(
-                        "duplicate-clue",
-                        coord,
-                        f"clue {clue.id}",
-                        f"clues {seen[key]} and {clue.id} give the same place",
-                    )
-                )
-            else:
-                seen[key] = clue.id
-        return out
+    value_clue_kind = "given"
+    place_name = "place"
 
-    def given_values(self, problem: Problem) -> dict[str, int]:
-        return {
-            cell_name(*c.coords[0]): c.data_dict()["value"]
-            for c in problem.clues
-            if c.kind == "given"
-        }
+    def place_of(self, clue: Clue) -> Any:
+        if clue.kind == "edge":
+            data = clue.data_dict()
+            return (data.get("side"), data.get("index"))
+        if clue.kind == "given" and len(clue.coords) == 1:
+            return clue.coords[0]
+        return None
 
     @staticmethod
     def edge(n: int, side: str, index: int, value: int) -> Clue:
