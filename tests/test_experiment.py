@@ -62,7 +62,7 @@ def mutate(path_fn):
         (lambda r: r["strategies"][0].update(clues=[5, 99]), "strategies[0].clues[1]"),
         (lambda r: r["strategies"][0].update(clues=[5, True]), "strategies[0].clues[1]"),
         (lambda r: r["strategies"][0].update(extra=1), "strategies[0].extra"),
-        (lambda r: r["filters"][0].update(verifier="oracle"), "filters[0].verifier"),
+        (lambda r: r["filters"][0].update(verifier="no-such-verifier"), "filters[0].verifier"),
         (lambda r: r["filters"][1].update(settings={"nope": 1}), "filters[1].settings"),
         (lambda r: r["holdout"].update(verifier="sampling"), "holdout.verifier"),
         (lambda r: r.pop("preregistration"), "preregistration"),
