@@ -117,9 +117,9 @@ def generate(
     ledger: Any = None
     dispatcher: Any = None
     if config.ledger is not None:
-        from puzzlekit.commands.escalations import registry_verify_fn
         from puzzlekit.escalation import Dispatcher, EscalationStore
         from puzzlekit.ledger import Ledger
+        from puzzlekit.registry import registry_verify_fn
 
         ledger = Ledger(config.ledger)
         dispatcher = Dispatcher(EscalationStore(ledger), verify_fn=registry_verify_fn)

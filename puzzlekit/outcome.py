@@ -462,7 +462,7 @@ def settle(
                 action_detail={"reason": "no escalation store to dispatch to"},
             )
         if dispatcher is None:
-            from puzzlekit.commands.escalations import registry_verify_fn
+            from puzzlekit.registry import registry_verify_fn
 
             dispatcher = Dispatcher(store, verify_fn=registry_verify_fn)
         act: Action = dispatcher.dispatch(case)

@@ -116,3 +116,21 @@ def default_holdout_name(filter_name: str) -> str:
 def registered_schemas() -> list[dict[str, Any]]:
     """One row per registered schema: family, params, clue kinds, variables, domain size."""
     return [fam.describe(params) for fam in families() for params in fam.listed_params]
+
+
+def registry_verify_fn(instance_json: str, verifier_name: str, budget_seconds: float | None) -> Any:
+    """A ``verify_fn`` for :mod:`puzzlekit.escalation` over this registry: the report's wire form.
+
+    A budget larger than the verifiers' default wall time scales their node budget by the same
+    factor, so that "a larger budget" is larger in both resources.
+    """
+    from verifiers.base import SearchBudget
+
+    budget = None
+    if budget_seconds is not None:
+        default = SearchBudget()
+        scale = max(1.0, budget_seconds / default.seconds) if default.seconds else 1.0
+        nodes = round(default.nodes * scale) if default.nodes is not None else None
+        budget = SearchBudget(nodes=nodes, seconds=budget_seconds)
+    verifier = get_verifier(verifier_name)
+    return verifier.verify(Instance.from_json(instance_json), budget=budget).to_json_obj()

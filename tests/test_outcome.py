@@ -12,7 +12,6 @@ import pytest
 from generators.adaptive import Adaptive
 from generators.blind import Blind
 from puzzlekit.cli import main
-from puzzlekit.commands.escalations import registry_verify_fn
 from puzzlekit.escalation import Dispatcher, EscalationStore, as_checkpoint
 from puzzlekit.families import get_family
 from puzzlekit.ledger import Ledger
@@ -28,7 +27,7 @@ from puzzlekit.outcome import (
     settle,
 )
 from puzzlekit.publish import CorpusPolicy, Provenance
-from puzzlekit.registry import get_verifier
+from puzzlekit.registry import get_verifier, registry_verify_fn
 from puzzlekit.report import HONEST_SCOPE, Verdict, VerifierReport
 from puzzlekit.stopping import locate_first_error
 

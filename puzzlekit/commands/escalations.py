@@ -35,26 +35,6 @@ def open_store(args: argparse.Namespace) -> EscalationStore:
         raise UsageError(f"{path}: {exc}") from None
 
 
-def registry_verify_fn(instance_json: str, verifier_name: str, budget_seconds: float | None) -> Any:
-    """A ``verify_fn`` over :mod:`puzzlekit.registry`: the report's wire form.
-
-    A budget larger than the verifiers' default wall time scales their node budget by the same
-    factor, so that "a larger budget" is larger in both resources.
-    """
-    from puzzlekit.model import Instance
-    from puzzlekit.registry import get_verifier
-    from verifiers.base import SearchBudget
-
-    budget = None
-    if budget_seconds is not None:
-        default = SearchBudget()
-        scale = max(1.0, budget_seconds / default.seconds) if default.seconds else 1.0
-        nodes = round(default.nodes * scale) if default.nodes is not None else None
-        budget = SearchBudget(nodes=nodes, seconds=budget_seconds)
-    verifier = get_verifier(verifier_name)
-    return verifier.verify(Instance.from_json(instance_json), budget=budget).to_json_obj()
-
-
 def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("escalations", help="list escalations and re-verify held instances")
     cmds = p.add_subparsers(dest="escalations_command", metavar="ACTION")
@@ -164,6 +144,8 @@ def cmd_retry(args: argparse.Namespace) -> int:
         if args.verifier not in verifier_names():
             known = ", ".join(verifier_names())
             raise UsageError(f"no verifier {args.verifier!r}; known: {known}")
+    from puzzlekit.registry import registry_verify_fn
+
     store = open_store(args)
     try:
         results = retry_holds(
