@@ -348,14 +348,17 @@ class MNKGame(Game):
 class MNKFamily(OnlyWinningMove):
     name = "owm-mnk"
     description = "only winning move in an m,n,k-game (k in a row on an m×n board)"
+    #: the params, in the order the schema id names them
     game_keys = ("rows", "cols", "k")
     listed_params = ({"rows": 4, "cols": 4, "k": 3},)
     max_moves_left = 7
+    game_class: type[MNKGame] = MNKGame
+    default_k = 3
 
     def game_params(self, params: Mapping[str, Any]) -> dict[str, Any]:
         rows, p1 = int_param(params, "rows", None, 2, MAX_SIDE)
         cols, p2 = int_param(params, "cols", None, 2, MAX_SIDE)
-        k, p3 = int_param(params, "k", 3, 2, MAX_SIDE)
+        k, p3 = int_param(params, "k", self.default_k, 2, MAX_SIDE)
         problems = p1 + p2 + p3
         if not problems and k > max(rows, cols):  # type: ignore[operator]
             problems.append(Violation("malformed", None, "params.k", "k exceeds the board"))
@@ -364,10 +367,10 @@ class MNKFamily(OnlyWinningMove):
         return {"rows": rows, "cols": cols, "k": k}
 
     def make_game(self, params: Mapping[str, Any]) -> Game:
-        return MNKGame(params["rows"], params["cols"], params["k"])
+        return self.game_class(params["rows"], params["cols"], params["k"])
 
     def game_id(self, params: Mapping[str, Any]) -> str:
-        return f"{self.name}-{params['rows']}x{params['cols']}x{params['k']}"
+        return self.name + "-" + "x".join(str(params[key]) for key in self.game_keys)
 
     def params_from_text(self, text: str, params: Mapping[str, Any]) -> dict[str, Any]:
         rows = text.split("/")
