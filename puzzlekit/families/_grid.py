@@ -29,6 +29,21 @@ SYMBOLS = "123456789ABCDEFGHIJKLMNOP"  # value v is SYMBOLS[v - 1]; '.' or '0' i
 MAX_SIZE = len(SYMBOLS)
 
 
+def check_described_size(n: int, params: Mapping[str, Any] | None) -> None:
+    """A text description of an n×n grid must agree with a ``size`` given in params."""
+    if params and "size" in params and params["size"] != n:
+        raise SpecError(
+            [
+                Violation(
+                    "shape-mismatch",
+                    None,
+                    "params.size",
+                    f"the description is {n}x{n}, params say {params['size']}",
+                )
+            ]
+        )
+
+
 def cell_name(r: int, c: int) -> str:
     """Players' name of the cell at 0-based (r, c): ``r1c1`` is the top-left cell."""
     return f"r{r + 1}c{c + 1}"

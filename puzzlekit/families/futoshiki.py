@@ -31,7 +31,7 @@ from typing import Any
 
 from puzzlekit.families import Repair, register_family
 from puzzlekit.families._cages import neighbours
-from puzzlekit.families._grid import SYMBOLS, GivensGrid, cell_name
+from puzzlekit.families._grid import SYMBOLS, GivensGrid, cell_name, check_described_size
 from puzzlekit.model import (
     Clue,
     Compare,
@@ -203,17 +203,7 @@ class Futoshiki(GivensGrid):
                 [Violation("malformed", None, "line", "expected N: then the cell list")]
             )
         n = int(head)
-        if params and "size" in params and params["size"] != n:
-            raise SpecError(
-                [
-                    Violation(
-                        "shape-mismatch",
-                        None,
-                        "params.size",
-                        f"the description is {n}x{n}, params say {params['size']}",
-                    )
-                ]
-            )
+        check_described_size(n, params)
         schema = self.schema({"size": n})
         cells, problems = _split_cells(body, n)
         clues: list[Clue] = []

@@ -46,7 +46,7 @@ from puzzlekit.families._cages import (
     encode_block_structure,
     int_field,
 )
-from puzzlekit.families._grid import GivensGrid, cell_name
+from puzzlekit.families._grid import GivensGrid, cell_name, check_described_size
 from puzzlekit.model import (
     Clue,
     Constraint,
@@ -173,17 +173,7 @@ class KenKen(CageGrid, GivensGrid):
                 [Violation("malformed", None, "line", "expected N: then a keen description")]
             )
         n = int(head)
-        if params and "size" in params and params["size"] != n:
-            raise SpecError(
-                [
-                    Violation(
-                        "shape-mismatch",
-                        None,
-                        "params.size",
-                        f"the description is {n}x{n}, params say {params['size']}",
-                    )
-                ]
-            )
+        check_described_size(n, params)
         schema = self.schema({"size": n})
         blocks, sep, clue_text = body.partition(",")
         if not sep:
