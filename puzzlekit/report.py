@@ -233,6 +233,20 @@ class RejectDetail:
             o.get("verdictDistribution"),
         )
 
+    def marks(self) -> dict[Coord, str]:
+        """One mark per coordinate for drawings: ``?`` a cell that differs across solutions,
+        ``!`` a cell of a conflicting clue, ``*`` a search culprit (first mark wins)."""
+        out: dict[Coord, str] = {}
+        for g in self.discriminative_gap:
+            out.setdefault(tuple(g.coord), "?")
+        if self.conflict:
+            for c in self.conflict.clues:
+                for coord in c.coords:
+                    out.setdefault(tuple(coord), "!")
+        for f in self.culprits:
+            out.setdefault(tuple(f.coord), "*")
+        return out
+
     def coords(self) -> list[Coord]:
         """Every coordinate this detail names (for checks that they lie inside the schema)."""
         out: list[Coord] = [g.coord for g in self.discriminative_gap]

@@ -125,18 +125,10 @@ def render_text(item: InputItem, rep: VerifierReport) -> str:
     lines += [f"#   {d}" for d in rep.diagnostics]
     if item.instance is None:
         return "\n".join(lines)
-    marks: dict[tuple, str] = {}
     rd = rep.reject_detail
-    if rd is not None:
-        for g in rd.discriminative_gap:
-            marks[tuple(g.coord)] = "?"
-        if rd.conflict:
-            for c in rd.conflict.clues:
-                for coord in c.coords:
-                    marks[tuple(coord)] = "!"
-            lines.append("#   conflict: " + ", ".join(c.field_name for c in rd.conflict.clues))
-        for f in rd.culprits:
-            marks.setdefault(tuple(f.coord), "*")
+    marks = rd.marks() if rd is not None else {}
+    if rd is not None and rd.conflict:
+        lines.append("#   conflict: " + ", ".join(c.field_name for c in rd.conflict.clues))
     solution = rep.solutions[0] if rep.verdict is Verdict.UNIQUE else None
     try:
         lines.append(get_family(item.instance.family).render_ascii(item.instance, solution, marks))

@@ -179,6 +179,44 @@ class Family:
     ) -> str:
         return instance.to_json()
 
+    #: colours of the marks drawn by :meth:`render`
+    MARK_COLORS = {"?": "tab:orange", "!": "tab:red", "*": "tab:purple"}
+
+    def mark_center(self, instance: Instance, coord: tuple) -> tuple[float, float] | None:
+        """Where :meth:`render_mpl` draws the cell ``coord``: by default unit cells with row 0 at
+        the top of ``rows`` (or ``size``) rows. Families that draw otherwise override this."""
+        params = instance.params_dict()
+        height = params.get("rows", params.get("size"))
+        if not isinstance(height, int) or len(coord) != 2:
+            return None
+        r, c = coord
+        return (c + 0.5, height - r - 0.5)
+
+    def render(
+        self,
+        instance: Instance,
+        *,
+        solution: Solution | None = None,
+        marks: Mapping[tuple, str] | None = None,
+        ax: Any = None,
+    ) -> Any:
+        """The matplotlib drawing with reject coordinates outlined (see ``RejectDetail.marks``:
+        ``?`` orange, ``!`` red, ``*`` purple). Returns the axes."""
+        import matplotlib.patches as patches
+
+        ax = self.render_mpl(instance, ax=ax, solution=solution)
+        for coord, mark in (marks or {}).items():
+            center = self.mark_center(instance, tuple(coord))
+            if center is None:
+                continue
+            x, y = center
+            color = self.MARK_COLORS.get(mark, "tab:gray")
+            ax.add_patch(
+                patches.Rectangle((x - 0.45, y - 0.45), 0.9, 0.9, fill=False, lw=2, ec=color)
+            )
+            ax.text(x + 0.38, y + 0.3, mark, color=color, fontsize=7, ha="right", va="center")
+        return ax
+
     def render_mpl(self, instance: Instance, ax: Any = None, solution: Solution | None = None):
         raise NotImplementedError(f"family {self.name} has no matplotlib rendering")
 

@@ -303,6 +303,10 @@ class Futoshiki(GivensGrid):
                 lines.append("   ".join(vert.get((r, c), " ") + " " for c in range(n)).rstrip())
         return "\n".join(lines)
 
+    def mark_center(self, instance: Instance, coord: tuple) -> tuple[float, float] | None:
+        r, c = coord
+        return (c * 1.5 + 0.5, -r * 1.5 + 0.5)
+
     def render_mpl(self, instance: Instance, ax: Any = None, solution: Solution | None = None):
         import matplotlib.pyplot as plt
 
