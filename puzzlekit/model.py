@@ -281,10 +281,10 @@ class Schema:
 
 
 def _plain(obj: Any) -> bool:
-    """True when ``obj`` holds only ASCII-keyed objects, arrays, ASCII strings, bools, None and
+    """True when ``obj`` holds only ASCII-keyed objects, arrays, printable ASCII strings, bools, None and
     integers within ±2**53: data whose RFC 8785 form equals sorted compact ``json.dumps``."""
     if isinstance(obj, str):
-        return obj.isascii()
+        return obj.isascii() and obj.isprintable()  # control characters escape differently
     if obj is None or isinstance(obj, bool):
         return True
     if isinstance(obj, int):
@@ -292,7 +292,7 @@ def _plain(obj: Any) -> bool:
     if isinstance(obj, list | tuple):
         return all(_plain(v) for v in obj)
     if isinstance(obj, dict):
-        return all(isinstance(k, str) and k.isascii() and _plain(v) for k, v in obj.items())
+        return all(isinstance(k, str) and _plain(k) and _plain(v) for k, v in obj.items())
     return False
 
 

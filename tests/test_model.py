@@ -112,3 +112,12 @@ def test_a_family_registered_before_the_first_lookup_does_not_hide_the_builtins(
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.split() == ["sudoku", "mine"]
+
+
+@pytest.mark.parametrize("text", ["\x7f", "a\x01b", "tab\there", "é", "\u2028"])
+def test_canonical_json_of_control_and_non_ascii_strings_equals_rfc8785(text):
+    import rfc8785
+
+    from puzzlekit.model import canonical_json
+
+    assert canonical_json({text: [text]}) == rfc8785.dumps({text: [text]})
