@@ -281,8 +281,8 @@ class Schema:
 
 
 def _plain(obj: Any) -> bool:
-    """True when ``obj`` holds only ASCII-keyed objects, arrays, printable ASCII strings, bools, None and
-    integers within ±2**53: data whose RFC 8785 form equals sorted compact ``json.dumps``."""
+    """True when ``obj`` holds only objects and strings of printable ASCII, arrays, bools, None
+    and integers within ±2**53: data whose RFC 8785 form equals sorted compact ``json.dumps``."""
     if isinstance(obj, str):
         return obj.isascii() and obj.isprintable()  # control characters escape differently
     if obj is None or isinstance(obj, bool):
