@@ -145,7 +145,7 @@ def run_loop(
     budget: LoopBudget,
     seed: int,
     *,
-    minimize: Callable[[Instance, Any, np.random.Generator], Any] | None = None,
+    minimize: Callable[..., Any] | None = None,
 ) -> LoopResult:
     """Run one loop; see the module docstring. One seed gives one result (timings aside)."""
     rng = np.random.default_rng(seed)
@@ -159,54 +159,50 @@ def run_loop(
     for i in range(budget.max_calls):
         instance = step.instance
         report, seconds = guarded_verify(filter, instance, budget.solution_cap)
-        if report is None:
-            trace.append(
-                Attempt(
-                    i,
-                    instance.digest,
-                    len(instance.clues),
-                    CONTAMINATED,
-                    step.action,
-                    step.coord,
-                    None,
-                    None,
-                    0,
-                    seconds,
-                )
-            )
-            # a contaminated evaluation carries no verdict: start over from a fresh puzzle
-            step = strategy.start(gen_schema, rng)
-            continue
-        rd = report.reject_detail
+        rd = report.reject_detail if report is not None else None
         trace.append(
             Attempt(
                 i,
-                report.instance_digest,
+                instance.digest if report is None else report.instance_digest,
                 len(instance.clues),
-                report.verdict.value,
+                CONTAMINATED if report is None else report.verdict.value,
                 step.action,
                 step.coord,
                 rd.case.value if rd else None,
-                top_coord(report),
-                report.solution_count,
+                top_coord(report) if report is not None else None,
+                report.solution_count if report is not None else 0,
                 seconds,
             )
         )
+        if report is None:
+            # a contaminated evaluation carries no verdict: start over from a fresh puzzle
+            step = strategy.start(gen_schema, rng)
+            continue
         if report.verdict is Verdict.UNIQUE:
-            return _accept(
-                step,
+            instance, report, minimize_calls = _minimized(
+                instance, report, filter, rng, minimize, budget.solution_cap
+            )
+            hold = hold_seconds = None
+            if holdout is not None:
+                h0 = time.perf_counter()
+                hold = holdout.check(
+                    instance.canonical_json(), instance.digest, budget.solution_cap
+                )
+                hold_seconds = time.perf_counter() - h0
+            return LoopResult(
+                "accepted",
+                instance,
+                dict(report.solutions[0]) if report.solutions else None,
                 report,
-                trace,
-                schema,
-                filter,
-                holdout,
-                budget,
-                rng,
-                minimize,
-                strategy,
+                hold,
+                tuple(trace),
+                len(trace),
+                minimize_calls,
+                time.perf_counter() - t0,
+                strategy.name,
                 seed,
                 start_clues,
-                t0,
+                holdout_seconds=hold_seconds,
             )
         step = strategy.propose(step, report, rng)
     return LoopResult(
@@ -224,50 +220,21 @@ def run_loop(
     )
 
 
-def _accept(
-    step,
-    report,
-    trace,
-    schema,
-    filter,
-    holdout,
-    budget,
-    rng,
-    minimize,
-    strategy,
-    seed,
-    start_clues,
-    t0,
-) -> LoopResult:
-    instance = step.instance
-    minimize_calls = 0
-    if minimize is not None:
-        result = minimize(instance, filter, rng, solution=report.solutions[0])
-        instance, minimize_calls = result.instance, result.calls
-        if minimize_calls:
-            report = filter.verify(instance, solution_cap=budget.solution_cap)
-    solution = dict(report.solutions[0]) if report.solutions else None
-    hold = None
-    hold_seconds = None
-    if holdout is not None:
-        h0 = time.perf_counter()
-        hold = holdout.check(instance.canonical_json(), instance.digest, budget.solution_cap)
-        hold_seconds = time.perf_counter() - h0
-    return LoopResult(
-        "accepted",
-        instance,
-        solution,
-        report,
-        hold,
-        tuple(trace),
-        len(trace),
-        minimize_calls,
-        time.perf_counter() - t0,
-        strategy.name,
-        seed,
-        start_clues,
-        holdout_seconds=hold_seconds,
-    )
+def _minimized(
+    instance: Instance,
+    report: VerifierReport,
+    filter: Any,
+    rng: np.random.Generator,
+    minimize: Callable[..., Any] | None,
+    cap: int,
+) -> tuple[Instance, VerifierReport, int]:
+    """The accepted instance after minimization (when asked), its filter report, the calls."""
+    if minimize is None:
+        return instance, report, 0
+    result = minimize(instance, filter, rng, solution=report.solutions[0])
+    if result.removed:
+        report = filter.verify(result.instance, solution_cap=cap)
+    return result.instance, report, result.calls
 
 
 # --- holdout evaluators -------------------------------------------------------------------

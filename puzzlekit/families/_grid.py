@@ -9,7 +9,7 @@ import math
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from puzzlekit.families import Family
+from puzzlekit.families import Family, Repair
 from puzzlekit.model import (
     AllDifferent,
     Clue,
@@ -17,7 +17,6 @@ from puzzlekit.model import (
     Instance,
     Linear,
     Origin,
-    Problem,
     Schema,
     Solution,
     SpecError,
@@ -157,13 +156,19 @@ class GivensGrid(Family):
                 seen[coord] = clue.id
         return out
 
-    def given_values(self, problem: Problem) -> dict[str, int]:
-        out = {}
-        for clue in problem.clues:
-            if clue.kind == "given":
-                var = problem.schema.var_at(clue.coords[0])
-                out[var.name] = clue.data_dict()["value"]
-        return out
+    value_clue_kind = "given"
+
+    def repair_moves(
+        self, schema: Schema, instance: Instance, solution: Solution, coord: tuple
+    ) -> list[Repair]:
+        """Reveal the true digit at ``coord`` (the default, without building every clue: this
+        runs for each candidate cell of every adaptive step)."""
+        var = schema.var_at(tuple(coord))
+        if var is None or any(c.id == var.name for c in instance.clues):
+            return []
+        return [
+            Repair("reveal", var.coord, add=(self.given(schema, var.coord, solution[var.name]),))
+        ]
 
     @staticmethod
     def given(schema: Schema, coord: tuple[int, int], value: int) -> Clue:

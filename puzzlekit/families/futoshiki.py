@@ -172,10 +172,7 @@ class Futoshiki(GivensGrid):
         if schema.var_at(coord) is None:
             return []
         present = {c.id for c in instance.clues}
-        moves = []
-        if cell_name(*coord) not in present:
-            given = self.given(schema, coord, solution[cell_name(*coord)])
-            moves.append(Repair("reveal", coord, add=(given,)))
+        moves = super().repair_moves(schema, instance, solution, coord)
         for nb in neighbours(coord, n):
             va, vb = solution[cell_name(*coord)], solution[cell_name(*nb)]
             clue = inequality(coord, nb, "<" if va < vb else ">")
