@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from puzzlekit.model import Clue, Instance
+from puzzlekit.report import HONEST_SCOPE, Verdict, VerifierReport
 
 
 def given(r: int, c: int, v: int, cid: str | None = None) -> Clue:
@@ -30,3 +31,32 @@ def is_valid_sudoku(grid: dict[str, int], n: int, box: tuple[int, int]) -> bool:
             if {rows[r0 + r][c0 + c] for r in range(br) for c in range(bc)} != want:
                 return False
     return True
+
+
+def fake_report(
+    verdict: Verdict,
+    verifier: str,
+    digest: str,
+    *,
+    cap: int = 100,
+    lower_bound: bool = False,
+    dispatch_errors: int = 0,
+) -> VerifierReport:
+    """A report built by hand, for tests of what consumes reports (publish gate, settling)."""
+    n = cap if lower_bound else {Verdict.UNIQUE: 1, Verdict.MULTIPLE: 2}.get(verdict, 0)
+    return VerifierReport(
+        verdict=verdict,
+        solutions=tuple({"r1c1": i + 1} for i in range(n)),
+        solution_count=n,
+        solution_count_is_lower_bound=lower_bound,
+        solution_cap=cap,
+        total_completions_enumerated=n,
+        cartesian_size=None,
+        cartesian_size_log10=None,
+        diagnostics=(),
+        reject_detail=None,
+        source={"verifier": verifier, "version": "1.0"},
+        honest_scope=HONEST_SCOPE[verdict],
+        instance_digest=digest,
+        dispatch_error_count=dispatch_errors,
+    )

@@ -28,8 +28,9 @@ from puzzlekit.outcome import (
 )
 from puzzlekit.publish import CorpusPolicy, Provenance
 from puzzlekit.registry import get_verifier, registry_verify_fn
-from puzzlekit.report import HONEST_SCOPE, Verdict, VerifierReport
+from puzzlekit.report import Verdict, VerifierReport
 from puzzlekit.stopping import locate_first_error
+from tests.helpers import fake_report
 
 AT = "2026-08-09T09:00:00Z"
 ROOT = Path(__file__).resolve().parents[1]
@@ -54,22 +55,7 @@ def accepted() -> LoopResult:
 
 
 def _report(verdict: Verdict, verifier: str, digest: str) -> VerifierReport:
-    n = {Verdict.UNIQUE: 1, Verdict.MULTIPLE: 2}.get(verdict, 0)
-    return VerifierReport(
-        verdict=verdict,
-        solutions=tuple({"r1c1": i + 1} for i in range(n)),
-        solution_count=n,
-        solution_count_is_lower_bound=False,
-        solution_cap=2,
-        total_completions_enumerated=n,
-        cartesian_size=None,
-        cartesian_size_log10=None,
-        diagnostics=(),
-        reject_detail=None,
-        source={"verifier": verifier, "version": "1.0"},
-        honest_scope=HONEST_SCOPE[verdict],
-        instance_digest=digest,
-    )
+    return fake_report(verdict, verifier, digest, cap=2)
 
 
 def _first_stop(steps):

@@ -14,7 +14,8 @@ from puzzlekit.publish import (
     default_policy,
     derive_request,
 )
-from puzzlekit.report import HONEST_SCOPE, Verdict, VerifierReport
+from puzzlekit.report import Verdict, VerifierReport
+from tests.helpers import fake_report
 
 DIGEST = "sha256:" + "ab" * 32
 OTHER = "sha256:" + "cd" * 32
@@ -32,24 +33,8 @@ def report(
     lower_bound: bool = False,
     dispatch_errors: int = 0,
 ) -> VerifierReport:
-    n = {Verdict.UNIQUE: 1, Verdict.MULTIPLE: 2}.get(verdict, 0)
-    if lower_bound:
-        n = 100
-    return VerifierReport(
-        verdict=verdict,
-        solutions=tuple({"r1c1": i + 1} for i in range(n)),
-        solution_count=n,
-        solution_count_is_lower_bound=lower_bound,
-        solution_cap=100,
-        total_completions_enumerated=n,
-        cartesian_size=None,
-        cartesian_size_log10=None,
-        diagnostics=(),
-        reject_detail=None,
-        source={"verifier": verifier, "version": "1.0"},
-        honest_scope=HONEST_SCOPE[verdict],
-        instance_digest=digest,
-        dispatch_error_count=dispatch_errors,
+    return fake_report(
+        verdict, verifier, digest, lower_bound=lower_bound, dispatch_errors=dispatch_errors
     )
 
 
