@@ -34,7 +34,7 @@ from puzzlekit.model import (
 from puzzlekit.report import Verdict
 from verifiers.base import SearchBudget
 from verifiers.enumerative import EnumerativeVerifier
-from verifiers.sat import NotEncodable, SatVerifier, encodable
+from verifiers.sat import NotEncodable, SatVerifier, _Cnf, encodable
 
 R = Origin("rule", "probe")
 X = ("x", "y", "z")
@@ -54,6 +54,9 @@ RUNS_2_1 = Automaton(
     ),
 )
 LINE = ("a", "b", "c", "d")
+DOM = (-1, 0, 1, 2)
+#: every (x, y, z) but those summing to 2: 12 forbidden tuples of 64
+FEW_FORBIDDEN = frozenset(t for t in itertools.product(DOM, repeat=3) if sum(t) != 2)
 
 CASES: dict[str, tuple[Constraint, ...]] = {
     **{
@@ -64,6 +67,11 @@ CASES: dict[str, tuple[Constraint, ...]] = {
     "linear-empty": (Linear(X, (1, 1, 1), "==", 99, R),),
     **{f"compare{op}": (Compare("x", op, "y", R),) for op in ("==", "!=", "<", "<=", ">", ">=")},
     "table": (Table(X, frozenset({(-1, 0, 2), (2, 2, 2), (0, 0, 0), (9, 9, 9)}), R),),
+    # forbids fewer tuples than it allows: one clause per forbidden tuple
+    "table-forbids-few": (Table(X, FEW_FORBIDDEN, R),),
+    "table-forbids-few-pair": (
+        Table(("x", "y"), frozenset(itertools.product(DOM, DOM)) - {(0, 1), (2, -1)}, R),
+    ),
     **{f"count{op}": (Count(X, 0, op, 1, R),) for op in ("==", "!=", "<", "<=", ">", ">=")},
     "count-repeated": (Count(("x", "x", "y"), 2, ">=", 2, R),),
     "count-impossible": (Count(X, 0, ">", 5, R),),
@@ -225,3 +233,16 @@ def test_verify_does_not_mutate_the_instance() -> None:
     before = instance.canonical_json()
     SatVerifier().verify(instance)
     assert instance.canonical_json() == before
+
+
+def test_a_table_forbidding_few_tuples_is_clauses_without_new_variables() -> None:
+    # the logicgrid family's position clues are tables forbidding one pair each: a Boolean per
+    # allowed tuple made every clue hundreds of variables and every solver call slow
+    schema = PROBE.schema({"case": "table-forbids-few"})
+    cnf = _Cnf(schema)
+    top = cnf.top
+    cnf.encode(schema.rules[0], None)
+    forbidden = 4**3 - len(FEW_FORBIDDEN)
+    assert cnf.top == top
+    assert len(cnf.clauses) == forbidden
+    assert all(len(clause) == 3 and all(lit < 0 for lit in clause) for clause in cnf.clauses)

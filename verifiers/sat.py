@@ -6,7 +6,8 @@ true), and every rule of the vocabulary except ``Predicate`` becomes clauses: ``
 most one variable per value, at least one when the values are a permutation), ``Linear`` and
 ``Regular`` (an automaton unrolled layer by layer; for ``Linear`` the states are partial sums, so
 negative coefficients are fine), ``Compare`` (forbidden pairs plus supports), ``Table`` (one
-Boolean per allowed tuple) and ``Count`` (``pysat.card``). A clue does not change the solver: a
+clause per forbidden tuple when it forbids fewer tuples than it allows, else one Boolean per
+allowed tuple) and ``Count`` (``pysat.card``). A clue does not change the solver: a
 clue that fixes variables is passed as the value literals themselves, any other clue as an
 activation literal guarding its clauses (added once per distinct clue), so instances of the same
 schema reuse the solver and what it has learnt.
@@ -99,6 +100,9 @@ CHUNK = 20_000
 BACKBONE_CONFLICTS = 1_000
 #: a schema's solver is rebuilt after this many retired activation literals or clue selectors
 MAX_RETIRED = 200_000
+#: a ``Table`` with at most this many forbidden tuples (and no more than it allows) is encoded
+#: as one clause per forbidden tuple
+MAX_FORBIDDEN_TUPLES = 4_096
 
 
 class NotEncodable(TypeError):
@@ -251,12 +255,24 @@ class _Cnf:
             self.add([-y, *(x for a, x in la.items() if compare(a, c.op, b))], guard)
 
     def table(self, c: Table, guard: int | None) -> None:
+        """Few forbidden tuples (at most as many as allowed ones, and at most
+        ``MAX_FORBIDDEN_TUPLES``): one clause per forbidden tuple, no new variable. Otherwise one
+        selector per allowed tuple with its supports."""
         rows = [self.lit[name] for name in c.vars]
         tuples = sorted(
             t
             for t in c.allowed
             if len(t) == len(rows) and all(a in row for a, row in zip(t, rows, strict=True))
         )
+        if len(set(c.vars)) == len(c.vars):
+            space = math.prod(len(row) for row in rows)
+            forbidden = space - len(tuples)
+            if forbidden <= min(len(tuples), MAX_FORBIDDEN_TUPLES):
+                allowed = set(tuples)
+                for t in itertools.product(*(sorted(row) for row in rows)):
+                    if t not in allowed:
+                        self.add([-row[a] for a, row in zip(t, rows, strict=True)], guard)
+                return
         selectors = [self.new_var() for _ in tuples]
         self.add(selectors, guard)
         for t, s in zip(tuples, selectors, strict=True):
