@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 
@@ -21,6 +22,10 @@ class Minimized:
     instance: Instance
     calls: int
     removed: int
+    #: a shaping hook declined the puzzle (``puzzlekit.loop`` then skips the holdout)
+    dropped: bool = False
+    #: what a shaping hook reports about its result (level, grader calls, ...)
+    shaping: Mapping[str, Any] | None = None
 
 
 def _partner(clue: Clue, by_coord: dict[tuple, Clue], size: int | None) -> Clue | None:

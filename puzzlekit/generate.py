@@ -48,7 +48,7 @@ class GenerateConfig:
     holdout_in_process: bool = False
     ledger: str | None = None  # SQLite file: ledger, escalation queues
     corpus: str | None = None  # JSON Lines file the publish gate appends to
-    difficulty: int | None = None  # exact grade level wanted (implies minimize)
+    difficulty: int | None = None  # exact grade level wanted (see generators.graded)
 
 
 def default_clues(n_vars: int) -> int:
@@ -99,6 +99,8 @@ def generate(
     family = get_family(config.family)
     schema = family.schema(dict(config.params))
     k = config.clues if config.clues is not None else default_clues(len(schema.variables))
+    if config.difficulty is not None and config.clues is None:
+        k = len(schema.variables)  # graded generation starts from the full grid
     strategy = STRATEGIES[config.strategy](k)
     filt = get_verifier(config.filter)
     holdout: Any = None
@@ -111,7 +113,8 @@ def generate(
     if config.minimize or config.difficulty is not None:
         mini = functools.partial(minimize, symmetric=config.symmetric)
     if config.difficulty is not None:
-        mini = functools.partial(_toward_level, base=mini, target=config.difficulty)
+        hook = _graded_adaptive if config.strategy == "adaptive" else _graded_blind
+        mini = functools.partial(hook, target=config.difficulty, symmetric=config.symmetric)
     budget = LoopBudget(max_calls=config.max_calls)
     settling = config.ledger is not None or config.corpus is not None
     ledger: Any = None
@@ -137,21 +140,14 @@ def generate(
                 minimize=mini,
             )
             index += 1
-            level = None
-            if result.accepted and config.difficulty is not None:
-                from puzzlekit.grading import grade
-
-                level = grade(result.instance, search=False).level
-                if level != config.difficulty:
-                    continue  # too easy even before a reveal: the next loop tries again
             if result.accepted:
                 accepted += 1
                 if progress is not None:
                     progress.update(1)
             rec = record(result, family, schema)
-            if level is not None:
-                rec["level"] = level
-            if settling:
+            if result.shaping is not None:
+                rec.update(result.shaping)
+            if settling and result.status != "dropped":
                 from puzzlekit.outcome import settle
 
                 settled = settle(
@@ -173,22 +169,44 @@ def generate(
             ledger.close()
 
 
-def _toward_level(
-    instance: Any, verifier: Any, rng: Any, *, solution: Any = None, base: Any, target: int
+def _graded_adaptive(
+    instance: Any, verifier: Any, rng: Any, *, solution: Any, target: int, symmetric: bool
 ) -> Any:
-    """Minimize with ``base``, then reveal true clues where the grader needs more than level
-    ``target`` (:func:`puzzlekit.grading.toward_level`); the reveals count as calls, so the loop
-    verifies the result again."""
+    """Level 0: dig the accepted puzzle; above: minimize it, then reveal where the grader is
+    stuck and dig what a single brings back (:func:`generators.graded.shape_to_level`)."""
+    from generators.graded import shape_to_level, shaping_fields
     from generators.minimize import Minimized
-    from puzzlekit.grading import toward_level
 
-    done = base(instance, verifier, rng, solution=solution)
-    if solution is None:
-        return done
-    shaped, reveals = toward_level(done.instance, solution, target, rng)
-    if shaped is None or reveals == 0:
-        return done
-    return Minimized(shaped, done.calls + reveals, max(0, done.removed - reveals))
+    base, calls, minimal = instance, 0, False
+    if target > 0:
+        done = minimize(instance, verifier, rng, symmetric=symmetric, solution=solution)
+        base, calls, minimal = done.instance, done.calls, True
+    shaped = shape_to_level(base, solution, target, rng, minimal=minimal)
+    return Minimized(
+        shaped.shaped,
+        calls,
+        len(instance.clues) - len(shaped.shaped.clues),
+        dropped=shaped.instance is None,
+        shaping=shaping_fields(shaped.grade, shaped),
+    )
+
+
+def _graded_blind(
+    instance: Any, verifier: Any, rng: Any, *, solution: Any, target: int, symmetric: bool
+) -> Any:
+    """The baseline: minimize the accepted puzzle, grade it once, keep it only at ``target``."""
+    from generators.graded import grade_fast, shaping_fields
+    from generators.minimize import Minimized
+
+    done = minimize(instance, verifier, rng, symmetric=symmetric, solution=solution)
+    g = grade_fast(done.instance)
+    return Minimized(
+        done.instance,
+        done.calls,
+        done.removed,
+        dropped=g.level != target,
+        shaping=shaping_fields(g),
+    )
 
 
 def dumps(rec: Mapping[str, Any]) -> str:

@@ -1,15 +1,19 @@
 """Graded generation, measured: 9×9 Sudoku puzzles at exactly one level, adaptive against blind.
 
-``adaptive`` is ``puzzlekit generate sudoku --difficulty LEVEL --holdout none`` as it exists
-(:func:`puzzlekit.generate.generate`: closed loop, minimize, reveal toward the level, drop a
-puzzle that lands easier). ``blind`` is the baseline: a random solution
-(:func:`generators.solutions.random_solution`), all its givens, minimized with the SAT verifier's
-uniqueness session, graded, accepted only at exactly LEVEL, else start over.
+Both strategies are ``puzzlekit generate sudoku --difficulty LEVEL --holdout none`` and start,
+as graded generation does, from a random full grid the loop accepts at once:
 
-Every call of :func:`puzzlekit.grading.grade` counts as a grader call (including those of
-rejected attempts), every ``verify`` and every uniqueness-session question as a verifier call.
-Each (level, strategy) stops at ``--count`` accepted puzzles or ``--time-limit`` seconds; the run
-is pinned to one core where the OS allows it.
+- ``adaptive`` (:func:`generators.graded.shape_to_level`): level 0 digs the full grid; higher
+  levels minimize it with the SAT uniqueness session, run the solver limited to the level, reveal
+  where it is stuck, dig what a single brings back and grade the result;
+- ``blind`` (``--strategy blind``): minimize the same way, grade once, keep only exactly LEVEL.
+
+Grader calls are the records' ``graderCalls`` (solver runs started; a run that goes on after a
+reveal is not a new call), summed over every loop, dropped ones included; grader time is the
+time spent inside the solver's runs, so the two columns can be weighed against each other.
+Verifier calls count every ``verify`` and every uniqueness-session question. Each (level,
+strategy) stops at ``--count`` accepted puzzles or ``--time-limit`` seconds; the run is pinned
+to one core where the OS allows it.
 
 Run ``python -m puzzlekit.gradebench --out runs/gradebench``; it prints the Markdown table and
 writes ``gradebench.md``. A benchmark, not a test: nothing here asserts.
@@ -32,36 +36,25 @@ import numpy as np
 
 import puzzlekit.generate as gen_mod
 import puzzlekit.grading as grading
-from generators.minimize import minimize
-from generators.solutions import random_solution
-from puzzlekit.families import get_family
 from puzzlekit.model import Instance
-from puzzlekit.registry import get_verifier
 
 COLUMNS = (
     "level",
     "strategy",
     "accepted",
     "grader calls/puzzle",
+    "grader ms/puzzle",
     "verifier calls/puzzle",
+    "clues",
     "puzzles/s",
 )
 PARAMS = {"size": 9}
 
 
-class _TimeUp(Exception):
-    pass
-
-
 @dataclass
 class Counter:
-    grader: int = 0
     verifier: int = 0
-    deadline: float = float("inf")
-
-    def tick(self) -> None:
-        if time.perf_counter() > self.deadline:
-            raise _TimeUp
+    grader_seconds: float = 0.0
 
 
 class _CountingSession:
@@ -95,61 +88,53 @@ class CountingVerifier:
 
 @contextlib.contextmanager
 def counting(counter: Counter) -> Iterator[None]:
-    """Count grader calls (``puzzlekit.grading.grade``) and wrap ``generate``'s verifiers."""
-    real_grade, real_get = grading.grade, gen_mod.get_verifier
+    """Time the logical solver's runs and count ``generate``'s verifier calls."""
+    real_run, real_get = grading._Solver.run, gen_mod.get_verifier
 
-    def grade(instance: Instance, **kwargs: Any) -> Any:
-        counter.tick()
-        counter.grader += 1
-        return real_grade(instance, **kwargs)
+    def run(self: Any, cap: int | None = None) -> str:
+        t0 = time.perf_counter()
+        try:
+            return real_run(self, cap)
+        finally:
+            counter.grader_seconds += time.perf_counter() - t0
 
     def get_verifier_counted(name: str, **settings: Any) -> Any:
         return CountingVerifier(real_get(name, **settings), counter)
 
-    grading.grade = grade
+    grading._Solver.run = run  # type: ignore[method-assign]
     gen_mod.get_verifier = get_verifier_counted
     try:
         yield
     finally:
-        grading.grade = real_grade
+        grading._Solver.run = real_run  # type: ignore[method-assign]
         gen_mod.get_verifier = real_get
 
 
-def run_adaptive(level: int, count: int, seed: int, counter: Counter) -> int:
+def run_strategy(
+    strategy: str, level: int, count: int, seed: int, deadline: float, counter: Counter
+) -> dict[str, Any]:
+    """Generate until ``count`` puzzles at ``level`` or the deadline; the totals."""
     config = gen_mod.GenerateConfig(
-        family="sudoku", params=PARAMS, count=count, holdout=None, seed=seed, difficulty=level
+        family="sudoku",
+        params=PARAMS,
+        count=count,
+        strategy=strategy,
+        holdout=None,
+        seed=seed,
+        difficulty=level,
+        max_loops_per_puzzle=10**6,
     )
-    accepted = 0
+    accepted = grader = 0
+    clues: list[int] = []
     with counting(counter):
-        try:
-            for rec in gen_mod.generate(config):
-                accepted += rec.get("status") == "accepted"
-        except _TimeUp:
-            pass
-    return accepted
-
-
-def run_blind(level: int, count: int, seed: int, counter: Counter) -> int:
-    fam = get_family("sudoku")
-    schema = fam.schema(PARAMS)
-    sat = CountingVerifier(get_verifier("sat"), counter)
-    rng = np.random.default_rng([seed, level])
-    accepted = 0
-    with counting(counter):
-        try:
-            while accepted < count:
-                counter.tick()
-                sol = random_solution(schema, rng)
-                full = Instance.make("sudoku", PARAMS, fam.clues_from_solution(schema, sol))
-                done = minimize(full, sat, rng, solution=sol)
-                if grading.grade(done.instance, search=False).level == level:
-                    accepted += 1
-        except _TimeUp:
-            pass
-    return accepted
-
-
-STRATEGIES = {"adaptive": run_adaptive, "blind": run_blind}
+        for rec in gen_mod.generate(config):
+            grader += int(rec.get("graderCalls", 0))
+            if rec.get("status") == "accepted":
+                accepted += 1
+                clues.append(int(rec["clueCount"]))
+            if time.perf_counter() > deadline:
+                break
+    return {"accepted": accepted, "grader": grader, "clues": clues}
 
 
 def measure(
@@ -158,19 +143,21 @@ def measure(
     """One row per (level, strategy), in the order of :data:`COLUMNS` plus raw totals."""
     rows = []
     for level in levels:
-        for name, run in STRATEGIES.items():
+        for name in ("adaptive", "blind"):
             t0 = time.perf_counter()
-            counter = Counter(deadline=t0 + time_limit)
-            accepted = run(level, count, seed, counter)
+            counter = Counter()
+            got = run_strategy(name, level, count, seed, t0 + time_limit, counter)
             seconds = time.perf_counter() - t0
             rows.append(
                 {
                     "level": level,
                     "strategy": name,
-                    "accepted": accepted,
+                    "accepted": got["accepted"],
                     "wanted": count,
-                    "grader": counter.grader,
+                    "grader": got["grader"],
+                    "graderSeconds": counter.grader_seconds,
                     "verifier": counter.verifier,
+                    "clues": float(np.mean(got["clues"])) if got["clues"] else None,
                     "seconds": seconds,
                 }
             )
@@ -189,7 +176,9 @@ def table(rows: Sequence[dict[str, Any]]) -> str:
             r["strategy"],
             f"{r['accepted']}/{r['wanted']}",
             _per(r["grader"], r["accepted"]),
+            f"{1000 * r['graderSeconds'] / r['accepted']:.1f}" if r["accepted"] else "—",
             _per(r["verifier"], r["accepted"]),
+            f"{r['clues']:.1f}" if r["clues"] is not None else "—",
             f"{r['accepted'] / r['seconds']:.2f}" if r["seconds"] > 0 else "—",
         ]
         lines.append("| " + " | ".join(cells) + " |")
@@ -238,7 +227,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             f"Command: `{command.strip()}`  ",
             f"Machine: {machine()}; one process, {pinned}.  ",
             f"{args.count} puzzles wanted per level and strategy, {args.time_limit:g} s limit "
-            "each; adaptive is `generate --difficulty LEVEL --holdout none`.",
+            "each; both are `generate --difficulty LEVEL --holdout none [--strategy blind]`.",
             "",
             table(rows),
             "",

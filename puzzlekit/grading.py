@@ -46,7 +46,7 @@ import itertools
 import math
 import sys
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from puzzlekit.families import get_family, resolve
@@ -226,11 +226,38 @@ class _Solver:
         self.broken = False
         try:
             self._check()
-            for name in sorted(self.cand, key=lambda x: self.coord[x]):  # givens: no step
-                if len(self.cand[name]) == 1 and name not in self.placed:
+            # givens (cells the clues alone fix) are placed without a step; a cell that their
+            # eliminations leave with one candidate is the solver's to find, with a step
+            fixed = [name for name, values in self.cand.items() if len(values) == 1]
+            for name in sorted(fixed, key=lambda x: self.coord[x]):
+                if name not in self.placed:
                     self._place(name, next(iter(self.cand[name])), [])
         except _Contradiction:
             self.broken = True
+
+    def fork(self, givens: Mapping[str, int]) -> _Solver:
+        """A fresh solver on this one's state plus ``givens`` (placed without steps).
+
+        Built once per problem without its value clues, a template forks in a fraction of the
+        cost of building a solver from a resolved instance: houses, peers and the scale are
+        shared, only the candidates are copied.
+        """
+        new = object.__new__(_Solver)
+        new.__dict__.update(self.__dict__)
+        new.cand = {name: set(values) for name, values in self.cand.items()}
+        new.placed = set(self.placed)
+        new.steps = []
+        new.givens = self.givens + len(givens)
+        try:
+            for name in sorted(givens, key=lambda x: self.coord[x]):
+                value = givens[name]
+                if value not in new.cand[name]:
+                    raise _Contradiction
+                if name not in new.placed:
+                    new._place(name, value, [])
+        except _Contradiction:
+            new.broken = True
+        return new
 
     # -- bookkeeping --------------------------------------------------------------------------
     def _check(self) -> None:
@@ -295,7 +322,7 @@ class _Solver:
                 places = [x for x in vs if value in self.cand[x]]
                 if not places:
                     raise _Contradiction
-                if len(places) == 1 and len(self.cand[places[0]]) > 1:
+                if len(places) == 1 and places[0] not in self.placed:
                     name = places[0]
                     out: list[tuple[Coord, int]] = []
                     try:
@@ -435,7 +462,8 @@ class _Solver:
         return False
 
     # -- the loop -----------------------------------------------------------------------------
-    def run(self) -> str:
+    def run(self, cap: int | None = None) -> str:
+        """Solve with the techniques of the tiers up to ``cap`` (all when None): the status."""
         techniques = {
             "hidden-single": self.hidden_single,
             "naked-single": self.naked_single,
@@ -450,7 +478,8 @@ class _Solver:
             "swordfish": lambda: self.fish(3),
             "search": lambda: False,
         }
-        order = [t for tier in self.scale for t in tier]
+        tiers = self.scale if cap is None else self.scale[: cap + 1]
+        order = [t for tier in tiers for t in tier]
         if self.broken:
             return "contradiction"
         try:
@@ -575,6 +604,20 @@ def grade(instance: Instance, *, search: bool = True) -> Grade:
     problem = resolve(instance)
     solver = _Solver(problem)
     status = solver.run()
+    g = _grade_of(solver, status, instance.family, instance.digest)
+    if search:
+        conflicts, verdict, forced = _search_measures(instance, problem)
+        g = replace(
+            g,
+            sat_conflicts=conflicts,
+            sat_verdict=verdict,
+            propagation_forced=max(0, forced - solver.givens),
+        )
+    return g
+
+
+def _grade_of(solver: _Solver, status: str, family: str, digest: str) -> Grade:
+    """The grade a solver's finished run gives (no search measures)."""
     counts: dict[str, int] = {}
     for step in solver.steps:
         counts[step.technique] = counts.get(step.technique, 0) + 1
@@ -591,13 +634,8 @@ def grade(instance: Instance, *, search: bool = True) -> Grade:
         for x in sorted(solver.cand, key=lambda y: solver.coord[y])
         if status == "stuck" and len(solver.cand[x]) > 1
     )
-    conflicts = verdict = None
-    forced = 0
-    if search:
-        conflicts, verdict, forced = _search_measures(instance, problem)
-        forced = max(0, forced - solver.givens)
     return Grade(
-        family=instance.family,
+        family=family,
         technique=technique,
         level=level,
         status=status,
@@ -605,11 +643,8 @@ def grade(instance: Instance, *, search: bool = True) -> Grade:
         counts=counts,
         steps=tuple(solver.steps),
         stuck=stuck,
-        sat_conflicts=conflicts,
-        sat_verdict=verdict,
-        propagation_forced=forced,
         givens=solver.givens,
-        instance_digest=instance.digest,
+        instance_digest=digest,
     )
 
 
@@ -706,54 +741,3 @@ def family_scale(family: str, params: Mapping[str, Any]) -> tuple[tuple[str, ...
     """The scale of ``family`` with ``params`` (from a clue-less instance)."""
     fam = get_family(family)
     return scale(resolve(Instance.make(family, fam.normalize_params(params), [])))
-
-
-def _too_hard_cells(g: Grade, target: int) -> list[Coord]:
-    """Where a clue would help: the stuck cells, else the cells of the first too-hard step."""
-    if g.stuck:
-        return [cell.coord for cell in g.stuck]
-    level_of = {name: i for i, tier in enumerate(g.scale) for name in tier}
-    for step in g.steps:
-        if level_of[step.technique] > target:
-            cells = list(dict.fromkeys(c for c, _ in step.eliminated)) or list(step.coords)
-            return cells
-    return []
-
-
-def toward_level(
-    instance: Instance,
-    solution: Mapping[str, int],
-    target: int,
-    rng: Any,
-    *,
-    max_reveals: int = 81,
-) -> tuple[Instance | None, int]:
-    """Reveal true clues at the cells where the solver needs more than level ``target``.
-
-    Returns the instance once it grades exactly ``target`` (None when it grades easier, before
-    or after a reveal: adding clues never makes a puzzle harder) and the number of reveals. A
-    UNIQUE puzzle stays UNIQUE: only clues of ``solution`` are added.
-    """
-    fam = get_family(instance.family)
-    schema = fam.schema(instance.params_dict())
-    reveals = 0
-    while True:
-        g = grade(instance, search=False)
-        if g.level == target:
-            return instance, reveals
-        if g.level < target or reveals >= max_reveals:
-            return None, reveals
-        cells = _too_hard_cells(g, target)
-        moves = []
-        for i in rng.permutation(len(cells)):
-            moves = [
-                m
-                for m in fam.repair_moves(schema, instance, solution, cells[int(i)])
-                if m.action == "reveal"
-            ]
-            if moves:
-                break
-        if not moves:
-            return None, reveals
-        instance = moves[0].apply(instance)
-        reveals += 1

@@ -19,7 +19,7 @@ from __future__ import annotations
 import json
 import multiprocessing as mp
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
@@ -70,7 +70,7 @@ class Attempt:
 
 @dataclass(frozen=True)
 class LoopResult:
-    status: str  # "accepted" or "exhausted"
+    status: str  # "accepted", "exhausted" or "dropped" (the minimize hook declined it)
     instance: Instance | None
     solution: dict[str, int] | None
     filter_report: VerifierReport | None
@@ -84,6 +84,8 @@ class LoopResult:
     start_clues: int = 0
     notes: tuple[str, ...] = field(default_factory=tuple)
     holdout_seconds: float | None = None  # wall time of the holdout's check, pipe included
+    #: what a shaping minimize hook reported (``generators.graded``: level, grader calls, ...)
+    shaping: Mapping[str, Any] | None = None
 
     @property
     def accepted(self) -> bool:
@@ -179,9 +181,26 @@ def run_loop(
             step = strategy.start(gen_schema, rng)
             continue
         if report.verdict is Verdict.UNIQUE:
-            instance, report, minimize_calls = _minimized(
+            instance, report, minimize_calls, shaped = _minimized(
                 instance, report, filter, rng, minimize, budget.solution_cap
             )
+            shaping = getattr(shaped, "shaping", None)
+            if getattr(shaped, "dropped", False):
+                return LoopResult(
+                    "dropped",
+                    instance,
+                    dict(report.solutions[0]) if report.solutions else None,
+                    report,
+                    None,
+                    tuple(trace),
+                    len(trace),
+                    minimize_calls,
+                    time.perf_counter() - t0,
+                    strategy.name,
+                    seed,
+                    start_clues,
+                    shaping=shaping,
+                )
             hold = hold_seconds = None
             if holdout is not None:
                 h0 = time.perf_counter()
@@ -203,6 +222,7 @@ def run_loop(
                 seed,
                 start_clues,
                 holdout_seconds=hold_seconds,
+                shaping=shaping,
             )
         step = strategy.propose(step, report, rng)
     return LoopResult(
@@ -227,14 +247,15 @@ def _minimized(
     rng: np.random.Generator,
     minimize: Callable[..., Any] | None,
     cap: int,
-) -> tuple[Instance, VerifierReport, int]:
-    """The accepted instance after minimization (when asked), its filter report, the calls."""
+) -> tuple[Instance, VerifierReport, int, Any]:
+    """The accepted instance after minimization (when asked), its filter report, the calls and
+    the hook's own result. A changed instance is verified again by the filter."""
     if minimize is None:
-        return instance, report, 0
+        return instance, report, 0, None
     result = minimize(instance, filter, rng, solution=report.solutions[0])
-    if result.removed:
+    if result.instance.digest != instance.digest and not getattr(result, "dropped", False):
         report = filter.verify(result.instance, solution_cap=cap)
-    return result.instance, report, result.calls
+    return result.instance, report, result.calls, result
 
 
 # --- holdout evaluators -------------------------------------------------------------------
