@@ -35,8 +35,8 @@ from dataclasses import dataclass
 import numpy as np
 
 from puzzlekit.families import get_family, resolve
-from puzzlekit.grading import Grade, _grade_of, _Solver
-from puzzlekit.model import Clue, Instance
+from puzzlekit.grading import Grade, StuckCell, _grade_of, _Solver
+from puzzlekit.model import Clue, Coord, Instance
 
 
 @dataclass(frozen=True)
@@ -218,3 +218,67 @@ def shaping_fields(grade: Grade, shaped: Shaped | None = None) -> dict[str, int 
     if shaped is not None:
         out.update(reveals=shaped.reveals, singleChecks=shaped.single_checks, dug=shaped.removed)
     return out
+
+
+@dataclass(frozen=True)
+class LevelDetail:
+    """Why a puzzle is not at a target level, tagged with coordinates (``grade --target``).
+
+    ``too-hard``: the solver limited to the target's techniques stops at ``stuck`` (open cells
+    and their candidates) and ``nextTechnique`` is the easiest harder technique that goes on
+    there (``search`` when none does): a clue revealed at a stuck cell makes the puzzle easier.
+    ``too-easy``: ``removable`` are the value clues each of which can go while the limited
+    solver still finishes (so the puzzle stays UNIQUE): removing one is the move toward harder.
+    """
+
+    target: int
+    level: int
+    verdict: str  # "at-level", "too-hard" or "too-easy"
+    stuck: tuple[StuckCell, ...] = ()
+    next_technique: str | None = None
+    removable: tuple[Coord, ...] = ()
+
+    def to_json_obj(self) -> dict[str, object]:
+        return {
+            "target": self.target,
+            "level": self.level,
+            "verdict": self.verdict,
+            "stuck": [cell.to_json_obj() for cell in self.stuck],
+            "nextTechnique": self.next_technique,
+            "removable": [list(c) for c in self.removable],
+        }
+
+
+def level_detail(instance: Instance, target: int) -> LevelDetail:
+    """The detail of ``instance`` against ``target`` (see :class:`LevelDetail`)."""
+    g = _Givens(instance)
+    top = len(g.template.scale) - 1
+    if not 0 <= target <= top:
+        raise ValueError(f"target level {target} is outside 0..{top}")
+    solver = g.template.fork(g.given)
+    full = g.template.fork(g.given)
+    level = _grade_of(full, full.run(), instance.family, instance.digest).level
+    if level == target:
+        return LevelDetail(target, level, "at-level")
+    if level > target:
+        solver.run(cap=target)
+        stuck = tuple(
+            StuckCell(solver.coord[x], x, tuple(sorted(solver.cand[x])))
+            for x in sorted(solver.cand, key=lambda y: solver.coord[y])
+            if x not in solver.placed and len(solver.cand[x]) > 1
+        )
+        nxt = "search"
+        for cap in range(target + 1, top):
+            before = len(solver.steps)
+            solver.run(cap=cap)
+            if len(solver.steps) > before:
+                nxt = solver.steps[before].technique
+                break
+        return LevelDetail(target, level, "too-hard", stuck, nxt)
+    removable = []
+    for name in sorted(g.given, key=lambda x: g.template.coord[x]):
+        value = g.given.pop(name)
+        if g.template.fork(g.given).run(cap=target) == "solved":
+            removable.append(g.template.coord[name])
+        g.given[name] = value
+    return LevelDetail(target, level, "too-easy", removable=tuple(removable))

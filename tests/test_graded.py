@@ -131,3 +131,46 @@ def test_cli_generate_difficulty_records(strategy, capsys):
     assert main([*argv, "--strategy", strategy, "--count", "1"]) == 0
     again = [json.loads(x) for x in capsys.readouterr().out.splitlines()]
     assert again == recs
+
+
+def test_level_detail_too_hard_names_stuck_cells_and_the_next_technique():
+    from generators.graded import level_detail
+    from puzzlekit.grading import TIERS
+
+    line = (DATA / "sudoku9_top1465_sample.txt").read_text().splitlines()[0]
+    inst = get_family("sudoku").parse_text(line)
+    solution = get_verifier("sat").verify(inst, solution_cap=2).solutions[0]
+    d = level_detail(inst, 2)
+    assert d.verdict == "too-hard" and d.level == 7 and d.stuck
+    assert all(solution[cell.name] in cell.candidates for cell in d.stuck)
+    tier = {name: i for i, t in enumerate(TIERS) for name in t}
+    assert tier[d.next_technique] > tier["pointing"]  # harder than level 2 of sudoku
+    obj = d.to_json_obj()
+    assert obj["verdict"] == "too-hard" and obj["stuck"][0]["coord"] == list(d.stuck[0].coord)
+
+
+def test_level_detail_too_easy_lists_clues_that_can_go():
+    from generators.graded import level_detail
+
+    inst, solution, rng = full_grid(5)
+    easy = shape_to_level(inst, solution, 0, rng).instance
+    assert level_detail(easy, 0).verdict == "at-level"
+    d = level_detail(easy, 3)
+    assert d.verdict == "too-easy" and d.level == 0 and not d.stuck
+    for coord in d.removable[:5]:
+        fewer = easy.with_clues(c for c in easy.clues if c.coords[0] != coord)
+        assert grade(fewer, search=False).level <= 3 and unique(fewer)
+    kept = {c.coords[0] for c in easy.clues} - set(d.removable)
+    for coord in sorted(kept)[:3]:  # a clue not listed cannot go within level 3
+        fewer = easy.with_clues(c for c in easy.clues if c.coords[0] != coord)
+        assert grade(fewer, search=False).level > 3
+
+
+def test_cli_grade_target(tmp_path, capsys):
+    path = tmp_path / "p.txt"
+    path.write_text((DATA / "sudoku9_top1465_sample.txt").read_text().splitlines()[0] + "\n")
+    assert main(["grade", str(path), "--family", "sudoku", "--no-search", "--target", "1"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert out["againstTarget"]["verdict"] == "too-hard" and out["againstTarget"]["stuck"]
+    assert main(["grade", str(path), "--family", "sudoku", "--target", "8"]) == 2
+    assert "--target must be in 0..7" in capsys.readouterr().err

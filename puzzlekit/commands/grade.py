@@ -3,8 +3,11 @@
 Input is read as ``puzzlekit verify`` reads it (:func:`puzzlekit.inputs.iter_items`). Each line
 holds the input position, the digest, the hardest technique and its ``level`` (see
 :mod:`puzzlekit.grading` for the scales), the status, counts per technique, the stuck cells and
-the search measures; ``--trace`` adds every step. An unreadable puzzle gives a line with
-``status: "invalid"`` and its violations, and the command goes on.
+the search measures; ``--trace`` adds every step; ``--target LEVEL`` adds ``againstTarget``,
+the detail a generator acts on (:func:`generators.graded.level_detail`): the stuck cells and the
+next technique needed when the puzzle is harder than LEVEL, the removable clues when easier.
+An unreadable puzzle gives a line with ``status: "invalid"`` and its violations, and the command
+goes on.
 """
 
 from __future__ import annotations
@@ -31,6 +34,13 @@ def register(sub: argparse._SubParsersAction) -> None:
     )
     p.add_argument("--trace", action="store_true", help="include every step of the solver")
     p.add_argument("--no-search", action="store_true", help="skip the SAT search measures")
+    p.add_argument(
+        "--target",
+        type=int,
+        metavar="LEVEL",
+        help="add the detail against LEVEL: stuck cells and the next technique when harder, "
+        "removable clues when easier",
+    )
     p.set_defaults(func=cmd_grade)
 
 
@@ -65,6 +75,13 @@ def cmd_grade(args: argparse.Namespace) -> int:
                 violations = exc.violations
             else:
                 out.update(g.to_json_obj(trace=args.trace))
+                if args.target is not None:
+                    top = g.to_json_obj()["maxLevel"]
+                    if not 0 <= args.target <= top:
+                        raise UsageError(f"--target must be in 0..{top} for {g.family}")
+                    from generators.graded import level_detail
+
+                    out["againstTarget"] = level_detail(item.instance, args.target).to_json_obj()
         if item.instance is None or violations:
             out.update(
                 instanceDigest=item.digest,
