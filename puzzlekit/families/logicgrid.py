@@ -424,6 +424,62 @@ def _pair(grid: Grid, cid: str, kind: str, a: list[str], b: list[str]) -> Clue:
     return Clue.make(cid, kind, {"a": a, "b": b}, _coords_of(grid, [a, b]))
 
 
+@functools.lru_cache(maxsize=4096)
+def _true_clues(params: Any, values: tuple[int, ...]) -> tuple[Clue, ...]:
+    """The true clues of the solution whose variable values (in schema order) are ``values``."""
+    from puzzlekit.model import _thaw
+
+    grid = _grid(freeze(_categories_of({k: _thaw(v) for k, v in params})))
+    n, others = grid.size, grid.others
+    names = [grid.var(e, c.name) for e in range(n) for c in others]
+    solution = dict(zip(names, values, strict=True))
+
+    def val(e: int, c: Category) -> int:
+        return int(solution[grid.var(e, c.name)])
+
+    def atom(e: int, c: Category) -> list[str]:
+        return [c.name, c.values[val(e, c)]]
+
+    out: list[Clue] = []
+    for i, c in enumerate(others):
+        nxt = others[(i + 1) % len(others)]
+        for e in range(n):
+            out.append(_is(grid, f"is:e{e}:{c.name}", "is", e, c, val(e, c)))
+            out.append(_is(grid, f"isnot:e{e}:{c.name}", "is-not", e, c, val((e + 1) % n, c)))
+            if nxt is not c:
+                out.append(
+                    _pair(grid, f"same:e{e}:{c.name}", "same-entity", atom(e, c), atom(e, nxt))
+                )
+            if e + 1 < n:
+                a, b = atom(e, c), atom(e + 1, nxt)
+                out.append(_pair(grid, f"imm:e{e}:{c.name}", "immediately-left", a, b))
+                out.append(_pair(grid, f"next:e{e}:{c.name}", "next-to", b, a))
+            if e + 2 < n:
+                a, b = atom(e, c), atom(e + 2, nxt)
+                out.append(_pair(grid, f"left:e{e}:{c.name}", "left-of", a, b))
+                out.append(_pair(grid, f"right:e{e}:{c.name}", "right-of", b, a))
+            opts = [atom(e, nxt), atom((e + 1) % n, nxt)]
+            if e % 2:
+                opts.reverse()
+            subject = atom(e, c)
+            out.append(
+                Clue.make(
+                    f"either:e{e}:{c.name}",
+                    "either-or",
+                    {"subject": subject, "either": opts[0], "or": opts[1]},
+                    _coords_of(grid, [subject, *opts]),
+                )
+            )
+            f1 = {"entity": e, "category": c.name, "value": c.values[val(e, c)]}
+            e2 = (e + 1) % n
+            f2 = {"entity": e2, "category": nxt.name, "value": nxt.values[val(e2, nxt)]}
+            coords = sorted({(e, grid.index(c.name)), (e2, grid.index(nxt.name))})
+            out.append(Clue.make(f"if:e{e}:{c.name}", "if-then", {"if": f1, "then": f2}, coords))
+    if not grid.ordered:
+        out = [c for c in out if c.kind not in RELATIONS]
+    return tuple(out)
+
+
 class LogicGrid(Family):
     """Logic-grid puzzles: categories, one bijection per category, statement clues."""
 
@@ -513,56 +569,10 @@ class LogicGrid(Family):
 
     def clues_from_solution(self, schema: Schema, solution: Solution) -> list[Clue]:
         """True clues with ids by position (``is:e2:color``): the same id in another solution
-        says something else, so swapping one makes a small conflict."""
-        grid = grid_of(schema)
-        n, others = grid.size, grid.others
-
-        def val(e: int, c: Category) -> int:
-            return int(solution[grid.var(e, c.name)])
-
-        def atom(e: int, c: Category) -> list[str]:
-            return [c.name, c.values[val(e, c)]]
-
-        out: list[Clue] = []
-        for i, c in enumerate(others):
-            nxt = others[(i + 1) % len(others)]
-            for e in range(n):
-                out.append(_is(grid, f"is:e{e}:{c.name}", "is", e, c, val(e, c)))
-                out.append(_is(grid, f"isnot:e{e}:{c.name}", "is-not", e, c, val((e + 1) % n, c)))
-                if nxt is not c:
-                    out.append(
-                        _pair(grid, f"same:e{e}:{c.name}", "same-entity", atom(e, c), atom(e, nxt))
-                    )
-                if e + 1 < n:
-                    a, b = atom(e, c), atom(e + 1, nxt)
-                    out.append(_pair(grid, f"imm:e{e}:{c.name}", "immediately-left", a, b))
-                    out.append(_pair(grid, f"next:e{e}:{c.name}", "next-to", b, a))
-                if e + 2 < n:
-                    a, b = atom(e, c), atom(e + 2, nxt)
-                    out.append(_pair(grid, f"left:e{e}:{c.name}", "left-of", a, b))
-                    out.append(_pair(grid, f"right:e{e}:{c.name}", "right-of", b, a))
-                opts = [atom(e, nxt), atom((e + 1) % n, nxt)]
-                if e % 2:
-                    opts.reverse()
-                subject = atom(e, c)
-                out.append(
-                    Clue.make(
-                        f"either:e{e}:{c.name}",
-                        "either-or",
-                        {"subject": subject, "either": opts[0], "or": opts[1]},
-                        _coords_of(grid, [subject, *opts]),
-                    )
-                )
-                f1 = {"entity": e, "category": c.name, "value": c.values[val(e, c)]}
-                e2 = (e + 1) % n
-                f2 = {"entity": e2, "category": nxt.name, "value": nxt.values[val(e2, nxt)]}
-                coords = sorted({(e, grid.index(c.name)), (e2, grid.index(nxt.name))})
-                out.append(
-                    Clue.make(f"if:e{e}:{c.name}", "if-then", {"if": f1, "then": f2}, coords)
-                )
-        if not grid.ordered:
-            out = [c for c in out if c.kind not in RELATIONS]
-        return out
+        says something else, so swapping one makes a small conflict. Cached per solution (the
+        blind strategy asks once per filter call, repairs once per coordinate)."""
+        values = tuple(int(solution[v.name]) for v in schema.variables)
+        return list(_true_clues(schema.params, values))
 
     # -- generation ----------------------------------------------------------------------------
     def sample_solution(self, schema: Schema, rng: Any) -> Solution:
