@@ -75,7 +75,7 @@ class _Givens:
         self.rest = rest
         self.instance = instance
         self.solution = dict(solution or {})
-        self.template = _Solver(resolve(instance.with_clues(rest)))
+        self.template = _template(instance.with_clues(rest))
         self.fixed = {name: next(iter(self.template.cand[name])) for name in self.template.placed}
 
     def clue_for(self, name: str) -> Clue:
@@ -127,6 +127,20 @@ class _Givens:
     def _could_hold(self, name: str, value: int) -> bool:
         """Whether ``value`` is still a candidate of ``name`` after the givens' eliminations."""
         return value in self.template.cand[name] and not self._sees(name, value)
+
+
+_TEMPLATES: dict[str, _Solver] = {}
+
+
+def _template(instance: Instance) -> _Solver:
+    """The solver of ``instance`` (the puzzle without its value clues), built once per layout:
+    forks share it and never change it."""
+    found = _TEMPLATES.get(instance.digest)
+    if found is None:
+        if len(_TEMPLATES) >= 64:
+            _TEMPLATES.clear()
+        found = _TEMPLATES[instance.digest] = _Solver(resolve(instance))
+    return found
 
 
 def shape_to_level(

@@ -75,8 +75,13 @@ TIERS: tuple[tuple[str, ...], ...] = (
     ("swordfish",),
     ("search",),
 )
-#: Tatham's Solo difficulties in order (the labels of ``--validate``)
-TATHAM_LABELS = ("basic", "intermediate", "advanced", "extreme", "unreasonable")
+#: Tatham's difficulties per game, easiest first (the labels of ``--validate``)
+TATHAM_LABELS: dict[str, tuple[str, ...]] = {
+    "solo": ("basic", "intermediate", "advanced", "extreme", "unreasonable"),
+    "keen": ("easy", "normal", "hard", "extreme", "unreasonable"),
+    "towers": ("easy", "hard", "extreme", "unreasonable"),
+    "unequal": ("trivial", "easy", "tricky", "extreme", "recursive"),
+}
 #: largest product of domain sizes a clue's constraint is filtered on by enumeration
 ENUM_LIMIT = 4096
 
@@ -203,6 +208,13 @@ class _Solver:
         for _gid, vs in self.groups:
             for x in vs:
                 self.peers[x].update(y for y in vs if y != x)
+        #: the cells in coordinate order, and each cell's peers in that order
+        self.order = tuple(sorted(self.cand, key=lambda x: self.coord[x]))
+        #: houses known to hold no hidden single since their candidates last changed
+        self.clean: set[int] = set()
+        self.peer_order = {
+            name: tuple(sorted(ps, key=lambda x: self.coord[x])) for name, ps in self.peers.items()
+        }
         for i, (_, vs) in enumerate(self.houses):
             for x in vs:
                 self.houses_of[x].append(i)
@@ -246,6 +258,7 @@ class _Solver:
         new.__dict__.update(self.__dict__)
         new.cand = {name: set(values) for name, values in self.cand.items()}
         new.placed = set(self.placed)
+        new.clean = set()
         new.steps = []
         new.givens = self.givens + len(givens)
         try:
@@ -267,6 +280,7 @@ class _Solver:
     def _eliminate(self, name: str, value: int, out: list[tuple[Coord, int]]) -> None:
         if value in self.cand[name]:
             self.cand[name].discard(value)
+            self.clean.difference_update(self.houses_of[name])
             out.append((self.coord[name], value))
             if not self.cand[name]:
                 raise _Contradiction
@@ -275,7 +289,7 @@ class _Solver:
         for other in sorted(self.cand[name] - {value}):
             self._eliminate(name, other, out)
         self.placed.add(name)
-        for peer in sorted(self.peers[name], key=lambda x: self.coord[x]):
+        for peer in self.peer_order[name]:
             self._eliminate(peer, value, out)
 
     def _record(
@@ -303,7 +317,7 @@ class _Solver:
 
     # -- techniques ---------------------------------------------------------------------------
     def naked_single(self) -> bool:
-        for name in sorted(self.cand, key=lambda x: self.coord[x]):
+        for name in self.order:
             if name not in self.placed and len(self.cand[name]) == 1:
                 (value,) = self.cand[name]
                 out: list[tuple[Coord, int]] = []
@@ -317,12 +331,19 @@ class _Solver:
         return False
 
     def hidden_single(self) -> bool:
-        for gid, vs in self.houses:
+        cand, placed, clean = self.cand, self.placed, self.clean
+        for h, (gid, vs) in enumerate(self.houses):
+            if h in clean:
+                continue
+            where: dict[int, list[str]] = {}
+            for x in vs:
+                for value in cand[x]:
+                    where.setdefault(value, []).append(x)
             for value in range(1, self.n + 1):
-                places = [x for x in vs if value in self.cand[x]]
+                places = where.get(value)
                 if not places:
                     raise _Contradiction
-                if len(places) == 1 and places[0] not in self.placed:
+                if len(places) == 1 and places[0] not in placed:
                     name = places[0]
                     out: list[tuple[Coord, int]] = []
                     try:
@@ -332,6 +353,7 @@ class _Solver:
                             "hidden-single", gid, [name], [value], out, (self.coord[name], value)
                         )
                     return True
+            clean.add(h)
         return False
 
     def clue_filter(self) -> bool:
@@ -651,8 +673,10 @@ def _grade_of(solver: _Solver, status: str, family: str, digest: str) -> Grade:
 # --- validation against Tatham's labelled sets ----------------------------------------------
 
 
-def validate(directory: str) -> tuple[Any, float]:
-    """Grade every game ID of ``directory/<label>.txt``; the rows and Spearman's rho."""
+def validate(directory: str) -> tuple[Any, dict[str, float]]:
+    """Grade every game ID of ``directory/<game>/<label>.txt`` (``<game>`` a key of
+    :data:`TATHAM_LABELS`, ``<label>`` one of its difficulties); the rows and Spearman's rho
+    per game."""
     import pathlib
 
     import pandas as pd
@@ -660,27 +684,31 @@ def validate(directory: str) -> tuple[Any, float]:
     from puzzlekit.inputs import iter_tatham_items
 
     rows = []
-    for path in sorted(pathlib.Path(directory).glob("*.txt")):
-        label = path.stem
-        if label not in TATHAM_LABELS:
-            continue
-        for item in iter_tatham_items(path.read_text(encoding="utf-8")):
-            if item.instance is None:
+    for game, labels in TATHAM_LABELS.items():
+        for path in sorted((pathlib.Path(directory) / game).glob("*.txt")):
+            label = path.stem
+            if label not in labels:
                 continue
-            g = grade(item.instance)
-            rows.append(
-                {
-                    "label": label,
-                    "rank": TATHAM_LABELS.index(label),
-                    "level": g.level,
-                    "technique": g.technique,
-                    "status": g.status,
-                    "satConflicts": g.sat_conflicts,
-                    "propagationForced": g.propagation_forced,
-                }
-            )
+            for item in iter_tatham_items(path.read_text(encoding="utf-8")):
+                if item.instance is None:
+                    continue
+                g = grade(item.instance)
+                rows.append(
+                    {
+                        "game": game,
+                        "family": g.family,
+                        "label": label,
+                        "rank": labels.index(label),
+                        "level": g.level,
+                        "technique": g.technique,
+                        "status": g.status,
+                        "satConflicts": g.sat_conflicts,
+                        "propagationForced": g.propagation_forced,
+                    }
+                )
     df = pd.DataFrame(rows)
-    return df, spearman(df, "level")
+    rho = {game: spearman(part, "level") for game, part in df.groupby("game")} if rows else {}
+    return df, rho
 
 
 def spearman(df: Any, column: str) -> float:
@@ -700,22 +728,24 @@ def main(argv: Sequence[str] | None = None) -> int:
     if df.empty:
         print(f"no labelled game IDs in {args.validate}", file=sys.stderr)
         return 2
-    order = [lab for lab in TATHAM_LABELS if lab in set(df["label"])]
-    table = pd.crosstab(df["label"], df["level"]).reindex(order)
-    print("puzzles by Tatham label (rows) and level (columns)")
-    print(table.to_string())
-    print()
-    summary = df.groupby("label", sort=False).agg(
-        puzzles=("level", "size"),
-        mean_level=("level", "mean"),
-        median_sat_conflicts=("satConflicts", "median"),
-        mean_propagation_forced=("propagationForced", "mean"),
-    )
-    print(summary.reindex(order).round(2).to_string())
-    print()
-    rho_c = spearman(df, "satConflicts")
-    print(f"spearman(level, label) = {rho:.3f} over {len(df)} puzzles")
-    print(f"spearman(sat conflicts, label) = {rho_c:.3f}")
+    for game, part in df.groupby("game", sort=False):
+        order = [lab for lab in TATHAM_LABELS[game] if lab in set(part["label"])]
+        family = part["family"].iloc[0]
+        print(f"## {game} ({family}): puzzles by Tatham label (rows) and level (columns)")
+        print(pd.crosstab(part["label"], part["level"]).reindex(order).to_string())
+        print()
+        summary = part.groupby("label", sort=False).agg(
+            puzzles=("level", "size"),
+            mean_level=("level", "mean"),
+            median_sat_conflicts=("satConflicts", "median"),
+            mean_propagation_forced=("propagationForced", "mean"),
+        )
+        print(summary.reindex(order).round(2).to_string())
+        print()
+        rho_c = spearman(part, "satConflicts")
+        print(f"spearman(level, label) = {rho[game]:.3f} over {len(part)} puzzles")
+        print(f"spearman(sat conflicts, label) = {rho_c:.3f}")
+        print()
     return 0
 
 

@@ -38,7 +38,7 @@ def test_fast_grade_matches_the_grade():
         item.instance
         for name in ("basic", "intermediate", "advanced", "extreme")
         for item in list(
-            iter_tatham_items((DATA / "tatham" / "labelled" / f"{name}.txt").read_text())
+            iter_tatham_items((DATA / "tatham" / "labelled" / "solo" / f"{name}.txt").read_text())
         )[:3]
     ]
     for inst in items:
