@@ -13,6 +13,14 @@ only on the task, never on which process or machine ran it or in which order.
 :func:`run_task` runs one task and returns plain row dicts; each process keeps one long-lived
 holdout evaluator (:func:`holdout_for`), which only ever receives canonical JSON and a digest.
 
+Grading: with the top-level key ``grade = true`` (the default), every accepted puzzle of a family
+in :data:`puzzlekit.grading.GRADED_FAMILIES` is graded after the loop (techniques only, no
+search measures) and its row carries ``level`` (the tier of its hardest technique, 0 = easiest)
+and ``technique`` (that technique's name; ``search`` when the techniques got stuck). Rows of
+other families, rows that were not accepted and every row of a ``grade = false`` run hold nulls
+there. Like the probe, grading is a measurement after the loop: it spends no filter call and
+changes no other column.
+
 Not for: writing files or choosing an executor (``puzzlekit.commands.run``), or plots
 (``puzzlekit.plots``).
 """
@@ -100,6 +108,7 @@ class ExperimentConfig:
     scheduler: str | None
     minimize: bool
     symmetric: bool
+    grade: bool
     max_calls: int
     solution_cap: int
     schemas: tuple[SchemaSpec, ...]
@@ -247,6 +256,7 @@ def parse_config(raw: Mapping[str, Any], source: str | None = None) -> Experimen
             "scheduler",
             "minimize",
             "symmetric",
+            "grade",
             "budget",
             "schemas",
             "strategies",
@@ -352,6 +362,7 @@ def parse_config(raw: Mapping[str, Any], source: str | None = None) -> Experimen
         scheduler=scheduler,
         minimize=r.get(top, "minimize", "", bool, False),
         symmetric=r.get(top, "symmetric", "", bool, False),
+        grade=r.get(top, "grade", "", bool, True),
         max_calls=r.positive(budget, "max_calls", "budget", 200),
         solution_cap=r.positive(budget, "solution_cap", "budget", 2),
         schemas=tuple(schemas),
@@ -393,6 +404,7 @@ class Task:
     solution_cap: int
     minimize: bool
     symmetric: bool
+    grade: bool = True
 
 
 def plan(config: ExperimentConfig) -> list[Task]:
@@ -420,6 +432,7 @@ def plan(config: ExperimentConfig) -> list[Task]:
                                 config.solution_cap,
                                 config.minimize,
                                 config.symmetric,
+                                config.grade,
                             )
                         )
     return tasks
@@ -542,6 +555,7 @@ def run_task(task: Task) -> TaskResult:
         "filter": task.filter.label,
     }
     recorder = _Recorder(filt)
+    graded = task.grade and _graded_family(task.schema.family)
     for trial, seed in zip(task.trials, task.seeds, strict=True):
         strategy = STRATEGIES[task.strategy](task.k)
         recorder.forced.clear()
@@ -606,6 +620,7 @@ def run_task(task: Task) -> TaskResult:
                 "holdout_coords": json.dumps(report_coords(hold), separators=(",", ":")),
                 **_settle(result, filt, hname, task.solution_cap),
                 **_probe(result, seed),
+                **_grade(result, graded),
                 "holdout_seconds": result.holdout_seconds,
                 "seconds": result.seconds,
             }
@@ -670,6 +685,31 @@ def _probe(result: Any, seed: int) -> dict[str, Any]:
     return {"probe_verdict": report.verdict.value, "probe_forced_cells": n}
 
 
+def _graded_family(family: str) -> bool:
+    from puzzlekit.grading import GRADED_FAMILIES
+
+    return family in GRADED_FAMILIES
+
+
+def _grade(result: Any, graded: bool) -> dict[str, Any]:
+    """``level`` and ``technique`` of an accepted puzzle of a graded family; nulls otherwise.
+
+    Techniques only (``search=False``): the grade depends on the instance alone, so rows stay
+    identical across processes. An instance the grader refuses (:class:`SpecError`) gets nulls.
+    """
+    empty = {"level": None, "technique": None}
+    if not graded or not result.accepted or result.instance is None:
+        return empty
+    from puzzlekit.grading import grade
+    from puzzlekit.model import SpecError
+
+    try:
+        g = grade(result.instance, search=False)
+    except SpecError:
+        return empty
+    return {"level": int(g.level), "technique": g.technique}
+
+
 def _top(report: Any) -> Any:
     from puzzlekit.loop import top_coord
 
@@ -691,6 +731,7 @@ _DTYPES = {
     "solution_count": "int64",
     "forced_cells": "Int64",
     "probe_forced_cells": "Int64",
+    "level": "Int64",
     "holdout_rejected": "bool",
     "seconds": "float64",
     "holdout_seconds": "float64",

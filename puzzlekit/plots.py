@@ -4,7 +4,10 @@ Everything here reads ``attempts.parquet`` and ``puzzles.parquet`` with pandas; 
 ``report.md`` is computed from them, none is typed by hand. The figures: the reject-case
 distribution, filter calls to acceptance as a CDF per strategy, where on the grid the rejects
 point, the filter × holdout verdict matrix, clue count vs forced cells of accepted puzzles
-(expressive range), and escalation targets and kernel outcomes. The notebook
+(expressive range), and escalation targets and kernel outcomes. When some accepted puzzle carries
+a grade (``level`` in puzzles.parquet, see :mod:`puzzlekit.experiment`), clue count vs grade level
+(:data:`GRADE_FIGURE`, one panel per schema, the level axis labelled by the family's techniques);
+without one that figure is not drawn and the report says why. The notebook
 ``notebooks/reject_distributions.ipynb`` draws the same figures with these functions.
 
 Not for: running trials (:mod:`puzzlekit.experiment`).
@@ -24,6 +27,7 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 import numpy as np  # noqa: E402
 import pandas as pd  # noqa: E402
+from matplotlib.ticker import MaxNLocator  # noqa: E402
 
 ARM = ["schema", "strategy", "k", "filter"]
 
@@ -260,6 +264,126 @@ def plot_expressive_range(puzzles: pd.DataFrame, path: Path) -> None:
     plt.close(fig)
 
 
+def graded_rows(puzzles: pd.DataFrame) -> pd.DataFrame:
+    """Accepted puzzles with a grade (``level`` not null); none for runs without the column."""
+    if "level" not in puzzles or "status" not in puzzles:
+        return puzzles.iloc[0:0]
+    return puzzles[(puzzles["status"] == "accepted") & puzzles["level"].notna()]
+
+
+Scale = tuple[tuple[str, ...], ...]
+
+
+def grade_scales(manifest: dict[str, Any]) -> dict[str, Scale]:
+    """Schema label → its family's scale of techniques (level = tier index), from the manifest.
+
+    Only schemas of graded families; an unreadable schema is left out (its panel is then labelled
+    from the rows' own techniques).
+    """
+    from puzzlekit.grading import GRADED_FAMILIES, family_scale
+
+    out: dict[str, Scale] = {}
+    for schema in manifest.get("config", {}).get("schemas", []):
+        family, label = schema.get("family"), schema.get("label")
+        if family not in GRADED_FAMILIES or not isinstance(label, str):
+            continue
+        try:
+            out[label] = family_scale(family, schema.get("params", {}))
+        except Exception:  # a schema this version cannot build: fall back to the rows
+            continue
+    return out
+
+
+def _level_labels(grp: pd.DataFrame, scale: Scale | None) -> dict[int, str]:
+    """Tick label per level: the scale's tier (``pointing/box-line``), else the rows' techniques."""
+    if scale:
+        return {i: "/".join(tier) for i, tier in enumerate(scale)}
+    seen: dict[int, set[str]] = {}
+    for level, technique in zip(grp["level"], grp["technique"], strict=True):
+        if pd.notna(technique):
+            seen.setdefault(int(level), set()).add(str(technique))
+    return {lv: "/".join(sorted(names)) for lv, names in seen.items()}
+
+
+def plot_grade_range(
+    puzzles: pd.DataFrame, path: Path, scales: dict[str, Scale] | None = None
+) -> bool:
+    """Clue count (x) vs grade level (y) of graded accepted puzzles; ``False``, no file, if none.
+
+    One panel per schema (so one family, whose technique names label the level axis; ``scales``
+    maps a schema label to its scale, see :func:`grade_scales`), one colour per strategy (× filter
+    when the run has several), points jittered so equal puzzles stay visible.
+    """
+    graded = graded_rows(puzzles)
+    path.unlink(missing_ok=True)  # a stale figure of an earlier report must not remain
+    if graded.empty:
+        return False
+    scales = scales or {}
+    schemas = sorted(graded["schema"].unique())
+    ncols = min(len(schemas), 3)
+    nrows = -(-len(schemas) // ncols)
+    fig, axes = plt.subplots(nrows, ncols, figsize=(6.5 * ncols, 4.2 * nrows), squeeze=False)
+    by = ["strategy", "filter"] if puzzles["filter"].nunique() > 1 else ["strategy"]
+    rng = np.random.default_rng(0)  # jitter only
+    for ax, schema in zip(axes.flat, schemas, strict=False):
+        grp = graded[graded["schema"] == schema]
+        for key, sub in grp.groupby(by, sort=True):
+            key = key if isinstance(key, tuple) else (key,)
+            x = sub["clue_count"].to_numpy(dtype=float) + rng.uniform(-0.25, 0.25, len(sub))
+            y = sub["level"].to_numpy(dtype=float) + rng.uniform(-0.15, 0.15, len(sub))
+            label = "/".join(map(str, key)) + f" (n={len(sub)})"
+            ax.scatter(x, y, s=14, alpha=0.55, label=label)
+        labels = _level_labels(grp, scales.get(schema))
+        levels = grp["level"].astype(int)
+        top = max(max(labels, default=0), int(levels.max()))
+        ticks = range(0, top + 1)
+        ax.set_yticks(list(ticks), [f"{lv} {labels.get(lv, '')}".strip() for lv in ticks])
+        ax.set_ylim(-0.5, top + 0.5)
+        ax.tick_params(axis="y", labelsize=7)
+        ax.xaxis.set_major_locator(MaxNLocator(integer=True))
+        ax.set_xlabel("clue count of the accepted puzzle")
+        ax.set_ylabel("grade level (hardest technique)")
+        ax.set_title(f"{schema} (n={len(grp)})", fontsize=9)
+        ax.legend(fontsize=7)
+    for ax in list(axes.flat)[len(schemas) :]:
+        ax.set_visible(False)
+    fig.suptitle("Expressive range: clue count vs grade level of accepted puzzles")
+    fig.tight_layout()
+    fig.savefig(path, dpi=100)
+    plt.close(fig)
+    return True
+
+
+def grade_table(puzzles: pd.DataFrame) -> pd.DataFrame:
+    """Per schema × strategy × filter: accepted, graded, mean clues and level, and how many
+    puzzles have each hardest technique (named, not numbered: a level means different
+    techniques in different families), easiest first."""
+    from puzzlekit.grading import TIERS
+
+    graded = graded_rows(puzzles)
+    if graded.empty:
+        return pd.DataFrame()
+    keys = ["schema", "strategy", "filter"]
+    accepted = puzzles[puzzles["status"] == "accepted"].groupby(keys).size()
+    order = {name: i for i, name in enumerate(t for tier in TIERS for t in tier)}
+    techniques = sorted(
+        graded["technique"].dropna().astype(str).unique(), key=lambda t: (order.get(t, 99), t)
+    )
+    rows = []
+    for key, grp in graded.groupby(keys, sort=True):
+        rows.append(
+            {
+                **dict(zip(keys, key, strict=True)),
+                "accepted": int(accepted.get(key, 0)),
+                "graded": len(grp),
+                "clues_mean": float(grp["clue_count"].mean()),
+                "level_mean": float(grp["level"].astype(float).mean()),
+                **{t: int((grp["technique"] == t).sum()) for t in techniques},
+            }
+        )
+    return pd.DataFrame(rows)
+
+
 def settlement_table(puzzles: pd.DataFrame) -> pd.DataFrame:
     """Loops per strategy × filter × stopping-pipeline kind × escalation target × kernel outcome."""
     cols = ["pipeline_kind", "escalation_target", "kernel_outcome"]
@@ -311,10 +435,19 @@ FIGURES = {
     "expressive_range.png": "Clue count vs forced cells (expressive range)",
     "settlement.png": "Escalation targets and kernel outcomes",
 }
+#: drawn only when some accepted puzzle has a grade (:func:`plot_grade_range`)
+GRADE_FIGURE = "grade_range.png"
+GRADE_FIGURE_TITLE = "Clue count vs grade level (expressive range)"
 
 
-def draw_figures(attempts: pd.DataFrame, puzzles: pd.DataFrame, out: Path) -> None:
-    """Every figure of :data:`FIGURES` into ``out``."""
+def draw_figures(
+    attempts: pd.DataFrame,
+    puzzles: pd.DataFrame,
+    out: Path,
+    scales: dict[str, Scale] | None = None,
+) -> list[str]:
+    """Every figure of :data:`FIGURES` into ``out``, and :data:`GRADE_FIGURE` when some puzzle
+    has a grade; the names of the figures drawn."""
     plot_reject_cases(attempts, out / "reject_cases.png")
     plot_calls_cdf(puzzles, out / "calls_cdf.png")
     plot_calls_vs_clues(puzzles, out / "calls_vs_clues.png")
@@ -323,6 +456,10 @@ def draw_figures(attempts: pd.DataFrame, puzzles: pd.DataFrame, out: Path) -> No
     plot_holdout_reject_rate(puzzles, out / "holdout_reject_rate.png")
     plot_expressive_range(puzzles, out / "expressive_range.png")
     plot_settlement(puzzles, out / "settlement.png")
+    drawn = list(FIGURES)
+    if plot_grade_range(puzzles, out / GRADE_FIGURE, scales):
+        drawn.append(GRADE_FIGURE)
+    return drawn
 
 
 def _fmt(value: Any) -> str:
@@ -422,7 +559,7 @@ def write_report(run_dir: str | Path) -> Path:
     attempts, puzzles, manifest = load_run(run)
     out = run / "report"
     out.mkdir(exist_ok=True)
-    draw_figures(attempts, puzzles, out)
+    drawn = draw_figures(attempts, puzzles, out, grade_scales(manifest))
 
     pre = manifest.get("preregistration", {})
     metrics: Sequence[str] = pre.get("metrics", [])
@@ -433,7 +570,8 @@ def write_report(run_dir: str | Path) -> Path:
     accepted = int((puzzles["status"] == "accepted").sum()) if len(puzzles) else 0
 
     def fig(name: str) -> list[str]:
-        return [f"![{FIGURES[name]}]({name})", ""]
+        title = GRADE_FIGURE_TITLE if name == GRADE_FIGURE else FIGURES[name]
+        return [f"![{title}]({name})", ""]
 
     lines = [
         f"# Run {manifest.get('name', run.name)}",
@@ -506,6 +644,32 @@ def write_report(run_dir: str | Path) -> Path:
         "",
         *fig("expressive_range.png"),
         _md_table(expressive_table(puzzles)),
+        "## Expressive range: clue count vs grade",
+        "",
+        "Each accepted puzzle of a graded family is graded by the logical solver of "
+        "`puzzlekit.grading` (techniques only): `level` is the tier of the hardest technique it "
+        "needs (0 = easiest; `search` when the techniques got stuck), `technique` that "
+        "technique. A puzzle the techniques cannot finish (also one that is not unique, e.g. "
+        "accepted by a faulty filter) gets the last tier. Levels name different techniques in "
+        "different families, so there is one panel per schema, its level axis labelled by the "
+        "family's techniques; points are jittered. Columns `level` and `technique` of "
+        "puzzles.parquet; `grade = false` in the config turns grading off.",
+        "",
+    ]
+    if GRADE_FIGURE in drawn:
+        lines += [*fig(GRADE_FIGURE), _md_table(grade_table(puzzles))]
+        acc_schemas = puzzles.loc[puzzles["status"] == "accepted", "schema"].unique()
+        ungraded = sorted(set(acc_schemas) - set(graded_rows(puzzles)["schema"].unique()))
+        if ungraded:
+            lines += [f"Schemas without grades: {', '.join(ungraded)}.", ""]
+    else:
+        lines += [
+            "Note: no accepted puzzle has a grade (no graded family among the schemas, no "
+            "accepted puzzle, `grade = false` in the config, or a run from before grading), so "
+            "this figure is not drawn.",
+            "",
+        ]
+    lines += [
         "## Escalation targets and kernel outcomes",
         "",
         "Each loop outcome settled by the stopping pipeline (kind), its escalation target and "

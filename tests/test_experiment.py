@@ -124,6 +124,8 @@ def test_smoke_run_writes_manifest_parquet_ledger_and_report(smoke_run):
         "pipeline_kind",
         "escalation_target",
         "kernel_outcome",
+        "level",
+        "technique",
     ):
         assert col in puzzles
     for col in (
@@ -152,6 +154,10 @@ def test_smoke_run_writes_manifest_parquet_ledger_and_report(smoke_run):
     assert filt.loc[filt["verdict"] == "UNIQUE", "forced_cells"].isna().all()
     sat_acc = puzzles[(puzzles["filter"] == "sat") & (puzzles["status"] == "accepted")]
     assert sat_acc["probe_forced_cells"].between(1, 16).all()
+    # every accepted 4×4 Sudoku is graded; the rest are not
+    acc = puzzles["status"] == "accepted"
+    assert puzzles.loc[acc, "level"].notna().all() and puzzles.loc[acc, "technique"].notna().all()
+    assert puzzles.loc[~acc, "level"].isna().all()
     # the sat filter is exact: the holdout never rejects what it accepted
     sat = puzzles[(puzzles["filter"] == "sat") & (puzzles["status"] == "accepted")]
     assert not sat["holdout_rejected"].any()
@@ -163,9 +169,9 @@ def test_smoke_run_writes_manifest_parquet_ledger_and_report(smoke_run):
     assert entries[0].body["kind"] == "preregistration"
 
     report = smoke_run / "report"
-    from puzzlekit.plots import FIGURES
+    from puzzlekit.plots import FIGURES, GRADE_FIGURE
 
-    for name in ("report.md", *FIGURES):
+    for name in ("report.md", *FIGURES, GRADE_FIGURE):
         assert (report / name).stat().st_size > 0
     text = (report / "report.md").read_text()
     assert "holdout_reject_rate" in text and config.preregistration.hypotheses[0] in text
