@@ -202,6 +202,8 @@ class _Solver:
             for gid, vs in self.groups
             if len(vs) == self.n and len(set().union(*(self.cand[x] for x in vs))) == self.n
         ]
+        #: the values of the houses (1..N for the grid families, 0-based for logic grids)
+        self.values = tuple(sorted(set().union(*self.cand.values())))
         self.kind = {gid: _line_kind([self.coord[x] for x in vs]) for gid, vs in self.houses}
         self.peers: dict[str, set[str]] = {name: set() for name in self.cand}
         self.houses_of: dict[str, list[int]] = {name: [] for name in self.cand}
@@ -339,7 +341,7 @@ class _Solver:
             for x in vs:
                 for value in cand[x]:
                     where.setdefault(value, []).append(x)
-            for value in range(1, self.n + 1):
+            for value in self.values:
                 places = where.get(value)
                 if not places:
                     raise _Contradiction
@@ -375,7 +377,7 @@ class _Solver:
 
     def intersections(self) -> bool:
         for a, (gid, vs) in enumerate(self.houses):
-            for value in range(1, self.n + 1):
+            for value in self.values:
                 places = [x for x in vs if value in self.cand[x] and x not in self.placed]
                 if len(places) < 2:
                     continue
@@ -426,7 +428,7 @@ class _Solver:
         for gid, vs in self.houses:
             where = {
                 value: frozenset(x for x in vs if value in self.cand[x] and x not in self.placed)
-                for value in range(1, self.n + 1)
+                for value in self.values
             }
             values = [v for v, ps in where.items() if 2 <= len(ps) <= k]
             for combo in itertools.combinations(values, k):
@@ -456,7 +458,7 @@ class _Solver:
                 for gid, vs in self.houses
                 if self.kind[gid] == cover_kind
             }
-            for value in range(1, self.n + 1):
+            for value in self.values:
                 rows = []
                 for vs in lines:
                     ps = [x for x in vs if value in self.cand[x]]
