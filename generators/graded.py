@@ -7,9 +7,12 @@
    ``target``. Until its first harder step the full grade would do exactly the same, so a run
    that finishes *is* the grade: at ``target`` the puzzle is kept, below it the puzzle is too
    easy and dropped (its clues cannot go when it is minimal; the caller starts over).
-2. **stuck → reveal.** A run that gets stuck reveals the true value of one stuck cell (chosen
-   by the seeded rng) and goes on from where it stopped, until it finishes: nothing is solved
-   twice. At the family's top level (``search``) being stuck is the target itself.
+2. **stuck → reveal.** A run that gets stuck reveals the true value of one stuck cell and goes
+   on from where it stopped, until it finishes: nothing is solved twice. The cell is one with
+   the fewest candidates left (ties by the seeded rng): the least telling reveal, so the puzzle
+   overshoots below the target least often (``python -m puzzlekit.gradebench --reveal-study``
+   compares the choices). At the family's top level (``search``) being stuck is the target
+   itself.
 3. **removable → dig.** Visit the value clues the puzzle may lose (all of them, or only the
    revealed ones when the start is minimal) in seeded order and drop each one a single would
    bring back: the dropped cell is a hidden single (from level 1 also a naked single) of the
@@ -129,6 +132,8 @@ class _Givens:
         return value in self.template.cand[name] and not self._sees(name, value)
 
 
+#: how a stuck cell is picked for a reveal (see :func:`shape_to_level`)
+REVEALS = ("fewest", "most", "random")
 _TEMPLATES: dict[str, _Solver] = {}
 
 
@@ -150,10 +155,14 @@ def shape_to_level(
     rng: np.random.Generator,
     *,
     minimal: bool = False,
+    reveal: str = "fewest",
 ) -> Shaped:
     """Make ``instance`` (UNIQUE with ``solution``) grade exactly ``target``; see the module
     docstring. ``minimal`` says no clue of ``instance`` can go without losing uniqueness, so
-    the dig only visits the clues this call reveals."""
+    the dig only visits the clues this call reveals. ``reveal`` picks the stuck cell:
+    ``fewest`` candidates (the default), ``most`` or ``random``."""
+    if reveal not in REVEALS:
+        raise ValueError(f"reveal must be one of {', '.join(REVEALS)}, got {reveal!r}")
     g = _Givens(instance, solution)
     top = len(g.template.scale) - 1
     if not 0 <= target <= top:
@@ -176,6 +185,10 @@ def shape_to_level(
                 (x for x in solver.cand if x not in solver.placed and len(solver.cand[x]) > 1),
                 key=lambda x: solver.coord[x],
             )
+            if reveal != "random":
+                sizes = [len(solver.cand[x]) for x in open_]
+                want = min(sizes) if reveal == "fewest" else max(sizes)
+                open_ = [x for x, n in zip(open_, sizes, strict=True) if n == want]
             name = open_[int(rng.integers(len(open_)))]
             g.given[name] = g.solution[name]
             g.clue_for(name)

@@ -16,7 +16,8 @@ strategy) stops at ``--count`` accepted puzzles or ``--time-limit`` seconds; the
 to one core where the OS allows it.
 
 Run ``python -m puzzlekit.gradebench --out runs/gradebench``; it prints the Markdown table and
-writes ``gradebench.md``. A benchmark, not a test: nothing here asserts.
+writes ``gradebench.md``. ``--reveal-study N`` compares instead the ways of picking the stuck
+cell to reveal (:func:`reveal_study`). A benchmark, not a test: nothing here asserts.
 """
 
 from __future__ import annotations
@@ -204,6 +205,44 @@ def pin_one_core() -> str:
         return "not pinned"
 
 
+def reveal_study(puzzles: int, levels: Sequence[int], seed: int = 0) -> str:
+    """How often revealing a minimal level-7 (``search``) 9×9 Sudoku down to each level lands
+    exactly on it, for each way of picking the stuck cell (:data:`generators.graded.REVEALS`).
+
+    The same ``puzzles`` start puzzles (random grids minimized with the SAT uniqueness session,
+    kept when they grade ``search``) go through every choice. Returns a Markdown table."""
+    from generators.base import fresh_puzzle
+    from generators.graded import REVEALS, grade_fast, shape_to_level
+    from generators.minimize import minimize
+    from puzzlekit.families import get_family
+    from puzzlekit.registry import get_verifier
+
+    schema = get_family("sudoku").schema(PARAMS)
+    sat = get_verifier("sat")
+    rng = np.random.default_rng([seed, 7])
+    pool = []
+    while len(pool) < puzzles:
+        inst, solution, _ = fresh_puzzle(schema, 81, rng)
+        mini = minimize(inst, sat, rng, solution=solution).instance
+        if grade_fast(mini).level == 7:
+            pool.append((mini, solution))
+    lines = [
+        "| reveal | " + " | ".join(f"level {lv}" for lv in levels) + " |",
+        "|---|" + "---|" * len(levels),
+    ]
+    for how in REVEALS:
+        cells = []
+        for lv in levels:
+            pick = np.random.default_rng([seed, lv])
+            hits = sum(
+                shape_to_level(m, sol, lv, pick, minimal=True, reveal=how).instance is not None
+                for m, sol in pool
+            )
+            cells.append(f"{hits}/{len(pool)}")
+        lines.append(f"| {how} | " + " | ".join(cells) + " |")
+    return "\n".join(lines)
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     p = argparse.ArgumentParser(prog="python -m puzzlekit.gradebench", description=__doc__)
     p.add_argument("--out", default="runs/gradebench", help="directory for gradebench.md")
@@ -212,11 +251,23 @@ def main(argv: Sequence[str] | None = None) -> int:
     p.add_argument("--time-limit", type=float, default=30.0, help="seconds per level/strategy")
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--no-pin", action="store_true", help="do not pin the process to one core")
+    p.add_argument(
+        "--reveal-study",
+        type=int,
+        metavar="N",
+        help="instead: reveal N minimal level-7 puzzles down to each of --levels (default 1-5) "
+        "with each way of picking the stuck cell, and print how many land exactly",
+    )
     args = p.parse_args(argv)
     levels: list[int] = []
     for part in args.levels.split(","):
         lo, _, hi = part.partition("-")
         levels.extend(range(int(lo), int(hi or lo) + 1))
+    if args.reveal_study is not None:
+        if args.levels == "0-7":
+            levels = [1, 2, 3, 4, 5]
+        print(reveal_study(args.reveal_study, levels, args.seed))
+        return 0
     pinned = "not pinned" if args.no_pin else pin_one_core()
     command = "python -m puzzlekit.gradebench " + " ".join(
         sys.argv[1:] if argv is None else list(argv)
