@@ -246,3 +246,37 @@ def test_a_table_forbidding_few_tuples_is_clauses_without_new_variables() -> Non
     assert cnf.top == top
     assert len(cnf.clauses) == forbidden
     assert all(len(clause) == 3 and all(lit < 0 for lit in clause) for clause in cnf.clauses)
+
+
+def test_a_schema_solver_outgrown_by_clue_encodings_is_rebuilt_but_not_under_a_session(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    import verifiers.sat as sat
+
+    monkeypatch.setattr(sat, "REBUILD_MIN_VARS", 1)
+    monkeypatch.setattr(sat, "REBUILD_FACTOR", 0)
+    verifier = SatVerifier()
+    schema = PROBE.schema({"case": "alldifferent"})
+
+    def check(rhs: int) -> None:  # a new clue each time: a new selector and its encoding
+        clue = linear_clue("c1", (1, -1), "<=", rhs)
+        instance = Instance.make("satprobe", {"case": "alldifferent"}, [clue])
+        constraints = PROBE.clue_constraints(schema, clue)
+        assert sat_solutions(instance, verifier) == brute_force(schema, constraints)
+
+    check(0)
+    assert not verifier._engines  # outgrown by one clue: dropped, the next call builds afresh
+    known = Instance.make("satprobe", {"case": "alldifferent"}, [])
+    solution = {"x": -1, "y": 0, "z": 1}
+    with verifier.uniqueness_session(known, solution) as session:
+        (engine,) = verifier._engines.values()
+        check(1)
+        check(2)
+        assert list(verifier._engines.values()) == [engine]  # kept while the session is open
+        assert session.unique_with([]) is False
+    assert not verifier._engines  # dropped once the session closed
+    monkeypatch.setattr(sat, "REBUILD_MIN_VARS", 10_000)
+    check(3)
+    (engine,) = verifier._engines.values()
+    check(4)
+    assert list(verifier._engines.values()) == [engine]  # below the threshold: reused

@@ -98,8 +98,11 @@ MAX_STATES = 200_000
 CHUNK = 20_000
 #: conflicts allowed to one backbone check before the cell is left out as undetermined
 BACKBONE_CONFLICTS = 1_000
-#: a schema's solver is rebuilt after this many retired activation literals or clue selectors
-MAX_RETIRED = 200_000
+#: a schema's solver is rebuilt once the variables added after its rules (clue encodings,
+#: activation literals: all kept for good) outnumber REBUILD_FACTOR times its own and
+#: REBUILD_MIN_VARS; every solver call pays for them (on KenKen 6x6 fresh cage layouts made a call
+#: seven times slower within a thousand puzzles)
+REBUILD_MIN_VARS, REBUILD_FACTOR = 2_000, 4
 #: a ``Table`` with at most this many forbidden tuples (and no more than it allows) is encoded
 #: as one clause per forbidden tuple
 MAX_FORBIDDEN_TUPLES = 4_096
@@ -410,7 +413,9 @@ class _Engine:
         _LIVE.add(self)
         cnf.clauses = []
         self.clue_cache: dict[tuple[Any, ...], tuple[int, ...]] = {}
-        self.retired = 0
+        self.base_vars = cnf.top
+        self.rebuild_at = cnf.top + max(REBUILD_MIN_VARS, REBUILD_FACTOR * cnf.top)
+        self.sessions = 0  # open uniqueness sessions: the solver must outlive them
         self.names = schema.names
         self.value = [a for _, a in cnf.value_of]
         self.full_log10 = sum(math.log10(len(v.domain)) for v in schema.variables if v.domain)
@@ -445,7 +450,6 @@ class _Engine:
                 self.solver.add_clause(clause)
             cnf.clauses = []
             lits = (guard,)
-            self.retired += 1
         self.clue_cache[key] = lits
         return lits
 
@@ -483,8 +487,12 @@ class _Engine:
         return sel
 
     def new_activation(self) -> int:
-        self.retired += 1
         return self.cnf.new_var()
+
+    @property
+    def outgrown(self) -> bool:
+        """Whether the variables added since the rules passed the rebuild threshold."""
+        return self.cnf.top > self.rebuild_at
 
     def close(self) -> None:
         self.solver.delete()
@@ -600,6 +608,7 @@ class _UniquenessSession:
     ) -> None:
         self._verifier, self._engine, self._lits, self._act = verifier, engine, lits, act
         self._run = _Run(SearchBudget(nodes=None, seconds=None))
+        engine.sessions += 1
 
     def unique_with(self, clue_ids: Iterable[str]) -> bool:
         """True when the solution is the only one of the clues ``clue_ids``."""
@@ -610,6 +619,7 @@ class _UniquenessSession:
         if self._act:
             self._engine.solver.add_clause([-self._act])
             self._act = 0
+            self._engine.sessions -= 1
             self._verifier._maybe_rebuild(self._engine)
 
     def __enter__(self) -> _UniquenessSession:
@@ -805,8 +815,8 @@ class SatVerifier:
         return engine
 
     def _maybe_rebuild(self, engine: _Engine) -> None:
-        # retired activation literals and clue selectors only grow the solver; start afresh
-        if engine.retired > MAX_RETIRED:
+        # retired activation literals and clue encodings only grow the solver; start afresh
+        if engine.outgrown and not engine.sessions:
             for key, e in list(self._engines.items()):
                 if e is engine:
                     del self._engines[key]
