@@ -20,12 +20,15 @@ tier  techniques                                 kept for
 2     clue-filter                                families with clues beyond givens (cages,
                                                  inequalities, view clues): arc consistency on
                                                  one clue's constraint
-3     pointing, box-line                         families with boxes or regions
-4     naked-pair, hidden-pair                    every family
-5     naked-triple, hidden-triple                every family
-6     x-wing                                     every family
-7     swordfish                                  every family
-8     search                                     (the techniques got stuck)
+3     clue-pointing                              the same families: a value every way of
+                                                 satisfying one clue puts among the clue's cells
+                                                 in a house leaves the rest of that house
+4     pointing, box-line                         families with boxes or regions
+5     naked-pair, hidden-pair                    every family
+6     naked-triple, hidden-triple                every family
+7     x-wing                                     every family
+8     swordfish                                  every family
+9     search                                     (the techniques got stuck)
 ====  =========================================  ===============================================
 
 Levels are renumbered 0.. over the tiers a family keeps, so Sudoku runs 0-7 and a Latin square
@@ -68,6 +71,7 @@ TIERS: tuple[tuple[str, ...], ...] = (
     ("hidden-single",),
     ("naked-single",),
     ("clue-filter",),
+    ("clue-pointing",),
     ("pointing", "box-line"),
     ("naked-pair", "hidden-pair"),
     ("naked-triple", "hidden-triple"),
@@ -232,7 +236,7 @@ class _Solver:
         kept = [
             t
             for t in TIERS
-            if not (t[0] == "clue-filter" and not has_clues)
+            if not (t[0] in ("clue-filter", "clue-pointing") and not has_clues)
             and not (t[0] == "pointing" and not has_boxes)
         ]
         self.scale = tuple(kept)
@@ -375,6 +379,49 @@ class _Solver:
                 return True
         return False
 
+    def clue_pointing(self) -> bool:
+        """A value every way of satisfying a clue puts inside one house, among the clue's own
+        cells there, cannot stand in the rest of that house (a cage's pointing)."""
+        for c in self.filters:
+            names = list(dict.fromkeys(c.vars))
+            if len(names) != len(c.vars) or len(names) < 2:
+                continue
+            doms = [sorted(self.cand[x]) for x in names]
+            if math.prod(len(d) for d in doms) > ENUM_LIMIT:
+                continue
+            ways = [
+                combo
+                for combo in itertools.product(*doms)
+                if c.holds(dict(zip(names, combo, strict=True)))
+            ]
+            if not ways:
+                continue
+            inside: dict[int, list[int]] = {}
+            for i, x in enumerate(names):
+                for h in self.houses_of[x]:
+                    inside.setdefault(h, []).append(i)
+            for h, idx in sorted(inside.items()):
+                if len(idx) < 2:
+                    continue
+                gid, vs = self.houses[h]
+                forced = set.intersection(*({combo[i] for i in idx} for combo in ways))
+                mine = {names[i] for i in idx}
+                out: list[tuple[Coord, int]] = []
+                try:
+                    for value in sorted(forced):
+                        for x in vs:
+                            if x not in mine:
+                                self._eliminate(x, value, out)
+                finally:
+                    if out:
+                        cells = [names[i] for i in idx]
+                        self._record(
+                            "clue-pointing", f"{c.origin.id}/{gid}", cells, sorted(forced), out
+                        )
+                if out:
+                    return True
+        return False
+
     def intersections(self) -> bool:
         for a, (gid, vs) in enumerate(self.houses):
             for value in self.values:
@@ -492,6 +539,7 @@ class _Solver:
             "hidden-single": self.hidden_single,
             "naked-single": self.naked_single,
             "clue-filter": self.clue_filter,
+            "clue-pointing": self.clue_pointing,
             "pointing": self.intersections,
             "box-line": lambda: False,  # found together with pointing
             "naked-pair": lambda: self.naked_subset(2),

@@ -126,6 +126,19 @@ def test_clue_filter_supports_compare_and_linear():
     assert sums[0] == {1, 2, 3, 4}
 
 
+def test_clue_pointing_keeps_a_cages_forced_digits_out_of_its_row():
+    # every way of summing two cells of row 1 to 3 uses 1 and 2 there: the rest of the row
+    # loses them; the clue filter alone keeps them (it looks at one cage's own cells only)
+    s = empty_solver("kenken", {"size": 4})
+    assert ("clue-pointing",) in s.scale and ("clue-pointing",) not in empty_solver().scale
+    s.filters.append(Linear(("r1c1", "r1c2"), (1, 1), "==", 3, Origin("clue", "cage1")))
+    assert not s.clue_filter() or s.steps[-1].technique == "clue-filter"
+    assert s.clue_pointing()
+    step = s.steps[-1]
+    assert step.technique == "clue-pointing" and step.values == (1, 2)
+    assert eliminated(s) == {((0, c), v) for c in (2, 3) for v in (1, 2)}
+
+
 def test_family_clues_are_used():
     items = list(iter_tatham_items((DATA / "tatham" / "unequal.txt").read_text()))
     grades = [grade(i.instance, search=False) for i in items if i.instance is not None]
