@@ -5,6 +5,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+from generators.adaptive import Adaptive
+from generators.base import Step
 from puzzlekit.families import get_family, resolve
 from puzzlekit.families.logicgrid import (
     CLUE_KINDS,
@@ -12,6 +14,7 @@ from puzzlekit.families.logicgrid import (
     einstein_instance,
     einstein_solution,
     grid_of,
+    holds,
     solution_json,
 )
 from puzzlekit.generate import GenerateConfig, generate
@@ -140,3 +143,80 @@ def test_adaptive_generation_is_accepted_by_the_holdout() -> None:
     recs = [r for r in generate(cfg) if r["status"] == "accepted"]
     assert len(recs) == 5
     assert all(r["holdoutVerdict"] == "UNIQUE" for r in recs)
+
+
+def _ruled_out_by_constraints(schema, clue: Clue, solutions) -> int:
+    constraints = get_family("logicgrid").clue_constraints(schema, clue)
+    return sum(1 for s in solutions if not all(c.holds(s) for c in constraints))
+
+
+@pytest.mark.parametrize("params", [SMALL, {"size": 5, "categories": 4}, {"preset": "einstein"}])
+def test_holds_reads_a_clue_as_its_constraints_do(params: dict) -> None:
+    fam = get_family("logicgrid")
+    schema = fam.schema(params)
+    grid = grid_of(schema)
+    rng = np.random.default_rng(3)
+    for _ in range(5):
+        a, b = fam.sample_solution(schema, rng), fam.sample_solution(schema, rng)
+        for clue in fam.clues_from_solution(schema, a):
+            assert holds(grid, clue, a)
+            assert holds(grid, clue, b) == (_ruled_out_by_constraints(schema, clue, [b]) == 0)
+
+
+def test_repairs_with_found_solutions_offer_the_clues_ruling_out_the_most() -> None:
+    fam = get_family("logicgrid")
+    schema = fam.schema(SMALL)
+    sat = get_verifier("sat")
+    filtered = 0
+    for seed in range(8):
+        rng = np.random.default_rng(seed)
+        sol = fam.sample_solution(schema, rng)
+        inst = Instance.make("logicgrid", SMALL, fam.initial_clues(schema, sol, 2, rng))
+        rep = sat.verify(inst, solution_cap=4)
+        assert rep.verdict is Verdict.MULTIPLE
+        alternatives = [s for s in rep.solutions if s != sol]
+        for gap in rep.reject_detail.discriminative_gap:
+            coord = tuple(gap.coord)
+            ranked = fam.repair_moves(schema, inst, sol, coord, found=rep.solutions)
+            plain = fam.repair_moves(schema, inst, sol, coord)
+            assert ranked and plain and plain[0].action == "reveal"
+            best = ranked[0].rules_out
+            assert best and best > 0
+            for m in ranked:
+                assert m.rules_out == best
+                assert _ruled_out_by_constraints(schema, m.add[0], alternatives) == best
+                assert resolve(m.apply(inst)).check(sol)  # still a true clue
+            for m in plain:  # the unranked candidates rule out no more
+                assert _ruled_out_by_constraints(schema, m.add[0], alternatives) <= best
+            filtered += {m.add for m in plain} != {m.add for m in ranked}
+    assert filtered  # the ranking left candidates out somewhere
+
+
+def test_adaptive_adds_a_clue_ruling_out_the_most_found_alternatives() -> None:
+    fam = get_family("logicgrid")
+    schema = fam.schema(SMALL)
+    rng = np.random.default_rng(18)  # two top coordinates whose best clues rule out 4 and 2
+    sol = fam.sample_solution(schema, rng)
+    inst = Instance.make("logicgrid", SMALL, fam.initial_clues(schema, sol, 2, rng))
+    rep = get_verifier("sat").verify(inst, solution_cap=4)
+    alternatives = [s for s in rep.solutions if s != sol]
+    top = rep.reject_detail.discriminative_gap[0].discriminative_power
+    coords = [
+        tuple(g.coord)
+        for g in rep.reject_detail.discriminative_gap
+        if g.discriminative_power == top
+    ]
+    per_coord = [
+        max(
+            _ruled_out_by_constraints(schema, m.add[0], alternatives)
+            for m in fam.repair_moves(schema, inst, sol, c, found=rep.solutions)
+        )
+        for c in coords
+    ]
+    assert len(set(per_coord)) > 1  # the best clue of one coordinate beats another's
+    for seed in range(10):
+        step = Adaptive(2).propose(
+            Step(inst, "start", None, sol, schema), rep, np.random.default_rng(seed)
+        )
+        (added,) = [c for c in step.instance.clues if c not in inst.clues]
+        assert _ruled_out_by_constraints(schema, added, alternatives) == max(per_coord)

@@ -29,12 +29,18 @@ from puzzlekit.model import (
 
 @dataclass(frozen=True)
 class Repair:
-    """One clue edit a family proposes at a coordinate: clues to add, clue ids to remove."""
+    """One clue edit a family proposes at a coordinate: clues to add, clue ids to remove.
 
-    action: str  # "reveal", "split", "merge", "add-inequality", "reshape", ...
+    ``rules_out``: when the family ranked the move against the filter's found solutions (see
+    :meth:`Family.repair_moves`), how many of the found alternatives it rules out; None when
+    not ranked.
+    """
+
+    action: str  # "reveal", "split", "merge", "add-inequality", "reshape", "change", ...
     coord: tuple
     add: tuple[Clue, ...] = ()
     remove: tuple[str, ...] = ()
+    rules_out: int | None = None
 
     def apply(self, instance: Instance) -> Instance:
         kept = [c for c in instance.clues if c.id not in set(self.remove)]
@@ -135,13 +141,26 @@ class Family:
         return [clues[i] for i in picked]
 
     def repair_moves(
-        self, schema: Schema, instance: Instance, solution: Solution, coord: tuple
+        self,
+        schema: Schema,
+        instance: Instance,
+        solution: Solution,
+        coord: tuple,
+        *,
+        found: Sequence[Solution] = (),
     ) -> list[Repair]:
         """Clue edits touching ``coord`` that keep every clue true of ``solution``.
 
         Default: reveal the clue of :meth:`clues_from_solution` at ``coord`` if it is not
         present. Families override to split or merge a cage, add an inequality, reshape a
         region, ...; the adaptive strategy picks among the moves with its seeded rng.
+
+        ``found``: the solutions the filter's report holds (a MULTIPLE report's, up to its cap),
+        for families that rank their moves by how many alternatives each rules out (logicgrid);
+        the default ignores it. The adaptive strategy passes it only to an override that
+        declares the keyword, so overrides without it keep working. A move whose action is
+        ``"change"`` replaces a clue that is false of ``solution`` by the true one; the adaptive
+        strategy asks for such moves at the clues of an UNSOLVABLE conflict.
         """
         present = {c.id for c in instance.clues}
         coord = tuple(coord)

@@ -28,6 +28,7 @@ Not for: puzzles whose categories have different sizes, or clues about counts ("
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import itertools
 from collections.abc import Callable, Mapping, Sequence
@@ -480,6 +481,98 @@ def _true_clues(params: Any, values: tuple[int, ...]) -> tuple[Clue, ...]:
     return tuple(out)
 
 
+@functools.lru_cache(maxsize=4096)
+def _candidates(
+    params: Any, values: tuple[int, ...]
+) -> dict[tuple[int, int], tuple[tuple[Clue, str], ...]]:
+    """The repair candidates of a solution by coordinate, as (clue, action): the ``is`` clue of
+    the coordinate (``reveal``), then the relational clues about the value the solution puts
+    there (``relate``: an atom of a same-entity or position clue, the subject of an either-or),
+    in :func:`_true_clues` order."""
+    from puzzlekit.model import _thaw
+
+    grid = _grid(freeze(_categories_of({k: _thaw(v) for k, v in params})))
+    at: dict[tuple[str, str], tuple[int, int]] = {}
+    i = 0
+    for e in range(grid.size):
+        for c in grid.others:
+            at[(c.name, c.values[values[i]])] = (e, grid.index(c.name))
+            i += 1
+    out: dict[tuple[int, int], list[tuple[Clue, str]]] = {}
+    for clue in _true_clues(params, values):
+        d = clue.data_dict()
+        if clue.kind == "is":
+            coord = (d["entity"], grid.index(d["category"]))
+            out.setdefault(coord, []).insert(0, (clue, "reveal"))
+            continue
+        if clue.kind in ATOM_PAIR_KINDS:
+            atoms = [d["a"], d["b"]]
+        elif clue.kind == "either-or":
+            atoms = [d["subject"]]
+        else:
+            continue
+        for coord in dict.fromkeys(at[tuple(a)] for a in atoms if tuple(a) in at):
+            out.setdefault(coord, []).append((clue, "relate"))
+    return {k: tuple(v) for k, v in out.items()}
+
+
+def ruled_out(schema: Schema, clue: Clue, solutions: Sequence[Solution]) -> int:
+    """How many of ``solutions`` (full assignments) ``clue`` (a well-formed clue) rules out."""
+    grid = grid_of(schema)
+    return sum(1 for s in solutions if not holds(grid, clue, s))
+
+
+def holds(grid: Grid, clue: Clue, solution: Solution) -> bool:
+    """Whether a well-formed ``clue`` is true of ``solution``: what its constraints say, read
+    straight off the entities that hold its atoms (a fast check for ranking repairs)."""
+    kind, parts = _parsed(grid, clue)
+    n = grid.size
+
+    def where(part: tuple[Any, int]) -> int:
+        names, v = part
+        if names is None:  # an anchor atom: its value is its entity
+            return v
+        return next(e for e in range(n) if solution[names[e]] == v)
+
+    if kind in ("is", "is-not", "if-then"):
+        truths = [solution[name] == v for name, v in parts]  # type: ignore[index]
+        if kind == "if-then":
+            return not truths[0] or truths[1]
+        return truths[0] == (kind == "is")
+    entities = [where(p) for p in parts]
+    if kind == "either-or":
+        return entities[0] in entities[1:]
+    if kind == "same-entity":
+        return entities[0] == entities[1]
+    return RELATIONS[kind](entities[0], entities[1])
+
+
+@functools.lru_cache(maxsize=16384)
+def _parsed(grid: Grid, clue: Clue) -> tuple[str, tuple[tuple[Any, int], ...]]:
+    """A clue as its kind and its parts: facts as (variable, value index); atoms as (the
+    category's variable of each entity, value index), None for the variables of anchor atoms."""
+    d = clue.data_dict()
+    anchor = grid.anchor_cat.values
+
+    def fact(f: Mapping[str, Any]) -> tuple[Any, int]:
+        cat = grid.category(f["category"], "fact")
+        return grid.var(f["entity"], cat.name), cat.values.index(f["value"])
+
+    def atom(raw: Sequence[str]) -> tuple[Any, int]:
+        cat = grid.category(raw[0], "atom")
+        v = cat.values.index(raw[1])
+        if cat is grid.anchor_cat:
+            return None, v
+        return tuple(grid.var(e, cat.name) for e in range(len(anchor))), v
+
+    if clue.kind in ("is", "is-not"):
+        return clue.kind, (fact(d),)
+    if clue.kind == "if-then":
+        return clue.kind, (fact(d["if"]), fact(d["then"]))
+    keys = ("subject", "either", "or") if clue.kind == "either-or" else ("a", "b")
+    return clue.kind, tuple(atom(d[k]) for k in keys)
+
+
 class LogicGrid(Family):
     """Logic-grid puzzles: categories, one bijection per category, statement clues."""
 
@@ -592,33 +685,49 @@ class LogicGrid(Family):
         return [clues[i] for i in picked]
 
     def repair_moves(
-        self, schema: Schema, instance: Instance, solution: Solution, coord: tuple
+        self,
+        schema: Schema,
+        instance: Instance,
+        solution: Solution,
+        coord: tuple,
+        *,
+        found: Sequence[Solution] = (),
     ) -> list[Repair]:
         """At a discriminative ``(entity, category)``: reveal the ``is`` clue that pins it, or a
         true relational clue about the value the solution puts there (same-entity, a position
-        relation, either-or). Each move removes every found alternative that disagrees there
-        (the ``is`` clue) or that places that value elsewhere."""
-        grid = grid_of(schema)
+        relation, either-or), the ``is`` clue first.
+
+        With ``found`` (the solutions the filter found): the candidates are ranked by how many
+        of the found alternatives (found solutions other than ``solution``) each one rules out,
+        and only the best are offered (ties in the order above; the strategy's rng picks one).
+        Without, the first four candidates.
+        """
         coord = tuple(coord)
         if not schema.has_coord(coord):
             return []
-        e, ci = coord
-        cat = grid.categories[ci]
-        cname = cat.name
-        value = cat.values[int(solution[grid.var(e, cname)])]
+        values = tuple(int(solution[v.name]) for v in schema.variables)
         present = {c.id for c in instance.clues}
-        moves = []
-        for clue in self.clues_from_solution(schema, solution):
-            if clue.id in present:
-                continue
-            d = clue.data_dict()
-            if clue.kind == "is" and (d["entity"], d["category"]) == (e, cname):
-                moves.insert(0, Repair("reveal", coord, add=(clue,)))
-            elif clue.kind in ATOM_PAIR_KINDS and [cname, value] in (d["a"], d["b"]):
-                moves.append(Repair("relate", coord, add=(clue,)))
-            elif clue.kind == "either-or" and d["subject"] == [cname, value]:
-                moves.append(Repair("relate", coord, add=(clue,)))
-        return moves[:4]
+        moves = [
+            Repair(action, coord, add=(clue,))
+            for clue, action in _candidates(schema.params, values).get(coord, ())
+            if clue.id not in present
+        ]
+        names = schema.names
+        alternatives = [
+            s for s in found if any(int(s[n]) != int(solution[n]) for n in names if n in s)
+        ]
+        if not alternatives or not moves:
+            return moves[:4]
+        grid = grid_of(schema)
+        scores = [sum(not holds(grid, m.add[0], s) for s in alternatives) for m in moves]
+        best = max(scores)
+        if best == 0:
+            return moves[:4]
+        return [
+            dataclasses.replace(m, rules_out=score)
+            for m, score in zip(moves, scores, strict=True)
+            if score == best
+        ]
 
     # -- text ----------------------------------------------------------------------------------
     def format_text(self, instance: Instance) -> str:
@@ -728,5 +837,7 @@ __all__ = [
     "einstein_instance",
     "einstein_solution",
     "grid_of",
+    "holds",
+    "ruled_out",
     "solution_json",
 ]
