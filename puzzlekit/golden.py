@@ -18,8 +18,9 @@ define ``schema_id(params) -> str`` to choose its own.
 solutions, coordinates of the reject detail, and any other report field when the verifier is the
 one that recorded the entry); ``update=True`` rewrites the entries that changed (and, for one named
 registered schema without a corpus, builds it). :func:`build_entries` makes a schema's cases from a
-seeded random solution, searching with the fastest exact backend and recording with the
-reference (enumerative) verifier.
+seeded random solution (or takes the family's own, ``golden_instances``), searching with the
+fastest exact backend that reads the schema and recording with the family's recorder
+(:func:`recorder_of`: the reference ``enumerative`` verifier unless the family names another).
 
 Not for: benchmarks (reports here hold no timings) or storing generated puzzle collections.
 """
@@ -211,10 +212,23 @@ def write_corpus(path: str | Path, entries: Iterable[GoldenEntry]) -> None:
 # --- building -----------------------------------------------------------------------------------
 
 
-def _fast_exact() -> Any:
+def _fast_exact(instance: Instance, fallback: str = REFERENCE) -> Any:
+    """The sat backend where it can read ``instance``'s schema, else ``fallback``."""
     from puzzlekit.registry import get_verifier, verifier_names
 
-    return get_verifier("sat" if "sat" in verifier_names() else REFERENCE)
+    if "sat" in verifier_names():
+        from verifiers.sat import encodable
+
+        if encodable(instance):
+            return get_verifier("sat")
+    return get_verifier(fallback)
+
+
+def recorder_of(family: Family | str) -> str:
+    """The verifier that records a family's corpora: its ``golden_verifier`` (the reference,
+    ``enumerative``, unless the family names its own exact backend: ``oracle``, ``gametree``)."""
+    fam = get_family(family) if isinstance(family, str) else family
+    return str(getattr(fam, "golden_verifier", None) or REFERENCE)
 
 
 def _quick(verifier: Any, instance: Instance, cap: int) -> bool:
@@ -243,30 +257,42 @@ def build_entries(
     params: Mapping[str, Any],
     *,
     seed: int = 0,
-    verifier: str = REFERENCE,
+    verifier: str | None = None,
 ) -> list[GoldenEntry]:
-    """The golden cases of one schema, from a seeded random solution (see :data:`CASES`).
+    """The golden cases of one schema, from a seeded random solution (see :data:`CASES`),
+    recorded with ``verifier`` (default: the family's, :func:`recorder_of`).
 
+    A family whose ``golden_instances(params, seed=...)`` returns its cases (games: a position
+    is one clue, so dropping clues makes nothing) gets those, recorded as they are. Otherwise:
     ``unique`` drops the solution's clues in random order while the puzzle stays UNIQUE (keeping
     at least :data:`KEEP_BIG` of them on big schemas); ``multiple`` is ``unique`` less the first
     clue it needs; ``multiple-capped`` drops more until the cap is reached; ``unsolvable``
     replaces one clue of ``unique`` (of the full solution on big schemas) by the clue of another
     solution, preferring a conflict of three clues or more (of at most three on big schemas),
-    reduced to the conflict and four other clues; the ``invalid-*`` cases put a clue outside the
-    grid, a value out of the domain, and one clue id on two clues. Raises RuntimeError when a
-    case cannot be made.
+    reduced to the conflict and four other clues; when no swap gives one (statement clues, which
+    another solution's clue rarely contradicts, and reveals), ``unique`` plus one clue of another
+    solution that is false of its own (UNSOLVABLE, since ``unique`` has one solution), reduced
+    the same way; the ``invalid-*`` cases put a clue outside the grid, a value out of the domain
+    (in the first clue that holds a number), and one clue id on two clues. Raises RuntimeError
+    when a case cannot be made. The search runs on the sat backend where it can read the schema,
+    else on the recorder.
     """
     from generators.solutions import random_solution
     from puzzlekit.registry import get_verifier
     from puzzlekit.testing import _outside_coord, _replace_ints
 
     fam = get_family(family) if isinstance(family, str) else family
+    verifier = verifier or recorder_of(fam)
+    recorder = get_verifier(verifier)
+    own = getattr(fam, "golden_instances", None)
+    cases_of = own(dict(params), seed=seed) if callable(own) else None
+    if cases_of:
+        return _record_own(fam, cases_of, recorder, verifier)
     schema = fam.schema(dict(params))
     pdict = schema.params_dict()
     nvars = len(schema.variables)
     cap = CAP_SMALL if nvars <= SMALL_VARIABLES else CAP_BIG
-    search = _fast_exact()
-    recorder = get_verifier(verifier)
+    search = _fast_exact(Instance.make(fam.name, pdict, []), verifier)
     rng = np.random.default_rng([seed, 8])
 
     def inst(clues: Sequence[Clue]) -> Instance:
@@ -327,6 +353,28 @@ def build_entries(
             break
         fallback = reduced
     unsolvable = unsolvable or fallback
+    unsolvable_note = "one clue from another solution, with its conflict and a few clues"
+    if unsolvable is None and nvars <= DENSE_VARIABLES:
+        present = {x.id for x in current}
+        truth = set(clues)
+        for extra_clue in other.values():
+            if extra_clue.id in present or extra_clue in truth:
+                continue
+            trial = [*current, extra_clue]
+            rep = search.verify(inst(trial), solution_cap=2)
+            rd = rep.reject_detail
+            if rep.verdict is not Verdict.UNSOLVABLE or rd is None or rd.conflict is None:
+                continue  # the other solution's clue holds in this one too
+            ids = set(rd.conflict.clue_ids)
+            extra = [x for x in trial if x.id not in ids][:4]
+            reduced = [x for x in trial if x.id in ids or x in extra]
+            if _quick(recorder, inst(reduced), cap):
+                unsolvable = reduced
+                unsolvable_note = (
+                    f"the unique case and clue {extra_clue.id} of another solution (false of "
+                    "its own), with the conflict and a few clues"
+                )
+                break
     if unsolvable is None:
         raise RuntimeError(f"{fam.name} {pdict}: no clue swap made the puzzle unsolvable")
 
@@ -341,12 +389,17 @@ def build_entries(
             [moved, *few[1:]],
         )
     top = max(max(v.domain) for v in schema.variables)
-    bad = Clue.make(
-        first.id, first.kind, _replace_ints(first.data_dict(), lambda v: top + 1), first.coords
-    )
+
+    def out_of_domain(c: Clue) -> dict[str, Any]:
+        return _replace_ints(c.data_dict(), lambda v: top + 1)
+
+    valued = next((c for c in current if out_of_domain(c) != c.data_dict()), None)
+    if valued is None:
+        raise RuntimeError(f"{fam.name} {pdict}: no clue of the unique case holds a number")
+    bad = Clue.make(valued.id, valued.kind, out_of_domain(valued), valued.coords)
     invalid["invalid-value"] = (
-        f"clue {first.id} with {top + 1}, out of the domain",
-        [bad, *few[1:]],
+        f"clue {valued.id} with {top + 1}, out of the domain",
+        [bad, *[c for c in few if c.id != valued.id]][:3],
     )
     twin = Clue(first.id, few[1].kind, few[1].data, few[1].coords)
     invalid["invalid-duplicate"] = (f"clue id {first.id} on two clues", [first, twin, *few[2:]])
@@ -365,12 +418,7 @@ def build_entries(
             capped,
             Verdict.MULTIPLE,
         ),
-        (
-            "unsolvable",
-            "one clue from another solution, with its conflict and a few clues",
-            unsolvable,
-            Verdict.UNSOLVABLE,
-        ),
+        ("unsolvable", unsolvable_note, unsolvable, Verdict.UNSOLVABLE),
     ]
     cases += [(k, note, cs, Verdict.INVALID_SPEC) for k, (note, cs) in invalid.items()]
     out = []
@@ -386,14 +434,33 @@ def build_entries(
     return out
 
 
+def _record_own(
+    fam: Family,
+    cases: Mapping[str, tuple[str, Instance, int]],
+    recorder: Any,
+    verifier: str,
+) -> list[GoldenEntry]:
+    """Record a family's own cases (``golden_instances``), in :data:`CASES` order."""
+    missing = [c for c in CASES if c not in cases]
+    if missing:
+        raise RuntimeError(f"{fam.name}: golden_instances gave no {', '.join(missing)}")
+    out = []
+    for case in CASES:
+        note, instance, cap = cases[case]
+        rep = recorder.verify(instance, solution_cap=cap)
+        out.append(GoldenEntry.record(case, note, instance, verifier, cap, rep))
+    return out
+
+
 def build_corpora(
     directory: str | Path,
     ids: Iterable[str] | None = None,
     *,
     seed: int = 0,
-    verifier: str = REFERENCE,
+    verifier: str | None = None,
 ) -> list[Path]:
-    """Write the corpus of each registered schema in ``ids`` (default: all); returns the paths."""
+    """Write the corpus of each registered schema in ``ids`` (default: all), recorded with
+    ``verifier`` (default: each family's, :func:`recorder_of`); returns the paths."""
     known = registered_ids()
     written = []
     for sid in ids if ids is not None else sorted(known):
@@ -634,7 +701,7 @@ def regress(
     if update and schema is not None and schema in known:
         if not (directory / f"{schema}.jsonl").exists():
             directory.mkdir(parents=True, exist_ok=True)
-            build_corpora(directory, [schema], verifier=verifier or REFERENCE)
+            build_corpora(directory, [schema], verifier=verifier)
             result.built.append(schema)
     files = corpus_files(directory, schema)
     present = {f.stem for f in files}
@@ -770,6 +837,7 @@ __all__ = [
     "format_result",
     "iter_cases",
     "load_corpus",
+    "recorder_of",
     "regress",
     "registered_ids",
     "schema_id",

@@ -108,3 +108,31 @@ def test_generate_gives_five_puzzles_with_no_holdout_reject(capsys, strategy):
     accepted = [r for r in rows if r["status"] == "accepted"]
     assert len(accepted) == 5
     assert all(r["holdoutVerdict"] == "UNIQUE" for r in accepted)
+
+
+@pytest.mark.parametrize("params", [{"size": 6, "stars": 1}, {"size": 8, "stars": 2}])
+def test_the_golden_cases_solver_finds_the_sat_backends_solutions(params):
+    from puzzlekit.families.starbattle import star_solutions
+
+    schema = FAM.schema(params)
+    for seed in range(6):
+        rng = np.random.default_rng(seed)
+        inst, _, _ = fresh_puzzle(schema, int(rng.integers(0, 4)), rng)
+        clues = [c for c in inst.clues if seed % 2 or c.id != "region2"]  # a cell regionless
+        rep = get_verifier("sat").verify(
+            Instance.make("starbattle", params, clues), solution_cap=500
+        )
+        mine = star_solutions(params["size"], params["stars"], clues, 500)
+        stars = {
+            frozenset(tuple(v.coord) for v in schema.variables if s[v.name]) for s in rep.solutions
+        }
+        assert len(mine) == len(rep.solutions)
+        if len(mine) < 500:
+            assert set(mine) == stars
+
+
+def test_golden_cases_come_from_a_generated_layout():
+    cases = FAM.golden_instances({"size": 6, "stars": 1})
+    unique = cases["unique"][1]
+    assert {c.kind for c in unique.clues} >= {"region", "star"}
+    assert FAM.golden_instances({"size": 4, "regions": ["AABB", "AABB", "CCDD", "CCDD"]}) is None

@@ -124,6 +124,19 @@ class Family:
         """Every true clue a generator may reveal about ``solution``."""
         raise NotImplementedError
 
+    # -- golden corpora (puzzlekit.golden) ------------------------------------------------------
+    #: the exact verifier that records this family's golden corpora
+    golden_verifier: str = "enumerative"
+
+    def golden_instances(
+        self, params: Mapping[str, Any], *, seed: int = 0
+    ) -> dict[str, tuple[str, Instance, int]] | None:
+        """The family's own regression cases for ``params``: each name of
+        ``puzzlekit.golden.CASES`` mapped to (note, instance, solution cap). None (the default):
+        ``puzzlekit.golden`` builds them from :meth:`clues_from_solution`. Games override it (a
+        position is one clue, so dropping clues makes no case)."""
+        return None
+
     # -- generation hooks (used by generators/, which stay family-agnostic) -------------------
     def sample_solution(self, schema: Schema, rng: Any) -> Solution | None:
         """A seeded random full solution, or None to use the generic randomized search."""

@@ -278,6 +278,73 @@ class StarBattle(Family):
                 )
         return moves
 
+    # -- golden cases -----------------------------------------------------------------------
+    def golden_instances(
+        self, params: Mapping[str, Any], *, seed: int = 0
+    ) -> dict[str, tuple[str, Instance, int]] | None:
+        """The regression cases of a schema with generated layouts (``puzzlekit.golden.CASES``),
+        each as (note, instance, solution cap): a seeded layout with the reveals that make it
+        unique (each at a cell where a solution found is not the layout's own, a star first),
+        then its variants.
+        The true clues of a solution are reveals only, so the generic builder would make
+        reveal-only puzzles; a fixed ``regions`` layout is left to it (None)."""
+        norm = self.normalize_params(params)
+        if "regions" in norm:
+            return None
+        n, k = norm["size"], norm["stars"]
+        schema = self.schema(norm)
+        cap = 8 if n * n <= 36 else 3
+        rng = np.random.default_rng([seed, 13])
+        sol = self.sample_solution(schema, rng)
+        regions = [self.region(i, cells) for i, cells in enumerate(self.layout(schema, sol, rng))]
+        cells = [(r, c) for r in range(n) for c in range(n)]
+        unique = list(regions)
+        while len(found := star_solutions(n, k, unique, 2)) > 1:
+            # a cell where a found solution is not ``sol``, a star of ``sol`` first
+            differ = [x for x in cells if any((x in f) != bool(sol[cell_name(*x)]) for f in found)]
+            cell = min(differ, key=lambda x: (not sol[cell_name(*x)], x))
+            unique.append(self.reveal(cell, sol[cell_name(*cell)]))
+        multiple = None
+        for clue in unique:  # the unique case less one clue it needs, an exact count first
+            trial = [c for c in unique if c.id != clue.id]
+            count = len(star_solutions(n, k, trial, cap))
+            if count > 1 and (multiple is None or count < cap):
+                multiple = trial
+                if count < cap:
+                    break
+        if multiple is None:
+            raise RuntimeError(f"{self.name} {norm}: no clue of the unique case is needed")
+        capped = regions[:1] if len(star_solutions(n, k, regions[:1], cap)) >= cap else []
+        star = next(x for x in cells if sol[cell_name(*x)] and self.reveal(x, 1) not in unique)
+        wrong = self.reveal(star, 0)
+        first, second = regions[0], regions[1]
+        outside = Clue.make(first.id, "region", {}, [*first.coords, (n, 0)])
+        reveal = next((c for c in unique if c.kind != "region"), self.reveal(star, 1))
+        valued = Clue.make(reveal.id, reveal.kind, {"value": 2}, reveal.coords)
+        twin = Clue(first.id, "region", second.data, second.coords)
+        cases = (
+            ("unique", "a generated layout with the reveals that make it unique", unique),
+            ("multiple", "the unique case less one clue it needs", multiple),
+            ("multiple-capped", "one region (or none) only", capped),
+            (
+                "unsolvable",
+                f"the unique case with {wrong.id} revealed empty (it holds a star)",
+                [*unique, wrong],
+            ),
+            (
+                "invalid-outside",
+                f"clue {first.id} with a cell outside the grid",
+                [outside, *unique[1:3]],
+            ),
+            (
+                "invalid-value",
+                f"clue {reveal.id} with a value 2 (a reveal's kind is its value)",
+                [valued, *[c for c in unique if c.id != reveal.id][:2]],
+            ),
+            ("invalid-duplicate", f"clue id {first.id} on two clues", [first, twin]),
+        )
+        return {case: (note, Instance.make(self.name, norm, cs), cap) for case, note, cs in cases}
+
     # -- text -------------------------------------------------------------------------------
     def parse_text(self, text: str, params: Mapping[str, Any] | None = None) -> Instance:
         lines = [ln.strip() for ln in text.strip().splitlines()]
@@ -498,6 +565,65 @@ def _merge(
             free.discard(pick)
         groups.append(group)
     return [sorted(cell for g in group for cell in pieces[g]) for group in groups]
+
+
+def star_solutions(
+    n: int, k: int, clues: Sequence[Clue], limit: int
+) -> list[frozenset[tuple[int, int]]]:
+    """Up to ``limit`` star placements (as sets of star cells) under the rules and the region and
+    reveal ``clues`` (well-formed ones): row by row over the k-subsets of columns."""
+    region_of: dict[tuple[int, int], int] = {}
+    for i, clue in enumerate(c for c in clues if c.kind == "region"):
+        for cell in clue.coords:
+            region_of[tuple(cell)] = i
+    n_regions = 1 + max(region_of.values(), default=-1)
+    last_row = [
+        max((r for (r, _), i in region_of.items() if i == j), default=-1) for j in range(n_regions)
+    ]
+    shown = {tuple(c.coords[0]): c.kind == "star" for c in clues if c.kind in ("star", "empty")}
+    choices = _row_choices(n, k)
+    col_count, reg_count = [0] * n, [0] * n_regions
+    rows: list[tuple[int, ...]] = []
+    out: list[frozenset[tuple[int, int]]] = []
+
+    def rec(r: int) -> None:
+        if len(out) >= limit:
+            return
+        if r == n:
+            if all(x == k for x in col_count):
+                out.append(frozenset((i, c) for i, cols in enumerate(rows) for c in cols))
+            return
+        prev = set(rows[-1]) if rows else set()
+        for cols in choices:
+            if any(c + d in prev for c in cols for d in (-1, 0, 1)):
+                continue
+            if any(col_count[c] >= k for c in cols):
+                continue
+            if any(shown.get((r, c), True) is False for c in cols):
+                continue
+            if any(shown.get((r, c)) for c in range(n) if c not in cols):
+                continue
+            regs = [region_of[(r, c)] for c in cols if (r, c) in region_of]
+            for c in cols:
+                col_count[c] += 1
+            for g in regs:
+                reg_count[g] += 1
+            ok = all(reg_count[g] <= k for g in regs) and all(
+                reg_count[g] == k for g in range(n_regions) if last_row[g] == r
+            )
+            if ok:
+                rows.append(cols)
+                rec(r + 1)
+                rows.pop()
+            for c in cols:
+                col_count[c] -= 1
+            for g in regs:
+                reg_count[g] -= 1
+            if len(out) >= limit:
+                return
+
+    rec(0)
+    return out
 
 
 STARBATTLE = register_family(StarBattle())

@@ -166,6 +166,7 @@ class ToolCall(Family):
         {"tool": "shipping-rate", "expectedVerdict": "high", "fixedInput": {"note": "gift"}},
     )
     default_verifier = "oracle"
+    golden_verifier = "oracle"
 
     def normalize_params(self, params: Mapping[str, Any]) -> dict[str, Any]:
         read_params(params)

@@ -250,6 +250,7 @@ class OnlyWinningMove(Family):
 
     clue_kinds = ("position",)
     default_verifier = "gametree"
+    golden_verifier = "gametree"
     game_keys: tuple[str, ...] = ()
     #: generation: positions have at most this many legal moves left (keeps the holdout feasible)
     max_moves_left = 9
