@@ -12,7 +12,7 @@ import importlib
 import pkgutil
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypeVar
 
 from puzzlekit.model import (
     Clue,
@@ -45,6 +45,17 @@ class Repair:
     def apply(self, instance: Instance) -> Instance:
         kept = [c for c in instance.clues if c.id not in set(self.remove)]
         return instance.with_clues([*kept, *self.add])
+
+
+T = TypeVar("T")
+
+
+def pick_in_order(items: Sequence[T], k: int, rng: Any) -> list[T]:
+    """``k`` of ``items`` (clamped to 0..len) drawn without replacement by the numpy Generator
+    ``rng``, kept in their order: how a fresh puzzle takes its random clues."""
+    k = max(0, min(k, len(items)))
+    picked = sorted(int(i) for i in rng.choice(len(items), size=k, replace=False))
+    return [items[i] for i in picked]
 
 
 class Family:
@@ -148,10 +159,7 @@ class Family:
         Default: ``k`` random clues of :meth:`clues_from_solution`, kept in that order. Families
         whose puzzles are layouts (cages, regions) override this to grow a random layout.
         """
-        clues = self.clues_from_solution(schema, solution)
-        k = max(0, min(k, len(clues)))
-        picked = sorted(int(i) for i in rng.choice(len(clues), size=k, replace=False))
-        return [clues[i] for i in picked]
+        return pick_in_order(self.clues_from_solution(schema, solution), k, rng)
 
     def repair_moves(
         self,

@@ -41,7 +41,7 @@ from typing import Any
 
 import numpy as np
 
-from puzzlekit.families import Family, Repair, register_family
+from puzzlekit.families import Family, Repair, pick_in_order, register_family
 from puzzlekit.families._regions import (
     cell_name,
     check_keys,
@@ -272,9 +272,7 @@ class Kakuro(Family):
     # -- generation -------------------------------------------------------------------------
     def initial_clues(self, schema: Schema, solution: Solution, k: int, rng: Any) -> list[Clue]:
         givens = [self.given(v.coord, solution[v.name]) for v in schema.variables]
-        k = max(0, min(k, len(givens)))
-        picked = sorted(int(i) for i in rng.choice(len(givens), size=k, replace=False))
-        return self.run_clues(schema, solution) + [givens[i] for i in picked]
+        return self.run_clues(schema, solution) + pick_in_order(givens, k, rng)
 
     def repair_moves(
         self, schema: Schema, instance: Instance, solution: Solution, coord: tuple

@@ -35,7 +35,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from puzzlekit.families import Family, Repair, register_family
+from puzzlekit.families import Family, Repair, pick_in_order, register_family
 from puzzlekit.model import (
     AllDifferent,
     Clue,
@@ -680,9 +680,7 @@ class LogicGrid(Family):
     def initial_clues(self, schema: Schema, solution: Solution, k: int, rng: Any) -> list[Clue]:
         """``k`` random relational clues (no ``is`` clue): the repairs add the pinning ones."""
         clues = [c for c in self.clues_from_solution(schema, solution) if c.kind != "is"]
-        k = max(0, min(k, len(clues)))
-        picked = sorted(int(i) for i in rng.choice(len(clues), size=k, replace=False))
-        return [clues[i] for i in picked]
+        return pick_in_order(clues, k, rng)
 
     def repair_moves(
         self,

@@ -38,7 +38,7 @@ import functools
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from puzzlekit.families import Family, Repair, register_family
+from puzzlekit.families import Family, Repair, pick_in_order, register_family
 from puzzlekit.families._regions import (
     cell_name,
     check_keys,
@@ -206,9 +206,7 @@ class Nonogram(Family):
 
     def initial_clues(self, schema: Schema, solution: Solution, k: int, rng: Any) -> list[Clue]:
         cells = [self.cell(v.coord, solution[v.name]) for v in schema.variables]
-        k = max(0, min(k, len(cells)))
-        picked = sorted(int(i) for i in rng.choice(len(cells), size=k, replace=False))
-        return self.line_clues(schema, solution) + [cells[i] for i in picked]
+        return self.line_clues(schema, solution) + pick_in_order(cells, k, rng)
 
     def repair_moves(
         self, schema: Schema, instance: Instance, solution: Solution, coord: tuple

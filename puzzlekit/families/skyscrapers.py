@@ -34,7 +34,7 @@ import functools
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from puzzlekit.families import Family, Repair, register_family
+from puzzlekit.families import Family, Repair, pick_in_order, register_family
 from puzzlekit.families._regions import (
     cell_name,
     check_keys,
@@ -215,14 +215,9 @@ class Skyscrapers(Family):
         edges = self.edge_clues(schema, solution)
         givens = [self.given(v.coord, solution[v.name]) for v in schema.variables]
         k = max(0, min(k, len(edges) + len(givens)))
-        picked = sorted(
-            int(i) for i in rng.choice(len(edges), size=min(k, len(edges)), replace=False)
-        )
-        out = [edges[i] for i in picked]
-        extra = k - len(out)
-        if extra > 0:
-            more = sorted(int(i) for i in rng.choice(len(givens), size=extra, replace=False))
-            out += [givens[i] for i in more]
+        out = pick_in_order(edges, k, rng)
+        if k > len(out):
+            out += pick_in_order(givens, k - len(out), rng)
         return out
 
     def repair_moves(

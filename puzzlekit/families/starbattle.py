@@ -45,7 +45,7 @@ from typing import Any
 
 import numpy as np
 
-from puzzlekit.families import Family, Repair, register_family
+from puzzlekit.families import Family, Repair, pick_in_order, register_family
 from puzzlekit.families._regions import (
     cell_name,
     check_keys,
@@ -241,10 +241,7 @@ class StarBattle(Family):
         regions = [
             self.region(i, cells) for i, cells in enumerate(self.layout(schema, solution, rng))
         ]
-        cells = self.clues_from_solution(schema, solution)
-        k = max(0, min(k, len(cells)))
-        picked = sorted(int(i) for i in rng.choice(len(cells), size=k, replace=False))
-        return regions + [cells[i] for i in picked]
+        return regions + pick_in_order(self.clues_from_solution(schema, solution), k, rng)
 
     def repair_moves(
         self, schema: Schema, instance: Instance, solution: Solution, coord: tuple
