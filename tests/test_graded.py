@@ -111,9 +111,15 @@ def test_too_easy_minimal_puzzle_is_dropped_after_one_run():
 
 
 def test_target_outside_the_scale():
+    from generators.graded import level_detail
+
     inst, solution, rng = full_grid(0)
     with pytest.raises(ValueError, match="outside 0..7"):
         shape_to_level(inst, solution, 8, rng)
+    with pytest.raises(ValueError, match="outside 0..7"):
+        level_detail(inst, -1)
+    with pytest.raises(ValueError, match="reveal must be one of fewest, most, random"):
+        shape_to_level(inst, solution, 2, rng, reveal="first")
 
 
 @pytest.mark.parametrize("strategy", ["adaptive", "blind"])
