@@ -5,7 +5,7 @@
 cd "$(dirname "$0")/.."
 mkdir -p runs/families200all
 .venv/bin/python - <<'PY' | while IFS=$'\t' read -r fam params tag; do
-from puzzlekit.registry import registered_schemas
+from puzzlekit.core.registry import registered_schemas
 import json
 grid = {"futoshiki", "kenken", "sudoku-killer", "sudoku-jigsaw", "skyscrapers", "starbattle",
         "nonogram", "kakuro"}

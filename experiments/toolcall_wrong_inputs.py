@@ -19,13 +19,13 @@ from collections import Counter
 
 import numpy as np
 
-from generators.adaptive import Adaptive
-from generators.base import Step
+from puzzlekit.core.model import Instance, Schema
 from puzzlekit.families import get_family
-from puzzlekit.generate import loop_seed
-from puzzlekit.loop import InlineHoldout, LoopBudget, run_loop
-from puzzlekit.model import Instance, Schema
-from puzzlekit.registry import get_verifier
+from puzzlekit.generators.adaptive import Adaptive
+from puzzlekit.generators.base import Step
+from puzzlekit.loop.batch import loop_seed
+from puzzlekit.loop.driver import InlineHoldout, LoopBudget, run_loop
+from puzzlekit.verifiers.registry import get_verifier
 
 PARAMS = {"tool": "shipping-rate", "expectedVerdict": "mid", "fixedInput": {"note": ""}}
 

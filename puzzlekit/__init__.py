@@ -13,8 +13,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from puzzlekit.model import Clue, Instance, SpecError, Violation
-from puzzlekit.report import RejectDetail, Verdict, VerifierReport
+from puzzlekit.core.model import Clue, Instance, SpecError, Violation
+from puzzlekit.core.report import RejectDetail, Verdict, VerifierReport
 
 __version__ = "0.1.0"
 
@@ -52,7 +52,7 @@ def parse(family: str, text: str, params: Mapping[str, Any] | None = None) -> In
 
 
 def get_verifier(name: str, **settings: Any) -> Any:
-    from puzzlekit.registry import get_verifier as _get
+    from puzzlekit.verifiers.registry import get_verifier as _get
 
     return _get(name, **settings)
 
@@ -65,8 +65,8 @@ def verify(
     budget: Any = None,
 ) -> VerifierReport:
     """Verify ``instance`` with the named backend (default: ``sat`` where encodable)."""
-    from puzzlekit.registry import default_verifier_name
-    from puzzlekit.registry import get_verifier as _get
+    from puzzlekit.verifiers.registry import default_verifier_name
+    from puzzlekit.verifiers.registry import get_verifier as _get
 
     name = verifier or default_verifier_name(instance)
     return _get(name).verify(instance, solution_cap=solution_cap, budget=budget)

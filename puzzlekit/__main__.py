@@ -1,5 +1,5 @@
 import sys
 
-from puzzlekit.cli import main
+from puzzlekit.app.cli import main
 
 sys.exit(main())

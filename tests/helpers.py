@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from puzzlekit.model import Clue, Instance
-from puzzlekit.report import HONEST_SCOPE, Verdict, VerifierReport
+from puzzlekit.core.model import Clue, Instance
+from puzzlekit.core.report import HONEST_SCOPE, Verdict, VerifierReport
 
 
 def given(r: int, c: int, v: int, cid: str | None = None) -> Clue:

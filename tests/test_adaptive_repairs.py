@@ -7,13 +7,13 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from generators.adaptive import Adaptive, conflict_changes, repair_moves
-from generators.base import Step
-from generators.solutions import random_solution
+from puzzlekit.core.model import Clue, Instance, Schema, Solution
+from puzzlekit.core.report import Verdict
+from puzzlekit.core.solutions import random_solution
 from puzzlekit.families import Family, Repair, get_family
-from puzzlekit.model import Clue, Instance, Schema, Solution
-from puzzlekit.registry import get_verifier
-from puzzlekit.report import Verdict
+from puzzlekit.generators.adaptive import Adaptive, conflict_changes, repair_moves
+from puzzlekit.generators.base import Step
+from puzzlekit.verifiers.registry import get_verifier
 from tests.helpers import given
 
 MID = {"tool": "shipping-rate", "expectedVerdict": "mid", "fixedInput": {"note": ""}}

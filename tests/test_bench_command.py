@@ -5,7 +5,7 @@ from __future__ import annotations
 import csv
 from pathlib import Path
 
-from puzzlekit.cli import main
+from puzzlekit.app.cli import main
 
 LINES = [  # the first three 17-clue puzzles of the shared set
     ".................1..2.34........524..1.6.....7...........81.9....5....2..6..7....",

@@ -9,18 +9,18 @@ from typing import Any
 import pytest
 
 import puzzlekit.families as families_mod
+from puzzlekit.core.model import Clue, Instance, Linear, Origin
 from puzzlekit.families import families, register_family
 from puzzlekit.families.latin import Latin
 from puzzlekit.families.sudoku import Sudoku
-from puzzlekit.model import Clue, Instance, Linear, Origin
-from puzzlekit.registry import get_verifier
-from puzzlekit.testing import (
+from puzzlekit.quality.checks import (
     ContractError,
     check_family,
     check_verifier,
     malformed_instances,
     sample_instances,
 )
+from puzzlekit.verifiers.registry import get_verifier
 
 FAST_SCHEMAS = [
     ("sudoku", {"size": 4, "box": [2, 2]}),
@@ -116,7 +116,7 @@ class _Lying:
     def verify(self, instance: Instance, **kw: Any):
         import dataclasses
 
-        from puzzlekit.report import Verdict
+        from puzzlekit.core.report import Verdict
 
         rep = self.inner.verify(instance, **kw)
         if rep.verdict is Verdict.MULTIPLE:
@@ -143,14 +143,15 @@ def test_check_verifier_catches_disagreement_with_the_reference() -> None:
 @pytest.fixture
 def registered() -> Iterator[Any]:
     """Register families for one test, then restore the registry."""
-    saved = dict(families_mod._FAMILIES)
+    added: list[str] = []
 
     def add(fam: Any) -> Any:
-        return register_family(fam)
+        added.append(fam.name)
+        return register_family(fam, replace=True)
 
     yield add
-    families_mod._FAMILIES.clear()
-    families_mod._FAMILIES.update(saved)
+    for name in added:
+        families_mod.FAMILIES.unregister(name)
 
 
 class LyingClues(Latin):
@@ -288,7 +289,7 @@ def test_local_family_skips_the_cross_process_check_with_a_note(registered) -> N
 
 
 def test_contract_error_is_an_assertion_error_listing_every_problem() -> None:
-    from puzzlekit.testing import ContractProblem
+    from puzzlekit.quality.checks import ContractProblem
 
     err = ContractError(
         "subject", [ContractProblem("a", "fix a"), ContractProblem("b", "fix b")], []

@@ -9,7 +9,7 @@ import sys
 import pytest
 
 import puzzlekit as pk
-from puzzlekit.cli import main
+from puzzlekit.app.cli import main
 
 
 def run(capsys, *args):

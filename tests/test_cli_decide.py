@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from puzzlekit.cli import main
-from puzzlekit.kernel import check_decision
+from puzzlekit.app.cli import main
+from puzzlekit.audit.kernel import check_decision
 
 FIXTURES = Path(__file__).parent / "data" / "rbk" / "fixtures"
 

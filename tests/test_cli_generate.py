@@ -7,7 +7,7 @@ import json
 import pytest
 
 import puzzlekit as pk
-from puzzlekit.cli import main
+from puzzlekit.app.cli import main
 
 
 def _run(capsys, *args):

@@ -6,12 +6,12 @@ from pathlib import Path
 
 import pytest
 
-from puzzlekit.cli import main
-from puzzlekit.escalation import Dispatcher, EscalationCase, EscalationStore
-from puzzlekit.ledger import Ledger, read_checkpoint
-from puzzlekit.logic import LogicValue
-from puzzlekit.model import Clue, Instance
-from puzzlekit.stopping import ReasoningStep, run_stopping_condition
+from puzzlekit.app.cli import main
+from puzzlekit.audit.escalation import Dispatcher, EscalationCase, EscalationStore
+from puzzlekit.audit.ledger import Ledger, read_checkpoint
+from puzzlekit.audit.logic import LogicValue
+from puzzlekit.audit.stopping import ReasoningStep, run_stopping_condition
+from puzzlekit.core.model import Clue, Instance
 
 
 def given(r: int, c: int, v: int) -> Clue:

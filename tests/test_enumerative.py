@@ -7,11 +7,11 @@ import itertools
 import pytest
 
 import puzzlekit as pk
+from puzzlekit.core.report import Verdict, validate_report_json
 from puzzlekit.families import resolve
-from puzzlekit.report import Verdict, validate_report_json
+from puzzlekit.verifiers.base import SearchBudget
+from puzzlekit.verifiers.enumerative import EnumerativeVerifier
 from tests.helpers import given, is_valid_sudoku, latin, sudoku
-from verifiers.base import SearchBudget
-from verifiers.enumerative import EnumerativeVerifier
 
 V = EnumerativeVerifier()
 

@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from puzzlekit.escalation import (
+from puzzlekit.audit.escalation import (
     DEFAULT_HOLD_SECONDS,
     Action,
     Dispatcher,
@@ -21,10 +21,10 @@ from puzzlekit.escalation import (
     instance_digest_of,
     retry_holds,
 )
-from puzzlekit.ledger import Ledger
-from puzzlekit.logic import LogicValue
-from puzzlekit.model import Clue, Instance
-from puzzlekit.stopping import ReasoningStep, run_stopping_condition
+from puzzlekit.audit.ledger import Ledger
+from puzzlekit.audit.logic import LogicValue
+from puzzlekit.audit.stopping import ReasoningStep, run_stopping_condition
+from puzzlekit.core.model import Clue, Instance
 
 T = LogicValue.TRUE
 INSTANCE = Instance.make("latin", {"size": 3}, [Clue.make("r1c1", "given", {"value": 1}, [(0, 0)])])

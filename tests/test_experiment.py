@@ -17,9 +17,9 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from puzzlekit.cli import main
-from puzzlekit.experiment import ConfigError, parse_config, plan, run_experiment
-from puzzlekit.ledger import Ledger
+from puzzlekit.app.cli import main
+from puzzlekit.app.experiment import ConfigError, parse_config, plan, run_experiment
+from puzzlekit.audit.ledger import Ledger
 
 ROOT = Path(__file__).resolve().parent.parent
 SMOKE = ROOT / "experiments" / "smoke.toml"
@@ -169,7 +169,7 @@ def test_smoke_run_writes_manifest_parquet_ledger_and_report(smoke_run):
     assert entries[0].body["kind"] == "preregistration"
 
     report = smoke_run / "report"
-    from puzzlekit.plots import FIGURES, GRADE_FIGURE
+    from puzzlekit.app.plots import FIGURES, GRADE_FIGURE
 
     for name in ("report.md", *FIGURES, GRADE_FIGURE):
         assert (report / name).stat().st_size > 0

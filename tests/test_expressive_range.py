@@ -12,10 +12,10 @@ import pandas as pd
 import pyarrow.parquet as pq
 import pytest
 
-from puzzlekit.cli import main
-from puzzlekit.experiment import ConfigError, Task, parse_config, plan, run_experiment, run_task
-from puzzlekit.grading import GRADED_FAMILIES, grade
-from puzzlekit.plots import FIGURES, GRADE_FIGURE, plot_grade_range
+from puzzlekit.app.cli import main
+from puzzlekit.app.experiment import ConfigError, Task, parse_config, plan, run_experiment, run_task
+from puzzlekit.app.plots import FIGURES, GRADE_FIGURE, plot_grade_range
+from puzzlekit.grading.techniques import GRADED_FAMILIES, grade
 
 ROOT = Path(__file__).resolve().parent.parent
 SMOKE = ROOT / "experiments" / "smoke.toml"
@@ -52,9 +52,9 @@ def graded_run(tmp_path_factory) -> Path:
 def replay(task: Task, trial: int, seed: int):
     """The loop of one trial, rebuilt outside the runner (the filter is exact, no holdout)."""
     from puzzlekit.families import get_family
-    from puzzlekit.generate import STRATEGIES
-    from puzzlekit.loop import LoopBudget, run_loop
-    from puzzlekit.registry import get_verifier
+    from puzzlekit.loop.batch import STRATEGIES
+    from puzzlekit.loop.driver import LoopBudget, run_loop
+    from puzzlekit.verifiers.registry import get_verifier
 
     assert task.holdout is None and not task.minimize
     schema = get_family(task.schema.family).schema(dict(task.schema.params))
@@ -150,7 +150,7 @@ def test_plot_grade_range_draws_nothing_when_every_level_is_null(graded_run, tmp
 
 
 def test_the_grade_range_config_loads_with_only_graded_families():
-    from puzzlekit.experiment import load_config
+    from puzzlekit.app.experiment import load_config
 
     config = load_config(ROOT / "experiments" / "grade_range.toml")
     assert config.grade and all(s.family in GRADED_FAMILIES for s in config.schemas)

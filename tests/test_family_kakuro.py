@@ -7,14 +7,14 @@ import json
 import numpy as np
 import pytest
 
-from generators.base import fresh_puzzle
-from puzzlekit.cli import main
+from puzzlekit.app.cli import main
+from puzzlekit.core.model import Instance, SpecError
+from puzzlekit.core.report import Verdict
 from puzzlekit.families import get_family, resolve
 from puzzlekit.families.kakuro import random_layout, sum_range
-from puzzlekit.model import Instance, SpecError
-from puzzlekit.registry import get_verifier
-from puzzlekit.report import Verdict
-from puzzlekit.testing import check_family
+from puzzlekit.generators.base import fresh_puzzle
+from puzzlekit.quality.checks import check_family
+from puzzlekit.verifiers.registry import get_verifier
 
 FAM = get_family("kakuro")
 SMALL = "#  #  8\\  9\\\n#  \\7  .  .\n\\17  .  .  .\n\\4  .  .  #"

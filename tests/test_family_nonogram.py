@@ -9,15 +9,15 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from generators.base import fresh_puzzle
-from puzzlekit.cli import main
+from puzzlekit.app.cli import main
+from puzzlekit.core.model import SpecError
+from puzzlekit.core.report import Verdict
 from puzzlekit.families import get_family, resolve
 from puzzlekit.families.nonogram import runs_automaton, runs_of
-from puzzlekit.model import SpecError
-from puzzlekit.registry import get_verifier
-from puzzlekit.report import Verdict
-from puzzlekit.tatham import parse_line
-from puzzlekit.testing import check_family
+from puzzlekit.generators.base import fresh_puzzle
+from puzzlekit.io.tatham import parse_line
+from puzzlekit.quality.checks import check_family
+from puzzlekit.verifiers.registry import get_verifier
 
 FAM = get_family("nonogram")
 IDS = (Path(__file__).parent / "data" / "tatham" / "pattern.txt").read_text().split()

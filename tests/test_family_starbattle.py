@@ -7,14 +7,14 @@ import json
 import numpy as np
 import pytest
 
-from generators.base import fresh_puzzle
-from puzzlekit.cli import main
+from puzzlekit.app.cli import main
+from puzzlekit.core.model import Instance, SpecError
+from puzzlekit.core.report import Verdict
 from puzzlekit.families import get_family, resolve
 from puzzlekit.families._regions import connected
-from puzzlekit.model import Instance, SpecError
-from puzzlekit.registry import get_verifier
-from puzzlekit.report import Verdict
-from puzzlekit.testing import check_family
+from puzzlekit.generators.base import fresh_puzzle
+from puzzlekit.quality.checks import check_family
+from puzzlekit.verifiers.registry import get_verifier
 
 FAM = get_family("starbattle")
 
@@ -79,7 +79,7 @@ def test_repair_moves_reveal_or_reshape_and_keep_every_clue_true():
 
 
 def test_adaptive_loop_reaches_unique_puzzles():
-    from generators.adaptive import Adaptive
+    from puzzlekit.generators.adaptive import Adaptive
 
     schema = FAM.schema({"size": 6, "stars": 1})
     rng = np.random.default_rng(0)

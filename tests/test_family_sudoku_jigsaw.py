@@ -7,16 +7,16 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from generators.base import sample_solution
+from puzzlekit.core.model import Instance, SpecError
+from puzzlekit.core.report import Verdict
 from puzzlekit.families import get_family, resolve
 from puzzlekit.families.sudoku_jigsaw import SEED0, grown_regions
-from puzzlekit.generate import GenerateConfig, generate
-from puzzlekit.golden import schema_id
-from puzzlekit.inputs import iter_items
-from puzzlekit.model import Instance, SpecError
-from puzzlekit.registry import get_verifier
-from puzzlekit.report import Verdict
-from puzzlekit.testing import check_family
+from puzzlekit.generators.base import sample_solution
+from puzzlekit.io.inputs import iter_items
+from puzzlekit.loop.batch import GenerateConfig, generate
+from puzzlekit.quality.checks import check_family
+from puzzlekit.quality.golden import schema_id
+from puzzlekit.verifiers.registry import get_verifier
 
 FAMILY = "sudoku-jigsaw"
 PARAMS = {"size": 6}

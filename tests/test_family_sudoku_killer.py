@@ -7,14 +7,14 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from generators.base import sample_solution
+from puzzlekit.core.model import Instance
+from puzzlekit.core.report import Verdict
 from puzzlekit.families import get_family, resolve
-from puzzlekit.generate import GenerateConfig, generate
-from puzzlekit.inputs import iter_items
-from puzzlekit.model import Instance
-from puzzlekit.registry import get_verifier
-from puzzlekit.report import Verdict
-from puzzlekit.testing import check_family
+from puzzlekit.generators.base import sample_solution
+from puzzlekit.io.inputs import iter_items
+from puzzlekit.loop.batch import GenerateConfig, generate
+from puzzlekit.quality.checks import check_family
+from puzzlekit.verifiers.registry import get_verifier
 
 FAMILY = "sudoku-killer"
 PARAMS = {"size": 4, "box": [2, 2]}

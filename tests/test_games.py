@@ -10,17 +10,17 @@ from operator import xor
 import numpy as np
 import pytest
 
-from generators.adaptive import Adaptive
-from generators.blind import Blind
-from puzzlekit.cli import main
+from puzzlekit.app.cli import main
+from puzzlekit.core.model import Instance, SpecError
+from puzzlekit.core.report import Verdict, validate_report_json
 from puzzlekit.families import get_family
 from puzzlekit.families.games import OnlyWinningMove, move_values, winning_moves
-from puzzlekit.loop import InlineHoldout, LoopBudget, run_loop
-from puzzlekit.model import Instance, SpecError
-from puzzlekit.registry import default_verifier_name, get_verifier
-from puzzlekit.report import Verdict, validate_report_json
-from puzzlekit.testing import check_family
-from verifiers.gametree import game_verdict
+from puzzlekit.generators.adaptive import Adaptive
+from puzzlekit.generators.blind import Blind
+from puzzlekit.loop.driver import InlineHoldout, LoopBudget, run_loop
+from puzzlekit.quality.checks import check_family
+from puzzlekit.verifiers.gametree import game_verdict
+from puzzlekit.verifiers.registry import default_verifier_name, get_verifier
 
 TTT = get_family("owm-tictactoe")
 GAMETREE = get_verifier("gametree")

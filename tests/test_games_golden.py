@@ -1,8 +1,8 @@
 """Golden corpora of the game families: every case gives its recorded report under gametree.
 
 The corpora are built from the families' own seeded cases (``golden_instances``): a position is
-one clue, so ``puzzlekit.golden.build_entries``, which drops clues, does not apply. Rebuild with
-``python -m tests.test_games_golden`` after an intended change, and review the diff.
+one clue, so ``puzzlekit.quality.golden.build_entries``, which drops clues, does not apply.
+Rebuild with ``python -m tests.test_games_golden`` after an intended change, and review the diff.
 """
 
 from __future__ import annotations
@@ -14,8 +14,15 @@ import pytest
 
 from puzzlekit.families import families
 from puzzlekit.families.games import OnlyWinningMove
-from puzzlekit.golden import CASES, GoldenEntry, load_corpus, regress, schema_id, write_corpus
-from puzzlekit.registry import get_verifier
+from puzzlekit.quality.golden import (
+    CASES,
+    GoldenEntry,
+    load_corpus,
+    regress,
+    schema_id,
+    write_corpus,
+)
+from puzzlekit.verifiers.registry import get_verifier
 
 GOLDEN = Path(__file__).parent / "golden"
 RECORDER = "gametree"

@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from puzzlekit.cli import main
-from puzzlekit.golden import CASES, load_corpus, recorder_of, registered_ids, regress
+from puzzlekit.app.cli import main
+from puzzlekit.quality.golden import CASES, load_corpus, recorder_of, registered_ids, regress
 
 GOLDEN = Path(__file__).parent / "golden"
 VERDICTS = {

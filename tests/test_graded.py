@@ -9,15 +9,15 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from generators.base import fresh_puzzle
-from generators.graded import _Givens, grade_fast, shape_to_level
-from generators.minimize import minimize
-from puzzlekit.cli import main
+from puzzlekit.app.cli import main
+from puzzlekit.core.model import Instance
 from puzzlekit.families import get_family
-from puzzlekit.grading import grade
-from puzzlekit.inputs import iter_tatham_items
-from puzzlekit.model import Instance
-from puzzlekit.registry import get_verifier
+from puzzlekit.generators.base import fresh_puzzle
+from puzzlekit.generators.graded import _Givens, grade_fast, shape_to_level
+from puzzlekit.generators.minimize import minimize
+from puzzlekit.grading.techniques import grade
+from puzzlekit.io.inputs import iter_tatham_items
+from puzzlekit.verifiers.registry import get_verifier
 
 DATA = Path(__file__).parent / "data"
 SCHEMA = get_family("sudoku").schema({"size": 9})
@@ -111,7 +111,7 @@ def test_too_easy_minimal_puzzle_is_dropped_after_one_run():
 
 
 def test_target_outside_the_scale():
-    from generators.graded import level_detail
+    from puzzlekit.generators.graded import level_detail
 
     inst, solution, rng = full_grid(0)
     with pytest.raises(ValueError, match="outside 0..7"):
@@ -140,8 +140,8 @@ def test_cli_generate_difficulty_records(strategy, capsys):
 
 
 def test_level_detail_too_hard_names_stuck_cells_and_the_next_technique():
-    from generators.graded import level_detail
-    from puzzlekit.grading import TIERS
+    from puzzlekit.generators.graded import level_detail
+    from puzzlekit.grading.techniques import TIERS
 
     line = (DATA / "sudoku9_top1465_sample.txt").read_text().splitlines()[0]
     inst = get_family("sudoku").parse_text(line)
@@ -156,7 +156,7 @@ def test_level_detail_too_hard_names_stuck_cells_and_the_next_technique():
 
 
 def test_level_detail_too_easy_lists_clues_that_can_go():
-    from generators.graded import level_detail
+    from puzzlekit.generators.graded import level_detail
 
     inst, solution, rng = full_grid(5)
     easy = shape_to_level(inst, solution, 0, rng).instance

@@ -8,11 +8,11 @@ from pathlib import Path
 
 import pytest
 
-from puzzlekit.cli import main
+from puzzlekit.app.cli import main
+from puzzlekit.core.model import Compare, Instance, Linear, Origin
 from puzzlekit.families import get_family, resolve
-from puzzlekit.grading import _Solver, _supports, grade, validate
-from puzzlekit.inputs import iter_tatham_items
-from puzzlekit.model import Compare, Instance, Linear, Origin
+from puzzlekit.grading.techniques import _Solver, _supports, grade, validate
+from puzzlekit.io.inputs import iter_tatham_items
 
 DATA = Path(__file__).parent / "data"
 LABELLED = DATA / "tatham" / "labelled"
@@ -163,7 +163,7 @@ def test_hard_puzzle_reports_stuck_cells_with_true_candidates():
     g = grade(inst)
     assert g.status == "stuck" and g.technique == "search" and g.level == len(g.scale) - 1
     assert g.stuck and all(len(cell.candidates) > 1 for cell in g.stuck)
-    from puzzlekit.registry import get_verifier
+    from puzzlekit.verifiers.registry import get_verifier
 
     solution = get_verifier("sat").verify(inst, solution_cap=2).solutions[0]
     for cell in g.stuck:  # sound: the true value is never eliminated

@@ -7,11 +7,11 @@ import json
 import pytest
 
 import puzzlekit as pk
-from puzzlekit.cli import main
-from puzzlekit.model import Instance, SpecError
-from puzzlekit.report import Verdict, validate_report_json
+from puzzlekit.app.cli import main
+from puzzlekit.core.model import Instance, SpecError
+from puzzlekit.core.report import Verdict, validate_report_json
+from puzzlekit.verifiers.enumerative import EnumerativeVerifier
 from tests.helpers import given
-from verifiers.enumerative import EnumerativeVerifier
 
 V = EnumerativeVerifier()
 LINE = "." * 81

@@ -12,8 +12,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from puzzlekit import kernel
-from puzzlekit.kernel import (
+from puzzlekit.audit import kernel
+from puzzlekit.audit.kernel import (
     FACTORS,
     KernelInputError,
     UndigestiblePolicyError,

@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 import rfc8785
 
-from puzzlekit.ledger import (
+from puzzlekit.audit.ledger import (
     GENESIS,
     BodyError,
     Checkpoint,
@@ -23,8 +23,8 @@ from puzzlekit.ledger import (
     read_checkpoint,
     write_checkpoint,
 )
-from puzzlekit.logic import LogicValue
-from puzzlekit.stopping import ReasoningStep, run_stopping_condition
+from puzzlekit.audit.logic import LogicValue
+from puzzlekit.audit.stopping import ReasoningStep, run_stopping_condition
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -312,7 +312,7 @@ def test_a_ledger_is_an_anchor_function_for_escalations(db: Path) -> None:
 WORKER = textwrap.dedent(
     """
     import os, sys, time
-    from puzzlekit.ledger import Ledger
+    from puzzlekit.audit.ledger import Ledger
     db, worker, n, go = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), sys.argv[4]
     ledger = Ledger(db)
     while not os.path.exists(go):
@@ -354,7 +354,7 @@ def test_eight_processes_appending_concurrently_give_one_valid_chain(
 ENDLESS = textwrap.dedent(
     """
     import sys
-    from puzzlekit.ledger import Ledger
+    from puzzlekit.audit.ledger import Ledger
     ledger = Ledger(sys.argv[1])
     i = 0
     while True:
@@ -383,7 +383,7 @@ def test_sigkill_while_appending_leaves_a_chain_that_verifies(db: Path) -> None:
 HANG_BEFORE_COMMIT = textwrap.dedent(
     """
     import pathlib, sys, time
-    from puzzlekit.ledger import Ledger
+    from puzzlekit.audit.ledger import Ledger
     ledger = Ledger(sys.argv[1])
     for i in range(50):
         ledger.append({"i": i})

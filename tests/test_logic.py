@@ -2,9 +2,9 @@ from __future__ import annotations
 
 import pytest
 
-from puzzlekit import logic
-from puzzlekit.logic import LogicValue
-from puzzlekit.report import Verdict
+from puzzlekit.audit import logic
+from puzzlekit.audit.logic import LogicValue
+from puzzlekit.core.report import Verdict
 
 
 def test_there_are_exactly_the_eight_values_of_the_design() -> None:

@@ -5,8 +5,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from generators.adaptive import Adaptive
-from generators.base import Step
+from puzzlekit.core.model import Clue, Instance
+from puzzlekit.core.report import Verdict
 from puzzlekit.families import get_family, resolve
 from puzzlekit.families.logicgrid import (
     CLUE_KINDS,
@@ -17,11 +17,11 @@ from puzzlekit.families.logicgrid import (
     holds,
     solution_json,
 )
-from puzzlekit.generate import GenerateConfig, generate
-from puzzlekit.model import Clue, Instance
-from puzzlekit.registry import get_verifier
-from puzzlekit.report import Verdict
-from puzzlekit.testing import check_family
+from puzzlekit.generators.adaptive import Adaptive
+from puzzlekit.generators.base import Step
+from puzzlekit.loop.batch import GenerateConfig, generate
+from puzzlekit.quality.checks import check_family
+from puzzlekit.verifiers.registry import get_verifier
 
 SMALL = {"size": 4, "categories": 3}
 

@@ -9,16 +9,16 @@ import numpy as np
 import pytest
 
 import puzzlekit as pk
-from generators.adaptive import Adaptive
-from generators.base import Step
-from generators.blind import Blind
-from generators.minimize import minimize
-from generators.solutions import random_solution
+from puzzlekit.core.model import Instance
+from puzzlekit.core.report import Verdict
+from puzzlekit.core.solutions import random_solution
 from puzzlekit.families import resolve
-from puzzlekit.loop import CONTAMINATED, InlineHoldout, LoopBudget, WorkerHoldout, run_loop
-from puzzlekit.model import Instance
-from puzzlekit.registry import get_verifier
-from puzzlekit.report import Verdict
+from puzzlekit.generators.adaptive import Adaptive
+from puzzlekit.generators.base import Step
+from puzzlekit.generators.blind import Blind
+from puzzlekit.generators.minimize import minimize
+from puzzlekit.loop.driver import CONTAMINATED, InlineHoldout, LoopBudget, WorkerHoldout, run_loop
+from puzzlekit.verifiers.registry import get_verifier
 from tests.helpers import given, is_valid_sudoku
 
 S4 = pk.schema("sudoku", {"size": 4})
@@ -81,7 +81,7 @@ def test_adaptive_repairs_what_the_violations_name():
 
 
 def test_adaptive_reveals_a_culprit_when_undecided():
-    from verifiers.base import SearchBudget
+    from puzzlekit.verifiers.base import SearchBudget
 
     sol = random_solution(S9, np.random.default_rng(0))
     inst = Instance.make("sudoku", {"size": 9}, [])

@@ -117,7 +117,7 @@ def session() -> dict[str, Any]:
 def test_lists_the_tools_with_schemas_and_coordinate_docs(session: dict[str, Any]) -> None:
     tools = session["tools"]
     assert {"puzzle_schema_list", "puzzle_verify", "puzzle_generate"} <= set(tools)
-    import puzzlekit.mcp_server as ms
+    import puzzlekit.app.mcp_server as ms
 
     assert ("game_verdict" in tools) == ms.games_available()
     verify = tools["puzzle_verify"]
@@ -213,7 +213,7 @@ def test_time_limit_is_an_error_and_the_server_goes_on(session: dict[str, Any]) 
 
 
 def test_game_verdict(session: dict[str, Any]) -> None:
-    import puzzlekit.mcp_server as ms
+    import puzzlekit.app.mcp_server as ms
 
     if not ms.games_available():  # the tool is omitted then (checked above); nothing to call
         assert "game_verdict" not in session["tools"]
@@ -230,7 +230,7 @@ def test_game_verdict(session: dict[str, Any]) -> None:
 def test_generate_text_is_what_the_cli_prints(
     session: dict[str, Any], capsys: pytest.CaptureFixture[str]
 ) -> None:
-    from puzzlekit.cli import main
+    from puzzlekit.app.cli import main
 
     argv = ["generate", "sudoku", "--params", json.dumps(SUDOKU4), "--count", "2", "--seed", "11"]
     assert main(argv) == 0

@@ -11,7 +11,7 @@ from hypothesis import settings
 from hypothesis import strategies as st
 
 import puzzlekit as pk
-from puzzlekit.model import Instance, SpecError
+from puzzlekit.core.model import Instance, SpecError
 from tests.helpers import given
 
 
@@ -91,7 +91,7 @@ json_values = st.recursive(
 def test_canonical_json_fast_path_equals_rfc8785(value):
     import rfc8785
 
-    from puzzlekit.model import canonical_json
+    from puzzlekit.core.model import canonical_json
 
     try:
         expected = rfc8785.dumps(value)
@@ -118,6 +118,6 @@ def test_a_family_registered_before_the_first_lookup_does_not_hide_the_builtins(
 def test_canonical_json_of_control_and_non_ascii_strings_equals_rfc8785(text):
     import rfc8785
 
-    from puzzlekit.model import canonical_json
+    from puzzlekit.core.model import canonical_json
 
     assert canonical_json({text: [text]}) == rfc8785.dumps({text: [text]})

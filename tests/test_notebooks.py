@@ -1,7 +1,7 @@
 """The analysis notebooks run top to bottom (nbmake) against a small run made here.
 
 ``notebooks/reject_distributions.ipynb`` redraws the report's figures from a run directory; it
-must agree with ``puzzlekit.plots`` (its last cell asserts so)."""
+must agree with ``puzzlekit.app.plots`` (its last cell asserts so)."""
 
 from __future__ import annotations
 
@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from puzzlekit.experiment import parse_config, run_experiment
+from puzzlekit.app.experiment import parse_config, run_experiment
 
 ROOT = Path(__file__).resolve().parent.parent
 NOTEBOOKS = sorted((ROOT / "notebooks").glob("*.ipynb"))

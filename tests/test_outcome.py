@@ -9,15 +9,18 @@ from pathlib import Path
 
 import pytest
 
-from generators.adaptive import Adaptive
-from generators.blind import Blind
-from puzzlekit.cli import main
-from puzzlekit.escalation import Dispatcher, EscalationStore, as_checkpoint
+from puzzlekit.app.cli import main
+from puzzlekit.audit.escalation import Dispatcher, EscalationStore, as_checkpoint
+from puzzlekit.audit.ledger import Ledger
+from puzzlekit.audit.logic import LogicValue
+from puzzlekit.audit.stopping import locate_first_error
+from puzzlekit.core.report import Verdict, VerifierReport
 from puzzlekit.families import get_family
-from puzzlekit.ledger import Ledger
-from puzzlekit.logic import LogicValue
-from puzzlekit.loop import InlineHoldout, LoopBudget, LoopResult, run_loop
-from puzzlekit.outcome import (
+from puzzlekit.generators.adaptive import Adaptive
+from puzzlekit.generators.blind import Blind
+from puzzlekit.loop.driver import InlineHoldout, LoopBudget, LoopResult, run_loop
+from puzzlekit.loop.publish import CorpusPolicy, Provenance
+from puzzlekit.loop.settle import (
     audit_steps,
     check_hypotheses,
     derive_and_decide,
@@ -26,10 +29,7 @@ from puzzlekit.outcome import (
     run_publish_gate,
     settle,
 )
-from puzzlekit.publish import CorpusPolicy, Provenance
-from puzzlekit.registry import get_verifier, registry_verify_fn
-from puzzlekit.report import Verdict, VerifierReport
-from puzzlekit.stopping import locate_first_error
+from puzzlekit.verifiers.registry import get_verifier, registry_verify_fn
 from tests.helpers import fake_report
 
 AT = "2026-08-09T09:00:00Z"

@@ -8,10 +8,10 @@ from hypothesis import given as hgiven
 from hypothesis import settings
 from hypothesis import strategies as st
 
-from puzzlekit.model import Instance
-from puzzlekit.report import Verdict
+from puzzlekit.core.model import Instance
+from puzzlekit.core.report import Verdict
+from puzzlekit.verifiers.enumerative import EnumerativeVerifier
 from tests.helpers import given, is_valid_sudoku
-from verifiers.enumerative import EnumerativeVerifier
 
 
 def _all_4x4() -> list[dict[str, int]]:

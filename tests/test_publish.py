@@ -7,14 +7,14 @@ import itertools
 
 import pytest
 
-from puzzlekit.kernel import POLICY_SCHEMA, REQUEST_SCHEMA, decide, schema_violations
-from puzzlekit.publish import (
+from puzzlekit.audit.kernel import POLICY_SCHEMA, REQUEST_SCHEMA, decide, schema_violations
+from puzzlekit.core.report import Verdict, VerifierReport
+from puzzlekit.loop.publish import (
     VERIFIER_KINDS,
     CorpusPolicy,
     default_policy,
     derive_request,
 )
-from puzzlekit.report import Verdict, VerifierReport
 from tests.helpers import fake_report
 
 DIGEST = "sha256:" + "ab" * 32
@@ -142,7 +142,7 @@ def test_exact_agreement_carries_no_uncertainty():
 
 
 def test_inexact_kinds_claim_less_assurance_than_exact_ones():
-    from puzzlekit.kernel import ASSURANCE_ORDER
+    from puzzlekit.audit.kernel import ASSURANCE_ORDER
 
     exact = min(ASSURANCE_ORDER.index(VERIFIER_KINDS[k].assurance) for k in EXACT)
     for name in ("sampling", "budgeted", "faulty"):

@@ -12,8 +12,8 @@ import numpy as np  # noqa: E402
 import pytest  # noqa: E402
 
 import puzzlekit as pk  # noqa: E402
-from generators.base import fresh_puzzle  # noqa: E402
-from puzzlekit.report import Verdict  # noqa: E402
+from puzzlekit.core.report import Verdict  # noqa: E402
+from puzzlekit.generators.base import fresh_puzzle  # noqa: E402
 
 GRIDS = [
     ("sudoku", {"size": 4}),

@@ -8,11 +8,11 @@ import jsonschema
 import pytest
 
 import puzzlekit as pk
-from puzzlekit.model import Instance
-from puzzlekit.report import Verdict, VerifierReport, report_schema, validate_report_json
+from puzzlekit.core.model import Instance
+from puzzlekit.core.report import Verdict, VerifierReport, report_schema, validate_report_json
+from puzzlekit.verifiers.base import SearchBudget
+from puzzlekit.verifiers.enumerative import EnumerativeVerifier
 from tests.helpers import sudoku
-from verifiers.base import SearchBudget
-from verifiers.enumerative import EnumerativeVerifier
 
 
 def _reports() -> dict[Verdict, VerifierReport]:

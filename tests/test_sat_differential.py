@@ -13,11 +13,11 @@ import random
 
 import pytest
 
+from puzzlekit.core.model import Clue, Instance
+from puzzlekit.core.report import Verdict, VerifierReport
 from puzzlekit.families import get_family
-from puzzlekit.model import Clue, Instance
-from puzzlekit.report import Verdict, VerifierReport
-from verifiers.enumerative import EnumerativeVerifier
-from verifiers.sat import SatVerifier
+from puzzlekit.verifiers.enumerative import EnumerativeVerifier
+from puzzlekit.verifiers.sat import SatVerifier
 
 N = int(os.environ.get("PUZZLEKIT_DIFF_N", "300"))
 CAP = 3

@@ -12,8 +12,7 @@ from typing import Any
 
 import pytest
 
-from puzzlekit.families import Family, get_family, register_family
-from puzzlekit.model import (
+from puzzlekit.core.model import (
     AllDifferent,
     Automaton,
     Clue,
@@ -31,10 +30,11 @@ from puzzlekit.model import (
     Variable,
     Violation,
 )
-from puzzlekit.report import Verdict
-from verifiers.base import SearchBudget
-from verifiers.enumerative import EnumerativeVerifier
-from verifiers.sat import NotEncodable, SatVerifier, _Cnf, encodable
+from puzzlekit.core.report import Verdict
+from puzzlekit.families import Family, get_family, register_family
+from puzzlekit.verifiers.base import SearchBudget
+from puzzlekit.verifiers.enumerative import EnumerativeVerifier
+from puzzlekit.verifiers.sat import NotEncodable, SatVerifier, _Cnf, encodable
 
 R = Origin("rule", "probe")
 X = ("x", "y", "z")
@@ -251,7 +251,7 @@ def test_a_table_forbidding_few_tuples_is_clauses_without_new_variables() -> Non
 def test_a_schema_solver_outgrown_by_clue_encodings_is_rebuilt_but_not_under_a_session(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    import verifiers.sat as sat
+    import puzzlekit.verifiers.sat as sat
 
     monkeypatch.setattr(sat, "REBUILD_MIN_VARS", 1)
     monkeypatch.setattr(sat, "REBUILD_FACTOR", 0)

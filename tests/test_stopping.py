@@ -7,8 +7,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from puzzlekit.logic import LogicValue
-from puzzlekit.stopping import (
+from puzzlekit.audit.logic import LogicValue
+from puzzlekit.audit.stopping import (
     DEFAULT_TARGET,
     INVALID_INPUT,
     ReasoningStep,

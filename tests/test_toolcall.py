@@ -8,15 +8,15 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from generators.adaptive import Adaptive
-from generators.base import Step
+from puzzlekit.core.model import Clue, Instance
+from puzzlekit.core.report import Verdict
 from puzzlekit.families import get_family
-from puzzlekit.generate import GenerateConfig, generate
-from puzzlekit.model import Clue, Instance
-from puzzlekit.registry import default_verifier_name, get_verifier
-from puzzlekit.report import Verdict
-from puzzlekit.testing import check_family
-from puzzlekit.tools import field_domain, get_tool, load_mcp_tools, register_tool
+from puzzlekit.families.tools import field_domain, get_tool, load_mcp_tools, register_tool
+from puzzlekit.generators.adaptive import Adaptive
+from puzzlekit.generators.base import Step
+from puzzlekit.loop.batch import GenerateConfig, generate
+from puzzlekit.quality.checks import check_family
+from puzzlekit.verifiers.registry import default_verifier_name, get_verifier
 
 MID = {"tool": "shipping-rate", "expectedVerdict": "mid", "fixedInput": {"note": ""}}
 MCP = Path(__file__).parent / "data" / "tools" / "mcp_tools_list.json"

@@ -6,10 +6,10 @@ from __future__ import annotations
 
 import pytest
 
-from puzzlekit.model import Clue, Instance
-from puzzlekit.registry import get_verifier
-from puzzlekit.report import Verdict
-from puzzlekit.tools import get_tool
+from puzzlekit.core.model import Clue, Instance
+from puzzlekit.core.report import Verdict
+from puzzlekit.families.tools import get_tool
+from puzzlekit.verifiers.registry import get_verifier
 
 KERNEL_AUTO = {"tool": "review-kernel", "expectedVerdict": "auto_apply"}
 KERNEL_INCOMPLETE = {"tool": "review-kernel", "expectedVerdict": "incomplete"}

@@ -2,7 +2,7 @@
 
 A family knows one kind of puzzle: its schema for given params, its clue kinds, how a clue turns
 into constraints, the true clues of a solution, its customary text format and its renderings.
-This package is part of the ground floor: it imports only :mod:`puzzlekit.model`.
+This package is part of the ground floor: it imports only :mod:`puzzlekit.core.model`.
 """
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, TypeVar
 
-from puzzlekit.model import (
+from puzzlekit.core.model import (
     Clue,
     Constraint,
     Instance,
@@ -25,6 +25,7 @@ from puzzlekit.model import (
     Violation,
     freeze,
 )
+from puzzlekit.core.plugins import Registry, UnknownName
 
 
 @dataclass(frozen=True)
@@ -62,12 +63,16 @@ class Family:
     """Base class of a puzzle family. Subclasses set the class attributes and fill in the methods.
 
     Methods that read input (:meth:`normalize_params`, :meth:`clue_constraints`,
-    :meth:`parse_text`) raise :class:`~puzzlekit.model.SpecError` with violations, never another
+    :meth:`parse_text`) raise :class:`~puzzlekit.core.model.SpecError` with violations, never
+    another
     exception, so a verifier can turn bad input into an ``INVALID_SPEC`` report.
     """
 
     name: str = ""
     description: str = ""
+    #: the verifier that suits this family best (None: ``sat`` where encodable, else
+    #: ``enumerative``); games name ``gametree``, tool-call puzzles ``oracle``
+    default_verifier: str | None = None
     clue_kinds: tuple[str, ...] = ()
     #: params listed by ``puzzlekit schemas`` (each becomes one registered schema)
     listed_params: tuple[Mapping[str, Any], ...] = ()
@@ -135,7 +140,8 @@ class Family:
         """Every true clue a generator may reveal about ``solution``."""
         raise NotImplementedError
 
-    # -- golden corpora (puzzlekit.golden) ------------------------------------------------------
+    # -- golden corpora (puzzlekit.quality.golden)
+    # ------------------------------------------------------
     #: the exact verifier that records this family's golden corpora
     golden_verifier: str = "enumerative"
 
@@ -143,8 +149,10 @@ class Family:
         self, params: Mapping[str, Any], *, seed: int = 0
     ) -> dict[str, tuple[str, Instance, int]] | None:
         """The family's own regression cases for ``params``: each name of
-        ``puzzlekit.golden.CASES`` mapped to (note, instance, solution cap). None (the default):
-        ``puzzlekit.golden`` builds them from :meth:`clues_from_solution`. Games override it (a
+        ``puzzlekit.quality.golden.CASES`` mapped to (note, instance, solution cap). None (the
+        default):
+        ``puzzlekit.quality.golden`` builds them from :meth:`clues_from_solution`. Games override
+        it (a
         position is one clue, so dropping clues makes no case)."""
         return None
 
@@ -275,52 +283,49 @@ class Family:
 
 @functools.lru_cache(maxsize=256)
 def _cached_schema(family: Family, frozen_params: Any) -> Schema:
-    from puzzlekit.model import _thaw
+    from puzzlekit.core.model import _thaw
 
     return family.build_schema({k: _thaw(v) for k, v in frozen_params})
 
 
-_FAMILIES: dict[str, Family] = {}
-
-
-def register_family(family: Family) -> Family:
-    """Register a family under its name (third parties call this for their own families)."""
-    _FAMILIES[family.name] = family
-    return family
-
-
-def get_family(name: str) -> Family:
-    """The registered family ``name``; raises SpecError (``unknown-family``) otherwise."""
-    _load_builtin()
-    try:
-        return _FAMILIES[name]
-    except KeyError:
-        known = ", ".join(sorted(_FAMILIES))
-        raise SpecError(
-            [Violation("unknown-family", None, "family", f"no family {name!r}; known: {known}")]
-        ) from None
-
-
-def families() -> list[Family]:
-    _load_builtin()
-    return [_FAMILIES[k] for k in sorted(_FAMILIES)]
-
-
-_BUILTIN_LOADED = False
-
-
 def _load_builtin() -> None:
-    # a flag, not "is the registry empty": a third party may register before the first lookup
-    global _BUILTIN_LOADED
-    if _BUILTIN_LOADED:
-        return
-    _BUILTIN_LOADED = True
     # every public module of this package (and of its subpackages) registers its family on import
     import puzzlekit.families as pkg
 
     for info in pkgutil.walk_packages(pkg.__path__, prefix="puzzlekit.families."):
         if not info.name.rsplit(".", 1)[1].startswith("_"):
             importlib.import_module(info.name)
+
+
+#: the registered families by name (built-ins, then plugins)
+FAMILIES: Registry[Family] = Registry("family", _load_builtin)
+
+
+def register_family(family: Family, *, replace: bool = False) -> Family:
+    """Register a family under its name (third parties call this for their own families).
+
+    A name already registered raises :class:`~puzzlekit.core.plugins.DuplicateName` unless
+    ``replace``: a plugin never hides a built-in by accident."""
+    return FAMILIES.register(family.name, family, replace=replace)
+
+
+def get_family(name: str) -> Family:
+    """The registered family ``name``; raises SpecError (``unknown-family``) otherwise, whose
+    detail names the closest known families."""
+    try:
+        return FAMILIES.get(name)
+    except UnknownName as exc:
+        raise SpecError([Violation("unknown-family", None, "family", str(exc))]) from None
+
+
+def families() -> list[Family]:
+    """Every registered family, by name."""
+    return [fam for _, fam in FAMILIES.items()]
+
+
+def registered_schemas() -> list[dict[str, Any]]:
+    """One row per registered schema: family, params, clue kinds, variables, domain size."""
+    return [fam.describe(params) for fam in families() for params in fam.listed_params]
 
 
 def resolve(instance: Instance) -> Problem:

@@ -4,7 +4,7 @@ irregular regions (Jigsaw Sudoku).
 Not part of the public API. It holds the pure geometry (neighbours, connected components), the
 seeded random layouts (cages grown by random merges, regions grown from a random Latin square),
 the checks a cage clue must pass, and the ASCII/matplotlib drawing of grouped cells.
-It imports only :mod:`puzzlekit.model` and the families package.
+It imports only :mod:`puzzlekit.core.model` and the families package.
 """
 
 from __future__ import annotations
@@ -12,9 +12,9 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any
 
+from puzzlekit.core.model import Clue, Constraint, Instance, Schema, Solution, SpecError, Violation
 from puzzlekit.families import Repair
 from puzzlekit.families._grid import SYMBOLS, cell_name
-from puzzlekit.model import Clue, Constraint, Instance, Schema, Solution, SpecError, Violation
 
 Cell = tuple[int, int]
 

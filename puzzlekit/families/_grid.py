@@ -9,8 +9,7 @@ import math
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from puzzlekit.families import Family, Repair
-from puzzlekit.model import (
+from puzzlekit.core.model import (
     AllDifferent,
     Clue,
     Constraint,
@@ -23,6 +22,7 @@ from puzzlekit.model import (
     Variable,
     Violation,
 )
+from puzzlekit.families import Family, Repair
 
 SYMBOLS = "123456789ABCDEFGHIJKLMNOP"  # value v is SYMBOLS[v - 1]; '.' or '0' is a blank
 MAX_SIZE = len(SYMBOLS)

@@ -1,6 +1,6 @@
 """Private helpers of the skyscrapers, starbattle, nonogram and kakuro families.
 
-Param checks that raise :class:`~puzzlekit.model.SpecError`, the one-cell clue check, seeded
+Param checks that raise :class:`~puzzlekit.core.model.SpecError`, the one-cell clue check, seeded
 region growth over a grid, and the ASCII mark convention. Not part of the public API.
 """
 
@@ -11,7 +11,7 @@ from typing import Any
 
 import numpy as np
 
-from puzzlekit.model import Clue, Schema, SpecError, Variable, Violation
+from puzzlekit.core.model import Clue, Schema, SpecError, Variable, Violation
 
 Cell = tuple[int, int]
 

@@ -29,10 +29,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from puzzlekit.families import Repair, register_family
-from puzzlekit.families._cages import neighbours
-from puzzlekit.families._grid import SYMBOLS, GivensGrid, cell_name, check_described_size
-from puzzlekit.model import (
+from puzzlekit.core.model import (
     Clue,
     Compare,
     Constraint,
@@ -43,6 +40,9 @@ from puzzlekit.model import (
     SpecError,
     Violation,
 )
+from puzzlekit.families import Repair, register_family
+from puzzlekit.families._cages import neighbours
+from puzzlekit.families._grid import SYMBOLS, GivensGrid, cell_name, check_described_size
 
 #: Tatham's flag letters: the direction of the smaller neighbour, in his order
 FLAGS = {"U": (-1, 0), "R": (0, 1), "D": (1, 0), "L": (0, -1)}

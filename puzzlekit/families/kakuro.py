@@ -41,17 +41,7 @@ from typing import Any
 
 import numpy as np
 
-from puzzlekit.families import Family, Repair, pick_in_order, register_family
-from puzzlekit.families._regions import (
-    cell_name,
-    check_keys,
-    clue_int,
-    fail,
-    int_param,
-    mark_of,
-    one_cell,
-)
-from puzzlekit.model import (
+from puzzlekit.core.model import (
     AllDifferent,
     Clue,
     Constraint,
@@ -62,6 +52,16 @@ from puzzlekit.model import (
     Solution,
     SpecError,
     Variable,
+)
+from puzzlekit.families import Family, Repair, pick_in_order, register_family
+from puzzlekit.families._regions import (
+    cell_name,
+    check_keys,
+    clue_int,
+    fail,
+    int_param,
+    mark_of,
+    one_cell,
 )
 
 Cell = tuple[int, int]

@@ -26,7 +26,7 @@ JSON format: ``{"family": "kenken", "params": {"size": 4}, "clues": [{"id": "cag
 
 Text format: Simon Tatham's ``keen`` description (``N:`` block structure, comma, one clue per cage
 ``a``/``s``/``m``/``d`` and the target), for instances whose cages cover the grid and have no
-``given`` and no ``=`` cage but single cells; :mod:`puzzlekit.tatham` reads the same IDs.
+``given`` and no ``=`` cage but single cells; :mod:`puzzlekit.io.tatham` reads the same IDs.
 
 Repair moves at a cell: reveal its digit, or split its cage into the cell alone and the rest.
 """
@@ -37,17 +37,7 @@ import math
 from collections.abc import Mapping
 from typing import Any
 
-from puzzlekit.families import register_family
-from puzzlekit.families._cages import (
-    CageGrid,
-    Cell,
-    components,
-    decode_block_structure,
-    encode_block_structure,
-    int_field,
-)
-from puzzlekit.families._grid import GivensGrid, cell_name, check_described_size
-from puzzlekit.model import (
+from puzzlekit.core.model import (
     Clue,
     Constraint,
     Instance,
@@ -59,6 +49,16 @@ from puzzlekit.model import (
     Table,
     Violation,
 )
+from puzzlekit.families import register_family
+from puzzlekit.families._cages import (
+    CageGrid,
+    Cell,
+    components,
+    decode_block_structure,
+    encode_block_structure,
+    int_field,
+)
+from puzzlekit.families._grid import GivensGrid, cell_name, check_described_size
 
 OPS = ("+", "-", "*", "/", "=")
 #: Tatham's letters for the operations of keen descriptions

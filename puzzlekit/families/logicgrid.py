@@ -35,8 +35,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from puzzlekit.families import Family, Repair, pick_in_order, register_family
-from puzzlekit.model import (
+from puzzlekit.core.model import (
     AllDifferent,
     Clue,
     Constraint,
@@ -50,6 +49,7 @@ from puzzlekit.model import (
     Violation,
     freeze,
 )
+from puzzlekit.families import Family, Repair, pick_in_order, register_family
 
 RELATIONS: dict[str, Callable[[int, int], bool]] = {
     "left-of": lambda e1, e2: e1 < e2,
@@ -199,7 +199,7 @@ def _category(raw: Any, i: int) -> Category:
 
 @functools.lru_cache(maxsize=64)
 def _grid(frozen_categories: Any) -> Grid:
-    from puzzlekit.model import _thaw
+    from puzzlekit.core.model import _thaw
 
     cats = tuple(_category(c, i) for i, c in enumerate(_thaw(frozen_categories)))
     anchor = next((i for i, c in enumerate(cats) if c.ordered), 0)
@@ -428,7 +428,7 @@ def _pair(grid: Grid, cid: str, kind: str, a: list[str], b: list[str]) -> Clue:
 @functools.lru_cache(maxsize=4096)
 def _true_clues(params: Any, values: tuple[int, ...]) -> tuple[Clue, ...]:
     """The true clues of the solution whose variable values (in schema order) are ``values``."""
-    from puzzlekit.model import _thaw
+    from puzzlekit.core.model import _thaw
 
     grid = _grid(freeze(_categories_of({k: _thaw(v) for k, v in params})))
     n, others = grid.size, grid.others
@@ -489,7 +489,7 @@ def _candidates(
     the coordinate (``reveal``), then the relational clues about the value the solution puts
     there (``relate``: an atom of a same-entity or position clue, the subject of an either-or),
     in :func:`_true_clues` order."""
-    from puzzlekit.model import _thaw
+    from puzzlekit.core.model import _thaw
 
     grid = _grid(freeze(_categories_of({k: _thaw(v) for k, v in params})))
     at: dict[tuple[str, str], tuple[int, int]] = {}

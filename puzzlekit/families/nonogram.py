@@ -38,18 +38,7 @@ import functools
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from puzzlekit.families import Family, Repair, pick_in_order, register_family
-from puzzlekit.families._regions import (
-    cell_name,
-    check_keys,
-    clue_int,
-    fail,
-    int_param,
-    mark_of,
-    one_cell,
-    same_cells,
-)
-from puzzlekit.model import (
+from puzzlekit.core.model import (
     Automaton,
     Clue,
     Constraint,
@@ -60,6 +49,17 @@ from puzzlekit.model import (
     Schema,
     Solution,
     Variable,
+)
+from puzzlekit.families import Family, Repair, pick_in_order, register_family
+from puzzlekit.families._regions import (
+    cell_name,
+    check_keys,
+    clue_int,
+    fail,
+    int_param,
+    mark_of,
+    one_cell,
+    same_cells,
 )
 
 MAX_SIDE = 30

@@ -34,18 +34,7 @@ import functools
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from puzzlekit.families import Family, Repair, pick_in_order, register_family
-from puzzlekit.families._regions import (
-    cell_name,
-    check_keys,
-    clue_int,
-    fail,
-    int_param,
-    mark_of,
-    one_cell,
-    same_cells,
-)
-from puzzlekit.model import (
+from puzzlekit.core.model import (
     AllDifferent,
     Automaton,
     Clue,
@@ -58,6 +47,17 @@ from puzzlekit.model import (
     Solution,
     SpecError,
     Variable,
+)
+from puzzlekit.families import Family, Repair, pick_in_order, register_family
+from puzzlekit.families._regions import (
+    cell_name,
+    check_keys,
+    clue_int,
+    fail,
+    int_param,
+    mark_of,
+    one_cell,
+    same_cells,
 )
 
 SIDES = ("top", "bottom", "left", "right")

@@ -45,19 +45,7 @@ from typing import Any
 
 import numpy as np
 
-from puzzlekit.families import Family, Repair, pick_in_order, register_family
-from puzzlekit.families._regions import (
-    cell_name,
-    check_keys,
-    connected,
-    fail,
-    grow,
-    int_param,
-    mark_of,
-    neighbours4,
-    one_cell,
-)
-from puzzlekit.model import (
+from puzzlekit.core.model import (
     Clue,
     Constraint,
     Count,
@@ -69,6 +57,18 @@ from puzzlekit.model import (
     Solution,
     Variable,
     Violation,
+)
+from puzzlekit.families import Family, Repair, pick_in_order, register_family
+from puzzlekit.families._regions import (
+    cell_name,
+    check_keys,
+    connected,
+    fail,
+    grow,
+    int_param,
+    mark_of,
+    neighbours4,
+    one_cell,
 )
 
 LETTERS = string.ascii_uppercase
@@ -279,8 +279,9 @@ class StarBattle(Family):
     def golden_instances(
         self, params: Mapping[str, Any], *, seed: int = 0
     ) -> dict[str, tuple[str, Instance, int]] | None:
-        """The regression cases of a schema with generated layouts (``puzzlekit.golden.CASES``),
-        each as (note, instance, solution cap): a seeded layout with the reveals that make it
+        """The regression cases of a schema with generated layouts
+        (``puzzlekit.quality.golden.CASES``), each as (note, instance, solution cap): a seeded
+        layout with the reveals that make it
         unique (each at a cell where a solution found is not the layout's own, a star first),
         then its variants.
         The true clues of a solution are reveals only, so the generic builder would make

@@ -16,9 +16,9 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from puzzlekit.core.model import SpecError, Violation
 from puzzlekit.families import register_family
 from puzzlekit.families._grid import GivensGrid
-from puzzlekit.model import SpecError, Violation
 
 
 def default_box(n: int) -> tuple[int, int] | None:

@@ -18,7 +18,7 @@ JSON format: ``{"family": "sudoku-jigsaw", "params": {"size": 4, "regions": ["11
 "coords": [[0, 1]]}]}``.
 
 Text format: the Sudoku line (N*N characters, ``.`` blank); the regions come from params.
-Simon Tatham's ``solo`` jigsaw game IDs (``9j:...``) are read by :mod:`puzzlekit.tatham`.
+Simon Tatham's ``solo`` jigsaw game IDs (``9j:...``) are read by :mod:`puzzlekit.io.tatham`.
 
 Schema ids: ``sudoku-jigsaw-9x9`` for the default layout, else ``sudoku-jigsaw-9x9-`` and the
 first 8 hex digits of the SHA-256 of the layout's rows joined by ``/``.
@@ -35,6 +35,7 @@ from typing import Any
 
 import numpy as np
 
+from puzzlekit.core.model import Instance, Solution, SpecError, Violation
 from puzzlekit.families import register_family
 from puzzlekit.families._cages import (
     grow_regions,
@@ -44,7 +45,6 @@ from puzzlekit.families._cages import (
     rows_to_regions,
 )
 from puzzlekit.families._grid import SYMBOLS, GivensGrid, cell_name
-from puzzlekit.model import Instance, Solution, SpecError, Violation
 
 #: the layouts of seed 0, recorded so that no process pays for growing them (a 9×9 takes
 #: seconds); tests check that :func:`grow_regions` still gives them

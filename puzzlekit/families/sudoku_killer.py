@@ -20,7 +20,7 @@ JSON format: ``{"family": "sudoku-killer", "params": {"size": 4, "box": [2, 2]},
 [{"id": "cage-r1c1", "kind": "cage", "data": {"sum": 7}, "coords": [[0, 0], [1, 0]]}, ...]}``.
 
 Text format: Simon Tatham's ``solo`` killer game IDs (``3x3k:zzzc,_aaaa...,12_3a15...``, see
-:mod:`puzzlekit.tatham`) are read; instances are not written back as text.
+:mod:`puzzlekit.io.tatham`) are read; instances are not written back as text.
 
 Repair moves at a cell: reveal its digit, or split its cage into the cell alone and the rest.
 """
@@ -30,11 +30,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from puzzlekit.families import register_family
-from puzzlekit.families._cages import CageGrid, Cell, int_field
-from puzzlekit.families._grid import cell_name
-from puzzlekit.families.sudoku import Sudoku
-from puzzlekit.model import (
+from puzzlekit.core.model import (
     AllDifferent,
     Clue,
     Constraint,
@@ -44,6 +40,10 @@ from puzzlekit.model import (
     Schema,
     Solution,
 )
+from puzzlekit.families import register_family
+from puzzlekit.families._cages import CageGrid, Cell, int_field
+from puzzlekit.families._grid import cell_name
+from puzzlekit.families.sudoku import Sudoku
 
 
 class SudokuKiller(CageGrid, Sudoku):
@@ -78,7 +78,7 @@ class SudokuKiller(CageGrid, Sudoku):
         return str(clue.data_dict().get("sum"))
 
     def parse_text(self, text: str, params: Mapping[str, Any] | None = None) -> Instance:
-        from puzzlekit.tatham import parse_solo
+        from puzzlekit.io.tatham import parse_solo
 
         return parse_solo(text)
 

@@ -1,16 +1,19 @@
 """The ``toolcall`` family: which completion of a partial tool input gives the expected verdict?
 
-A schema is a registered tool (:mod:`puzzlekit.tools`), the verdict its oracle should return
+A schema is a registered tool (:mod:`puzzlekit.families.tools`), the verdict its oracle should
+return
 (``expectedVerdict``) and optionally ``fixedInput``, values of fields that cannot be enumerated
 (free strings, unbounded numbers). Every other input field is a variable at coordinate
 ``(i,)``, ``i`` its position in the tool's input schema, named after the field; its domain is
-the field's finite domain (:func:`puzzlekit.tools.field_domain`) encoded as integers: an enum
+the field's finite domain (:func:`puzzlekit.families.tools.field_domain`) encoded as integers: an
+enum
 value by its index, a boolean as 0/1, a bounded integer as itself. The one rule is an opaque
 ``Predicate``: the oracle, called on the decoded input, returns ``expectedVerdict`` (an oracle
 that raises counts as not returning it). Clues are ``given`` fields (``{"field", "value"}`` with
 the JSON value): the partial input; the fields without a clue are the hidden ones.
 
-Only enumerating verifiers can read this family: ``oracle`` (verifiers/oracle.py, the default,
+Only enumerating verifiers can read this family: ``oracle`` (puzzlekit/verifiers/oracle.py, the
+default,
 with the verdict distribution and dispatch errors), ``oracle-plain`` (its independent holdout)
 and ``enumerative``. Not for: tools whose inputs are nested objects or arrays.
 """
@@ -21,8 +24,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from puzzlekit.families import Family, Repair, register_family
-from puzzlekit.model import (
+from puzzlekit.core.model import (
     Clue,
     Constraint,
     Instance,
@@ -36,7 +38,8 @@ from puzzlekit.model import (
     Violation,
     freeze,
 )
-from puzzlekit.tools import Tool, field_domain, get_tool, tool_names
+from puzzlekit.families import Family, Repair, register_family
+from puzzlekit.families.tools import Tool, field_domain, get_tool, tool_names
 
 
 @dataclass(frozen=True)

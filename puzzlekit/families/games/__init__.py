@@ -22,7 +22,8 @@ are INVALID_SPEC with violations at the offending cells.
 
 The clue's constraints include an opaque ``Predicate`` whose oracle is :func:`move_values`
 (a memoized negamax over the game tree), so the enumerative reference can verify these
-instances; the exact game verifiers (``verifiers/gametree.py``: alpha-beta with a transposition
+instances; the exact game verifiers (``puzzlekit/verifiers/gametree.py``: alpha-beta with a
+transposition
 table, and plain minimax as the holdout) solve the position themselves.
 
 Not for: games with chance, hidden information or more than two players, nor positions too big
@@ -38,8 +39,7 @@ from typing import Any
 
 import numpy as np
 
-from puzzlekit.families import Family, Repair
-from puzzlekit.model import (
+from puzzlekit.core.model import (
     Clue,
     Constraint,
     Coord,
@@ -55,6 +55,7 @@ from puzzlekit.model import (
     Variable,
     Violation,
 )
+from puzzlekit.families import Family, Repair
 
 #: result of a position or move for the side to move
 WIN, DRAW, LOSS = "WIN", "DRAW", "LOSS"
@@ -555,8 +556,9 @@ class OnlyWinningMove(Family):
     def golden_instances(
         self, params: Mapping[str, Any], *, seed: int = 0
     ) -> dict[str, tuple[str, Instance, int]]:
-        """The regression cases of a schema (the names of :data:`puzzlekit.golden.CASES`), each
-        as (note, instance, solution cap), from seeded random playouts. ``puzzlekit.golden``
+        """The regression cases of a schema (the names of
+        :data:`puzzlekit.quality.golden.CASES`), each as (note, instance, solution cap), from
+        seeded random playouts. ``puzzlekit.quality.golden``
         builds corpora by dropping clues; a position is one clue, so game corpora come from here.
         """
         norm = self.normalize_params(params)

@@ -15,9 +15,9 @@ from __future__ import annotations
 from collections.abc import Hashable, Mapping
 from typing import Any
 
+from puzzlekit.core.model import Coord, SpecError, Variable, Violation
 from puzzlekit.families import register_family
 from puzzlekit.families.games import Game, GameInfo, Move, OnlyWinningMove, State, int_param
-from puzzlekit.model import Coord, SpecError, Variable, Violation
 
 PIECES = {".": 0, "x": 1, "o": 2}
 SYMBOL = ".xo"

@@ -15,9 +15,9 @@ from functools import reduce
 from operator import xor
 from typing import Any
 
+from puzzlekit.core.model import Coord, SpecError, Variable, Violation
 from puzzlekit.families import register_family
 from puzzlekit.families.games import Game, GameInfo, Move, OnlyWinningMove, State, int_param
-from puzzlekit.model import Coord, SpecError, Variable, Violation
 
 MAX_HEAPS, MAX_STONES = 8, 31
 

@@ -9,10 +9,10 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from puzzlekit.core.model import SpecError, Violation
 from puzzlekit.families import register_family
 from puzzlekit.families.games import Game, GameInfo, OnlyWinningMove
 from puzzlekit.families.games.mnk import MNKGame
-from puzzlekit.model import SpecError, Violation
 
 
 class TicTacToe(MNKGame):

@@ -1,0 +1,38 @@
+"""``puzzlekit bench CONFIG [--out DIR]``: run a verification benchmark.
+
+See :mod:`puzzlekit.app.studies.bench_verify`.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+from puzzlekit.app.cli import UsageError
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser("bench", help="run a verification benchmark (TOML config); write CSV + MD")
+    p.add_argument("config", help="benchmark config, e.g. experiments/bench_verify.toml")
+    p.add_argument("--out", default=None, help="output folder (default: runs/<config name>)")
+    p.set_defaults(func=cmd_bench)
+
+
+def cmd_bench(args: argparse.Namespace) -> int:
+    import tomllib
+
+    from puzzlekit.app.studies import bench_verify as bench
+
+    config = Path(args.config)
+    if not config.is_file():
+        raise UsageError(f"cannot read {args.config}: no such file")
+    out = Path(args.out) if args.out else Path("runs") / config.stem
+    try:
+        bench.run(config, out, progress=lambda line: print(line, file=sys.stderr, flush=True))
+    except tomllib.TOMLDecodeError as exc:
+        raise UsageError(f"{args.config} is not TOML: {exc}") from None
+    except (KeyError, ValueError, OSError, ImportError) as exc:
+        raise UsageError(f"{args.config}: {exc}") from None
+    print((out / "results.md").read_text("utf-8"), end="")
+    return 0

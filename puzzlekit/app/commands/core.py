@@ -1,0 +1,184 @@
+"""``puzzlekit schemas``, ``puzzlekit verify`` and ``puzzlekit solve``."""
+
+from __future__ import annotations
+
+import argparse
+import json
+from typing import Any
+
+from puzzlekit.app.cli import UsageError
+from puzzlekit.core.report import Verdict, VerifierReport
+from puzzlekit.io.inputs import InputItem, iter_items, read_text
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser("schemas", help="list every registered schema")
+    p.add_argument("--json", action="store_true", help="one JSON object per schema")
+    p.set_defaults(func=cmd_schemas)
+
+    for name, func, helptext in (
+        ("verify", cmd_verify, "verify puzzles; one JSON report per puzzle, in input order"),
+        ("solve", cmd_solve, "solve puzzles; print each puzzle's solutions"),
+    ):
+        p = sub.add_parser(name, help=helptext)
+        p.add_argument("file", nargs="?", default="-", help="input file, or - for stdin")
+        p.add_argument("--family", help="family of text-format lines (e.g. sudoku)")
+        p.add_argument("--params", help="family params as JSON, e.g. '{\"size\": 4}'")
+        p.add_argument("--verifier", help="backend name (default: sat where encodable)")
+        p.add_argument(
+            "--cap", type=int, default=100 if name == "verify" else 2, help="solution cap"
+        )
+        p.add_argument("--budget-seconds", type=float, default=None, help="wall-time budget")
+        p.add_argument("--budget-nodes", type=int, default=None, help="search-node budget")
+        p.add_argument("--format", choices=("json", "text"), default="json")
+        p.add_argument(
+            "--input-format",
+            choices=("auto", "tatham"),
+            default="auto",
+            help="tatham: one Simon Tatham game ID a line (solo, keen, unequal, ...)",
+        )
+        p.set_defaults(func=func)
+
+
+def cmd_schemas(args: argparse.Namespace) -> int:
+    from puzzlekit.families import registered_schemas
+
+    rows = registered_schemas()
+    if args.json:
+        for row in rows:
+            print(json.dumps(row, ensure_ascii=False))
+        return 0
+    width = max(len(r["family"]) for r in rows) + 2
+    print(f"{'family':<{width}}{'variables':>9}{'domain':>8}  {'clue kinds':<32}params")
+    for row in rows:
+        params = json.dumps(row["params"], separators=(",", ":"))
+        kinds = ",".join(row["clueKinds"])
+        print(
+            f"{row['family']:<{width}}{row['variables']:>9}{row['domainSize']:>8}  "
+            f"{kinds:<32}{params}"
+        )
+    return 0
+
+
+def _settings(args: argparse.Namespace) -> tuple[dict[str, Any] | None, Any, Any]:
+    from puzzlekit.verifiers.base import SearchBudget
+    from puzzlekit.verifiers.registry import get_verifier, verifier_names
+
+    params = None
+    if args.params is not None:
+        try:
+            params = json.loads(args.params)
+        except json.JSONDecodeError as exc:
+            raise UsageError(f"--params is not JSON: {exc.msg}") from None
+        if not isinstance(params, dict):
+            raise UsageError("--params must be a JSON object")
+    if args.cap < 2:
+        raise UsageError(
+            f"--cap must be at least 2 (uniqueness needs a second solution), got {args.cap}"
+        )
+    if args.verifier is not None and args.verifier not in verifier_names():
+        raise UsageError(f"no verifier {args.verifier!r}; known: {', '.join(verifier_names())}")
+    budget = SearchBudget(
+        nodes=args.budget_nodes if args.budget_nodes is not None else SearchBudget.nodes,
+        seconds=args.budget_seconds if args.budget_seconds is not None else SearchBudget.seconds,
+    )
+    verifiers: dict[str, Any] = {}
+
+    def verifier_for(instance: Any) -> Any:
+        from puzzlekit.verifiers.registry import default_verifier_name
+
+        name = args.verifier or default_verifier_name(instance)
+        if name not in verifiers:
+            verifiers[name] = get_verifier(name)
+        return verifiers[name]
+
+    return params, verifier_for, budget
+
+
+def _items(args: argparse.Namespace, params: dict[str, Any] | None):
+    try:
+        text = read_text(args.file)
+    except (OSError, UnicodeDecodeError) as exc:
+        reason = getattr(exc, "strerror", None) or exc
+        raise UsageError(f"cannot read {args.file}: {reason}") from None
+    return iter_items(text, args.family, params, getattr(args, "input_format", "auto"))
+
+
+def verify_item(item: InputItem, verifier_for: Any, cap: int, budget: Any) -> VerifierReport:
+    """The report for one input item; unreadable input gives INVALID_SPEC, never an exception."""
+    from puzzlekit.verifiers.base import invalid_report, source
+
+    if item.instance is None:
+        return invalid_report(item.raw_digest, item.violations, source("input", "1"), cap)
+    return verifier_for(item.instance).verify(item.instance, solution_cap=cap, budget=budget)
+
+
+def render_text(item: InputItem, rep: VerifierReport) -> str:
+    """A readable block: the verdict, then the grid with ambiguous (?) and conflicting (!) marks."""
+    from puzzlekit.families import get_family
+
+    head = f"# input {item.position}: {rep.verdict.value}"
+    if rep.solution_count:
+        more = "+" if rep.solution_count_is_lower_bound else ""
+        head += f" ({rep.solution_count}{more} solution{'s' if rep.solution_count != 1 else ''})"
+    lines = [head]
+    lines += [f"#   {d}" for d in rep.diagnostics]
+    if item.instance is None:
+        return "\n".join(lines)
+    rd = rep.reject_detail
+    marks = rd.marks() if rd is not None else {}
+    if rd is not None and rd.conflict:
+        lines.append("#   conflict: " + ", ".join(c.field_name for c in rd.conflict.clues))
+    solution = rep.solutions[0] if rep.verdict is Verdict.UNIQUE else None
+    try:
+        lines.append(get_family(item.instance.family).render_ascii(item.instance, solution, marks))
+    except Exception as exc:  # rendering must never lose the report
+        lines.append(f"#   (cannot draw: {exc})")
+    if marks:
+        lines.append("#   ? ambiguous cell   ! conflicting clue   * search culprit")
+    return "\n".join(lines)
+
+
+def cmd_verify(args: argparse.Namespace) -> int:
+    params, verifier_for, budget = _settings(args)
+    for item in _items(args, params):
+        rep = verify_item(item, verifier_for, args.cap, budget)
+        if args.format == "json":
+            print(rep.to_json(), flush=True)
+        else:
+            print(render_text(item, rep) + "\n", flush=True)
+    return 0
+
+
+def cmd_solve(args: argparse.Namespace) -> int:
+    from puzzlekit.families import get_family
+
+    params, verifier_for, budget = _settings(args)
+    for item in _items(args, params):
+        rep = verify_item(item, verifier_for, args.cap, budget)
+        formatted = []
+        if item.instance is not None and rep.solutions:
+            fam = get_family(item.instance.family)
+            schema = fam.schema(item.instance.params_dict())
+            for sol in rep.solutions:
+                try:
+                    full = item.instance.with_clues(fam.clues_from_solution(schema, sol))
+                    formatted.append(fam.format_text(full))
+                except NotImplementedError:
+                    formatted.append(sol)
+        if args.format == "json":
+            out = {
+                "input": item.position,
+                "instanceDigest": rep.instance_digest,
+                "verdict": rep.verdict.value,
+                "solutionCount": rep.solution_count,
+                "solutionCountIsLowerBound": rep.solution_count_is_lower_bound,
+                "solutions": formatted,
+            }
+            print(json.dumps(out, ensure_ascii=False), flush=True)
+        else:
+            print(render_text(item, rep), flush=True)
+            for f in formatted:
+                print(f if isinstance(f, str) else json.dumps(f), flush=True)
+            print(flush=True)
+    return 0

@@ -1,0 +1,79 @@
+"""``puzzlekit game-verdict GAME POSITION``: the exact value of a game position and of each move.
+
+GAME is ``tictactoe``, ``mnk``, ``connect`` or ``nim`` (or a family name such as
+``owm-connect``); POSITION is the rows from top to bottom joined by ``/`` (``x``, ``o``, ``.``),
+or Nim heap sizes ``3,4,5``. The side to move comes from the piece counts (x moves first) unless
+``--to-move`` says otherwise. Board size comes from the position; ``--k`` sets k in a row.
+An illegal position prints its violations and exits 1; unusable arguments exit 2.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+
+from puzzlekit.app.cli import UsageError
+
+GAMES = ("tictactoe", "mnk", "connect", "nim")
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser(
+        "game-verdict", help="exact value of a game position (WIN/LOSS/DRAW) and of every move"
+    )
+    p.add_argument("game", help=f"one of {', '.join(GAMES)}")
+    p.add_argument(
+        "position", help="rows top to bottom joined by '/', e.g. x.o/.x./... ; Nim 3,4,5"
+    )
+    p.add_argument("--to-move", choices=("x", "o"), help="side to move (default: from counts)")
+    p.add_argument("--k", type=int, help="k in a row (mnk default 3, connect default 4)")
+    p.add_argument("--solver", choices=("alphabeta", "minimax"), default="alphabeta")
+    p.add_argument("--budget-seconds", type=float, default=None, help="wall-time budget")
+    p.add_argument("--json", action="store_true", help="print the verdict as one JSON object")
+    p.set_defaults(func=cmd_game_verdict)
+
+
+def cmd_game_verdict(args: argparse.Namespace) -> int:
+    from puzzlekit.core.model import SpecError
+    from puzzlekit.families import get_family
+    from puzzlekit.families.games import OnlyWinningMove
+    from puzzlekit.verifiers.base import BudgetExceeded, SearchBudget
+    from puzzlekit.verifiers.gametree import game_verdict
+
+    name = args.game if args.game.startswith("owm-") else f"owm-{args.game}"
+    try:
+        family = get_family(name)
+    except SpecError:
+        raise UsageError(f"no game {args.game!r}; known: {', '.join(GAMES)}") from None
+    if not isinstance(family, OnlyWinningMove):
+        raise UsageError(f"{args.game} is not a game; known: {', '.join(GAMES)}")
+    given = {"k": args.k} if args.k is not None else {}
+    try:
+        params = family.params_from_text(args.position, given)
+        game = family.game(params)
+        state = game.parse(args.position, args.to_move)
+    except SpecError as exc:
+        for v in exc.violations:
+            where = f" at {list(v.coord)}" if v.coord is not None else ""
+            print(f"invalid position: {v.violation_type}{where} {v.field_name}: {v.detail}")
+        return 1
+    budget = SearchBudget(nodes=None, seconds=args.budget_seconds)
+    try:
+        verdict = game_verdict(game, state, solver=args.solver, budget=budget)
+    except BudgetExceeded as exc:
+        print(f"undecided: the {exc.resource} budget of {exc.limit} ran out")
+        return 1
+    if args.json:
+        obj = {"game": game.info.name, "params": dict(game.params), **verdict.to_json_obj()}
+        obj["toMove"] = game.side_name(verdict.to_move)
+        print(json.dumps(obj))
+        return 0
+    side = game.side_name(verdict.to_move)
+    print(f"{side} to move: {verdict.result} in {verdict.distance} plies")
+    rank = {"WIN": 0, "DRAW": 1, "LOSS": 2}
+    for m in sorted(
+        verdict.moves,
+        key=lambda m: (rank[m.result], m.distance if m.result == "WIN" else -m.distance),
+    ):
+        print(f"  {m.label:<6} {m.result:<5} {m.distance}")
+    return 0

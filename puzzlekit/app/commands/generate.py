@@ -1,0 +1,145 @@
+"""``puzzlekit generate``: closed-loop generation to JSON Lines."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+
+from puzzlekit.app.cli import UsageError
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser("generate", help="generate puzzles in the closed loop (JSON Lines)")
+    p.add_argument("family")
+    p.add_argument("--params", help="family params as JSON")
+    p.add_argument("--count", type=int, default=1, help="accepted puzzles wanted")
+    p.add_argument("--strategy", choices=("adaptive", "blind"), default="adaptive")
+    p.add_argument(
+        "--clues",
+        type=int,
+        default=None,
+        help="clue count: exact for blind, the start for adaptive",
+    )
+    p.add_argument("--minimize", action="store_true", help="drop clues while UNIQUE")
+    p.add_argument("--symmetric", action="store_true", help="minimize in rotational pairs")
+    p.add_argument(
+        "--filter",
+        default=None,
+        help="filter verifier (the strategy reads it; default: the family's, sat for grids)",
+    )
+    p.add_argument(
+        "--holdout",
+        default=None,
+        help="holdout verifier (default: the other exact backend); 'none' to skip",
+    )
+    p.add_argument("--seed", type=int, default=0)
+    p.add_argument(
+        "--difficulty",
+        type=int,
+        metavar="LEVEL",
+        help="exact grade level (see docs/difficulty.md); implies --minimize",
+    )
+    p.add_argument("--max-calls", type=int, default=200, help="filter calls per loop")
+    p.add_argument("--out", help="write JSON Lines here instead of stdout")
+    p.add_argument(
+        "--ledger",
+        metavar="DB",
+        help="settle each loop: ledger and escalation queues in this SQLite file",
+    )
+    p.add_argument(
+        "--corpus",
+        metavar="FILE",
+        help="settle each loop: append auto_apply puzzles to this JSON Lines corpus",
+    )
+    p.set_defaults(func=cmd_generate)
+
+
+def cmd_generate(args: argparse.Namespace) -> int:
+    from tqdm import tqdm
+
+    from puzzlekit.core.model import SpecError
+    from puzzlekit.families import get_family
+    from puzzlekit.loop.batch import GenerateConfig, dumps, generate
+    from puzzlekit.verifiers.registry import (
+        default_filter_name,
+        default_holdout_name,
+        verifier_names,
+    )
+
+    params = {}
+    if args.params:
+        try:
+            params = json.loads(args.params)
+        except json.JSONDecodeError as exc:
+            raise UsageError(f"--params is not JSON: {exc.msg}") from None
+        if not isinstance(params, dict):
+            raise UsageError("--params must be a JSON object")
+    try:
+        schema = get_family(args.family).schema(params)
+    except SpecError as exc:
+        raise UsageError(str(exc)) from None
+    names = verifier_names()
+    if args.filter is None:
+        args.filter = default_filter_name(args.family)
+    holdout = args.holdout
+    if holdout is None:
+        holdout = default_holdout_name(args.filter)
+    for flag, name in (("--filter", args.filter), ("--holdout", holdout)):
+        if name != "none" and name not in names:
+            raise UsageError(f"{flag}: no verifier {name!r}; known: {', '.join(names)}")
+    if args.count < 1:
+        raise UsageError(f"--count must be at least 1, got {args.count}")
+    if args.clues is not None and not 0 <= args.clues <= len(schema.variables):
+        raise UsageError(f"--clues must be in 0..{len(schema.variables)}, got {args.clues}")
+    if args.max_calls < 1:
+        raise UsageError(f"--max-calls must be at least 1, got {args.max_calls}")
+    if args.difficulty is not None:
+        from puzzlekit.grading.techniques import GRADED_FAMILIES, family_scale
+
+        if args.family not in GRADED_FAMILIES:
+            raise UsageError(f"--difficulty: family {args.family} is not graded")
+        top = len(family_scale(args.family, params)) - 1
+        if not 0 <= args.difficulty <= top:
+            raise UsageError(f"--difficulty must be in 0..{top} for {args.family}")
+    import os
+
+    for flag, path in (("--ledger", args.ledger), ("--corpus", args.corpus)):
+        if path is not None and not os.path.isdir(os.path.dirname(os.path.abspath(path))):
+            raise UsageError(f"{flag}: no directory for {path}")
+    config = GenerateConfig(
+        family=args.family,
+        params=params,
+        count=args.count,
+        strategy=args.strategy,
+        clues=args.clues,
+        minimize=args.minimize,
+        symmetric=args.symmetric,
+        filter=args.filter,
+        holdout=None if holdout == "none" else holdout,
+        seed=args.seed,
+        max_calls=args.max_calls,
+        ledger=args.ledger,
+        corpus=args.corpus,
+        difficulty=args.difficulty,
+    )
+    try:
+        out = open(args.out, "w", encoding="utf-8") if args.out else sys.stdout
+    except OSError as exc:
+        raise UsageError(f"cannot write {args.out}: {exc.strerror}") from None
+    try:
+        with tqdm(total=args.count, file=sys.stderr, disable=None, unit="puzzle") as bar:
+            got = 0
+            for rec in generate(config, progress=bar):
+                got += rec.get("status") == "accepted"
+                out.write(dumps(rec) + "\n")
+                out.flush()
+        if args.difficulty is not None and got < args.count:
+            print(
+                f"puzzlekit: {got} of {args.count} puzzles reached level {args.difficulty}",
+                file=sys.stderr,
+            )
+    finally:
+        if out is not sys.stdout:
+            out.close()
+    return 0

@@ -1,0 +1,94 @@
+"""``puzzlekit grade``: the difficulty grade of each puzzle, one JSON line per puzzle.
+
+Input is read as ``puzzlekit verify`` reads it (:func:`puzzlekit.io.inputs.iter_items`). Each line
+holds the input position, the digest, the hardest technique and its ``level`` (see
+:mod:`puzzlekit.grading.techniques` for the scales), the status, counts per technique, the stuck
+cells and
+the search measures; ``--trace`` adds every step; ``--target LEVEL`` adds ``againstTarget``,
+the detail a generator acts on (:func:`puzzlekit.generators.graded.level_detail`): the stuck cells
+and the
+next technique needed when the puzzle is harder than LEVEL, the removable clues when easier.
+An unreadable puzzle gives a line with ``status: "invalid"`` and its violations, and the command
+goes on.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+from typing import Any
+
+from puzzlekit.app.cli import UsageError
+from puzzlekit.core.model import SpecError
+from puzzlekit.io.inputs import iter_items, read_text
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser("grade", help="grade puzzles by the logical techniques they need")
+    p.add_argument("file", nargs="?", default="-", help="input file, or - for stdin")
+    p.add_argument("--family", help="family of text-format lines (e.g. sudoku)")
+    p.add_argument("--params", help="family params as JSON, e.g. '{\"size\": 4}'")
+    p.add_argument(
+        "--input-format",
+        choices=("auto", "tatham"),
+        default="auto",
+        help="tatham: one Simon Tatham game ID a line (solo, keen, unequal, ...)",
+    )
+    p.add_argument("--trace", action="store_true", help="include every step of the solver")
+    p.add_argument("--no-search", action="store_true", help="skip the SAT search measures")
+    p.add_argument(
+        "--target",
+        type=int,
+        metavar="LEVEL",
+        help="add the detail against LEVEL: stuck cells and the next technique when harder, "
+        "removable clues when easier",
+    )
+    p.set_defaults(func=cmd_grade)
+
+
+def _params(raw: str | None) -> dict[str, Any] | None:
+    if raw is None:
+        return None
+    try:
+        params = json.loads(raw)
+    except json.JSONDecodeError as exc:
+        raise UsageError(f"--params is not JSON: {exc.msg}") from None
+    if not isinstance(params, dict):
+        raise UsageError("--params must be a JSON object")
+    return params
+
+
+def cmd_grade(args: argparse.Namespace) -> int:
+    from puzzlekit.grading.techniques import grade
+
+    params = _params(args.params)
+    try:
+        text = read_text(args.file)
+    except (OSError, UnicodeDecodeError) as exc:
+        reason = getattr(exc, "strerror", None) or exc
+        raise UsageError(f"cannot read {args.file}: {reason}") from None
+    for item in iter_items(text, args.family, params, args.input_format):
+        out: dict[str, Any] = {"input": item.position}
+        violations = item.violations
+        if item.instance is not None:
+            try:
+                g = grade(item.instance, search=not args.no_search)
+            except SpecError as exc:
+                violations = exc.violations
+            else:
+                out.update(g.to_json_obj(trace=args.trace))
+                if args.target is not None:
+                    top = g.to_json_obj()["maxLevel"]
+                    if not 0 <= args.target <= top:
+                        raise UsageError(f"--target must be in 0..{top} for {g.family}")
+                    from puzzlekit.generators.graded import level_detail
+
+                    out["againstTarget"] = level_detail(item.instance, args.target).to_json_obj()
+        if item.instance is None or violations:
+            out.update(
+                instanceDigest=item.digest,
+                status="invalid",
+                violations=[v.to_json_obj() for v in violations],
+            )
+        print(json.dumps(out, ensure_ascii=False), flush=True)
+    return 0

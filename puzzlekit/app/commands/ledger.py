@@ -1,0 +1,83 @@
+"""``puzzlekit ledger verify|checkpoint|show``: audit a hash-chained ledger from the shell."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sqlite3
+
+from puzzlekit.app.cli import UsageError
+from puzzlekit.audit.ledger import Ledger, LedgerError, read_checkpoint
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser("ledger", help="verify, checkpoint or show a ledger database")
+    cmds = p.add_subparsers(dest="ledger_command", metavar="ACTION")
+    cmds.required = True
+
+    v = cmds.add_parser("verify", help="check the chain; exit 1 naming the first bad seq")
+    v.add_argument("db", metavar="DB", help="the SQLite database holding the ledger")
+    v.add_argument("--checkpoint", metavar="FILE", help="a checkpoint file kept elsewhere")
+    v.add_argument("--json", action="store_true", help="print the result as JSON")
+    v.set_defaults(func=cmd_verify)
+
+    c = cmds.add_parser("checkpoint", help="print the head (seq, entry_hash) as a checkpoint")
+    c.add_argument("db", metavar="DB")
+    c.add_argument("--out", metavar="FILE", help="write the checkpoint file here instead")
+    c.set_defaults(func=cmd_checkpoint)
+
+    s = cmds.add_parser("show", help="print entries as JSON lines")
+    s.add_argument("db", metavar="DB")
+    s.add_argument("--from", dest="start", type=int, default=1, metavar="SEQ")
+    s.add_argument("--limit", type=int, default=None, metavar="N")
+    s.set_defaults(func=cmd_show)
+
+
+def open_ledger(path: str) -> Ledger:
+    """The existing ledger at ``path``; a :class:`UsageError` when there is none."""
+    try:
+        return Ledger(path, create=False)
+    except FileNotFoundError:
+        raise UsageError(f"no database at {path}") from None
+    except (LedgerError, sqlite3.Error) as exc:
+        raise UsageError(f"{path}: {exc}") from None
+
+
+def cmd_verify(args: argparse.Namespace) -> int:
+    checkpoint = None
+    if args.checkpoint:
+        try:
+            checkpoint = read_checkpoint(args.checkpoint)
+        except OSError as exc:
+            raise UsageError(f"cannot read {args.checkpoint}: {exc.strerror or exc}") from None
+        except ValueError as exc:
+            raise UsageError(str(exc)) from None
+    with open_ledger(args.db) as ledger:
+        result = ledger.verify(checkpoint)
+    print(json.dumps(result.to_json_obj()) if args.json else result.summary())
+    return 0 if result.ok else 1
+
+
+def cmd_checkpoint(args: argparse.Namespace) -> int:
+    with open_ledger(args.db) as ledger:
+        if args.out:
+            try:
+                cp = ledger.export_checkpoint(args.out)
+            except OSError as exc:
+                raise UsageError(f"cannot write {args.out}: {exc.strerror or exc}") from None
+            print(f"checkpoint seq {cp.seq} {cp.entry_hash} written to {args.out}")
+        else:
+            cp = ledger.checkpoint()
+            print(json.dumps({**cp.to_json_obj(), "ledger": args.db}, indent=2))
+    return 0
+
+
+def cmd_show(args: argparse.Namespace) -> int:
+    if args.limit is not None and args.limit < 0:
+        raise UsageError(f"--limit must not be negative, got {args.limit}")
+    with open_ledger(args.db) as ledger:
+        stop = args.start + args.limit if args.limit is not None else None
+        for e in ledger.entries(args.start, stop):
+            obj = {"seq": e.seq, "prev_hash": e.prev_hash, "entry_hash": e.entry_hash}
+            print(json.dumps({**obj, "body": e.body}, ensure_ascii=False))
+    return 0

@@ -1,0 +1,83 @@
+"""``puzzlekit run CONFIG``: run an experiment into a run directory; ``puzzlekit report RUN``.
+
+A config with a ``[[sets]]`` array is a verification benchmark and goes to ``puzzlekit bench``'s
+engine; every other config is a closed-loop experiment (:mod:`puzzlekit.app.experiment`).
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import tomllib
+from pathlib import Path
+
+from puzzlekit.app.cli import UsageError
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser("run", help="run an experiment config into a run directory")
+    p.add_argument("config", help="experiment config (TOML)")
+    p.add_argument("--out", help="run directory (default: runs/<config name>)")
+    p.add_argument("--executor", choices=("local", "dask", "serial"), default=None)
+    p.add_argument("--scheduler", help="Dask scheduler address (default: a LocalCluster)")
+    p.add_argument("--workers", type=int, default=None, help="worker processes")
+    p.add_argument("--resume", action="store_true", help="skip the tasks already finished")
+    p.add_argument("--quiet", action="store_true", help="no progress bar")
+    p.set_defaults(func=cmd_run)
+    r = sub.add_parser(
+        "report", help="draw a run directory's figures and write RUN_DIR/report/report.md"
+    )
+    r.add_argument("run_dir")
+    r.set_defaults(func=cmd_report)
+
+
+def _is_bench(path: Path) -> bool:
+    try:
+        raw = tomllib.loads(path.read_text(encoding="utf-8"))
+    except (OSError, tomllib.TOMLDecodeError):
+        return False
+    return "sets" in raw and "strategies" not in raw
+
+
+def cmd_run(args: argparse.Namespace) -> int:
+    from puzzlekit.app.experiment import ConfigError, RunError, load_config, run_experiment
+
+    path = Path(args.config)
+    if _is_bench(path):
+        from puzzlekit.app.commands.bench import cmd_bench
+
+        return int(cmd_bench(args) or 0)
+    if args.workers is not None and args.workers < 1:
+        raise UsageError(f"--workers must be at least 1, got {args.workers}")
+    try:
+        config = load_config(path)
+    except ConfigError as exc:
+        raise UsageError(str(exc)) from None
+    out = Path(args.out) if args.out else Path("runs") / config.name
+    try:
+        run = run_experiment(
+            config,
+            out,
+            executor=args.executor,
+            workers=args.workers,
+            scheduler=args.scheduler,
+            resume=args.resume,
+            quiet=args.quiet,
+            config_path=str(path),
+        )
+    except RunError as exc:
+        raise UsageError(str(exc)) from None
+    print(f"run: {run}")
+    print(f"report: {run / 'report' / 'report.md'}")
+    return 0
+
+
+def cmd_report(args: argparse.Namespace) -> int:
+    from puzzlekit.app.plots import write_report
+
+    run = Path(args.run_dir)
+    if not (run / "manifest.json").exists() or not (run / "puzzles.parquet").exists():
+        raise UsageError(f"{run} is not a finished run directory")
+    report = write_report(run)
+    print(f"report: {report}", file=sys.stdout)
+    return 0

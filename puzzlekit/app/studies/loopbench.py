@@ -1,0 +1,216 @@
+"""The closed-loop goals, measured: verifier calls against final clue count for blind and
+adaptive, minimal-puzzle throughput, and holdout rejects with exact filters.
+
+Run ``python -m puzzlekit.app.studies.loopbench --out runs/loop_goals`` (``--quick`` for a small
+sample);
+it writes ``loop_goals.md`` and ``curve.csv``. A benchmark, not a test: nothing here asserts.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import platform
+import sys
+import time
+from collections import defaultdict
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from puzzlekit.core.model import Instance
+from puzzlekit.core.solutions import random_solution
+from puzzlekit.families import get_family
+from puzzlekit.generators.adaptive import Adaptive
+from puzzlekit.generators.blind import Blind
+from puzzlekit.generators.minimize import minimize
+from puzzlekit.loop.batch import loop_seed
+from puzzlekit.loop.driver import InlineHoldout, LoopBudget, run_loop
+from puzzlekit.verifiers.registry import get_verifier
+
+
+def calls_curve(ks: list[int], loops: int, max_calls: int, seed: int) -> pd.DataFrame:
+    """One row per loop: strategy, start k, final clue count, filter calls, accepted."""
+    schema = get_family("sudoku").schema({"size": 9})
+    sat = get_verifier("sat")
+    rows = []
+    for k in ks:
+        for name, strategy in (("blind", Blind(k)), ("adaptive", Adaptive(k))):
+            for i in range(loops):
+                r = run_loop(
+                    schema,
+                    strategy,
+                    sat,
+                    None,
+                    LoopBudget(max_calls=max_calls),
+                    loop_seed(seed, k * 100_000 + i),
+                )
+                rows.append(
+                    {
+                        "strategy": name,
+                        "k": k,
+                        "accepted": r.accepted,
+                        "final_clues": len(r.instance.clues) if r.accepted else None,
+                        "calls": r.filter_calls,
+                    }
+                )
+    return pd.DataFrame(rows)
+
+
+def per_clue_count(df: pd.DataFrame) -> pd.DataFrame:
+    """Filter calls per accepted puzzle, by strategy and final clue count."""
+    out = defaultdict(dict)
+    for (strategy, clues), grp in df[df.accepted].groupby(["strategy", "final_clues"]):
+        out[int(clues)][strategy + "_accepted"] = len(grp)
+    # blind: all calls at start k, divided by accepted puzzles at that k
+    for k, grp in df[df.strategy == "blind"].groupby("k"):
+        acc = int(grp.accepted.sum())
+        out[int(k)]["blind_calls_per_accepted"] = grp.calls.sum() / acc if acc else float("inf")
+    acc = df[(df.strategy == "adaptive") & df.accepted]
+    for clues, grp in acc.groupby("final_clues"):
+        out[int(clues)]["adaptive_calls_per_accepted"] = grp.calls.mean()
+    table = pd.DataFrame.from_dict(out, orient="index").sort_index()
+    table.index.name = "final_clues"
+    if {"blind_calls_per_accepted", "adaptive_calls_per_accepted"} <= set(table.columns):
+        table["ratio"] = table.blind_calls_per_accepted / table.adaptive_calls_per_accepted
+    return table
+
+
+def curve_from_run(run_dir: Path) -> pd.DataFrame:
+    """The same table from a ``puzzlekit run`` directory (its ``puzzles.parquet``)."""
+    p = pd.read_parquet(run_dir / "puzzles.parquet")
+    p = p.assign(
+        accepted=p.status == "accepted",
+        final_clues=p.clue_count.where(p.status == "accepted"),
+        calls=p.filter_calls,
+    )
+    return per_clue_count(p[["strategy", "k", "accepted", "final_clues", "calls"]])
+
+
+def minimal_rate(n: int, seed: int) -> dict[str, float]:
+    schema = get_family("sudoku").schema({"size": 9})
+    fam = get_family("sudoku")
+    sat = get_verifier("sat")
+    rng = np.random.default_rng(seed)
+    sat.verify(Instance.make("sudoku", {"size": 9}, []))  # build the solver once, outside timing
+    clues = []
+    t0 = time.perf_counter()
+    for _ in range(n):
+        sol = random_solution(schema, rng)
+        full = Instance.make("sudoku", {"size": 9}, fam.clues_from_solution(schema, sol))
+        clues.append(len(minimize(full, sat, rng, solution=sol).instance.clues))
+    dt = time.perf_counter() - t0
+    return {"puzzles": n, "seconds": dt, "per_second": n / dt, "mean_clues": float(np.mean(clues))}
+
+
+def holdout_rejects(family: str, params: dict, n: int, k: int, seed: int) -> dict[str, object]:
+    schema = get_family(family).schema(params)
+    sat = get_verifier("sat")
+    hold = InlineHoldout(get_verifier("enumerative"))
+    accepted = rejected = 0
+    for i in range(n):
+        r = run_loop(schema, Adaptive(k), sat, hold, LoopBudget(), loop_seed(seed, i))
+        accepted += r.accepted
+        rejected += r.holdout_rejected
+    return {
+        "family": family,
+        "params": json.dumps(params),
+        "loops": n,
+        "accepted": accepted,
+        "holdout_rejects": rejected,
+    }
+
+
+def main(argv: list[str] | None = None) -> int:
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument("--out", default="runs/loop_goals")
+    p.add_argument("--quick", action="store_true")
+    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--loops", type=int, default=None, help="loops per strategy and k")
+    p.add_argument("--holdout-loops", type=int, default=None, help="loops per family")
+    p.add_argument(
+        "--curve-from",
+        default=None,
+        help="a run directory of experiments/adaptive_vs_blind.toml to tabulate",
+    )
+    p.add_argument(
+        "--skip-curve",
+        action="store_true",
+        help="skip the calls curve (measured by experiments/adaptive_vs_blind.toml)",
+    )
+    args = p.parse_args(argv)
+    out = Path(args.out)
+    out.mkdir(parents=True, exist_ok=True)
+    quick = args.quick
+    ks = [20, 22, 24, 26, 28, 30, 32, 34] if not quick else [24, 30, 34]
+    t0 = time.perf_counter()
+    loops = args.loops or (10 if quick else 30)
+    table = pd.DataFrame()
+    if args.curve_from:
+        table = curve_from_run(Path(args.curve_from))
+        table.to_csv(out / "curve.csv")
+    elif not args.skip_curve:
+        df = calls_curve(ks, loops, 300 if quick else 1000, args.seed)
+        df.to_csv(out / "curve_loops.csv", index=False)
+        table = per_clue_count(df)
+        table.to_csv(out / "curve.csv")
+    rate = minimal_rate(10 if quick else 100, args.seed)
+    n = args.holdout_loops or (30 if quick else 1000)
+    holds = [
+        holdout_rejects("sudoku", {"size": 9}, n, 24, args.seed),
+        holdout_rejects("sudoku", {"size": 4}, n, 4, args.seed),
+        holdout_rejects("latin", {"size": 5}, n, 8, args.seed),
+    ]
+    lines = [
+        "# Closed-loop goals",
+        "",
+        f"Command: `python -m puzzlekit.app.studies.loopbench {' '.join(argv or sys.argv[1:])}`"
+        f" — {platform.machine()}, {platform.python_version()}, "
+        f"{_cpu()}, {time.perf_counter() - t0:.0f} s in all.",
+        "",
+        "## Filter calls per accepted 9×9 puzzle, by final clue count (sat filter)",
+        "",
+        "Blind: `--clues K` exact, every call on a fresh puzzle; adaptive starts at K and reveals",
+        "the top discriminative cell; its rows are grouped by the clue count it ended at.",
+        "",
+        table.to_markdown() if _has_tabulate() else table.to_string(),
+        "",
+        "## Minimal unique 9×9 puzzles per second (one core, sat filter)",
+        "",
+        f"{rate['per_second']:.1f} puzzles/s over {rate['puzzles']} puzzles "
+        f"(mean {rate['mean_clues']:.1f} clues)",
+        "",
+        "## Holdout rejects with exact filters (sat filter, enumerative holdout)",
+        "",
+    ]
+    lines += [
+        f"- {h['family']} {h['params']}: {h['holdout_rejects']} rejects of "
+        f"{h['accepted']} accepted ({h['loops']} loops)"
+        for h in holds
+    ]
+    (out / "loop_goals.md").write_text("\n".join(lines) + "\n")
+    print("\n".join(lines))
+    return 0
+
+
+def _has_tabulate() -> bool:
+    try:
+        import tabulate  # noqa: F401
+    except ImportError:
+        return False
+    return True
+
+
+def _cpu() -> str:
+    try:
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.startswith("model name"):
+                return line.split(":", 1)[1].strip()
+    except OSError:
+        pass
+    return platform.processor() or "unknown CPU"
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

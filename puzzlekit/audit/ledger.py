@@ -1,0 +1,452 @@
+"""A hash-chained, append-only ledger in SQLite, for auditing escalations and decisions later.
+
+Each entry is ``(seq, prev_hash, entry_hash, body)`` with ``entry_hash = "sha256:" +
+sha256(RFC 8785 canonical JSON of {"v": 1, "seq": seq, "prev": prev_hash, "body": body})`` and
+``prev_hash`` the hash of the entry before (:data:`GENESIS` for seq 1). The table declares
+``UNIQUE(prev_hash)`` and ``UNIQUE(entry_hash)``, so two writers can never both extend the same
+head; every append runs inside ``BEGIN IMMEDIATE``; the database runs in WAL mode with
+``synchronous=FULL``, so a committed entry survives a crash and a killed writer leaves no half
+entry (DESIGN §8).
+
+Bodies are JSON objects without floats: a float's text differs between languages and
+libraries, and a hash over it would not be reproducible. Record times as integers (milliseconds)
+or strings.
+
+:meth:`Ledger.verify` finds an edited, deleted or swapped entry and names its seq. A truncated
+tail, or a rewrite that recomputes every hash after the change, yields a chain that is valid on
+its own; only a :class:`Checkpoint` ``(seq, entry_hash)`` kept elsewhere exposes it. Hence
+checkpoints are exported to files, and every escalation payload carries one.
+
+A :class:`Ledger` is callable: ``ledger(body)`` appends, so it serves as the ``ledger_anchor_fn``
+of :func:`puzzlekit.audit.stopping.escalate`. This module does not know what the bodies mean.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import json
+import os
+import re
+import sqlite3
+import threading
+import time
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+import rfc8785
+
+FORMAT_VERSION = 1
+GENESIS = "sha256:" + "0" * 64
+CHECKPOINT_FORMAT = "puzzlekit-ledger-checkpoint"
+_HASH_RE = re.compile(r"^sha256:[0-9a-f]{64}$")
+_MAX_SAFE_INT = 2**53 - 1
+
+_SCHEMA = """
+CREATE TABLE IF NOT EXISTS ledger_entries (
+    seq        INTEGER PRIMARY KEY CHECK (seq >= 1),
+    prev_hash  TEXT NOT NULL UNIQUE,
+    entry_hash TEXT NOT NULL UNIQUE,
+    body       TEXT NOT NULL
+);
+"""
+
+
+class LedgerError(Exception):
+    """The ledger cannot be opened or written as asked."""
+
+
+class BodyError(LedgerError, ValueError):
+    """A body that cannot be hashed reproducibly: not a JSON object, or holding a float."""
+
+
+@dataclass(frozen=True)
+class Checkpoint:
+    """A position in a chain, ``(seq, entry_hash)``, held apart from the ledger to compare later.
+
+    Seq 0 with :data:`GENESIS` is the checkpoint of an empty ledger.
+    """
+
+    seq: int
+    entry_hash: str
+
+    def __post_init__(self) -> None:
+        if isinstance(self.seq, bool) or not isinstance(self.seq, int) or self.seq < 0:
+            raise ValueError(f"checkpoint seq must be a non-negative integer, got {self.seq!r}")
+        if not isinstance(self.entry_hash, str) or not _HASH_RE.match(self.entry_hash):
+            raise ValueError(
+                f"checkpoint entry_hash must be sha256:<64 hex>, got {self.entry_hash!r}"
+            )
+
+    def to_json_obj(self) -> dict[str, Any]:
+        return {
+            "format": CHECKPOINT_FORMAT,
+            "v": FORMAT_VERSION,
+            "seq": self.seq,
+            "entry_hash": self.entry_hash,
+        }
+
+    @classmethod
+    def from_json_obj(cls, obj: Any) -> Checkpoint:
+        if not isinstance(obj, Mapping) or "seq" not in obj or "entry_hash" not in obj:
+            raise ValueError("a checkpoint is a JSON object with seq and entry_hash")
+        return cls(obj["seq"], obj["entry_hash"])
+
+
+@dataclass(frozen=True)
+class Entry:
+    """One stored entry, as read back."""
+
+    seq: int
+    prev_hash: str
+    entry_hash: str
+    body: Any
+
+
+@dataclass(frozen=True)
+class Verification:
+    """The result of :meth:`Ledger.verify`.
+
+    ``problem`` is a stable code (``missing-entry``, ``prev-mismatch``, ``hash-mismatch``,
+    ``unreadable-body``, ``float-in-body``, ``checkpoint-beyond-head``, ``checkpoint-mismatch``)
+    and ``detail`` says it in words; ``first_bad_seq`` is the first seq that is wrong or missing.
+    """
+
+    ok: bool
+    entries: int
+    head: Checkpoint
+    first_bad_seq: int | None = None
+    problem: str | None = None
+    detail: str = ""
+
+    def to_json_obj(self) -> dict[str, Any]:
+        return {
+            "ok": self.ok,
+            "entries": self.entries,
+            "head": {"seq": self.head.seq, "entry_hash": self.head.entry_hash},
+            "first_bad_seq": self.first_bad_seq,
+            "problem": self.problem,
+            "detail": self.detail,
+        }
+
+    def summary(self) -> str:
+        if self.ok:
+            return f"ok: {self.entries} entries, head seq {self.head.seq} {self.head.entry_hash}"
+        return f"broken at seq {self.first_bad_seq}: {self.problem}: {self.detail}"
+
+
+# --- hashing --------------------------------------------------------------------------------
+
+
+def _plain(value: Any, where: str) -> Any:
+    """``value`` as plain JSON data (dicts, lists), or :class:`BodyError` naming where it is not."""
+    if value is None or isinstance(value, bool | str):
+        return value
+    if isinstance(value, int):
+        if abs(value) > _MAX_SAFE_INT:
+            raise BodyError(
+                f"{where} = {value} lies outside the exact JSON integer range (|n| <= 2**53 - 1); "
+                "record it as a string"
+            )
+        return value
+    if isinstance(value, float):
+        raise BodyError(
+            f"ledger bodies must not hold floats: {where} = {value!r}; record it as an integer "
+            "(for example milliseconds) or as a string"
+        )
+    if isinstance(value, Mapping):
+        out = {}
+        for key, item in value.items():
+            if not isinstance(key, str):
+                raise BodyError(f"{where} has the key {key!r}; JSON object keys are strings")
+            out[key] = _plain(item, f"{where}.{key}")
+        return out
+    if isinstance(value, list | tuple):
+        return [_plain(item, f"{where}[{i}]") for i, item in enumerate(value)]
+    raise BodyError(f"{where} is a {type(value).__name__}, which is not JSON data")
+
+
+def normalize_body(body: Any) -> dict[str, Any]:
+    """``body`` as plain JSON data; raises :class:`BodyError` if it is not a float-free object."""
+    if not isinstance(body, Mapping):
+        raise BodyError(f"a ledger body must be a JSON object, got {type(body).__name__}")
+    return _plain(body, "$")
+
+
+def compute_entry_hash(seq: int, prev_hash: str, body: Mapping[str, Any]) -> str:
+    """``sha256:<hex>`` over the canonical JSON of ``{v, seq, prev, body}``."""
+    material = {"v": FORMAT_VERSION, "seq": seq, "prev": prev_hash, "body": body}
+    return "sha256:" + hashlib.sha256(rfc8785.dumps(material)).hexdigest()
+
+
+def _find_float(value: Any, where: str = "$") -> str | None:
+    if isinstance(value, float):
+        return where
+    if isinstance(value, dict):
+        for key, item in value.items():
+            found = _find_float(item, f"{where}.{key}")
+            if found:
+                return found
+    if isinstance(value, list):
+        for i, item in enumerate(value):
+            found = _find_float(item, f"{where}[{i}]")
+            if found:
+                return found
+    return None
+
+
+# --- checkpoint files -----------------------------------------------------------------------
+
+
+def write_checkpoint(path: str | os.PathLike[str], checkpoint: Checkpoint, **extra: Any) -> None:
+    """Write ``checkpoint`` as a small JSON file (``extra`` adds informative fields)."""
+    obj = {**checkpoint.to_json_obj(), **extra}
+    Path(path).write_text(json.dumps(obj, indent=2) + "\n", encoding="utf-8")
+
+
+def read_checkpoint(path: str | os.PathLike[str]) -> Checkpoint:
+    """Read a checkpoint file; raises ``OSError`` or ``ValueError`` saying what is wrong."""
+    text = Path(path).read_text(encoding="utf-8")
+    try:
+        obj = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise ValueError(f"{path} is not JSON: {exc}") from None
+    try:
+        return Checkpoint.from_json_obj(obj)
+    except ValueError as exc:
+        raise ValueError(f"{path}: {exc}") from None
+
+
+# --- the ledger -----------------------------------------------------------------------------
+
+
+class Ledger:
+    """The ledger stored in the SQLite database at ``path`` (created unless ``create=False``).
+
+    Other tables may share the database (the escalation queues do); a write that must commit
+    together with its ledger entry runs in :meth:`transaction` and appends with
+    :meth:`append_in`. Safe across processes and threads; each process opens its own connection.
+    """
+
+    def __init__(
+        self, path: str | os.PathLike[str], *, create: bool = True, timeout: float = 60.0
+    ) -> None:
+        self.path = Path(path)
+        self.timeout = float(timeout)
+        if not create and not self.path.is_file():
+            raise FileNotFoundError(f"no ledger database at {self.path}")
+        self._lock = threading.RLock()
+        self._conn: sqlite3.Connection | None = None
+        self._pid = -1
+        conn = self._connection()
+        if create:
+            with self.transaction() as tx:
+                tx.execute(_SCHEMA)
+        else:
+            found = conn.execute(
+                "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'ledger_entries'"
+            ).fetchone()
+            if found is None:
+                raise LedgerError(f"{self.path} holds no ledger (no ledger_entries table)")
+
+    # -- connection ---------------------------------------------------------------------------
+    def _connection(self) -> sqlite3.Connection:
+        if self._conn is None or self._pid != os.getpid():
+            # A connection inherited across fork is left alone, not closed: closing it could
+            # drop locks the parent still holds.
+            try:
+                conn = sqlite3.connect(
+                    self.path, timeout=self.timeout, isolation_level=None, check_same_thread=False
+                )
+                self._set_wal(conn)
+                conn.execute("PRAGMA synchronous=FULL")
+            except sqlite3.DatabaseError as exc:
+                raise LedgerError(f"cannot open {self.path} as a SQLite database: {exc}") from None
+            self._conn, self._pid = conn, os.getpid()
+        return self._conn
+
+    def _set_wal(self, conn: sqlite3.Connection) -> None:
+        deadline = time.monotonic() + self.timeout
+        while True:
+            try:
+                mode = conn.execute("PRAGMA journal_mode=WAL").fetchone()[0]
+                break
+            except sqlite3.OperationalError as exc:  # another process is switching it right now
+                if "locked" not in str(exc) or time.monotonic() > deadline:
+                    raise
+                time.sleep(0.01)
+        if str(mode).lower() != "wal":
+            raise LedgerError(f"{self.path}: cannot switch to WAL mode (journal_mode={mode})")
+
+    def close(self) -> None:
+        with self._lock:
+            if self._conn is not None and self._pid == os.getpid():
+                self._conn.close()
+            self._conn = None
+
+    def __enter__(self) -> Ledger:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    @contextlib.contextmanager
+    def transaction(self) -> Iterator[sqlite3.Connection]:
+        """A write transaction (``BEGIN IMMEDIATE``): committed on success, rolled back on error."""
+        with self._lock:
+            conn = self._connection()
+            conn.execute("BEGIN IMMEDIATE")
+            try:
+                yield conn
+            except BaseException:
+                conn.execute("ROLLBACK")
+                raise
+            try:
+                conn.execute("COMMIT")
+            except BaseException:
+                if conn.in_transaction:
+                    conn.execute("ROLLBACK")
+                raise
+
+    @contextlib.contextmanager
+    def snapshot(self) -> Iterator[sqlite3.Connection]:
+        """A read transaction: one consistent view of the database, taking no write lock."""
+        with self._lock:
+            conn = self._connection()
+            conn.execute("BEGIN")
+            try:
+                yield conn
+            finally:
+                conn.execute("COMMIT")
+
+    # -- writing ------------------------------------------------------------------------------
+    def append(self, body: Mapping[str, Any]) -> tuple[int, str]:
+        """Append ``body`` (a float-free JSON object); returns ``(seq, entry_hash)``."""
+        plain = normalize_body(body)
+        with self.transaction() as tx:
+            return self._append_plain(tx, plain)
+
+    __call__ = append
+
+    def append_in(self, tx: sqlite3.Connection, body: Mapping[str, Any]) -> tuple[int, str]:
+        """Append inside a transaction opened by :meth:`transaction` (commits with it)."""
+        if not tx.in_transaction:
+            raise LedgerError("append_in needs an open transaction; use Ledger.transaction()")
+        return self._append_plain(tx, normalize_body(body))
+
+    def _append_plain(self, tx: sqlite3.Connection, body: dict[str, Any]) -> tuple[int, str]:
+        row = tx.execute(
+            "SELECT seq, entry_hash FROM ledger_entries ORDER BY seq DESC LIMIT 1"
+        ).fetchone()
+        seq, prev = (row[0] + 1, row[1]) if row else (1, GENESIS)
+        entry_hash = compute_entry_hash(seq, prev, body)
+        tx.execute(
+            "INSERT INTO ledger_entries (seq, prev_hash, entry_hash, body) VALUES (?, ?, ?, ?)",
+            (seq, prev, entry_hash, rfc8785.dumps(body).decode("utf-8")),
+        )
+        return seq, entry_hash
+
+    # -- reading ------------------------------------------------------------------------------
+    def checkpoint(self) -> Checkpoint:
+        """The head of the chain as a checkpoint; ``(0, GENESIS)`` when empty."""
+        with self.snapshot() as conn:
+            row = conn.execute(
+                "SELECT seq, entry_hash FROM ledger_entries ORDER BY seq DESC LIMIT 1"
+            ).fetchone()
+        return Checkpoint(row[0], row[1]) if row else Checkpoint(0, GENESIS)
+
+    def export_checkpoint(self, path: str | os.PathLike[str]) -> Checkpoint:
+        """Write the current head to a checkpoint file (keep it somewhere else) and return it."""
+        cp = self.checkpoint()
+        write_checkpoint(path, cp, ledger=str(self.path), exported_at=datetime.now(UTC).isoformat())
+        return cp
+
+    def __len__(self) -> int:
+        with self.snapshot() as conn:
+            return conn.execute("SELECT COUNT(*) FROM ledger_entries").fetchone()[0]
+
+    def entries(self, start: int = 1, stop: int | None = None) -> list[Entry]:
+        """Stored entries with ``start <= seq`` (and ``seq < stop``), in order, as stored."""
+        with self.snapshot() as conn:
+            rows = conn.execute(
+                "SELECT seq, prev_hash, entry_hash, body FROM ledger_entries "
+                "WHERE seq >= ? AND seq < ? ORDER BY seq",
+                (start, stop if stop is not None else 2**62),
+            ).fetchall()
+        return [Entry(s, p, h, json.loads(b)) for s, p, h, b in rows]
+
+    def verify(self, checkpoint: Checkpoint | None = None) -> Verification:
+        """Walk the chain from seq 1; report the first seq that is missing or wrong, and what.
+
+        With ``checkpoint``, also require the chain to reach its seq with its hash: this exposes
+        a truncated tail and a rewrite whose hashes were recomputed.
+        """
+        expected, prev, count = 1, GENESIS, 0
+        head = Checkpoint(0, GENESIS)
+
+        def broken(seq: int, problem: str, detail: str) -> Verification:
+            return Verification(False, count, head, seq, problem, detail)
+
+        with self.snapshot() as conn:
+            cursor = conn.execute(
+                "SELECT seq, prev_hash, entry_hash, body FROM ledger_entries ORDER BY seq"
+            )
+            for seq, prev_hash, entry_hash, body_text in cursor:
+                if seq != expected:
+                    return broken(
+                        expected,
+                        "missing-entry",
+                        f"entry {expected} is missing: the entry after {expected - 1} is {seq}",
+                    )
+                if prev_hash != prev:
+                    return broken(
+                        seq,
+                        "prev-mismatch",
+                        f"prev_hash {prev_hash} is not the hash of entry {seq - 1} ({prev}): "
+                        "an entry was removed, moved or rewritten here",
+                    )
+                try:
+                    body = json.loads(body_text)
+                except (json.JSONDecodeError, TypeError) as exc:
+                    return broken(seq, "unreadable-body", f"body is not JSON: {exc}")
+                try:
+                    actual = compute_entry_hash(seq, prev_hash, body)
+                except (ValueError, TypeError) as exc:
+                    return broken(seq, "unreadable-body", f"body cannot be canonicalized: {exc}")
+                if actual != entry_hash:
+                    return broken(
+                        seq,
+                        "hash-mismatch",
+                        f"stored entry_hash {entry_hash} but the content hashes to {actual}: "
+                        "the entry was edited",
+                    )
+                where = _find_float(body)
+                if where is not None:
+                    return broken(seq, "float-in-body", f"the body holds a float at {where}")
+                count += 1
+                head = Checkpoint(seq, entry_hash)
+                expected, prev = seq + 1, entry_hash
+            if checkpoint is not None and checkpoint.seq == 0 and checkpoint.entry_hash != GENESIS:
+                return broken(0, "checkpoint-mismatch", "a seq-0 checkpoint must hold GENESIS")
+            if checkpoint is not None and checkpoint.seq > 0:
+                if checkpoint.seq > head.seq:
+                    return broken(
+                        head.seq + 1,
+                        "checkpoint-beyond-head",
+                        f"the chain ends at seq {head.seq} but the checkpoint names seq "
+                        f"{checkpoint.seq}: entries were truncated",
+                    )
+                row = conn.execute(
+                    "SELECT entry_hash FROM ledger_entries WHERE seq = ?", (checkpoint.seq,)
+                ).fetchone()
+                if row[0] != checkpoint.entry_hash:
+                    return broken(
+                        checkpoint.seq,
+                        "checkpoint-mismatch",
+                        f"entry {checkpoint.seq} hashes to {row[0]}, the checkpoint holds "
+                        f"{checkpoint.entry_hash}: the chain up to here was rewritten",
+                    )
+        return Verification(True, count, head)

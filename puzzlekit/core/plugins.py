@@ -1,0 +1,257 @@
+"""One registry mechanism for everything a user can name: families, verifiers, strategies, tools.
+
+A :class:`Registry` maps names to objects of one kind. Each floor that owns a kind keeps one
+(``puzzlekit.families.FAMILIES``, ``puzzlekit.verifiers.VERIFIERS``,
+``puzzlekit.generators.STRATEGIES``, ``puzzlekit.families.tools.TOOLS``) and says how its
+built-ins load (a function run once, on the first lookup). Plugins add to the same registries:
+
+- installed packages declare an entry point in the group ``puzzlekit.plugins`` whose value is a
+  module; importing the module registers its families, verifiers, strategies and tools;
+- a module can also be named per use (``--plugin MODULE`` on the command line, ``plugins = [...]``
+  in an experiment config): :func:`use_plugins`.
+
+Built-ins load before plugins, and registering a name that is already taken raises
+:class:`DuplicateName` (pass ``replace=True`` to mean it), so a plugin never hides a built-in by
+accident. An unknown name raises :class:`UnknownName`, whose message is one line naming the kind,
+the name and the closest known names: every command prints it and exits 2.
+
+Not for: deciding which verifier suits which family (``puzzlekit.verifiers``), or loading
+anything but Python modules.
+"""
+
+from __future__ import annotations
+
+import difflib
+import importlib
+import sys
+import threading
+from collections.abc import Callable, Iterable, Iterator
+from dataclasses import dataclass
+from importlib import metadata
+from typing import Generic, TypeVar
+
+#: the entry-point group third-party packages register in
+ENTRY_POINT_GROUP = "puzzlekit.plugins"
+
+T = TypeVar("T")
+
+
+class UnknownName(LookupError):
+    """A name no registry of its kind holds. ``str()`` is the one-line message a user sees."""
+
+    def __init__(self, kind: str, name: object, known: Iterable[str]) -> None:
+        self.kind = kind
+        self.name = name
+        self.known = sorted(known)
+        super().__init__(unknown_message(kind, name, self.known))
+
+    def __str__(self) -> str:  # KeyError-style quoting would wrap the sentence in quotes
+        return unknown_message(self.kind, self.name, self.known)
+
+
+class DuplicateName(ValueError):
+    """A name registered twice (without ``replace=True``)."""
+
+
+class PluginError(ImportError):
+    """A plugin module that cannot be imported; the message names it and the reason."""
+
+
+def closest_names(name: object, known: Iterable[str], n: int = 3) -> list[str]:
+    """Up to ``n`` known names closest to ``name`` (by ``difflib``), best first."""
+    return difflib.get_close_matches(str(name), list(known), n=n, cutoff=0.5)
+
+
+def unknown_message(kind: str, name: object, known: Iterable[str]) -> str:
+    """``unknown family 'sudok'; closest: sudoku, sudoku-killer`` (or the known names)."""
+    known = sorted(known)
+    close = closest_names(name, known)
+    if close:
+        tail = f"closest: {', '.join(close)}"
+    elif known:
+        shown = known if len(known) <= 12 else [*known[:12], "..."]
+        tail = f"known: {', '.join(shown)}"
+    else:
+        tail = f"no {kind} is registered"
+    return f"unknown {kind} {name!r}; {tail}"
+
+
+@dataclass(frozen=True)
+class PluginRecord:
+    """A plugin module that was loaded: where it came from and its distribution's version."""
+
+    module: str
+    source: str  # "entry-point" or "per-use"
+    distribution: str | None = None
+    version: str | None = None
+
+    def to_json_obj(self) -> dict[str, str | None]:
+        return {
+            "module": self.module,
+            "source": self.source,
+            "distribution": self.distribution,
+            "version": self.version,
+        }
+
+
+_LOCK = threading.RLock()
+_LOADED: dict[str, PluginRecord] = {}
+_ENTRY_POINTS_DONE = False
+_ENTRY_POINT_ERRORS: list[str] = []
+
+
+def _import_plugin(module: str, source: str, distribution: str | None = None) -> PluginRecord:
+    if module in _LOADED:
+        return _LOADED[module]
+    try:
+        importlib.import_module(module)
+    except Exception as exc:  # an import error, or whatever the module raised while registering
+        raise PluginError(f"plugin {module!r} could not be loaded: {exc}") from exc
+    version = None
+    if distribution is None:
+        distribution = _distribution_of(module)
+    if distribution is not None:
+        try:
+            version = metadata.version(distribution)
+        except metadata.PackageNotFoundError:
+            version = None
+    record = PluginRecord(module, source, distribution, version)
+    _LOADED[module] = record
+    return record
+
+
+def _distribution_of(module: str) -> str | None:
+    top = module.split(".", 1)[0]
+    names = metadata.packages_distributions().get(top)
+    return names[0] if names else None
+
+
+def load_entry_points() -> None:
+    """Import every module declared in the entry-point group ``puzzlekit.plugins`` (once).
+
+    A module that fails to import does not stop the others; its message is kept
+    (:func:`entry_point_errors`) and printed once on stderr.
+    """
+    global _ENTRY_POINTS_DONE
+    with _LOCK:
+        if _ENTRY_POINTS_DONE:
+            return
+        _ENTRY_POINTS_DONE = True
+        for ep in sorted(metadata.entry_points(group=ENTRY_POINT_GROUP), key=lambda e: e.name):
+            dist = ep.dist.name if ep.dist is not None else None
+            try:
+                _import_plugin(ep.value.split(":", 1)[0], "entry-point", dist)
+            except PluginError as exc:
+                _ENTRY_POINT_ERRORS.append(str(exc))
+                print(f"puzzlekit: {exc}", file=sys.stderr)
+
+
+def entry_point_errors() -> list[str]:
+    """Messages of entry-point plugins that failed to load."""
+    return list(_ENTRY_POINT_ERRORS)
+
+
+def use_plugins(modules: Iterable[str]) -> list[PluginRecord]:
+    """Import each named module (``--plugin``, ``plugins = [...]``); PluginError if one fails."""
+    with _LOCK:
+        return [_import_plugin(str(m), "per-use") for m in modules]
+
+
+def loaded_plugins() -> list[PluginRecord]:
+    """Every plugin module loaded in this process, in the order loaded."""
+    return list(_LOADED.values())
+
+
+class Registry(Generic[T]):
+    """Names to objects of one ``kind``; built-ins from ``load_builtins``, then plugins.
+
+    ``load_builtins`` runs once, on the first lookup or registration, and registers the
+    built-ins (usually by importing the modules that call :meth:`register`). Lookups also load
+    the entry-point plugins, so a plugin installed with pip is seen by every command.
+    """
+
+    def __init__(self, kind: str, load_builtins: Callable[[], None] | None = None) -> None:
+        self.kind = kind
+        self._load_builtins = load_builtins
+        self._builtins_state = "pending"  # "loading", "done"
+        self._items: dict[str, T] = {}
+        self._origin: dict[str, str] = {}
+
+    def _ensure_builtins(self) -> None:
+        with _LOCK:
+            if self._builtins_state != "pending":
+                return
+            self._builtins_state = "loading"
+            try:
+                if self._load_builtins is not None:
+                    self._load_builtins()
+            finally:
+                self._builtins_state = "done"
+
+    def _ensure_all(self) -> None:
+        self._ensure_builtins()
+        load_entry_points()
+
+    def register(self, name: str, obj: T, *, replace: bool = False) -> T:
+        """Register ``obj`` as ``name``; DuplicateName if taken (unless ``replace``)."""
+        if not isinstance(name, str) or not name:
+            raise ValueError(f"a {self.kind} name must be a non-empty string, got {name!r}")
+        with _LOCK:
+            loading = self._builtins_state == "loading"
+            self._ensure_builtins()
+            if name in self._items and not replace and self._items[name] is not obj:
+                raise DuplicateName(
+                    f"{self.kind} {name!r} is already registered (by {self._origin[name]}); "
+                    "pass replace=True to replace it"
+                )
+            self._items[name] = obj
+            self._origin[name] = "puzzlekit" if loading else _caller_module()
+        return obj
+
+    def unregister(self, name: str) -> None:
+        """Remove ``name`` (tests and interactive sessions)."""
+        with _LOCK:
+            self._items.pop(name, None)
+            self._origin.pop(name, None)
+
+    def get(self, name: str) -> T:
+        """The object registered as ``name``; :class:`UnknownName` otherwise."""
+        self._ensure_all()
+        try:
+            return self._items[name]
+        except (KeyError, TypeError):
+            raise UnknownName(self.kind, name, self._items) from None
+
+    def origin(self, name: str) -> str:
+        """``puzzlekit`` for a built-in, else the module that registered ``name``."""
+        self.get(name)
+        return self._origin[name]
+
+    def names(self) -> list[str]:
+        self._ensure_all()
+        return sorted(self._items)
+
+    def items(self) -> list[tuple[str, T]]:
+        self._ensure_all()
+        return [(k, self._items[k]) for k in sorted(self._items)]
+
+    def __contains__(self, name: object) -> bool:
+        self._ensure_all()
+        return name in self._items
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self.names())
+
+    def __len__(self) -> int:
+        return len(self.names())
+
+
+def _caller_module() -> str:
+    """The first module outside this one and the registries' own wrappers on the call stack."""
+    frame = sys._getframe(2)
+    while frame is not None:
+        mod = frame.f_globals.get("__name__", "?")
+        if mod != __name__ and not frame.f_code.co_name.startswith("register"):
+            return mod
+        frame = frame.f_back
+    return "?"

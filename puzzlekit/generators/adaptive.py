@@ -1,0 +1,147 @@
+"""The adaptive strategy: it reads the filter's coordinate-tagged reject detail and repairs the
+puzzle where the detail points, instead of starting over.
+
+- MULTIPLE: apply one of the family's repair moves at the top ``discriminativeGap`` coordinate
+  (for givens families: reveal the true digit there); ties among equally discriminative cells
+  and among moves are broken by the seeded rng. A family whose ``repair_moves`` declares the
+  keyword ``found`` also gets the report's solutions, to rank its moves (logicgrid offers the
+  true clues that rule out the most found alternatives);
+- UNSOLVABLE: a ``change`` move at a clue of the ``conflict`` (the family's ``repair_moves`` at
+  that clue's coordinates: a clue false of the solution replaced by the true one, as toolcall
+  offers at a given field whose value differs from the solution's), chosen by the rng; when no
+  family move changes a conflict clue, drop one clue of the conflict (chosen by the rng);
+- DOMAIN_TOO_LARGE / UNDECIDED: a repair move at a culprit coordinate;
+- INVALID_SPEC: remove the clues the violations name.
+
+Each step records its action and coordinate. When a detail names nothing it can act on, the
+strategy starts over with a fresh puzzle (action ``restart``).
+"""
+
+from __future__ import annotations
+
+import functools
+import inspect
+from collections.abc import Sequence
+
+import numpy as np
+
+from puzzlekit.core.model import Instance, Schema, Solution
+from puzzlekit.core.report import Verdict, VerifierReport
+from puzzlekit.families import Family, Repair, get_family
+from puzzlekit.generators.base import FreshStart, Step, in_schema_order
+
+
+class Adaptive(FreshStart):
+    """``Adaptive(k)``: start from ``k`` random clues of a random solution, then repair."""
+
+    name = "adaptive"
+
+    def propose(self, step: Step, report: VerifierReport, rng: np.random.Generator) -> Step:
+        inst = step.instance
+        fam = get_family(inst.family)
+        schema = step.schema or fam.schema(inst.params_dict())
+        rd = report.reject_detail
+        if step.solution is not None and rd is not None:
+            coords: list[tuple] = []
+            if rd.case is Verdict.MULTIPLE and rd.discriminative_gap:
+                top = rd.discriminative_gap[0].discriminative_power
+                coords = [
+                    tuple(g.coord) for g in rd.discriminative_gap if g.discriminative_power == top
+                ]
+            elif rd.case in (Verdict.DOMAIN_TOO_LARGE, Verdict.UNDECIDED):
+                coords = [tuple(f.coord) for f in rd.culprits]
+            found = report.solutions
+            options = [
+                (c, moves)
+                for c in coords
+                if (moves := repair_moves(fam, schema, inst, step.solution, c, found))
+            ]
+            if not options and rd.case is Verdict.MULTIPLE:
+                # the most discriminative cells offer no move: try the rest of the gap
+                options = [
+                    (tuple(g.coord), moves)
+                    for g in rd.discriminative_gap
+                    if (moves := repair_moves(fam, schema, inst, step.solution, g.coord, found))
+                ]
+            options = _best_ranked(options)
+            if options:
+                coord, moves = options[int(rng.integers(len(options)))]
+                move = moves[int(rng.integers(len(moves)))]
+                new = in_schema_order(move.apply(inst), schema)
+                return step.then(new, move.action, coord)
+        if rd is not None and rd.case is Verdict.UNSOLVABLE and rd.conflict and rd.conflict.clues:
+            if step.solution is not None:
+                changes = conflict_changes(fam, schema, inst, step.solution, report)
+                if changes:
+                    move = changes[int(rng.integers(len(changes)))]
+                    new = in_schema_order(move.apply(inst), schema)
+                    return step.then(new, move.action, move.coord)
+            victim = rd.conflict.clues[int(rng.integers(len(rd.conflict.clues)))]
+            new = inst.with_clues(c for c in inst.clues if c.id != victim.clue_id)
+            return step.then(new, "drop", victim.coord)
+        if rd is not None and rd.case is Verdict.INVALID_SPEC:
+            bad = {tuple(v.coord) for v in rd.violations if v.coord is not None}
+            kept = [c for c in inst.clues if not (set(c.coords) & bad)]
+            if bad and len(kept) < len(inst.clues):
+                coord = sorted(bad)[0]
+                return step.then(inst.with_clues(kept), "repair", coord)
+        return self.restart(step, rng)
+
+
+def repair_moves(
+    fam: Family,
+    schema: Schema,
+    instance: Instance,
+    solution: Solution,
+    coord: tuple,
+    found: Sequence[Solution] = (),
+) -> list[Repair]:
+    """The family's repair moves at ``coord``, with ``found`` if its ``repair_moves`` takes it."""
+    if found and _takes_found(type(fam)):
+        return fam.repair_moves(schema, instance, solution, coord, found=found)
+    return fam.repair_moves(schema, instance, solution, coord)
+
+
+def _best_ranked(options: list[tuple[tuple, list[Repair]]]) -> list[tuple[tuple, list[Repair]]]:
+    """When the family ranked its moves (``rules_out``), only the moves that rule out the most
+    found alternatives, across every coordinate offered; otherwise ``options`` unchanged."""
+    scores = [m.rules_out for _, moves in options for m in moves if m.rules_out is not None]
+    if not scores:
+        return options
+    best = max(scores)
+    kept = [(c, [m for m in moves if m.rules_out == best]) for c, moves in options]
+    return [(c, moves) for c, moves in kept if moves]
+
+
+@functools.cache
+def _takes_found(cls: type) -> bool:
+    params = inspect.signature(cls.repair_moves).parameters.values()
+    return any(p.name == "found" or p.kind is inspect.Parameter.VAR_KEYWORD for p in params)
+
+
+def conflict_changes(
+    fam: Family,
+    schema: Schema,
+    instance: Instance,
+    solution: Solution,
+    report: VerifierReport,
+) -> list[Repair]:
+    """The ``change`` moves the family offers at the coordinates of an UNSOLVABLE report's
+    conflict clues (each coordinate asked once, in conflict order), that remove a conflict
+    clue."""
+    rd = report.reject_detail
+    if rd is None or rd.conflict is None:
+        return []
+    ids = {c.clue_id for c in rd.conflict.clues}
+    seen: set[tuple] = set()
+    out: list[Repair] = []
+    for item in rd.conflict.clues:
+        for coord in item.coords or ((item.coord,) if item.coord is not None else ()):
+            coord = tuple(coord)
+            if coord in seen:
+                continue
+            seen.add(coord)
+            for move in fam.repair_moves(schema, instance, solution, coord):
+                if move.action == "change" and ids & set(move.remove):
+                    out.append(move)
+    return out

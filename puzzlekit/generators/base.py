@@ -1,0 +1,100 @@
+"""The strategy protocol: how a generator starts a puzzle and what it does after a reject.
+
+A strategy sees only the filter's reports. It never receives the holdout verifier or its
+reports (``puzzlekit.loop.driver`` keeps them apart), so whatever it learns comes from the filter.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any, Protocol
+
+import numpy as np
+
+from puzzlekit.core.model import Clue, Coord, Instance, Schema, Solution
+from puzzlekit.core.report import VerifierReport
+from puzzlekit.core.solutions import random_solution
+from puzzlekit.families import get_family
+
+
+@dataclass(frozen=True)
+class Step:
+    """What a strategy did: the next instance, the action's name and the coordinate it touched."""
+
+    instance: Instance
+    action: str  # "start", "restart", "reveal", "drop", "repair", "give-up"
+    coord: Coord | None = None
+    solution: Mapping[str, int] | None = None
+    #: the schema the generator works in (a filter's believed schema may differ from the real one)
+    schema: Schema | None = None
+
+    def then(self, instance: Instance, action: str, coord: Coord | None = None) -> Step:
+        """The next step on the same solution and schema."""
+        return Step(instance, action, coord, self.solution, self.schema)
+
+
+class FreshStart:
+    """Strategies that start from ``k`` initial clues of a random solution (``blind``,
+    ``adaptive``) and start over the same way."""
+
+    name = ""
+
+    def __init__(self, k: int) -> None:
+        self.k = k
+
+    def start(self, schema: Schema, rng: np.random.Generator) -> Step:
+        inst, solution, _ = fresh_puzzle(schema, self.k, rng)
+        return Step(inst, "start", None, solution, schema)
+
+    def restart(self, step: Step, rng: np.random.Generator) -> Step:
+        schema = step.schema or get_family(step.instance.family).schema(step.instance.params_dict())
+        inst, solution, _ = fresh_puzzle(schema, self.k, rng)
+        return Step(inst, "restart", None, solution, schema)
+
+
+class Strategy(Protocol):
+    name: str
+
+    def start(self, schema: Schema, rng: np.random.Generator) -> Step: ...
+
+    def propose(self, step: Step, report: VerifierReport, rng: np.random.Generator) -> Step:
+        """The next step after the filter rejected ``step.instance`` with ``report``."""
+        ...
+
+
+def sample_solution(schema: Schema, rng: np.random.Generator) -> dict[str, int]:
+    """The family's own seeded sampler if it has one, else the generic randomized search."""
+    own = get_family(schema.family).sample_solution(schema, rng)
+    return dict(own) if own is not None else random_solution(schema, rng)
+
+
+def fresh_puzzle(
+    schema: Schema, k: int, rng: np.random.Generator
+) -> tuple[Instance, dict[str, int], list[Clue]]:
+    """A random solution and the family's initial clues for it (``k`` random clues by default).
+
+    Returns the instance, the solution and the clues of the instance.
+    """
+    fam = get_family(schema.family)
+    solution = sample_solution(schema, rng)
+    clues = fam.initial_clues(schema, solution, k, rng)
+    inst = Instance.make(schema.family, schema.params_dict(), clues)
+    return inst, solution, clues
+
+
+def in_schema_order(instance: Instance, schema: Schema) -> Instance:
+    """``instance`` with its clues ordered by the schema's variables, then by id."""
+    order = {v.coord: i for i, v in enumerate(schema.variables)}
+
+    def key(c: Clue) -> tuple[Any, ...]:
+        first = c.coords[0] if c.coords else None
+        return (order.get(first, len(order)), c.id)
+
+    return instance.with_clues(sorted(instance.clues, key=key))
+
+
+def solution_of(step: Step) -> Solution:
+    if step.solution is None:
+        raise ValueError("this step carries no solution")
+    return step.solution

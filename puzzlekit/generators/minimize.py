@@ -1,0 +1,87 @@
+"""Minimization: drop clues in seeded order while the puzzle stays UNIQUE, until none can go.
+
+With ``symmetric=True`` clues are dropped in rotationally symmetric pairs (the cell and its
+180° rotation, as in Simon Tatham's Solo), so the result keeps the symmetry of its start.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from puzzlekit.core.model import Clue, Instance
+from puzzlekit.core.report import Verdict
+from puzzlekit.verifiers.base import Verifier
+
+
+@dataclass(frozen=True)
+class Minimized:
+    instance: Instance
+    calls: int
+    removed: int
+    #: a shaping hook declined the puzzle (``puzzlekit.loop.driver`` then skips the holdout)
+    dropped: bool = False
+    #: what a shaping hook reports about its result (level, grader calls, ...)
+    shaping: Mapping[str, Any] | None = None
+
+
+def _partner(clue: Clue, by_coord: dict[tuple, Clue], size: int | None) -> Clue | None:
+    if size is None or len(clue.coords) != 1 or len(clue.coords[0]) != 2:
+        return None
+    r, c = clue.coords[0]
+    return by_coord.get((size - 1 - r, size - 1 - c))
+
+
+def minimize(
+    instance: Instance,
+    verifier: Verifier,
+    rng: np.random.Generator,
+    *,
+    symmetric: bool = False,
+    solution_cap: int = 2,
+    solution: Mapping[str, int] | None = None,
+) -> Minimized:
+    """The instance with every removable clue removed (each removal checked UNIQUE).
+
+    ``solution`` (the instance's unique solution) enables the verifier's fast verb
+    ``uniqueness_session(instance, solution)`` where it has one (``sat``): one solver call per
+    removal instead of a full report. Without it, each removal is a ``verify``.
+    """
+    session_of = getattr(verifier, "uniqueness_session", None)
+    session = session_of(instance, solution) if session_of and solution is not None else None
+    try:
+        return _minimize(instance, verifier, rng, symmetric, solution_cap, session)
+    finally:
+        if session is not None:
+            session.close()
+
+
+def _minimize(instance, verifier, rng, symmetric, solution_cap, session) -> Minimized:
+    clues = list(instance.clues)
+    order = [clues[int(i)] for i in rng.permutation(len(clues))]
+    size = instance.params_dict().get("size") if symmetric else None
+    by_coord = {c.coords[0]: c for c in clues if len(c.coords) == 1}
+    kept = {c.id for c in clues}
+    calls = 0
+    tried: set[str] = set()
+    for clue in order:
+        if clue.id in tried or clue.id not in kept:
+            continue
+        group = {clue.id}
+        partner = _partner(clue, by_coord, size) if symmetric else None
+        if partner is not None and partner.id in kept:
+            group.add(partner.id)
+        tried |= group
+        calls += 1
+        if session is not None:
+            unique = session.unique_with(kept - group)
+        else:
+            trial = instance.with_clues(c for c in clues if c.id in kept and c.id not in group)
+            unique = verifier.verify(trial, solution_cap=solution_cap).verdict is Verdict.UNIQUE
+        if unique:
+            kept -= group
+    final = instance.with_clues(c for c in clues if c.id in kept)
+    return Minimized(final, calls, len(clues) - len(final.clues))

@@ -1,0 +1,449 @@
+"""The publish gate's derivation layer: an ``rbk.request.v1`` built from machine evidence only.
+
+A review kernel's outcome is only as independent as its judgment fields (``risk``,
+``reversibility``, evidence assurance, ``requested_dimensions``). If a requester types them, the
+kernel launders the requester's opinion. For a generated puzzle every one of them can be derived
+mechanically, before any approval, from things the requester does not choose:
+
+* evidence items from the filter and holdout :class:`~puzzlekit.core.report.VerifierReport` s, their
+  mode and assurance from the verifier kind (:data:`VERIFIER_KINDS`: an exhaustive enumeration or
+  a SAT refutation is not the assurance of a sampling, budgeted or fault-injected filter), their
+  outcome from the verdict, their freshness from whether the report is about this instance digest;
+* ``risk.uncertainty`` from the verification itself: capped counts, budgets that ran out,
+  sampling, oracle errors, filter/holdout disagreement, a holdout that is not independent;
+* ``risk.impact``, ``risk.exposure`` and ``reversibility`` from the :class:`CorpusPolicy` of the
+  corpus the puzzle would enter (declared once per corpus, not per request);
+* ``requested_dimensions`` from what the action kind does (a corpus append executes).
+
+:func:`derive_request` returns the request together with a :class:`Provenance` record for every
+field, naming the report digests or the corpus policy it came from and the rule applied.
+:func:`default_policy` is the shipped puzzle policy (``puzzlekit/policies/``).
+
+Not for: deciding (that is :func:`puzzlekit.audit.kernel.decide`), appending to a corpus or
+queueing a
+review (the loop does that with the decision), or running verifiers.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from functools import cache
+from importlib import resources
+from typing import Any
+
+from puzzlekit.audit.kernel import REQUEST_SCHEMA, parse_datetime
+from puzzlekit.core.report import Verdict, VerifierReport
+
+ACTION_KIND = "puzzle.corpus_append"
+#: What each action kind does, as agency dimensions: appending writes into the corpus. Judging
+#: stays with the kernel and authorising with the policy, so neither is requested.
+ACTION_DIMENSIONS: Mapping[str, tuple[str, ...]] = {ACTION_KIND: ("execute",)}
+DEFAULT_POLICY = "puzzle-corpus-default"
+
+_IDENT = re.compile(r"^[a-z0-9][a-z0-9._:-]*$")
+_DIGEST = re.compile(r"^sha256:[0-9a-f]{64}$")
+
+
+@dataclass(frozen=True)
+class VerifierKind:
+    """What a verifier's verdicts are worth as evidence.
+
+    ``exact``: its UNIQUE and UNSOLVABLE are proofs over the whole finite model.
+    ``witnesses_sound``: a MULTIPLE it reports comes with real solutions of the full rules.
+    ``uncertainty``: how much doubt its UNIQUE leaves (0 for a proof).
+    """
+
+    verifier: str
+    exact: bool
+    mode: str
+    assurance: str
+    witnesses_sound: bool
+    uncertainty: float
+    basis: str
+
+
+VERIFIER_KINDS: Mapping[str, VerifierKind] = {
+    k.verifier: k
+    for k in (
+        VerifierKind(
+            "enumerative",
+            True,
+            "exhaustive_enumeration",
+            "bounded_checked",
+            True,
+            0.0,
+            "backtracking covers every assignment of the finite domain",
+        ),
+        VerifierKind(
+            "sat",
+            True,
+            "sat_proof",
+            "bounded_checked",
+            True,
+            0.0,
+            "a second solution is refuted by UNSAT under a blocking clause",
+        ),
+        VerifierKind(
+            "sampling",
+            False,
+            "sampling_search",
+            "statistically_supported",
+            True,
+            0.5,
+            "random restarts find solutions but cannot exclude an unseen second one",
+        ),
+        VerifierKind(
+            "budgeted",
+            False,
+            "budgeted_search",
+            "evaluator_supported",
+            True,
+            0.5,
+            "a search cut off by its budget cannot exclude an unexplored second solution",
+        ),
+        VerifierKind(
+            "faulty",
+            False,
+            "relaxed_model_check",
+            "runtime_observed",
+            False,
+            1.0,
+            "checks a model with one rule class removed, so its verdicts are about another puzzle",
+        ),
+    )
+}
+#: Any verifier id not in :data:`VERIFIER_KINDS`: the weakest assurance, full uncertainty.
+UNKNOWN_KIND = VerifierKind(
+    "unknown",
+    False,
+    "unclassified_verifier",
+    "runtime_observed",
+    False,
+    1.0,
+    "an unclassified verifier's verdicts carry no known assurance",
+)
+
+VISIBILITIES = ("private", "internal", "public")
+RETRACTIONS = ("tombstone", "none")
+#: Severity of a wrong puzzle in the corpus, by who sees the corpus.
+IMPACT_BY_VISIBILITY = {"private": "none", "internal": "low", "public": "medium"}
+#: Share of the corpus's audience that sees a new entry, by who sees the corpus.
+EXPOSURE_BY_VISIBILITY = {"private": 0.0, "internal": 0.1, "public": 1.0}
+
+
+@dataclass(frozen=True)
+class CorpusPolicy:
+    """What the corpus a puzzle would enter is like; declared once per corpus, never per puzzle.
+
+    ``visibility``: ``private`` (only the run), ``internal`` (the lab), ``public`` (published,
+    copied by others). ``retraction``: ``tombstone`` (an entry can be withdrawn by a later
+    ledger entry and its line removed) or ``none``.
+    """
+
+    corpus_id: str = "puzzlekit.corpus"
+    visibility: str = "internal"
+    retraction: str = "tombstone"
+
+    def __post_init__(self) -> None:
+        if self.visibility not in VISIBILITIES:
+            raise ValueError(f"visibility {self.visibility!r} is not one of {VISIBILITIES}")
+        if self.retraction not in RETRACTIONS:
+            raise ValueError(f"retraction {self.retraction!r} is not one of {RETRACTIONS}")
+        if not _IDENT.match(self.corpus_id):
+            raise ValueError(f"corpus_id {self.corpus_id!r} is not an RBK identifier")
+
+    @property
+    def source(self) -> str:
+        return (
+            f"corpus policy {self.corpus_id} (visibility={self.visibility}, "
+            f"retraction={self.retraction})"
+        )
+
+    def reversibility(self) -> tuple[str, str]:
+        """The reversibility of appending to this corpus, and why."""
+        if self.retraction == "none":
+            return "irreversible", "the corpus has no retraction, so an append cannot be undone"
+        if self.visibility == "public":
+            return (
+                "compensatable",
+                "a public entry can be tombstoned, but copies already taken remain",
+            )
+        return (
+            "reversible",
+            "a tombstone ledger entry and removing the line undo an append nobody outside "
+            f"the {self.visibility} audience has seen",
+        )
+
+
+DEFAULT_CORPUS = CorpusPolicy()
+
+
+@dataclass(frozen=True)
+class Provenance:
+    """Where one request field came from: its path, value, sources and the rule applied."""
+
+    field: str
+    value: Any
+    sources: tuple[str, ...]
+    rule: str
+
+    def to_json_obj(self) -> dict[str, Any]:
+        return {
+            "field": self.field,
+            "value": self.value,
+            "sources": list(self.sources),
+            "rule": self.rule,
+        }
+
+
+@dataclass(frozen=True)
+class DerivedRequest:
+    """An ``rbk.request.v1`` document and the provenance of each of its fields."""
+
+    request: Mapping[str, Any]
+    provenance: tuple[Provenance, ...] = field(default_factory=tuple)
+
+    def provenance_of(self, path: str) -> Provenance:
+        for record in self.provenance:
+            if record.field == path:
+                return record
+        raise KeyError(path)
+
+    def to_json_obj(self) -> dict[str, Any]:
+        return {
+            "request": json.loads(json.dumps(self.request)),
+            "provenance": [p.to_json_obj() for p in self.provenance],
+        }
+
+
+def kind_of(
+    report: VerifierReport, kinds: Mapping[str, VerifierKind] = VERIFIER_KINDS
+) -> VerifierKind:
+    """The kind of the verifier that wrote ``report`` (by ``source["verifier"]``)."""
+    return kinds.get(str(report.source.get("verifier", "")), UNKNOWN_KIND)
+
+
+def _ident(text: str) -> str:
+    cleaned = re.sub(r"[^a-z0-9._:-]+", "-", text.lower()).strip("-")
+    return cleaned if cleaned and cleaned[0].isalnum() else f"x{cleaned}"
+
+
+def _report_ref(side: str, report: VerifierReport) -> str:
+    verifier = report.source.get("verifier", "?")
+    version = report.source.get("version", "?")
+    return f"{side} report {report.digest()} ({verifier} {version})"
+
+
+def _outcome(report: VerifierReport, kind: VerifierKind) -> tuple[str, str]:
+    """The evidence outcome of one report, and why. ``inconclusive`` is never rounded up."""
+    v = report.verdict
+    if report.dispatch_error_count:
+        return "inconclusive", f"{report.dispatch_error_count} oracle call(s) raised"
+    if v is Verdict.UNIQUE:
+        if report.solution_count_is_lower_bound or report.solution_count != 1:
+            return "inconclusive", "UNIQUE with an inconsistent solution count"
+        return "passed", "UNIQUE"
+    if v is Verdict.MULTIPLE:
+        if kind.witnesses_sound:
+            return "failed", "MULTIPLE, witnessed by solutions of the full rules"
+        return "inconclusive", "MULTIPLE from a relaxed model, which witnesses nothing"
+    if v is Verdict.UNSOLVABLE:
+        if kind.exact:
+            return "failed", "UNSOLVABLE, proved over the whole model"
+        return "inconclusive", "UNSOLVABLE from an inexact search, which proves nothing"
+    if v is Verdict.INVALID_SPEC:
+        return "failed", "INVALID_SPEC: the instance is not a puzzle of its schema"
+    return "inconclusive", f"{v.value}: no verdict on uniqueness"
+
+
+def _uncertainty(
+    instance_digest: str,
+    sides: list[tuple[str, VerifierReport, VerifierKind]],
+) -> list[tuple[float, str, str]]:
+    """Every source of doubt in the verification, as (value, why, source)."""
+    found: list[tuple[float, str, str]] = []
+    for side, report, kind in sides:
+        ref = _report_ref(side, report)
+        if report.verdict is Verdict.UNIQUE and kind.uncertainty > 0:
+            found.append(
+                (kind.uncertainty, f"{side} UNIQUE from {kind.verifier}: {kind.basis}", ref)
+            )
+        if report.verdict in (Verdict.UNDECIDED, Verdict.DOMAIN_TOO_LARGE):
+            found.append((1.0, f"{side} reached no verdict ({report.verdict.value})", ref))
+        if report.solution_count_is_lower_bound:
+            found.append((1.0, f"{side} solution count is a capped lower bound", ref))
+        if report.dispatch_error_count:
+            found.append((1.0, f"{side} had {report.dispatch_error_count} oracle error(s)", ref))
+        if report.instance_digest != instance_digest:
+            found.append((1.0, f"{side} report is about {report.instance_digest}", ref))
+    (fs, fr, fk), (hs, hr, hk) = sides
+    refs = f"{_report_ref(fs, fr)}; {_report_ref(hs, hr)}"
+    if fr.verdict is not hr.verdict:
+        found.append(
+            (1.0, f"filter says {fr.verdict.value}, holdout says {hr.verdict.value}", refs)
+        )
+    if fr.source.get("verifier") == hr.source.get("verifier"):
+        found.append(
+            (1.0, "the holdout ran the filter's own verifier, so it is not independent", refs)
+        )
+    return found
+
+
+def derive_request(
+    instance_digest: str,
+    filter_report: VerifierReport,
+    holdout_report: VerifierReport,
+    *,
+    observed_at: str,
+    corpus: CorpusPolicy = DEFAULT_CORPUS,
+    proposed_by: str = "puzzlekit.loop.driver",
+    kinds: Mapping[str, VerifierKind] = VERIFIER_KINDS,
+) -> DerivedRequest:
+    """The ``rbk.request.v1`` for appending the instance ``instance_digest`` to ``corpus``.
+
+    Every judgment field is derived from the two reports, their verifier kinds and the corpus
+    policy; the caller supplies no risk, reversibility, assurance or dimension. ``observed_at``
+    (RFC 3339) is when the evidence was gathered; ``proposed_by`` names the proposing process.
+    """
+    if not _DIGEST.match(instance_digest):
+        raise ValueError(f"instance_digest {instance_digest!r} is not a sha256 digest")
+    if parse_datetime(observed_at) is None:
+        raise ValueError(f"observed_at {observed_at!r} is not an RFC 3339 date-time")
+    hexdigest = instance_digest.split(":", 1)[1]
+    records: list[Provenance] = []
+
+    def note(path: str, value: Any, sources: tuple[str, ...] | str, rule: str) -> Any:
+        records.append(
+            Provenance(path, value, (sources,) if isinstance(sources, str) else sources, rule)
+        )
+        return value
+
+    instance_src = f"instance {instance_digest}"
+    contract = f"contract {REQUEST_SCHEMA}"
+    sides = [
+        ("filter", filter_report, kind_of(filter_report, kinds)),
+        ("holdout", holdout_report, kind_of(holdout_report, kinds)),
+    ]
+
+    items = []
+    for side, report, kind in sides:
+        ref = _report_ref(side, report)
+        items.append((side, report, kind, ref, f"ev.{side}.{_ident(kind.verifier)}"))
+    items.sort(key=lambda t: t[4])
+    evidence_items = []
+    for i, (_side, report, kind, ref, ev_id) in enumerate(items):
+        base = f"evidence_state.items[{i}]"
+        outcome, why = _outcome(report, kind)
+        if report.instance_digest == instance_digest:
+            fresh = {"status": "fresh"}
+            fresh_rule = "the report's instanceDigest equals the instance's digest"
+        else:
+            fresh = {"status": "stale", "reasons": ["target_changed"]}
+            fresh_rule = f"the report is about {report.instance_digest}, not this instance"
+        produced = f"{report.source.get('verifier', '?')}@{report.source.get('version', '?')}"
+        evidence_items.append(
+            {
+                "evidence_id": note(f"{base}.evidence_id", ev_id, ref, "side and verifier kind"),
+                "mode": note(
+                    f"{base}.mode", kind.mode, ref, f"verifier kind {kind.verifier}: {kind.basis}"
+                ),
+                "outcome": note(f"{base}.outcome", outcome, ref, f"verdict {why}"),
+                "assurance": note(
+                    f"{base}.assurance",
+                    kind.assurance,
+                    ref,
+                    f"verifier kind {kind.verifier} ({'exact' if kind.exact else 'inexact'})",
+                ),
+                "freshness": note(f"{base}.freshness", fresh, (ref, instance_src), fresh_rule),
+                "produced_by": note(f"{base}.produced_by", produced, ref, "report source"),
+            }
+        )
+
+    doubts = _uncertainty(instance_digest, sides)
+    uncertainty = max((d[0] for d in doubts), default=0.0)
+    all_refs = tuple(ref for *_, ref, _ in items)
+    if doubts:
+        uncertainty_rule = "largest doubt: " + "; ".join(f"{d[1]} ({d[0]})" for d in doubts)
+        uncertainty_sources = tuple(dict.fromkeys(d[2] for d in doubts))
+    else:
+        uncertainty_rule = "two independent exact verifications of this instance agree"
+        uncertainty_sources = all_refs
+    reversibility, why_reversible = corpus.reversibility()
+    impact = IMPACT_BY_VISIBILITY[corpus.visibility]
+    exposure = EXPOSURE_BY_VISIBILITY[corpus.visibility]
+    verdicts = f"filter {filter_report.verdict.value}, holdout {holdout_report.verdict.value}"
+
+    risk = {
+        "impact": note(
+            "action.risk.impact",
+            impact,
+            corpus.source,
+            f"a wrong puzzle in a {corpus.visibility} corpus",
+        ),
+        "exposure": note(
+            "action.risk.exposure",
+            exposure,
+            corpus.source,
+            f"share of a {corpus.visibility} corpus's audience that sees a new entry",
+        ),
+        "uncertainty": note(
+            "action.risk.uncertainty", uncertainty, uncertainty_sources, uncertainty_rule
+        ),
+        "rationale": note(
+            "action.risk.rationale",
+            f"{verdicts}; uncertainty {uncertainty} ({uncertainty_rule}); "
+            f"{corpus.visibility} corpus",
+            (*all_refs, corpus.source),
+            "summary of the derivations of impact, exposure and uncertainty",
+        ),
+    }
+    action = {
+        "action_id": note(
+            "action.action_id", f"corpus-append:{hexdigest}", instance_src, "instance digest"
+        ),
+        "action_kind": note("action.action_kind", ACTION_KIND, contract, "the publish gate"),
+        "domain": note("action.domain", corpus.corpus_id, corpus.source, "the target corpus"),
+        "summary": note(
+            "action.summary",
+            f"append instance {instance_digest} to corpus {corpus.corpus_id}",
+            (instance_src, corpus.source),
+            "instance digest and target corpus",
+        ),
+        "proposed_by": note(
+            "action.proposed_by",
+            {"actor_id": proposed_by, "actor_kind": "deterministic"},
+            "the proposing process",
+            "a generation loop is a deterministic, non-human actor",
+        ),
+        "requested_dimensions": note(
+            "action.requested_dimensions",
+            list(ACTION_DIMENSIONS[ACTION_KIND]),
+            contract,
+            "what a corpus append does: it writes into the corpus (execute)",
+        ),
+        "reversibility": note("action.reversibility", reversibility, corpus.source, why_reversible),
+        "risk": risk,
+    }
+    request = {
+        "schema": note("schema", REQUEST_SCHEMA, contract, "the contract"),
+        "request_id": note("request_id", f"publish:{hexdigest}", instance_src, "instance digest"),
+        "action": action,
+        "evidence_state": {"items": evidence_items},
+        "observed_at": note(
+            "observed_at", observed_at, "the gathering of the evidence", "when it was gathered"
+        ),
+    }
+    return DerivedRequest(request, tuple(records))
+
+
+@cache
+def _policy_text(name: str) -> str:
+    return resources.files("puzzlekit").joinpath(f"policies/{name}.json").read_text("utf-8")
+
+
+def default_policy(name: str = DEFAULT_POLICY) -> dict[str, Any]:
+    """A shipped ``rbk.policy.v1`` (a fresh copy): by default the puzzle-corpus publish gate."""
+    return json.loads(_policy_text(name))

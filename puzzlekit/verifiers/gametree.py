@@ -1,0 +1,391 @@
+"""Exact game verifiers: ``gametree`` (negamax, alpha-beta, transposition table) and ``minimax``
+(plain minimax, no pruning, no table: the independent holdout for small positions).
+
+:func:`game_verdict` answers for any game of :mod:`puzzlekit.families.games`: the value of the
+position for the side to move (WIN, LOSS or DRAW under perfect play), the distance to the end
+(plies; the winner hurries, the loser delays; a drawn game ends when no move is left) and the
+value and distance of every legal move. The verifiers turn that into the report of an
+only-winning-move instance: UNIQUE when exactly one move wins (with ``variant = "fastest"``:
+wins fastest), MULTIPLE with every winning move in ``discriminativeGap`` by move coordinate
+(fastest first; each move's distance is in ``stats.moves``), UNSOLVABLE with a
+``verdictDistribution`` over the moves. Illegal positions are INVALID_SPEC, as the family says.
+
+Scores: a win for the side to move scores ``MATE - plies from the root to the end``, a loss
+the negative, a draw 0; table entries store scores relative to their node and are shifted by
+the ply on the way in and out, so a transposition reached at another depth reads correctly.
+
+Not for: families other than the only-winning-move ones (``verify`` raises
+``NotImplementedError``, which callers treat as the backend declining), nor positions beyond
+exhaustive search (a budget turns those into UNDECIDED).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+from dataclasses import dataclass, replace
+from typing import Any
+
+from puzzlekit.core.model import Instance, Problem, SpecError
+from puzzlekit.core.report import (
+    Budget,
+    Conflict,
+    GapItem,
+    RejectDetail,
+    Verdict,
+    VerifierReport,
+)
+from puzzlekit.families import get_family
+from puzzlekit.families.games import Game, Move, OnlyWinningMove, State
+from puzzlekit.verifiers.base import (
+    DEFAULT_CAP,
+    BudgetExceeded,
+    Meter,
+    SearchBudget,
+    conflict_clue,
+    invalid_report,
+    report,
+    source,
+    try_resolve,
+)
+
+VERSION = "1.0"
+MATE = 1_000_000
+EXACT, LOWER, UPPER = 0, 1, 2
+
+HONEST = {
+    Verdict.UNIQUE: "Exactly one legal move wins under perfect play (exact game-tree search); "
+    "nothing is claimed about how hard the move is to find.",
+    Verdict.MULTIPLE: "Several legal moves win under perfect play; the gap lists every one of "
+    "them, the solutions only up to the cap.",
+    Verdict.UNSOLVABLE: "No legal move wins under perfect play; the distribution counts the "
+    "moves that draw and lose.",
+}
+
+
+@dataclass(frozen=True)
+class MoveValue:
+    """One legal move: where, its result for the mover and plies to the end under perfect play."""
+
+    move: Move
+    coord: tuple
+    name: str
+    value: int  # the move's variable value in a solution
+    result: str  # WIN, DRAW or LOSS
+    distance: int
+    label: str = ""  # how a player writes the move (Nim: ``h2-3``, take 3 from heap 2)
+
+
+@dataclass(frozen=True)
+class GameVerdict:
+    """The value of a position for the side to move, with every move's value."""
+
+    result: str
+    distance: int
+    to_move: int
+    moves: tuple[MoveValue, ...]
+    nodes: int
+
+    def to_json_obj(self) -> dict[str, Any]:
+        return {
+            "value": self.result,
+            "distance": self.distance,
+            "toMove": self.to_move,
+            "moves": [
+                {
+                    "fieldName": m.name,
+                    "coord": list(m.coord),
+                    "move": m.label,
+                    "moveValue": m.value,
+                    "value": m.result,
+                    "distance": m.distance,
+                }
+                for m in self.moves
+            ],
+            "nodes": self.nodes,
+        }
+
+
+# --- alpha-beta with a transposition table -----------------------------------------------------
+
+
+class _AlphaBeta:
+    def __init__(self, game: Game, meter: Meter) -> None:
+        self.game = game
+        self.meter = meter
+        self.table: dict[Any, tuple[int, int]] = {}
+
+    def terminal_score(self, state: State, ply: int) -> int:
+        winner = self.game.outcome(state)
+        if winner == 0:
+            return 0
+        return MATE - ply if winner == self.game.to_move(state) else -(MATE - ply)
+
+    def search(self, state: State, ply: int, alpha: int, beta: int) -> int:
+        self.meter.tick()
+        game = self.game
+        if game.is_terminal(state):
+            return self.terminal_score(state, ply)
+        key = game.key(state)
+        hit = self.table.get(key)
+        if hit is not None:
+            flag, rel = hit
+            score = _from_rel(rel, ply)
+            if flag == EXACT:
+                return score
+            if flag == LOWER and score >= beta:
+                return score
+            if flag == UPPER and score <= alpha:
+                return score
+        alpha0 = alpha
+        best = -MATE - 1
+        for m in game.legal_moves(state):
+            score = -self.search(game.play(state, m), ply + 1, -beta, -alpha)
+            if score > best:
+                best = score
+            if best > alpha:
+                alpha = best
+            if alpha >= beta:
+                break
+        flag = UPPER if best <= alpha0 else LOWER if best >= beta else EXACT
+        self.table[key] = (flag, _to_rel(best, ply))
+        return best
+
+
+def _to_rel(score: int, ply: int) -> int:
+    if score > MATE // 2:
+        return score + ply
+    if score < -MATE // 2:
+        return score - ply
+    return score
+
+
+def _from_rel(score: int, ply: int) -> int:
+    if score > MATE // 2:
+        return score - ply
+    if score < -MATE // 2:
+        return score + ply
+    return score
+
+
+def _alphabeta_move_scores(game: Game, state: State, meter: Meter) -> list[tuple[Move, int]]:
+    ab = _AlphaBeta(game, meter)
+    out = []
+    for m in game.legal_moves(state):
+        out.append((m, -ab.search(game.play(state, m), 1, -MATE - 1, MATE + 1)))
+    return out
+
+
+# --- plain minimax ----------------------------------------------------------------------------
+
+
+def _minimax(game: Game, state: State, ply: int, meter: Meter) -> int:
+    meter.tick()
+    if game.is_terminal(state):
+        winner = game.outcome(state)
+        if winner == 0:
+            return 0
+        return MATE - ply if winner == game.to_move(state) else -(MATE - ply)
+    return max(
+        -_minimax(game, game.play(state, m), ply + 1, meter) for m in game.legal_moves(state)
+    )
+
+
+def _minimax_move_scores(game: Game, state: State, meter: Meter) -> list[tuple[Move, int]]:
+    return [(m, -_minimax(game, game.play(state, m), 1, meter)) for m in game.legal_moves(state)]
+
+
+SOLVERS: dict[str, Callable[[Game, State, Meter], list[tuple[Move, int]]]] = {
+    "alphabeta": _alphabeta_move_scores,
+    "minimax": _minimax_move_scores,
+}
+
+
+def _result(score: int, game: Game, after: State) -> tuple[str, int]:
+    if score == 0:
+        return "DRAW", 1 + game.plies_left(after)
+    return ("WIN" if score > 0 else "LOSS"), MATE - abs(score)
+
+
+def game_verdict(
+    game: Game,
+    position: State,
+    *,
+    solver: str = "alphabeta",
+    budget: SearchBudget | None = None,
+) -> GameVerdict:
+    """The value of ``position`` for the side to move and of each legal move (see the module
+    docstring). ``solver`` is ``alphabeta`` or ``minimax``. Raises BudgetExceeded."""
+    meter = Meter(budget or SearchBudget(nodes=None, seconds=None))
+    to_move = game.to_move(position)
+    if game.is_terminal(position):
+        winner = game.outcome(position)
+        result = "DRAW" if winner == 0 else ("WIN" if winner == to_move else "LOSS")
+        return GameVerdict(result, 0, to_move, (), 0)
+    moves = []
+    for m, score in SOLVERS[solver](game, position, meter):
+        result, distance = _result(score, game, game.play(position, m))
+        moves.append(
+            MoveValue(
+                m,
+                tuple(game.move_coord(position, m)),
+                game.move_name(position, m),
+                game.move_value(position, m),
+                result,
+                distance,
+                game.move_label(position, m),
+            )
+        )
+    best = max(moves, key=_rank)
+    return GameVerdict(best.result, best.distance, to_move, tuple(moves), meter.nodes)
+
+
+def _rank(m: MoveValue) -> tuple[int, int]:
+    r = {"WIN": 1, "DRAW": 0, "LOSS": -1}[m.result]
+    return (r, -m.distance if r > 0 else m.distance)
+
+
+# --- the verifiers ----------------------------------------------------------------------------
+
+
+class GameTreeVerifier:
+    """Exact verdicts of only-winning-move instances by game-tree search."""
+
+    name = "gametree"
+    version = VERSION
+    exact = True
+    solver = "alphabeta"
+
+    def verify(
+        self,
+        instance: Instance,
+        *,
+        solution_cap: int = DEFAULT_CAP,
+        budget: SearchBudget | None = None,
+    ) -> VerifierReport:
+        if solution_cap < 2:
+            raise ValueError("solution_cap must be at least 2: uniqueness needs a second solution")
+        src = source(self.name, self.version)
+        try:
+            family = get_family(instance.family)
+        except SpecError as exc:
+            return invalid_report(instance, exc.violations, src, solution_cap)
+        if not isinstance(family, OnlyWinningMove):
+            raise NotImplementedError(
+                f"{self.name} verifies game families (owm-*) only, not {instance.family}"
+            )
+        resolved = try_resolve(instance)
+        if not isinstance(resolved, Problem):
+            return invalid_report(instance, resolved, src, solution_cap)
+        return game_report(family, resolved, src, solution_cap, budget, self.solver)
+
+
+class MinimaxVerifier(GameTreeVerifier):
+    """Plain minimax (no pruning, no table): the independent holdout, for small positions."""
+
+    name = "minimax"
+    solver = "minimax"
+
+
+def game_report(
+    family: OnlyWinningMove,
+    problem: Problem,
+    src: dict[str, str],
+    cap: int,
+    budget: SearchBudget | None,
+    solver: str,
+) -> VerifierReport:
+    """The report of a resolved only-winning-move instance (see the module docstring)."""
+    schema = problem.schema
+    params = schema.params_dict()
+    game = family.game(params)
+    state = family.position_of(problem)
+    budget = budget or SearchBudget()
+    meter = Meter(budget)
+    try:
+        verdict = game_verdict(game, state, solver=solver, budget=budget)
+    except BudgetExceeded as exc:
+        detail = RejectDetail(
+            Verdict.UNDECIDED,
+            budget=Budget(exc.resource, exc.limit, budget.nodes or 0, round(meter.seconds, 6), 0),
+        )
+        return report(
+            Verdict.UNDECIDED,
+            problem.instance,
+            src,
+            cap=cap,
+            lower_bound=True,
+            detail=detail,
+            diagnostics=[f"{exc.resource} budget of {exc.limit} ran out"],
+            stats={"nodes": budget.nodes or 0, "seconds": round(meter.seconds, 6)},
+        )
+    wins = [m for m in verdict.moves if m.result == "WIN"]
+    if family.fastest(params) and wins:
+        fastest = min(m.distance for m in wins)
+        wins = [m for m in wins if m.distance == fastest]
+    order = {v.coord: i for i, v in enumerate(schema.variables)}
+    wins.sort(key=lambda m: (m.distance, order.get(m.coord, len(order))))
+    in_order = sorted(wins, key=lambda m: order.get(m.coord, len(order)))
+    solutions = [family.solution_of(schema, game, state, m.move) for m in in_order[:cap]]
+    n_moves = len(verdict.moves)
+    cart = (n_moves, round(math.log10(n_moves), 6) if n_moves else None)
+    distribution = {
+        r: sum(1 for m in verdict.moves if m.result == r) for r in ("WIN", "DRAW", "LOSS")
+    }
+    side = game.side_name(verdict.to_move)
+    stats = {
+        "nodes": verdict.nodes,
+        "seconds": round(meter.seconds, 6),
+        **verdict.to_json_obj(),
+        "winningMoves": len(wins),
+    }
+    stats.pop("nodes", None)
+    stats["nodes"] = verdict.nodes
+    head = f"{side} to move: {verdict.result}"
+    if verdict.result != "DRAW" and verdict.moves:
+        head += f" in {verdict.distance} plies"
+    diagnostics = [head]
+    if wins:
+        diagnostics.append("winning moves: " + ", ".join(f"{m.label} ({m.distance})" for m in wins))
+    common = dict(
+        cap=cap,
+        completions=n_moves,
+        cart=cart,
+        diagnostics=diagnostics,
+        stats=stats,
+    )
+    if len(wins) == 1:
+        rep = report(Verdict.UNIQUE, problem.instance, src, solutions=solutions, **common)
+    elif wins:
+        power = round(2 / len(wins), 6)
+        gap = tuple(GapItem(m.coord, m.name, (0, m.value), power) for m in wins)
+        detail = RejectDetail(
+            Verdict.MULTIPLE, discriminative_gap=gap, verdict_distribution=distribution
+        )
+        rep = report(
+            Verdict.MULTIPLE,
+            problem.instance,
+            src,
+            solutions=solutions,
+            lower_bound=len(wins) >= cap,
+            detail=detail,
+            **common,
+        )
+    else:
+        clue = next(c for c in problem.clues if c.kind == "position")
+        conflict = Conflict((conflict_clue(problem, clue.id),), (), True)
+        detail = RejectDetail(
+            Verdict.UNSOLVABLE, conflict=conflict, verdict_distribution=distribution
+        )
+        rep = report(Verdict.UNSOLVABLE, problem.instance, src, detail=detail, **common)
+    return replace(rep, honest_scope=HONEST[rep.verdict])
+
+
+__all__ = [
+    "GameTreeVerifier",
+    "GameVerdict",
+    "MinimaxVerifier",
+    "MoveValue",
+    "game_report",
+    "game_verdict",
+]

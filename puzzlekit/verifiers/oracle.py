@@ -1,0 +1,412 @@
+"""Oracle verifiers for the ``toolcall`` family: enumerate the hidden fields, ask the oracle.
+
+``oracle`` (:class:`OracleVerifier`, the family's default) narrows each field to its given value,
+refuses with DOMAIN_TOO_LARGE (``fieldCardinalities``, ``culprits``) before any oracle call when
+the cartesian product of the hidden fields exceeds ``max_completions``, then calls the tool's
+oracle on every completion, in schema order. It reports UNIQUE when exactly one completion gives
+``expectedVerdict``; MULTIPLE with ``verdictDistribution`` and ``discriminativeGap`` (computed on
+the capped solutions, which the diagnostics call a sample when the cap cut them); UNSOLVABLE with
+``verdictDistribution`` (the expected verdict absent from it) and a minimal conflict among the
+given fields. An oracle call that raises is counted in ``dispatchErrorCount`` and the enumeration
+goes on.
+
+``oracle-plain`` (:class:`PlainOracleVerifier`) is the holdout: an independent plain-Python
+enumeration that reads the instance's JSON itself (tool, fixed input, givens, domains from the
+tool's JSON Schema) with ``itertools.product`` and shares nothing with the family module but the
+tool registry. Both decline (``NotImplementedError``) instances of other families.
+
+Not for: tools with large or unbounded inputs (give those fields in ``fixedInput``).
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+from collections import Counter
+from collections.abc import Mapping, Sequence
+from dataclasses import replace
+from typing import Any
+
+from puzzlekit.core.model import Instance, Problem, Violation
+from puzzlekit.core.report import FieldCardinality, RejectDetail, Verdict, VerifierReport
+from puzzlekit.verifiers.base import (
+    DEFAULT_CAP,
+    BudgetExceeded,
+    Meter,
+    SearchBudget,
+    cartesian,
+    culprits_over,
+    discriminative_gap,
+    invalid_report,
+    report,
+    shrink_conflict,
+    source,
+    try_resolve,
+    undecided_report,
+)
+
+VERSION = "1.0"
+FAMILY = "toolcall"
+#: completions (oracle calls) an instance may need before it is DOMAIN_TOO_LARGE
+DEFAULT_MAX_COMPLETIONS = 200_000
+
+
+def _decline(instance: Instance, name: str) -> None:
+    if instance.family != FAMILY:
+        raise NotImplementedError(f"{name} verifies only {FAMILY} instances")
+
+
+class OracleVerifier:
+    """Exact verifier of oracle families: full enumeration with a verdict distribution."""
+
+    name = "oracle"
+    version = VERSION
+    exact = True
+
+    def __init__(self, *, max_completions: int = DEFAULT_MAX_COMPLETIONS) -> None:
+        self.max_completions = max_completions
+
+    def verify(
+        self,
+        instance: Instance,
+        *,
+        solution_cap: int = DEFAULT_CAP,
+        budget: SearchBudget | None = None,
+    ) -> VerifierReport:
+        from puzzlekit.families.toolcall import TOOLCALL
+
+        _decline(instance, self.name)
+        if solution_cap < 2:
+            raise ValueError("solution_cap must be at least 2: uniqueness needs a second solution")
+        src = source(self.name, self.version)
+        resolved = try_resolve(instance)
+        if not isinstance(resolved, Problem):
+            return invalid_report(instance, resolved, src, solution_cap)
+        problem = resolved
+        spec = TOOLCALL.spec(problem.schema)
+        meter = Meter(budget or SearchBudget())
+        domains = _narrowed(problem)
+        cart = cartesian(domains)
+        names = list(problem.schema.names)
+        size = math.prod(len(domains[n]) for n in names)
+        if size > self.max_completions:
+            cards = [
+                FieldCardinality(v.coord, v.name, len(domains[v.name]))
+                for v in problem.schema.variables
+                if len(domains[v.name]) > 1
+            ]
+            detail = RejectDetail(
+                Verdict.DOMAIN_TOO_LARGE,
+                field_cardinalities=tuple(cards),
+                culprits=tuple(culprits_over(cards, math.log10(self.max_completions))),
+            )
+            return report(
+                Verdict.DOMAIN_TOO_LARGE,
+                instance,
+                src,
+                cap=solution_cap,
+                cart=cart,
+                detail=detail,
+                diagnostics=[f"{size} completions > limit {self.max_completions}; no oracle call"],
+                stats={"nodes": 0, "seconds": round(meter.seconds, 6)},
+            )
+        dist: Counter[str] = Counter()
+        errors = 0
+        matching = 0
+        solutions: list[dict[str, int]] = []
+        enumerated = 0
+        try:
+            for xs in itertools.product(*(domains[n] for n in names)):
+                meter.tick()
+                enumerated += 1
+                values = dict(zip(names, xs, strict=True))
+                try:
+                    verdict = spec.tool.oracle(spec.decode(values))
+                except Exception:
+                    errors += 1
+                    continue
+                dist[str(verdict)] += 1
+                if verdict == spec.expected:
+                    matching += 1
+                    if len(solutions) < solution_cap:
+                        solutions.append(values)
+        except BudgetExceeded as exc:
+            exc.solutions = solutions  # type: ignore[attr-defined]
+            rep = undecided_report(
+                problem, src, solution_cap, domains, cart, exc, meter.nodes, meter.seconds
+            )
+            return replace(rep, dispatch_error_count=errors)
+        stats = {
+            "nodes": meter.nodes,
+            "seconds": round(meter.seconds, 6),
+            "matchingCompletions": matching,
+        }
+        distribution = dict(sorted(dist.items()))
+        notes = [f"{enumerated} completions enumerated, {matching} give {spec.expected!r}"]
+        if errors:
+            notes.append(f"{errors} oracle call(s) raised; counted as errors, not verdicts")
+        if len(solutions) == 1:
+            rep = report(
+                Verdict.UNIQUE,
+                instance,
+                src,
+                solutions=solutions,
+                cap=solution_cap,
+                completions=enumerated,
+                cart=cart,
+                diagnostics=notes,
+                stats=stats,
+            )
+        elif solutions:
+            if matching > len(solutions):
+                notes.append(
+                    f"discriminativeGap computed on a sample: the first {len(solutions)} of "
+                    f"{matching} solutions"
+                )
+            detail = RejectDetail(
+                Verdict.MULTIPLE,
+                discriminative_gap=tuple(discriminative_gap(problem, solutions)),
+                verdict_distribution=distribution,
+            )
+            rep = report(
+                Verdict.MULTIPLE,
+                instance,
+                src,
+                solutions=solutions,
+                cap=solution_cap,
+                lower_bound=len(solutions) >= solution_cap,
+                completions=enumerated,
+                cart=cart,
+                detail=detail,
+                diagnostics=notes,
+                stats=stats,
+            )
+        else:
+            conflict = _conflict(problem, spec, meter)
+            detail = RejectDetail(
+                Verdict.UNSOLVABLE, conflict=conflict, verdict_distribution=distribution
+            )
+            rep = report(
+                Verdict.UNSOLVABLE,
+                instance,
+                src,
+                cap=solution_cap,
+                completions=enumerated,
+                cart=cart,
+                detail=detail,
+                diagnostics=notes,
+                stats=stats,
+            )
+        return replace(rep, dispatch_error_count=errors)
+
+
+def _narrowed(problem: Problem, clue_ids: Sequence[str] | None = None) -> dict[str, list[int]]:
+    """Each variable's domain under its given clues (all clues, or only ``clue_ids``)."""
+    doms = {v.name: list(v.domain) for v in problem.schema.variables}
+    for cid, cs in problem.clue_constraints:
+        if clue_ids is not None and cid not in clue_ids:
+            continue
+        for c in cs:
+            (name,) = c.vars
+            doms[name] = [x for x in doms[name] if c.holds({name: x})]
+    return doms
+
+
+def _conflict(problem: Problem, spec: Any, meter: Meter) -> Any:
+    """A minimal set of givens under which no completion gives the expected verdict."""
+    names = list(problem.schema.names)
+    cache: dict[tuple[int, ...], bool] = {}
+
+    def good(xs: tuple[int, ...]) -> bool:
+        if xs not in cache:
+            try:
+                cache[xs] = spec.tool.oracle(spec.decode(dict(zip(names, xs, strict=True)))) == (
+                    spec.expected
+                )
+            except Exception:
+                cache[xs] = False
+        return cache[xs]
+
+    def unsat(clue_ids: Sequence[str], rule_ids: Sequence[str]) -> bool | None:
+        doms = _narrowed(problem, clue_ids)
+        if any(not d for d in doms.values()):
+            return True
+        if "oracle" not in rule_ids:
+            return False
+        try:
+            for xs in itertools.product(*(doms[n] for n in names)):
+                meter.tick()
+                if good(xs):
+                    return False
+        except BudgetExceeded:
+            return None
+        return True
+
+    return shrink_conflict(problem, unsat)
+
+
+# --- the independent holdout ------------------------------------------------------------------
+
+
+def _plain_domain(prop: Any) -> list[Any] | None:
+    if not isinstance(prop, dict):
+        return None
+    if "enum" in prop:
+        return list(prop["enum"])
+    if "const" in prop:
+        return [prop["const"]]
+    if prop.get("type") == "boolean":
+        return [False, True]
+    if prop.get("type") == "integer" and "minimum" in prop and "maximum" in prop:
+        return list(range(prop["minimum"], prop["maximum"] + 1))
+    return None
+
+
+def _plain_code(prop: dict, values: list[Any], value: Any) -> int | None:
+    """The variable value of a JSON value: the integer itself, else its position (bool 0/1)."""
+    if prop.get("type") == "integer" and "enum" not in prop and "const" not in prop:
+        return value if value in values and not isinstance(value, bool) else None
+    for i, v in enumerate(values):
+        if type(v) is type(value) and v == value:
+            return i
+    return None
+
+
+class PlainOracleVerifier:
+    """Holdout for oracle families: reads the JSON, enumerates with itertools, counts."""
+
+    name = "oracle-plain"
+    version = VERSION
+    exact = True
+
+    def __init__(self, *, max_completions: int = DEFAULT_MAX_COMPLETIONS) -> None:
+        self.max_completions = max_completions
+
+    def verify(
+        self,
+        instance: Instance,
+        *,
+        solution_cap: int = DEFAULT_CAP,
+        budget: SearchBudget | None = None,
+    ) -> VerifierReport:
+        from puzzlekit.families.tools import get_tool
+
+        _decline(instance, self.name)
+        src = source(self.name, self.version)
+        obj = instance.to_json_obj()
+        params, clues = obj["params"], obj["clues"]
+
+        def bad(kind: str, where: str, detail: str) -> VerifierReport:
+            return invalid_report(
+                instance, [Violation(kind, None, where, detail)], src, solution_cap
+            )
+
+        tool = get_tool(params.get("tool")) if isinstance(params.get("tool"), str) else None
+        if tool is None:
+            return bad("unknown-tool", "params.tool", "no such tool")
+        if set(params) - {"tool", "expectedVerdict", "fixedInput"}:
+            return bad("unknown-field", "params", "unknown param")
+        fixed = dict(params.get("fixedInput", {}))
+        props = {k: dict(v) for k, v in tool.properties.items()}
+        if set(fixed) - set(props):
+            return bad("unknown-field", "fixedInput", "unknown field")
+        hidden = [k for k in props if k not in fixed]
+        doms: dict[str, list[Any]] = {}
+        for k in hidden:
+            d = _plain_domain(props[k])
+            if d is None:
+                return bad("not-enumerable", k, "no finite domain")
+            if not d:
+                return bad("no-enum-domain", k, "empty enum")
+            doms[k] = d
+        codes = {k: list(range(len(d))) for k, d in doms.items()}
+        for k in hidden:
+            if props[k].get("type") == "integer" and "enum" not in props[k]:
+                codes[k] = list(doms[k])
+        seen: set[str] = set()
+        for c in clues:
+            d = c.get("data", {})
+            k = d.get("field")
+            if c.get("id") in seen:
+                return bad("duplicate-clue", f"clue {c.get('id')}", "clue id used twice")
+            seen.add(c.get("id"))
+            if c.get("kind") != "given" or set(d) != {"field", "value"}:
+                return bad("malformed", f"clue {c.get('id')}", "not a given")
+            if k not in doms:
+                return bad("unknown-field", str(k), "no such hidden field")
+            if c.get("coords") != [[list(props).index(k)]]:
+                return bad("shape-mismatch", str(k), "coords do not name the field")
+            code = _plain_code(props[k], doms[k], d.get("value"))
+            if code is None:
+                return bad("out-of-domain", str(k), "value outside the field's domain")
+            codes[k] = [x for x in codes[k] if x == code]
+        size = math.prod(len(codes[k]) for k in hidden)
+        if size > self.max_completions:
+            return report(
+                Verdict.DOMAIN_TOO_LARGE,
+                instance,
+                src,
+                cap=solution_cap,
+                detail=RejectDetail(Verdict.DOMAIN_TOO_LARGE),
+                diagnostics=[f"{size} completions"],
+            )
+        expected = params.get("expectedVerdict")
+        dist: Counter[str] = Counter()
+        errors = 0
+        found: list[dict[str, int]] = []
+        total = 0
+        for xs in itertools.product(*(codes[k] for k in hidden)):
+            total += 1
+            inp = dict(fixed)
+            for k, x in zip(hidden, xs, strict=True):
+                is_int = props[k].get("type") == "integer" and "enum" not in props[k]
+                inp[k] = x if is_int else doms[k][x]
+            try:
+                verdict = tool.oracle({k: inp[k] for k in props if k in inp})
+            except Exception:
+                errors += 1
+                continue
+            dist[str(verdict)] += 1
+            if verdict == expected:
+                found.append(dict(zip(hidden, xs, strict=True)))
+        shown = found[:solution_cap]
+        distribution = dict(sorted(dist.items()))
+        if len(found) == 1:
+            verdict, detail = Verdict.UNIQUE, None
+        elif found:
+            gap = _plain_gap(shown, hidden, list(props))
+            detail = RejectDetail(
+                Verdict.MULTIPLE, discriminative_gap=gap, verdict_distribution=distribution
+            )
+            verdict = Verdict.MULTIPLE
+        else:
+            verdict = Verdict.UNSOLVABLE
+            detail = RejectDetail(Verdict.UNSOLVABLE, verdict_distribution=distribution)
+        rep = report(
+            verdict,
+            instance,
+            src,
+            solutions=shown,
+            cap=solution_cap,
+            lower_bound=len(shown) >= solution_cap and len(found) > 1,
+            completions=total,
+            detail=detail,
+            diagnostics=[f"{total} completions, {len(found)} give {expected!r}"],
+            stats={"nodes": total},
+        )
+        return replace(rep, dispatch_error_count=errors)
+
+
+def _plain_gap(
+    solutions: Sequence[Mapping[str, int]], hidden: Sequence[str], order: Sequence[str]
+) -> tuple[Any, ...]:
+    from puzzlekit.core.report import GapItem
+
+    out = []
+    for k in hidden:
+        values = sorted({s[k] for s in solutions})
+        if len(values) > 1:
+            power = round(len(values) / len(solutions), 6)
+            out.append(GapItem((order.index(k),), k, tuple(values), power))
+    out.sort(key=lambda g: -g.discriminative_power)
+    return tuple(out)

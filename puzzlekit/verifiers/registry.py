@@ -1,0 +1,116 @@
+"""The verifier registry: backends by name, and which backend suits which instance.
+
+Built-ins register here on the first lookup; third parties register their own with
+:func:`register_verifier`, from their own package (entry point ``puzzlekit.plugins``) or a module
+named per use (``--plugin``), see :mod:`puzzlekit.core.plugins`. The CLI, experiments and the loop
+name a backend by its registered name (``"enumerative"``, ``"sat"``, ...).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from puzzlekit.core.model import Instance
+from puzzlekit.core.plugins import Registry
+from puzzlekit.families import get_family
+from puzzlekit.verifiers.base import Verifier
+
+
+def _load_builtin() -> None:
+    from puzzlekit.verifiers import approximate
+    from puzzlekit.verifiers.enumerative import EnumerativeVerifier
+    from puzzlekit.verifiers.gametree import GameTreeVerifier, MinimaxVerifier
+    from puzzlekit.verifiers.oracle import OracleVerifier, PlainOracleVerifier
+    from puzzlekit.verifiers.sat import SatVerifier
+
+    VERIFIERS.register("enumerative", EnumerativeVerifier)
+    VERIFIERS.register("sat", SatVerifier)
+    for name, factory in approximate.FACTORIES.items():
+        VERIFIERS.register(name, factory)
+    VERIFIERS.register("gametree", GameTreeVerifier)
+    VERIFIERS.register("minimax", MinimaxVerifier)
+    VERIFIERS.register("oracle", OracleVerifier)
+    VERIFIERS.register("oracle-plain", PlainOracleVerifier)
+
+
+#: verifier factories by name: ``factory(**settings)`` gives a new verifier
+VERIFIERS: Registry[Callable[..., Verifier]] = Registry("verifier", _load_builtin)
+
+
+def register_verifier(
+    name: str, factory: Callable[..., Verifier], *, replace: bool = False
+) -> Callable[..., Verifier]:
+    """Make ``factory(**settings)`` available as verifier ``name`` (never hides a built-in)."""
+    return VERIFIERS.register(name, factory, replace=replace)
+
+
+def verifier_names() -> list[str]:
+    """Every registered verifier, built-ins and plugins."""
+    return VERIFIERS.names()
+
+
+def get_verifier(name: str, **settings: Any) -> Verifier:
+    """A new verifier ``name`` with ``settings``; :class:`~puzzlekit.core.plugins.UnknownName`
+    (a LookupError naming the closest known names) otherwise."""
+    return VERIFIERS.get(name)(**settings)
+
+
+def default_verifier_name(instance: Instance | None = None) -> str:
+    """The family's ``default_verifier`` if it names one (games: ``gametree``), else ``sat``
+    where the instance's schema is encodable in it, ``enumerative`` otherwise."""
+    if instance is not None:
+        from puzzlekit.core.model import SpecError
+
+        try:
+            own = get_family(instance.family).default_verifier
+        except SpecError:
+            own = None
+        if own in VERIFIERS:
+            return own
+    from puzzlekit.verifiers.sat import encodable
+
+    if instance is None or encodable(instance):
+        return "sat"
+    return "enumerative"
+
+
+#: the independent exact backend to hold out against each filter backend
+_HOLDOUT_FOR = {
+    "sat": "enumerative",
+    "enumerative": "sat",
+    "gametree": "minimax",
+    "minimax": "gametree",
+    "oracle": "oracle-plain",
+    "oracle-plain": "oracle",
+}
+
+
+def default_filter_name(family: str) -> str:
+    """The filter ``puzzlekit generate`` uses for ``family`` unless told otherwise."""
+    own = get_family(family).default_verifier
+    return own if own in VERIFIERS else default_verifier_name(None)
+
+
+def default_holdout_name(filter_name: str) -> str:
+    """An exact backend independent of ``filter_name`` (approximate filters: ``enumerative``)."""
+    return _HOLDOUT_FOR.get(filter_name, "enumerative")
+
+
+def registry_verify_fn(instance_json: str, verifier_name: str, budget_seconds: float | None) -> Any:
+    """A ``verify_fn`` for :mod:`puzzlekit.audit.escalation` over this registry: the report's
+    wire form.
+
+    A budget larger than the verifiers' default wall time scales their node budget by the same
+    factor, so that "a larger budget" is larger in both resources.
+    """
+    from puzzlekit.verifiers.base import SearchBudget
+
+    budget = None
+    if budget_seconds is not None:
+        default = SearchBudget()
+        scale = max(1.0, budget_seconds / default.seconds) if default.seconds else 1.0
+        nodes = round(default.nodes * scale) if default.nodes is not None else None
+        budget = SearchBudget(nodes=nodes, seconds=budget_seconds)
+    verifier = get_verifier(verifier_name)
+    return verifier.verify(Instance.from_json(instance_json), budget=budget).to_json_obj()
