@@ -42,7 +42,7 @@ def test_generate_writes_verified_puzzles_and_one_seed_gives_identical_bytes(cap
         (["sudoku", "--filter", "magic"], "no verifier 'magic'"),
         (["sudoku", "--count", "0"], "--count must be at least 1"),
         (["sudoku", "--clues", "200"], "--clues must be in 0..81"),
-        (["nosuch"], "no family 'nosuch'"),
+        (["nosuch"], "unknown family 'nosuch'"),
         (["sudoku", "--strategy", "smart"], "invalid choice"),
     ],
 )

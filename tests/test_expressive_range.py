@@ -52,7 +52,7 @@ def graded_run(tmp_path_factory) -> Path:
 def replay(task: Task, trial: int, seed: int):
     """The loop of one trial, rebuilt outside the runner (the filter is exact, no holdout)."""
     from puzzlekit.families import get_family
-    from puzzlekit.loop.batch import STRATEGIES
+    from puzzlekit.generators import STRATEGIES
     from puzzlekit.loop.driver import LoopBudget, run_loop
     from puzzlekit.verifiers.registry import get_verifier
 
@@ -60,7 +60,7 @@ def replay(task: Task, trial: int, seed: int):
     schema = get_family(task.schema.family).schema(dict(task.schema.params))
     filt = get_verifier(task.filter.verifier, **task.filter.settings)
     budget = LoopBudget(max_calls=task.max_calls, solution_cap=task.solution_cap)
-    return run_loop(schema, STRATEGIES[task.strategy](task.k), filt, None, budget, seed)
+    return run_loop(schema, STRATEGIES.get(task.strategy)(task.k), filt, None, budget, seed)
 
 
 def test_rows_carry_the_grade_recomputed_from_their_instance(graded_run):

@@ -538,8 +538,8 @@ def run_task(task: Task) -> TaskResult:
     import functools
 
     from puzzlekit.families import get_family
+    from puzzlekit.generators import STRATEGIES
     from puzzlekit.generators.minimize import minimize
-    from puzzlekit.loop.batch import STRATEGIES
     from puzzlekit.loop.driver import LoopBudget, run_loop
     from puzzlekit.verifiers.registry import get_verifier
 
@@ -559,7 +559,7 @@ def run_task(task: Task) -> TaskResult:
     recorder = _Recorder(filt)
     graded = task.grade and _graded_family(task.schema.family)
     for trial, seed in zip(task.trials, task.seeds, strict=True):
-        strategy = STRATEGIES[task.strategy](task.k)
+        strategy = STRATEGIES.get(task.strategy)(task.k)
         recorder.forced.clear()
         result = run_loop(schema, strategy, recorder, holdout, budget, seed, minimize=mini)
         base = {**arm, "trial": trial, "seed": str(seed)}

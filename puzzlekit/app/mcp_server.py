@@ -202,7 +202,8 @@ def generate_work(
 ) -> dict[str, Any]:
     """Accepted puzzles of the closed loop; ``jsonl`` is what ``puzzlekit generate`` prints."""
     from puzzlekit.core.model import SpecError
-    from puzzlekit.loop.batch import STRATEGIES, GenerateConfig, dumps, generate
+    from puzzlekit.generators import STRATEGIES
+    from puzzlekit.loop.batch import GenerateConfig, dumps, generate
     from puzzlekit.verifiers.registry import (
         default_filter_name,
         default_holdout_name,

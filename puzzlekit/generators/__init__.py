@@ -1,0 +1,39 @@
+"""Generator strategies: how a puzzle starts and what happens after each reject.
+
+:data:`STRATEGIES` is the strategy registry (see :mod:`puzzlekit.core.plugins`): a name maps to a
+factory ``factory(k)`` that takes the number of initial clues and returns a strategy
+(:class:`puzzlekit.generators.base.Strategy`). Built-ins: ``blind`` (generate and test, the
+baseline) and ``adaptive`` (reads the filter's reject detail). Plugins add their own with
+:func:`register_strategy`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from puzzlekit.core.plugins import Registry
+
+
+def _load_builtin() -> None:
+    from puzzlekit.generators.adaptive import Adaptive
+    from puzzlekit.generators.blind import Blind
+
+    STRATEGIES.register("adaptive", Adaptive)
+    STRATEGIES.register("blind", Blind)
+
+
+#: strategy factories by name: ``factory(k)`` gives a strategy starting from ``k`` clues
+STRATEGIES: Registry[Callable[[int], Any]] = Registry("strategy", _load_builtin)
+
+
+def register_strategy(
+    name: str, factory: Callable[[int], Any], *, replace: bool = False
+) -> Callable[[int], Any]:
+    """Make ``factory(k)`` available as strategy ``name`` (never hides a built-in)."""
+    return STRATEGIES.register(name, factory, replace=replace)
+
+
+def get_strategy(name: str, k: int) -> Any:
+    """A new strategy ``name`` starting from ``k`` clues; UnknownName naming the closest."""
+    return STRATEGIES.get(name)(k)

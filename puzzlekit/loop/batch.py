@@ -22,13 +22,10 @@ from typing import Any
 import numpy as np
 
 from puzzlekit.families import get_family
-from puzzlekit.generators.adaptive import Adaptive
-from puzzlekit.generators.blind import Blind
+from puzzlekit.generators import STRATEGIES
 from puzzlekit.generators.minimize import minimize
 from puzzlekit.loop.driver import InlineHoldout, LoopBudget, LoopResult, WorkerHoldout, run_loop
 from puzzlekit.verifiers.registry import get_verifier
-
-STRATEGIES = {"adaptive": Adaptive, "blind": Blind}
 
 
 @dataclass(frozen=True)
@@ -101,7 +98,7 @@ def generate(
     k = config.clues if config.clues is not None else default_clues(len(schema.variables))
     if config.difficulty is not None and config.clues is None:
         k = len(schema.variables)  # graded generation starts from the full grid
-    strategy = STRATEGIES[config.strategy](k)
+    strategy = STRATEGIES.get(config.strategy)(k)
     filt = get_verifier(config.filter)
     holdout: Any = None
     if config.holdout:

@@ -566,12 +566,13 @@ def run_arm(
     outcomes. The kernel is also run on every accepted puzzle whatever its stop ("kernel
     alone"), so that a gate that relied only on the stopping condition would show."""
     from puzzlekit.families import get_family
-    from puzzlekit.loop.batch import STRATEGIES, default_clues, loop_seed
+    from puzzlekit.generators import STRATEGIES
+    from puzzlekit.loop.batch import default_clues, loop_seed
     from puzzlekit.loop.driver import InlineHoldout, run_loop
     from puzzlekit.verifiers.registry import get_verifier
 
     schema = get_family(family_name).schema(dict(params))
-    strat = STRATEGIES[strategy](default_clues(len(schema.variables)))
+    strat = STRATEGIES.get(strategy)(default_clues(len(schema.variables)))
     filt = get_verifier(filter_name)
     holdout = InlineHoldout(get_verifier(holdout_name))
     counts: dict[str, Any] = {
