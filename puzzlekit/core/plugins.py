@@ -100,17 +100,18 @@ _ENTRY_POINTS_DONE = False
 _ENTRY_POINT_ERRORS: list[str] = []
 
 
-def _import_plugin(module: str, source: str, distribution: str | None = None) -> PluginRecord:
+def _import_plugin(
+    module: str, source: str, distribution: str | None = None, version: str | None = None
+) -> PluginRecord:
     if module in _LOADED:
         return _LOADED[module]
     try:
         importlib.import_module(module)
     except Exception as exc:  # an import error, or whatever the module raised while registering
         raise PluginError(f"plugin {module!r} could not be loaded: {exc}") from exc
-    version = None
     if distribution is None:
         distribution = _distribution_of(module)
-    if distribution is not None:
+    if distribution is not None and version is None:
         try:
             version = metadata.version(distribution)
         except metadata.PackageNotFoundError:
@@ -138,9 +139,9 @@ def load_entry_points() -> None:
             return
         _ENTRY_POINTS_DONE = True
         for ep in sorted(metadata.entry_points(group=ENTRY_POINT_GROUP), key=lambda e: e.name):
-            dist = ep.dist.name if ep.dist is not None else None
+            dist, version = (ep.dist.name, ep.dist.version) if ep.dist is not None else (None, None)
             try:
-                _import_plugin(ep.value.split(":", 1)[0], "entry-point", dist)
+                _import_plugin(ep.value.split(":", 1)[0], "entry-point", dist, version)
             except PluginError as exc:
                 _ENTRY_POINT_ERRORS.append(str(exc))
                 print(f"puzzlekit: {exc}", file=sys.stderr)

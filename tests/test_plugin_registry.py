@@ -1,0 +1,116 @@
+"""The one registry mechanism (puzzlekit.core.plugins): names, built-ins first, plugins after,
+one-line unknown-name messages, duplicate names refused, plugin modules loaded once."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+
+from puzzlekit.core.plugins import (
+    DuplicateName,
+    PluginError,
+    Registry,
+    UnknownName,
+    unknown_message,
+    use_plugins,
+)
+
+
+def _registry() -> Registry[int]:
+    reg: Registry[int] = Registry("widget")
+    reg._load_builtins = lambda: (reg.register("alpha", 1), reg.register("alphabet", 2))
+    return reg
+
+
+def test_unknown_name_names_the_kind_the_name_and_the_closest_known_names() -> None:
+    reg = _registry()
+    with pytest.raises(UnknownName) as err:
+        reg.get("alpah")
+    assert str(err.value) == "unknown widget 'alpah'; closest: alpha, alphabet"
+    assert err.value.kind == "widget" and err.value.known == ["alpha", "alphabet"]
+    assert "\n" not in str(err.value)
+
+
+def test_an_unknown_name_far_from_every_known_one_lists_the_known_names() -> None:
+    assert unknown_message("widget", "zzz", ["alpha", "beta"]) == (
+        "unknown widget 'zzz'; known: alpha, beta"
+    )
+    assert unknown_message("widget", "zzz", []) == "unknown widget 'zzz'; no widget is registered"
+
+
+def test_registering_before_the_first_lookup_keeps_every_builtin() -> None:
+    reg = _registry()
+    reg.register("mine", 3)
+    assert reg.names() == ["alpha", "alphabet", "mine"]
+    assert reg.origin("alpha") == "puzzlekit" and reg.origin("mine") == __name__
+
+
+def test_a_taken_name_is_refused_unless_replacing_is_asked_for() -> None:
+    reg = _registry()
+    with pytest.raises(DuplicateName, match="'alpha' is already registered"):
+        reg.register("alpha", 9)
+    assert reg.get("alpha") == 1
+    reg.register("alpha", 9, replace=True)
+    assert reg.get("alpha") == 9
+
+
+def test_builtin_registries_refuse_to_hide_a_builtin() -> None:
+    from puzzlekit.families import FAMILIES, get_family, register_family
+    from puzzlekit.generators import register_strategy
+    from puzzlekit.verifiers.registry import register_verifier
+
+    with pytest.raises(DuplicateName):
+        register_verifier("sat", object)
+    with pytest.raises(DuplicateName):
+        register_strategy("adaptive", object)
+    with pytest.raises(DuplicateName):
+        register_family(type(get_family("latin"))())
+    assert "sudoku" in FAMILIES
+
+
+def test_a_plugin_module_that_cannot_be_imported_is_one_clear_error() -> None:
+    with pytest.raises(PluginError, match="plugin 'no_such_plugin_module' could not be loaded"):
+        use_plugins(["no_such_plugin_module"])
+
+
+def _dist(root: Path, name: str, module: str) -> None:
+    info = root / f"{name}-0.1.dist-info"
+    info.mkdir()
+    (info / "METADATA").write_text(f"Metadata-Version: 2.1\nName: {name}\nVersion: 0.1\n")
+    (info / "entry_points.txt").write_text(f"[puzzlekit.plugins]\n{name} = {module}\n")
+
+
+def test_entry_point_plugins_load_on_first_lookup_and_a_broken_one_does_not_stop_the_rest(
+    tmp_path: Path,
+) -> None:
+    (tmp_path / "pk_good_plugin.py").write_text(
+        textwrap.dedent(
+            """
+            from puzzlekit.generators import register_strategy
+            from puzzlekit.generators.blind import Blind
+            register_strategy("blind-again", Blind)
+            """
+        )
+    )
+    (tmp_path / "pk_bad_plugin.py").write_text("raise RuntimeError('boom')\n")
+    _dist(tmp_path, "pk-good", "pk_good_plugin")
+    _dist(tmp_path, "pk-bad", "pk_bad_plugin")
+    code = (
+        "from puzzlekit.generators import STRATEGIES\n"
+        "from puzzlekit.core.plugins import loaded_plugins\n"
+        "print(STRATEGIES.names())\n"
+        "print([(p.module, p.source, p.distribution, p.version) for p in loaded_plugins()])\n"
+    )
+    env = {**os.environ, "PYTHONPATH": str(tmp_path)}
+    out = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, env=env, check=True
+    )
+    names, records = out.stdout.splitlines()
+    assert names == "['adaptive', 'blind', 'blind-again']"
+    assert records == "[('pk_good_plugin', 'entry-point', 'pk-good', '0.1')]"
+    assert out.stderr.count("plugin 'pk_bad_plugin' could not be loaded: boom") == 1
