@@ -79,7 +79,7 @@ def test_a_plugin_module_that_cannot_be_imported_is_one_clear_error() -> None:
 
 
 def _dist(root: Path, name: str, module: str) -> None:
-    info = root / f"{name}-0.1.dist-info"
+    info = root / f"{name.replace('-', '_')}-0.1.dist-info"
     info.mkdir()
     (info / "METADATA").write_text(f"Metadata-Version: 2.1\nName: {name}\nVersion: 0.1\n")
     (info / "entry_points.txt").write_text(f"[puzzlekit.plugins]\n{name} = {module}\n")
