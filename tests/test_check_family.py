@@ -10,6 +10,7 @@ import pytest
 
 import puzzlekit.families as families_mod
 from puzzlekit.core.model import Clue, Instance, Linear, Origin
+from puzzlekit.core.protocols import Verifier
 from puzzlekit.families import families, register_family
 from puzzlekit.families.latin import Latin
 from puzzlekit.families.sudoku import Sudoku
@@ -86,7 +87,7 @@ def test_check_verifier_catches_reports_of_non_solutions() -> None:
     assert "wrong-solution" in err.value.codes
 
 
-class _Mutating:
+class _Mutating(Verifier):
     name, version, exact = "mutating", "0", True
 
     def __init__(self) -> None:
@@ -105,7 +106,7 @@ def test_check_verifier_catches_a_verifier_that_mutates_its_input() -> None:
     assert "must never mutate its input" in str(err.value)
 
 
-class _Lying:
+class _Lying(Verifier):
     """Says UNIQUE for everything that is MULTIPLE."""
 
     name, version, exact = "lying", "0", True

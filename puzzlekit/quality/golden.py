@@ -256,7 +256,7 @@ def build_entries(
     else on the recorder.
     """
     from puzzlekit.core.solutions import random_solution
-    from puzzlekit.quality.checks import _outside_coord, _replace_ints
+    from puzzlekit.quality.sampling import outside_coord, replace_ints
     from puzzlekit.verifiers.registry import get_verifier
 
     fam = get_family(family) if isinstance(family, str) else family
@@ -357,7 +357,7 @@ def build_entries(
 
     few = current[:3]
     first = few[0]
-    outside = _outside_coord(schema, first.coords[0]) if first.coords else None
+    outside = outside_coord(schema, first.coords[0]) if first.coords else None
     invalid: dict[str, tuple[str, list[Clue]]] = {}
     if outside is not None:
         moved = Clue.make(first.id, first.kind, first.data_dict(), [outside, *first.coords[1:]])
@@ -368,7 +368,7 @@ def build_entries(
     top = max(max(v.domain) for v in schema.variables)
 
     def out_of_domain(c: Clue) -> dict[str, Any]:
-        return _replace_ints(c.data_dict(), lambda v: top + 1)
+        return replace_ints(c.data_dict(), lambda v: top + 1)
 
     valued = next((c for c in current if out_of_domain(c) != c.data_dict()), None)
     if valued is None:
