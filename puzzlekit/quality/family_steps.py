@@ -42,7 +42,7 @@ def check_protocol(ck: Checker, fam: Any) -> None:
     if missing:
         ck.fail(
             "family-protocol",
-            f"{type(fam).__name__} lacks {', '.join(missing[:8])}; subclass "
+            f"{type(fam).__name__} lacks {', '.join(missing)}; subclass "
             "puzzlekit.families.Family, which defines every optional hook with its default, and "
             "fill in the required ones (normalize_params, build_schema, clue_constraints, "
             "clues_from_solution).",
