@@ -109,12 +109,13 @@ def protocol_members(cls: type) -> tuple[str, ...]:
     """The public members (attributes and hooks) ``cls`` declares, in declaration order: what an
     object must have to stand for it (used by ``check_family``/``check_verifier`` to name what is
     missing)."""
-    names = list(getattr(cls, "__annotations__", {}))
+    names: list[str] = []
     for klass in reversed(cls.__mro__):
-        if klass.__module__ != __name__:
-            continue
-        names += [n for n in vars(klass) if n not in names]
-    return tuple(n for n in names if not n.startswith("_"))
+        if klass.__module__ == __name__:
+            for n in [*vars(klass).get("__annotations__", {}), *vars(klass)]:
+                if n not in names and not n.startswith("_"):
+                    names.append(n)
+    return tuple(names)
 
 
 # --- Family ------------------------------------------------------------------------------------
