@@ -83,7 +83,7 @@ def default_filter_name(family: str) -> str:
 
 def default_holdout_name(filter_name: str) -> str:
     """An exact backend independent of ``filter_name``: the ``holdout_name`` the filter declares
-    (:class:`~puzzlekit.verifiers.base.Verifier`; ``enumerative`` unless it names another).
+    (:class:`~puzzlekit.core.protocols.Verifier`; ``enumerative`` unless it names another).
     An unknown filter name gives ``enumerative`` (the caller reports the unknown name)."""
     if filter_name not in VERIFIERS:
         return "enumerative"
