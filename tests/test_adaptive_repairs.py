@@ -1,5 +1,5 @@
-"""The adaptive strategy's family hooks: found solutions passed to repair moves that take them,
-and on UNSOLVABLE a ``change`` move at a conflict clue before any drop."""
+"""The adaptive strategy's family hooks: the report's found solutions always passed to repair
+moves, and on UNSOLVABLE a ``change`` move at a conflict clue before any drop."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ from puzzlekit.core.model import Clue, Instance, Schema, Solution
 from puzzlekit.core.report import Verdict
 from puzzlekit.core.solutions import random_solution
 from puzzlekit.families import Family, Repair, get_family
-from puzzlekit.generators.adaptive import Adaptive, conflict_changes, repair_moves
+from puzzlekit.generators.adaptive import Adaptive, conflict_changes
 from puzzlekit.generators.base import Step
 from puzzlekit.verifiers.registry import get_verifier
 from tests.helpers import given
@@ -25,20 +25,17 @@ def field(name: str, value: object, pos: int) -> Clue:
     return Clue.make(name, "given", {"field": name, "value": value}, [(pos,)])
 
 
-class Positional(Family):
-    """A repair_moves override written before ``found`` existed."""
-
-    def repair_moves(
-        self, schema: Schema, instance: Instance, solution: Solution, coord: tuple
-    ) -> list[Repair]:
-        return [Repair("reveal", tuple(coord))]
-
-
 class Ranking(Family):
-    """An override that declares ``found`` and records what it got."""
+    """A repair_moves override that records the ``found`` it gets."""
 
-    def __init__(self) -> None:
+    name = "ranking"
+
+    def __init__(self, inner: Family) -> None:
+        self.inner = inner
         self.got: list[Sequence[Solution]] = []
+
+    def clues_from_solution(self, schema: Schema, solution: Solution) -> list[Clue]:
+        return self.inner.clues_from_solution(schema, solution)
 
     def repair_moves(
         self,
@@ -50,18 +47,22 @@ class Ranking(Family):
         found: Sequence[Solution] = (),
     ) -> list[Repair]:
         self.got.append(found)
-        return [Repair("reveal", tuple(coord))]
+        return self.inner.repair_moves(schema, instance, solution, coord, found=found)
 
 
-def test_found_solutions_reach_only_repair_moves_that_declare_them() -> None:
-    schema = get_family("sudoku").schema({"size": 4})
+def test_a_repair_moves_override_receives_the_reports_found_solutions(monkeypatch) -> None:
+    import puzzlekit.generators.adaptive as adaptive
+
+    sudoku = get_family("sudoku")
+    ranking = Ranking(sudoku)
+    monkeypatch.setattr(adaptive, "get_family", lambda name: ranking)
+    schema = sudoku.schema({"size": 4})
+    sol = random_solution(schema, np.random.default_rng(0))
     inst = Instance.make("sudoku", {"size": 4}, [])
-    found = [{"r1c1": 1}, {"r1c1": 2}]
-    assert repair_moves(Positional(), schema, inst, {}, (0, 0), found)  # no TypeError
-    ranking = Ranking()
-    repair_moves(ranking, schema, inst, {}, (0, 0), found)
-    repair_moves(ranking, schema, inst, {}, (0, 0))
-    assert ranking.got == [found, ()]
+    rep = get_verifier("sat").verify(inst, solution_cap=3)
+    assert rep.verdict is Verdict.MULTIPLE
+    Adaptive(0).propose(Step(inst, "start", None, sol, schema), rep, np.random.default_rng(0))
+    assert ranking.got and all(got == rep.solutions for got in ranking.got)
 
 
 def test_on_unsolvable_toolcall_changes_the_conflicting_given_instead_of_dropping_it() -> None:

@@ -3,6 +3,7 @@ check_family catching families that break the contract (each with the code it mu
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
 from typing import Any
 
@@ -10,6 +11,7 @@ import pytest
 
 import puzzlekit.families as families_mod
 from puzzlekit.core.model import Clue, Instance, Linear, Origin
+from puzzlekit.core.protocols import Verifier
 from puzzlekit.families import families, register_family
 from puzzlekit.families.latin import Latin
 from puzzlekit.families.sudoku import Sudoku
@@ -86,7 +88,7 @@ def test_check_verifier_catches_reports_of_non_solutions() -> None:
     assert "wrong-solution" in err.value.codes
 
 
-class _Mutating:
+class _Mutating(Verifier):
     name, version, exact = "mutating", "0", True
 
     def __init__(self) -> None:
@@ -105,7 +107,7 @@ def test_check_verifier_catches_a_verifier_that_mutates_its_input() -> None:
     assert "must never mutate its input" in str(err.value)
 
 
-class _Lying:
+class _Lying(Verifier):
     """Says UNIQUE for everything that is MULTIPLE."""
 
     name, version, exact = "lying", "0", True
@@ -301,3 +303,162 @@ def test_contract_error_is_an_assertion_error_listing_every_problem() -> None:
 def test_clue_helper_round_trips() -> None:
     clue = Clue.make("r1c1", "given", {"value": 1}, [(0, 0)])
     assert clue.data_dict() == {"value": 1}
+
+
+# --- broken families: the protocol and the generation step ---------------------------------------
+
+
+class RepairLies(Latin):
+    """repair_moves reveals a wrong digit."""
+
+    name = "broken-repair-lies"
+
+    def repair_moves(self, schema, instance, solution, coord, *, found=()):
+        moves = super().repair_moves(schema, instance, solution, coord, found=found)
+        n = schema.params_dict()["size"]
+        return [
+            type(m)(
+                m.action,
+                m.coord,
+                add=tuple(self.given(schema, m.coord, _wrong(c, n)) for c in m.add),
+            )
+            for m in moves
+        ]
+
+
+def _wrong(clue: Clue, n: int) -> int:
+    return clue.data_dict()["value"] % n + 1
+
+
+class InitialLies(Latin):
+    """initial_clues gives one wrong digit (clues_from_solution stays right)."""
+
+    name = "broken-initial-lies"
+
+    def initial_clues(self, schema, solution, k, rng):
+        clues = super().initial_clues(schema, solution, k, rng)
+        n = schema.params_dict()["size"]
+        first = clues[0]
+        return [self.given(schema, first.coords[0], _wrong(first, n)), *clues[1:]]
+
+
+class RaisingSampler(Latin):
+    """sample_solution raises instead of returning None."""
+
+    name = "broken-raising-sampler"
+
+    def sample_solution(self, schema, rng):
+        raise RuntimeError("sampler not written yet")
+
+
+class NoAscii(Latin):
+    """render_ascii returns None."""
+
+    name = "broken-no-ascii"
+
+    def render_ascii(self, instance, solution=None, marks=None):
+        return None
+
+
+class RaisingRender(Latin):
+    """render_mpl raises ValueError."""
+
+    name = "broken-raising-render"
+
+    def render_mpl(self, instance, ax=None, solution=None):
+        raise ValueError("no such colour 'gridline'")
+
+
+class HintedRepairs(Latin):
+    """repair_moves add a ``hint`` to their givens, which the text format cannot carry."""
+
+    name = "broken-hinted-repairs"
+
+    def repair_moves(self, schema, instance, solution, coord, *, found=()):
+        moves = super().repair_moves(schema, instance, solution, coord, found=found)
+        return [
+            type(m)(
+                m.action,
+                m.coord,
+                add=tuple(
+                    Clue.make(c.id, c.kind, {**c.data_dict(), "hint": True}, c.coords)
+                    for c in m.add
+                ),
+            )
+            for m in moves
+        ]
+
+
+class NoFound(Latin):
+    """A repair_moves override that does not accept ``found``."""
+
+    name = "broken-no-found"
+
+    def repair_moves(self, schema, instance, solution, coord):
+        return super().repair_moves(schema, instance, solution, coord)
+
+
+GENERATION_BROKEN = [
+    (RepairLies, "repair-true", "A repair must add only clues true of the solution"),
+    (InitialLies, "initial-clues", "initial_clues() only clues true of it"),
+    (RaisingSampler, "generate-raised", "RuntimeError: sampler not written yet"),
+    (NoAscii, "render-ascii", "it must return the drawing as non-empty text"),
+    (RaisingRender, "render", "must draw on the axes it is given"),
+    (HintedRepairs, "round-trip-generated", "format_text() must write every clue"),
+    (NoFound, "repair-found", "add `*, found: Sequence[Solution] = ()`"),
+]
+
+
+@pytest.mark.parametrize(
+    ("cls", "code", "advice"), GENERATION_BROKEN, ids=[c.name for c, _, _ in GENERATION_BROKEN]
+)
+def test_check_family_catches_broken_generation_hooks(registered, cls, code, advice) -> None:
+    fam = registered(cls())
+    with pytest.raises(ContractError) as err:
+        check_family(fam, {"size": 4}, cross_process=False)
+    assert code in err.value.codes, str(err.value)
+    assert advice in str(err.value)
+
+
+def test_check_family_names_the_false_repair_and_where_it_was_made(registered) -> None:
+    fam = registered(RepairLies())
+    with pytest.raises(ContractError) as err:
+        check_family(fam, {"size": 4}, cross_process=False)
+    text = str(err.value)
+    assert re.search(r"repair_moves\(\) \(action 'reveal' at \(\d, \d\)\) added clue r\dc\d", text)
+    assert "does not hold" in text
+
+
+class NotAFamily:
+    """Has the four required methods of a family, none of the optional hooks."""
+
+    name = "not-a-family"
+
+    def __init__(self) -> None:
+        self.inner = Latin()
+
+    def normalize_params(self, params):
+        return self.inner.normalize_params(params)
+
+    def build_schema(self, params):
+        return self.inner.build_schema(params)
+
+    def clue_constraints(self, schema, clue):
+        return self.inner.clue_constraints(schema, clue)
+
+    def clues_from_solution(self, schema, solution):
+        return self.inner.clues_from_solution(schema, solution)
+
+
+def test_check_family_names_the_hooks_an_object_lacks() -> None:
+    with pytest.raises(ContractError) as err:
+        check_family(NotAFamily(), {"size": 4})
+    assert err.value.codes == {"family-protocol"}
+    assert "lacks" in str(err.value) and "repair_moves" in str(err.value)
+    assert "subclass puzzlekit.families.Family" in str(err.value)
+
+
+def test_the_generation_step_is_skipped_on_request(registered) -> None:
+    fam = registered(RaisingSampler())
+    summary = check_family(fam, {"size": 4}, cross_process=False, generate=False)
+    assert summary.instances >= 8

@@ -230,7 +230,7 @@ def _verifier_spec(r: _Reader, raw: Any, path: str, *, holdout: bool) -> Any:
     except TypeError as exc:
         raise r.fail(f"{path}.settings", f"not accepted by {name!r}: {exc}") from None
     if holdout:
-        if not getattr(verifier, "exact", True):
+        if not verifier.exact:
             raise r.fail(f"{path}.verifier", f"{name!r} is not exact; a holdout must be")
         return HoldoutSpec(name, settings, r.get(t, "process", path, bool, True))
     label = r.get(t, "label", path, str, name)

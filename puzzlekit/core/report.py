@@ -165,8 +165,10 @@ class FieldCardinality:
 
 
 @dataclass(frozen=True)
-class Budget:
-    """What ran out (UNDECIDED): the resource, its limit, what was spent, what was found."""
+class BudgetSpent:
+    """What ran out of a verification's :class:`~puzzlekit.core.protocols.SearchBudget`
+    (UNDECIDED; the wire field ``rejectDetail.budget``): the resource, its limit, what was spent,
+    what was found."""
 
     resource: str  # "nodes" or "seconds"
     limit: float
@@ -184,7 +186,7 @@ class Budget:
         }
 
     @classmethod
-    def from_json_obj(cls, o: Mapping[str, Any]) -> Budget:
+    def from_json_obj(cls, o: Mapping[str, Any]) -> BudgetSpent:
         return cls(o["resource"], o["limit"], o["nodes"], o["seconds"], o["solutionsFound"])
 
 
@@ -198,7 +200,7 @@ class RejectDetail:
     field_cardinalities: tuple[FieldCardinality, ...] = ()
     culprits: tuple[FieldCardinality, ...] = ()
     violations: tuple[Violation, ...] = ()
-    budget: Budget | None = None
+    budget: BudgetSpent | None = None
     verdict_distribution: Mapping[str, int] | None = None
 
     def to_json_obj(self) -> dict[str, Any]:
@@ -229,7 +231,7 @@ class RejectDetail:
             tuple(FieldCardinality.from_json_obj(f) for f in o.get("fieldCardinalities", [])),
             tuple(FieldCardinality.from_json_obj(f) for f in o.get("culprits", [])),
             tuple(Violation.from_json_obj(v) for v in o.get("violations", [])),
-            Budget.from_json_obj(budget) if budget else None,
+            BudgetSpent.from_json_obj(budget) if budget else None,
             o.get("verdictDistribution"),
         )
 

@@ -531,7 +531,13 @@ class CageGrid:
         return out
 
     def repair_moves(
-        self, schema: Schema, instance: Instance, solution: Solution, coord: tuple
+        self,
+        schema: Schema,
+        instance: Instance,
+        solution: Solution,
+        coord: tuple,
+        *,
+        found: Sequence[Solution] = (),
     ) -> list[Repair]:
         coord = tuple(coord)
         if schema.var_at(coord) is None:

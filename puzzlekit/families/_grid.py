@@ -159,7 +159,13 @@ class GivensGrid(Family):
     value_clue_kind = "given"
 
     def repair_moves(
-        self, schema: Schema, instance: Instance, solution: Solution, coord: tuple
+        self,
+        schema: Schema,
+        instance: Instance,
+        solution: Solution,
+        coord: tuple,
+        *,
+        found: Sequence[Solution] = (),
     ) -> list[Repair]:
         """Reveal the true digit at ``coord`` (the default, without building every clue: this
         runs for each candidate cell of every adaptive step)."""

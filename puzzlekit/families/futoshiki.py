@@ -165,14 +165,20 @@ class Futoshiki(GivensGrid):
         return out
 
     def repair_moves(
-        self, schema: Schema, instance: Instance, solution: Solution, coord: tuple
+        self,
+        schema: Schema,
+        instance: Instance,
+        solution: Solution,
+        coord: tuple,
+        *,
+        found: Sequence[Solution] = (),
     ) -> list[Repair]:
         n = schema.params_dict()["size"]
         coord = tuple(coord)
         if schema.var_at(coord) is None:
             return []
         present = {c.id for c in instance.clues}
-        moves = super().repair_moves(schema, instance, solution, coord)
+        moves = super().repair_moves(schema, instance, solution, coord, found=found)
         for nb in neighbours(coord, n):
             va, vb = solution[cell_name(*coord)], solution[cell_name(*nb)]
             clue = inequality(coord, nb, "<" if va < vb else ">")

@@ -275,7 +275,13 @@ class Kakuro(Family):
         return self.run_clues(schema, solution) + pick_in_order(givens, k, rng)
 
     def repair_moves(
-        self, schema: Schema, instance: Instance, solution: Solution, coord: tuple
+        self,
+        schema: Schema,
+        instance: Instance,
+        solution: Solution,
+        coord: tuple,
+        *,
+        found: Sequence[Solution] = (),
     ) -> list[Repair]:
         coord = tuple(coord)
         if schema.var_at(coord) is None:

@@ -209,7 +209,13 @@ class Nonogram(Family):
         return self.line_clues(schema, solution) + pick_in_order(cells, k, rng)
 
     def repair_moves(
-        self, schema: Schema, instance: Instance, solution: Solution, coord: tuple
+        self,
+        schema: Schema,
+        instance: Instance,
+        solution: Solution,
+        coord: tuple,
+        *,
+        found: Sequence[Solution] = (),
     ) -> list[Repair]:
         h, w = self._shape(schema)
         coord = tuple(coord)

@@ -221,7 +221,13 @@ class Skyscrapers(Family):
         return out
 
     def repair_moves(
-        self, schema: Schema, instance: Instance, solution: Solution, coord: tuple
+        self,
+        schema: Schema,
+        instance: Instance,
+        solution: Solution,
+        coord: tuple,
+        *,
+        found: Sequence[Solution] = (),
     ) -> list[Repair]:
         n = self._n(schema)
         coord = tuple(coord)

@@ -244,7 +244,13 @@ class StarBattle(Family):
         return regions + pick_in_order(self.clues_from_solution(schema, solution), k, rng)
 
     def repair_moves(
-        self, schema: Schema, instance: Instance, solution: Solution, coord: tuple
+        self,
+        schema: Schema,
+        instance: Instance,
+        solution: Solution,
+        coord: tuple,
+        *,
+        found: Sequence[Solution] = (),
     ) -> list[Repair]:
         n = schema.params_dict()["size"]
         coord = tuple(coord)

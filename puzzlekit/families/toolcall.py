@@ -20,7 +20,7 @@ and ``enumerative``. Not for: tools whose inputs are nested objects or arrays.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -260,7 +260,13 @@ class ToolCall(Family):
         return None
 
     def repair_moves(
-        self, schema: Schema, instance: Instance, solution: Solution, coord: tuple
+        self,
+        schema: Schema,
+        instance: Instance,
+        solution: Solution,
+        coord: tuple,
+        *,
+        found: Sequence[Solution] = (),
     ) -> list[Repair]:
         """Reveal the hidden field at ``coord``; if it is given with another value than the
         solution's, change it (the field the verdict distribution points to)."""

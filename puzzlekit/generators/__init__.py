@@ -2,7 +2,7 @@
 
 :data:`STRATEGIES` is the strategy registry (see :mod:`puzzlekit.core.plugins`): a name maps to a
 factory ``factory(k)`` that takes the number of initial clues and returns a strategy
-(:class:`puzzlekit.generators.base.Strategy`). Built-ins: ``blind`` (generate and test, the
+(:class:`puzzlekit.core.protocols.Strategy`). Built-ins: ``blind`` (generate and test, the
 baseline) and ``adaptive`` (reads the filter's reject detail). Plugins add their own with
 :func:`register_strategy`.
 """

@@ -3,9 +3,9 @@ puzzle where the detail points, instead of starting over.
 
 - MULTIPLE: apply one of the family's repair moves at the top ``discriminativeGap`` coordinate
   (for givens families: reveal the true digit there); ties among equally discriminative cells
-  and among moves are broken by the seeded rng. A family whose ``repair_moves`` declares the
-  keyword ``found`` also gets the report's solutions, to rank its moves (logicgrid offers the
-  true clues that rule out the most found alternatives);
+  and among moves are broken by the seeded rng. ``repair_moves`` always gets the report's
+  solutions as ``found``, so that a family can rank its moves (logicgrid offers the true clues
+  that rule out the most found alternatives);
 - UNSOLVABLE: a ``change`` move at a clue of the ``conflict`` (the family's ``repair_moves`` at
   that clue's coordinates: a clue false of the solution replaced by the true one, as toolcall
   offers at a given field whose value differs from the solution's), chosen by the rng; when no
@@ -19,8 +19,6 @@ strategy starts over with a fresh puzzle (action ``restart``).
 
 from __future__ import annotations
 
-import functools
-import inspect
 from collections.abc import Sequence
 
 import numpy as np
@@ -54,14 +52,16 @@ class Adaptive(FreshStart):
             options = [
                 (c, moves)
                 for c in coords
-                if (moves := repair_moves(fam, schema, inst, step.solution, c, found))
+                if (moves := fam.repair_moves(schema, inst, step.solution, c, found=found))
             ]
             if not options and rd.case is Verdict.MULTIPLE:
                 # the most discriminative cells offer no move: try the rest of the gap
                 options = [
                     (tuple(g.coord), moves)
                     for g in rd.discriminative_gap
-                    if (moves := repair_moves(fam, schema, inst, step.solution, g.coord, found))
+                    if (
+                        moves := fam.repair_moves(schema, inst, step.solution, g.coord, found=found)
+                    )
                 ]
             options = _best_ranked(options)
             if options:
@@ -88,20 +88,6 @@ class Adaptive(FreshStart):
         return self.restart(step, rng)
 
 
-def repair_moves(
-    fam: Family,
-    schema: Schema,
-    instance: Instance,
-    solution: Solution,
-    coord: tuple,
-    found: Sequence[Solution] = (),
-) -> list[Repair]:
-    """The family's repair moves at ``coord``, with ``found`` if its ``repair_moves`` takes it."""
-    if found and _takes_found(type(fam)):
-        return fam.repair_moves(schema, instance, solution, coord, found=found)
-    return fam.repair_moves(schema, instance, solution, coord)
-
-
 def _best_ranked(options: list[tuple[tuple, list[Repair]]]) -> list[tuple[tuple, list[Repair]]]:
     """When the family ranked its moves (``rules_out``), only the moves that rule out the most
     found alternatives, across every coordinate offered; otherwise ``options`` unchanged."""
@@ -111,12 +97,6 @@ def _best_ranked(options: list[tuple[tuple, list[Repair]]]) -> list[tuple[tuple,
     best = max(scores)
     kept = [(c, [m for m in moves if m.rules_out == best]) for c, moves in options]
     return [(c, moves) for c, moves in kept if moves]
-
-
-@functools.cache
-def _takes_found(cls: type) -> bool:
-    params = inspect.signature(cls.repair_moves).parameters.values()
-    return any(p.name == "found" or p.kind is inspect.Parameter.VAR_KEYWORD for p in params)
 
 
 def conflict_changes(
@@ -133,6 +113,7 @@ def conflict_changes(
     if rd is None or rd.conflict is None:
         return []
     ids = {c.clue_id for c in rd.conflict.clues}
+    found: Sequence[Solution] = report.solutions
     seen: set[tuple] = set()
     out: list[Repair] = []
     for item in rd.conflict.clues:
@@ -141,7 +122,7 @@ def conflict_changes(
             if coord in seen:
                 continue
             seen.add(coord)
-            for move in fam.repair_moves(schema, instance, solution, coord):
+            for move in fam.repair_moves(schema, instance, solution, coord, found=found):
                 if move.action == "change" and ids & set(move.remove):
                     out.append(move)
     return out

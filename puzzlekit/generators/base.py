@@ -1,40 +1,25 @@
-"""The strategy protocol: how a generator starts a puzzle and what it does after a reject.
+"""What strategies share: a fresh puzzle of a random solution, and starting over.
 
-A strategy sees only the filter's reports. It never receives the holdout verifier or its
-reports (``puzzlekit.loop.driver`` keeps them apart), so whatever it learns comes from the filter.
+The protocol (:class:`Strategy`: ``name``, ``start``, ``propose``) and the :class:`Step` it
+returns are declared in :mod:`puzzlekit.core.protocols` and importable from here. A strategy sees
+only the filter's reports. It never receives the holdout verifier or its reports
+(``puzzlekit.loop.driver`` keeps them apart), so whatever it learns comes from the filter.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from dataclasses import dataclass
-from typing import Any, Protocol
+from typing import Any
 
 import numpy as np
 
-from puzzlekit.core.model import Clue, Coord, Instance, Schema, Solution
-from puzzlekit.core.report import VerifierReport
+from puzzlekit.core.model import Clue, Instance, Schema, Solution
+from puzzlekit.core.protocols import Step as Step
+from puzzlekit.core.protocols import Strategy as Strategy
 from puzzlekit.core.solutions import random_solution
 from puzzlekit.families import get_family
 
 
-@dataclass(frozen=True)
-class Step:
-    """What a strategy did: the next instance, the action's name and the coordinate it touched."""
-
-    instance: Instance
-    action: str  # "start", "restart", "reveal", "drop", "repair", "give-up"
-    coord: Coord | None = None
-    solution: Mapping[str, int] | None = None
-    #: the schema the generator works in (a filter's believed schema may differ from the real one)
-    schema: Schema | None = None
-
-    def then(self, instance: Instance, action: str, coord: Coord | None = None) -> Step:
-        """The next step on the same solution and schema."""
-        return Step(instance, action, coord, self.solution, self.schema)
-
-
-class FreshStart:
+class FreshStart(Strategy):
     """Strategies that start from ``k`` initial clues of a random solution (``blind``,
     ``adaptive``) and start over the same way."""
 
@@ -51,16 +36,6 @@ class FreshStart:
         schema = step.schema or get_family(step.instance.family).schema(step.instance.params_dict())
         inst, solution, _ = fresh_puzzle(schema, self.k, rng)
         return Step(inst, "restart", None, solution, schema)
-
-
-class Strategy(Protocol):
-    name: str
-
-    def start(self, schema: Schema, rng: np.random.Generator) -> Step: ...
-
-    def propose(self, step: Step, report: VerifierReport, rng: np.random.Generator) -> Step:
-        """The next step after the filter rejected ``step.instance`` with ``report``."""
-        ...
 
 
 def sample_solution(schema: Schema, rng: np.random.Generator) -> dict[str, int]:

@@ -47,11 +47,10 @@ def minimize(
     """The instance with every removable clue removed (each removal checked UNIQUE).
 
     ``solution`` (the instance's unique solution) enables the verifier's fast verb
-    ``uniqueness_session(instance, solution)`` where it has one (``sat``): one solver call per
-    removal instead of a full report. Without it, each removal is a ``verify``.
+    ``uniqueness_session(instance, solution)`` where it gives a session (``sat``): one solver
+    call per removal instead of a full report. Otherwise each removal is a ``verify``.
     """
-    session_of = getattr(verifier, "uniqueness_session", None)
-    session = session_of(instance, solution) if session_of and solution is not None else None
+    session = verifier.uniqueness_session(instance, solution) if solution is not None else None
     try:
         return _minimize(instance, verifier, rng, symmetric, solution_cap, session)
     finally:

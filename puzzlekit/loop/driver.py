@@ -21,11 +21,12 @@ import multiprocessing as mp
 import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from typing import Any, Protocol
+from typing import Any
 
 import numpy as np
 
 from puzzlekit.core.model import Coord, Instance, Schema, sha256_digest
+from puzzlekit.core.protocols import Holdout as Holdout
 from puzzlekit.core.report import Verdict, VerifierReport
 
 CONTAMINATED = "contaminated"
@@ -95,14 +96,6 @@ class LoopResult:
     @property
     def holdout_rejected(self) -> bool:
         return self.holdout_report is not None and self.holdout_report.verdict is not Verdict.UNIQUE
-
-
-class Holdout(Protocol):
-    """Receives only serialized material addressed by digest."""
-
-    name: str
-
-    def check(self, canonical: bytes, digest: str, solution_cap: int) -> VerifierReport: ...
 
 
 def top_coord(report: VerifierReport) -> Coord | None:

@@ -11,8 +11,9 @@ Schema ids (:func:`schema_id`): the family name, then its params. A ``size`` par
 ``NxN`` (the grid it makes); every other param is written as its name and value (lists joined by
 ``x``), and left out where it equals what the family derives from the others. So
 ``{"family": "sudoku", "params": {"size": 9, "box": [3, 3]}}`` is ``sudoku-9x9``, a 6×6 Sudoku
-with 3×2 boxes is ``sudoku-6x6-box3x2``, and a 5×5 Latin square is ``latin-5x5``. A family may
-define ``schema_id(params) -> str`` to choose its own.
+with 3×2 boxes is ``sudoku-6x6-box3x2``, and a 5×5 Latin square is ``latin-5x5``. That is the
+default of the family hook ``Family.schema_id(params) -> str``; a family overrides it to choose
+its own.
 
 :func:`regress` re-verifies every entry and describes what changed (verdict, solution count,
 solutions, coordinates of the reject detail, and any other report field when the verifier is the
@@ -65,34 +66,11 @@ CASES = (
 # --- naming -------------------------------------------------------------------------------------
 
 
-def _render(value: Any) -> str:
-    if isinstance(value, list | tuple):
-        return "x".join(_render(v) for v in value)
-    return str(value).replace(" ", "").replace("/", "_")
-
-
 def schema_id(family: Family | str, params: Mapping[str, Any] | None = None) -> str:
-    """The stable file name (without ``.jsonl``) of a schema's corpus; see the module docstring."""
+    """The stable file name (without ``.jsonl``) of a schema's corpus: the family's
+    ``schema_id`` of its normalized params; see the module docstring."""
     fam = get_family(family) if isinstance(family, str) else family
-    custom = getattr(fam, "schema_id", None)
-    norm = fam.normalize_params(dict(params or {}))
-    if callable(custom):
-        return str(custom(norm))
-    parts = [fam.name]
-    size = norm.get("size")
-    if isinstance(size, int) and not isinstance(size, bool):
-        parts.append(f"{size}x{size}")
-        try:
-            derived = fam.normalize_params({"size": size})
-        except SpecError:
-            derived = {}
-    else:
-        derived = {}
-    for key in sorted(norm):
-        if key == "size" or derived.get(key) == norm[key]:
-            continue
-        parts.append(f"{key}{_render(norm[key])}")
-    return "-".join(parts)
+    return str(fam.schema_id(fam.normalize_params(dict(params or {}))))
 
 
 def registered_ids() -> dict[str, tuple[Family, dict[str, Any]]]:
@@ -228,7 +206,7 @@ def recorder_of(family: Family | str) -> str:
     """The verifier that records a family's corpora: its ``golden_verifier`` (the reference,
     ``enumerative``, unless the family names its own exact backend: ``oracle``, ``gametree``)."""
     fam = get_family(family) if isinstance(family, str) else family
-    return str(getattr(fam, "golden_verifier", None) or REFERENCE)
+    return fam.golden_verifier
 
 
 def _quick(verifier: Any, instance: Instance, cap: int) -> bool:
@@ -278,14 +256,13 @@ def build_entries(
     else on the recorder.
     """
     from puzzlekit.core.solutions import random_solution
-    from puzzlekit.quality.checks import _outside_coord, _replace_ints
+    from puzzlekit.quality.sampling import outside_coord, replace_ints
     from puzzlekit.verifiers.registry import get_verifier
 
     fam = get_family(family) if isinstance(family, str) else family
     verifier = verifier or recorder_of(fam)
     recorder = get_verifier(verifier)
-    own = getattr(fam, "golden_instances", None)
-    cases_of = own(dict(params), seed=seed) if callable(own) else None
+    cases_of = fam.golden_instances(dict(params), seed=seed)
     if cases_of:
         return _record_own(fam, cases_of, recorder, verifier)
     schema = fam.schema(dict(params))
@@ -380,7 +357,7 @@ def build_entries(
 
     few = current[:3]
     first = few[0]
-    outside = _outside_coord(schema, first.coords[0]) if first.coords else None
+    outside = outside_coord(schema, first.coords[0]) if first.coords else None
     invalid: dict[str, tuple[str, list[Clue]]] = {}
     if outside is not None:
         moved = Clue.make(first.id, first.kind, first.data_dict(), [outside, *first.coords[1:]])
@@ -391,7 +368,7 @@ def build_entries(
     top = max(max(v.domain) for v in schema.variables)
 
     def out_of_domain(c: Clue) -> dict[str, Any]:
-        return _replace_ints(c.data_dict(), lambda v: top + 1)
+        return replace_ints(c.data_dict(), lambda v: top + 1)
 
     valued = next((c for c in current if out_of_domain(c) != c.data_dict()), None)
     if valued is None:

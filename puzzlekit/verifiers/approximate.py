@@ -23,6 +23,7 @@ from puzzlekit.core.solutions import random_solution
 from puzzlekit.verifiers.base import (
     DEFAULT_CAP,
     SearchBudget,
+    Verifier,
     discriminative_gap,
     invalid_report,
     report,
@@ -35,7 +36,7 @@ from puzzlekit.verifiers.enumerative import EnumerativeVerifier, _Backend
 VERSION = "1.0"
 
 
-class SamplingVerifier:
+class SamplingVerifier(Verifier):
     """``k`` randomized complete searches, seeded by the instance digest (deterministic)."""
 
     name = "sampling"
@@ -117,7 +118,7 @@ class SamplingVerifier:
         )
 
 
-class BudgetedVerifier:
+class BudgetedVerifier(Verifier):
     """The reference search with a small node budget; an UNDECIDED result is accepted."""
 
     name = "budgeted"
@@ -152,7 +153,7 @@ class BudgetedVerifier:
         return dataclasses.replace(rep, source=src)
 
 
-class FaultyVerifier:
+class FaultyVerifier(Verifier):
     """Exact search over the rules minus one rule class (rule ids starting with ``ignore``)."""
 
     name = "faulty"

@@ -1,9 +1,12 @@
-"""What every verifier backend shares: the protocol, the budget, and the report-building steps.
+"""What every verifier backend shares: the search meter and the report-building steps.
 
 A backend only has to answer "give me up to k solutions of these constraints over these domains,
 within this budget"; everything else (reading the instance, narrowing domains, the cartesian
 limit, the discriminative gap, shrinking a conflict to a minimal clue set, assembling the
 report) is here, so that every backend reports the same contract in the same words.
+
+The protocol (:class:`~puzzlekit.core.protocols.Verifier`) and :class:`SearchBudget` are declared
+in :mod:`puzzlekit.core.protocols` and importable from here.
 
 Not for: solving. Backends live in their own modules (``enumerative``, ``sat``, ...).
 """
@@ -13,8 +16,7 @@ from __future__ import annotations
 import math
 import time
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import dataclass
-from typing import Any, Protocol, runtime_checkable
+from typing import Any, Protocol
 
 from puzzlekit.core.model import (
     AllDifferent,
@@ -24,9 +26,14 @@ from puzzlekit.core.model import (
     SpecError,
     Violation,
 )
+
+# the protocol and the budget are declared in core.protocols; importable from here as before
+from puzzlekit.core.protocols import DEFAULT_CAP as DEFAULT_CAP
+from puzzlekit.core.protocols import SearchBudget as SearchBudget
+from puzzlekit.core.protocols import Verifier as Verifier
 from puzzlekit.core.report import (
     HONEST_SCOPE,
-    Budget,
+    BudgetSpent,
     Conflict,
     ConflictClue,
     ConflictRule,
@@ -38,34 +45,8 @@ from puzzlekit.core.report import (
 )
 from puzzlekit.families import get_family, resolve
 
-DEFAULT_CAP = 100
 #: log10 of the largest search space (product of narrowed domain sizes) a backend will start on
 DEFAULT_MAX_CARTESIAN_LOG10 = 400.0
-
-
-@dataclass(frozen=True)
-class SearchBudget:
-    """Limits of one verification. ``nodes`` is deterministic; ``seconds`` is wall time."""
-
-    nodes: int | None = 5_000_000
-    seconds: float | None = 120.0
-
-
-@runtime_checkable
-class Verifier(Protocol):
-    """One verb: ``verify``. Settings are given at construction (scikit-learn style)."""
-
-    name: str
-    version: str
-    exact: bool
-
-    def verify(
-        self,
-        instance: Instance,
-        *,
-        solution_cap: int = DEFAULT_CAP,
-        budget: SearchBudget | None = None,
-    ) -> VerifierReport: ...
 
 
 class BudgetExceeded(Exception):
@@ -426,7 +407,7 @@ def undecided_report(
         Verdict.UNDECIDED,
         field_cardinalities=tuple(cards),
         culprits=tuple(culprits_over(cards, None)),
-        budget=Budget(exc.resource, exc.limit, nodes, round(seconds, 6), len(partial)),
+        budget=BudgetSpent(exc.resource, exc.limit, nodes, round(seconds, 6), len(partial)),
     )
     return report(
         Verdict.UNDECIDED,

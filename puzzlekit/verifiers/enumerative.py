@@ -50,6 +50,7 @@ from puzzlekit.verifiers.base import (
     BudgetExceeded,
     Meter,
     SearchBudget,
+    Verifier,
     source,
     verify_with,
 )
@@ -274,12 +275,13 @@ class _Backend:
         return found
 
 
-class EnumerativeVerifier:
+class EnumerativeVerifier(Verifier):
     """Reference verifier: every constraint kind, exact, slow on hard instances."""
 
     name = "enumerative"
     version = VERSION
     exact = True
+    holdout_name = "sat"
 
     def __init__(self, *, max_cartesian_log10: float | None = DEFAULT_MAX_CARTESIAN_LOG10) -> None:
         self.max_cartesian_log10 = max_cartesian_log10

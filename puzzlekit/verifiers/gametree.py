@@ -28,7 +28,7 @@ from typing import Any
 
 from puzzlekit.core.model import Instance, Problem, SpecError
 from puzzlekit.core.report import (
-    Budget,
+    BudgetSpent,
     Conflict,
     GapItem,
     RejectDetail,
@@ -42,6 +42,7 @@ from puzzlekit.verifiers.base import (
     BudgetExceeded,
     Meter,
     SearchBudget,
+    Verifier,
     conflict_clue,
     invalid_report,
     report,
@@ -248,12 +249,13 @@ def _rank(m: MoveValue) -> tuple[int, int]:
 # --- the verifiers ----------------------------------------------------------------------------
 
 
-class GameTreeVerifier:
+class GameTreeVerifier(Verifier):
     """Exact verdicts of only-winning-move instances by game-tree search."""
 
     name = "gametree"
     version = VERSION
     exact = True
+    holdout_name = "minimax"
     solver = "alphabeta"
 
     def verify(
@@ -284,6 +286,7 @@ class MinimaxVerifier(GameTreeVerifier):
     """Plain minimax (no pruning, no table): the independent holdout, for small positions."""
 
     name = "minimax"
+    holdout_name = "gametree"
     solver = "minimax"
 
 
@@ -307,7 +310,9 @@ def game_report(
     except BudgetExceeded as exc:
         detail = RejectDetail(
             Verdict.UNDECIDED,
-            budget=Budget(exc.resource, exc.limit, budget.nodes or 0, round(meter.seconds, 6), 0),
+            budget=BudgetSpent(
+                exc.resource, exc.limit, budget.nodes or 0, round(meter.seconds, 6), 0
+            ),
         )
         return report(
             Verdict.UNDECIDED,

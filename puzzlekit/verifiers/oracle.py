@@ -34,6 +34,7 @@ from puzzlekit.verifiers.base import (
     BudgetExceeded,
     Meter,
     SearchBudget,
+    Verifier,
     cartesian,
     culprits_over,
     discriminative_gap,
@@ -56,12 +57,13 @@ def _decline(instance: Instance, name: str) -> None:
         raise NotImplementedError(f"{name} verifies only {FAMILY} instances")
 
 
-class OracleVerifier:
+class OracleVerifier(Verifier):
     """Exact verifier of oracle families: full enumeration with a verdict distribution."""
 
     name = "oracle"
     version = VERSION
     exact = True
+    holdout_name = "oracle-plain"
 
     def __init__(self, *, max_completions: int = DEFAULT_MAX_COMPLETIONS) -> None:
         self.max_completions = max_completions
@@ -272,12 +274,13 @@ def _plain_code(prop: dict, values: list[Any], value: Any) -> int | None:
     return None
 
 
-class PlainOracleVerifier:
+class PlainOracleVerifier(Verifier):
     """Holdout for oracle families: reads the JSON, enumerates with itertools, counts."""
 
     name = "oracle-plain"
     version = VERSION
     exact = True
+    holdout_name = "oracle"
 
     def __init__(self, *, max_completions: int = DEFAULT_MAX_COMPLETIONS) -> None:
         self.max_completions = max_completions

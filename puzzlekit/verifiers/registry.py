@@ -75,17 +75,6 @@ def default_verifier_name(instance: Instance | None = None) -> str:
     return "enumerative"
 
 
-#: the independent exact backend to hold out against each filter backend
-_HOLDOUT_FOR = {
-    "sat": "enumerative",
-    "enumerative": "sat",
-    "gametree": "minimax",
-    "minimax": "gametree",
-    "oracle": "oracle-plain",
-    "oracle-plain": "oracle",
-}
-
-
 def default_filter_name(family: str) -> str:
     """The filter ``puzzlekit generate`` uses for ``family`` unless told otherwise."""
     own = get_family(family).default_verifier
@@ -93,8 +82,12 @@ def default_filter_name(family: str) -> str:
 
 
 def default_holdout_name(filter_name: str) -> str:
-    """An exact backend independent of ``filter_name`` (approximate filters: ``enumerative``)."""
-    return _HOLDOUT_FOR.get(filter_name, "enumerative")
+    """An exact backend independent of ``filter_name``: the ``holdout_name`` the filter declares
+    (:class:`~puzzlekit.core.protocols.Verifier`; ``enumerative`` unless it names another).
+    An unknown filter name gives ``enumerative`` (the caller reports the unknown name)."""
+    if filter_name not in VERIFIERS:
+        return "enumerative"
+    return get_verifier(filter_name).holdout_name
 
 
 def registry_verify_fn(instance_json: str, verifier_name: str, budget_seconds: float | None) -> Any:

@@ -73,6 +73,7 @@ from puzzlekit.core.model import (
     compare,
     freeze,
 )
+from puzzlekit.core.protocols import Verifier
 from puzzlekit.core.report import Conflict, Verdict, VerifierReport
 from puzzlekit.families import Family, get_family
 from puzzlekit.verifiers.base import (
@@ -631,7 +632,7 @@ class _UniquenessSession:
         self.close()
 
 
-class SatVerifier:
+class SatVerifier(Verifier):
     """Exact verifier on an incremental SAT solver, one per schema; fast, no ``Predicate``.
 
     Settings: ``solver`` (a python-sat name, see :data:`SOLVERS`), ``max_cartesian_log10`` (as

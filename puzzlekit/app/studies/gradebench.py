@@ -82,8 +82,9 @@ class CountingVerifier:
         self._counter.verifier += 1
         return self._inner.verify(instance, *args, **kwargs)
 
-    def uniqueness_session(self, instance: Instance, solution: Any) -> _CountingSession:
-        return _CountingSession(self._inner.uniqueness_session(instance, solution), self._counter)
+    def uniqueness_session(self, instance: Instance, solution: Any) -> _CountingSession | None:
+        inner = self._inner.uniqueness_session(instance, solution)
+        return None if inner is None else _CountingSession(inner, self._counter)
 
     def __getattr__(self, name: str) -> Any:
         return getattr(self._inner, name)

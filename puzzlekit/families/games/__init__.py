@@ -510,7 +510,13 @@ class OnlyWinningMove(Family):
         return [self.position_clue(self.game(schema.params_dict()), state)]
 
     def repair_moves(
-        self, schema: Schema, instance: Instance, solution: Solution, coord: tuple
+        self,
+        schema: Schema,
+        instance: Instance,
+        solution: Solution,
+        coord: tuple,
+        *,
+        found: Sequence[Solution] = (),
     ) -> list[Repair]:
         """Edits of the position that keep ``solution`` winning, stop the winning move at
         ``coord`` from winning and leave fewer winning moves than before (so repairs never
