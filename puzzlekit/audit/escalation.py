@@ -55,9 +55,10 @@ from puzzlekit.audit.escalation_cases import (
     VerifyFn,
     instance_digest_of,
 )
-from puzzlekit.audit.escalation_store import Clock, EscalationStore
+from puzzlekit.audit.escalation_store import EscalationStore
 from puzzlekit.audit.ledger import Checkpoint
 from puzzlekit.audit.logic import LogicValue
+from puzzlekit.core.clock import Clock
 from puzzlekit.core.report import Verdict
 
 __all__ = [

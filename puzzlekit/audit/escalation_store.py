@@ -10,8 +10,8 @@ from __future__ import annotations
 
 import json
 import os
-from collections.abc import Callable, Mapping, Sequence
-from datetime import UTC, datetime
+from collections.abc import Mapping, Sequence
+from datetime import UTC
 from typing import Any
 
 from puzzlekit.audit.escalation_cases import (
@@ -24,9 +24,8 @@ from puzzlekit.audit.escalation_cases import (
 )
 from puzzlekit.audit.ledger import Ledger
 from puzzlekit.audit.logic import from_verdict
-from puzzlekit.audit.stopping import json_digest
-
-Clock = Callable[[], datetime]
+from puzzlekit.audit.stopping_records import json_digest
+from puzzlekit.core.clock import Clock, utc_now
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS escalations (
@@ -95,10 +94,6 @@ def _dumps(obj: Any) -> str:
 # --- the store ------------------------------------------------------------------------------
 
 
-def _utc_now() -> datetime:
-    return datetime.now(UTC)
-
-
 class EscalationStore:
     """The queues, in the same SQLite database as the ledger that records every change to them.
 
@@ -107,7 +102,7 @@ class EscalationStore:
     """
 
     def __init__(
-        self, db: str | os.PathLike[str] | Ledger, *, create: bool = True, clock: Clock = _utc_now
+        self, db: str | os.PathLike[str] | Ledger, *, create: bool = True, clock: Clock = utc_now
     ) -> None:
         self.ledger = db if isinstance(db, Ledger) else Ledger(db, create=create)
         self.clock = clock

@@ -84,9 +84,9 @@ from puzzlekit.audit.kernel_schema import (
     describe,
     format_path,
     load_schema,
-    parse_datetime,
     schema_violations,
 )
+from puzzlekit.core.clock import parse_datetime
 
 __all__ = [
     "AGENCY_DIMENSIONS",

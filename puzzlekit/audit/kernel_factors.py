@@ -24,9 +24,9 @@ from puzzlekit.audit.kernel_schema import (
     SEVERITY_ORDER,
     JsonPath,
     _num,
-    parse_datetime,
     schema_violations,
 )
+from puzzlekit.core.clock import parse_datetime
 
 # ---------------------------------------------------------------------------------------------
 # Which factor reads which field

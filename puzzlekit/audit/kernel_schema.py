@@ -2,9 +2,10 @@
 checks that find every value outside the domain a schema declares.
 
 :func:`schema_violations` turns a document into :class:`SchemaViolation` records (a root-based
-path such as ``request.action.reversibility`` and one sentence each); :func:`parse_datetime`
-reads the RFC 3339 date-times the contract uses. Part of the kernel (:mod:`puzzlekit.audit.kernel`
-re-exports every public name here); not for evaluating factors or deciding anything.
+path such as ``request.action.reversibility`` and one sentence each); the RFC 3339 date-times
+the contract uses are read by :func:`puzzlekit.core.clock.parse_datetime`. Part of the kernel
+(:mod:`puzzlekit.audit.kernel` re-exports every public name here); not for evaluating factors or
+deciding anything.
 """
 
 from __future__ import annotations
@@ -14,10 +15,11 @@ import math
 import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from datetime import datetime
 from functools import cache
 from importlib import resources
 from typing import Any
+
+from puzzlekit.core.clock import parse_datetime
 
 KERNEL_VERSION = "0.4.0"
 DECISION_SCHEMA = "rbk.decision.v3"
@@ -67,7 +69,6 @@ FALLBACK_EVIDENCE_MODE = "schema_valid_input"
 
 _IDENTIFIER = re.compile(r"^[a-z0-9][a-z0-9._:-]*$")
 _SEMVER = re.compile(r"^[0-9]+\.[0-9]+\.[0-9]+$")
-_RFC3339 = re.compile(r"^\d{4}-\d{2}-\d{2}[Tt]\d{2}:\d{2}:\d{2}(\.\d+)?([Zz]|[+-]\d{2}:\d{2})$")
 _SAFE_INT = 2**53 - 1
 
 
@@ -298,13 +299,3 @@ def _beyond_schema(document: Any, schema_name: str, root: str) -> list[SchemaVio
                     )
                 )
     return out
-
-
-def parse_datetime(text: str) -> datetime | None:
-    """An RFC 3339 date-time with an offset, or ``None``."""
-    if not isinstance(text, str) or not _RFC3339.match(text):
-        return None
-    try:
-        return datetime.fromisoformat(text.upper().replace("Z", "+00:00"))
-    except ValueError:
-        return None

@@ -199,9 +199,9 @@ def _category(raw: Any, i: int) -> Category:
 
 @functools.lru_cache(maxsize=64)
 def _grid(frozen_categories: Any) -> Grid:
-    from puzzlekit.core.model import _thaw
+    from puzzlekit.core.jsondata import thaw
 
-    cats = tuple(_category(c, i) for i, c in enumerate(_thaw(frozen_categories)))
+    cats = tuple(_category(c, i) for i, c in enumerate(thaw(frozen_categories)))
     anchor = next((i for i, c in enumerate(cats) if c.ordered), 0)
     return Grid(cats, anchor)
 
@@ -428,9 +428,9 @@ def _pair(grid: Grid, cid: str, kind: str, a: list[str], b: list[str]) -> Clue:
 @functools.lru_cache(maxsize=4096)
 def _true_clues(params: Any, values: tuple[int, ...]) -> tuple[Clue, ...]:
     """The true clues of the solution whose variable values (in schema order) are ``values``."""
-    from puzzlekit.core.model import _thaw
+    from puzzlekit.core.jsondata import thaw
 
-    grid = _grid(freeze(_categories_of({k: _thaw(v) for k, v in params})))
+    grid = _grid(freeze(_categories_of({k: thaw(v) for k, v in params})))
     n, others = grid.size, grid.others
     names = [grid.var(e, c.name) for e in range(n) for c in others]
     solution = dict(zip(names, values, strict=True))
@@ -489,9 +489,9 @@ def _candidates(
     the coordinate (``reveal``), then the relational clues about the value the solution puts
     there (``relate``: an atom of a same-entity or position clue, the subject of an either-or),
     in :func:`_true_clues` order."""
-    from puzzlekit.core.model import _thaw
+    from puzzlekit.core.jsondata import thaw
 
-    grid = _grid(freeze(_categories_of({k: _thaw(v) for k, v in params})))
+    grid = _grid(freeze(_categories_of({k: thaw(v) for k, v in params})))
     at: dict[tuple[str, str], tuple[int, int]] = {}
     i = 0
     for e in range(grid.size):
