@@ -36,6 +36,8 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
+from puzzlekit.core.clock import FROZEN_AT
+from puzzlekit.core.jsondata import plain
 from puzzlekit.core.model import canonical_json, sha256_digest
 
 STRATEGY_NAMES = ("adaptive", "blind")
@@ -120,7 +122,7 @@ class ExperimentConfig:
 
     def to_json_obj(self) -> dict[str, Any]:
         """The parsed config with every default filled in; its digest identifies the run."""
-        return _plain(asdict(self))
+        return plain(asdict(self))
 
     @property
     def digest(self) -> str:
@@ -130,14 +132,6 @@ class ExperimentConfig:
         from puzzlekit.loop.batch import loop_seed
 
         return [loop_seed(self.seed, t) for t in range(self.trials)]
-
-
-def _plain(obj: Any) -> Any:
-    if isinstance(obj, Mapping):
-        return {str(k): _plain(v) for k, v in obj.items()}
-    if isinstance(obj, list | tuple):
-        return [_plain(v) for v in obj]
-    return obj
 
 
 # --- the typed reader ----------------------------------------------------------------------
@@ -464,7 +458,7 @@ def holdout_for(spec: HoldoutSpec) -> Any:
     from puzzlekit.verifiers.registry import get_verifier
 
     # one per thread too: a holdout's pipe serves one caller at a time (threaded Dask workers)
-    ident = [spec.verifier, _plain(spec.settings), spec.process, threading.get_ident()]
+    ident = [spec.verifier, plain(spec.settings), spec.process, threading.get_ident()]
     key = json.dumps(ident, sort_keys=True)
     holdout = _HOLDOUTS.get(key)
     if holdout is None:
@@ -499,9 +493,6 @@ def report_coords(report: Any) -> list[list[Any]]:
     return [list(c) for c in coords]
 
 
-SETTLED_AT = "2025-01-01T00:00:00Z"  # one fixed time, so a settlement depends on the task alone
-
-
 def _settle(result: Any, filt: Any, holdout_name: str | None, cap: int) -> dict[str, Any]:
     """Stopping-pipeline kind, escalation target, kernel outcome and action of one loop outcome.
 
@@ -514,7 +505,7 @@ def _settle(result: Any, filt: Any, holdout_name: str | None, cap: int) -> dict[
     except ImportError:
         return {**empty, "settle_action": None}
     s = settle(
-        result, filter=filt, holdout_name=holdout_name, computed_at=SETTLED_AT, solution_cap=cap
+        result, filter=filt, holdout_name=holdout_name, computed_at=FROZEN_AT, solution_cap=cap
     )
     return {
         "pipeline_kind": s.stop_kind,
@@ -849,7 +840,7 @@ def verifier_ids(config: ExperimentConfig) -> dict[str, Any]:
         return {
             "verifier": verifier,
             "version": str(getattr(v, "version", "")),
-            "settings": _plain(settings),
+            "settings": plain(settings),
         }
 
     return {
@@ -973,7 +964,7 @@ def run_experiment(
             "configPath": config_path,
             "configDigest": config.digest,
             "config": config.to_json_obj(),
-            "preregistration": _plain(asdict(config.preregistration)),
+            "preregistration": plain(asdict(config.preregistration)),
             "versions": versions(),
             **git_revision(),
             "seed": config.seed,

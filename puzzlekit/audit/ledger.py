@@ -6,7 +6,7 @@ sha256(RFC 8785 canonical JSON of {"v": 1, "seq": seq, "prev": prev_hash, "body"
 ``UNIQUE(prev_hash)`` and ``UNIQUE(entry_hash)``, so two writers can never both extend the same
 head; every append runs inside ``BEGIN IMMEDIATE``; the database runs in WAL mode with
 ``synchronous=FULL``, so a committed entry survives a crash and a killed writer leaves no half
-entry (DESIGN §8).
+entry.
 
 Bodies are JSON objects without floats: a float's text differs between languages and
 libraries, and a hash over it would not be reproducible. Record times as integers (milliseconds)
@@ -38,6 +38,8 @@ from pathlib import Path
 from typing import Any
 
 import rfc8785
+
+from puzzlekit.core.jsondata import plain
 
 FORMAT_VERSION = 1
 GENESIS = "sha256:" + "0" * 64
@@ -141,31 +143,32 @@ class Verification:
 # --- hashing --------------------------------------------------------------------------------
 
 
-def _plain(value: Any, where: str) -> Any:
-    """``value`` as plain JSON data (dicts, lists), or :class:`BodyError` naming where it is not."""
+def _check_json(value: Any, where: str) -> None:
+    """Raise :class:`BodyError` naming where ``value`` is not float-free JSON data."""
     if value is None or isinstance(value, bool | str):
-        return value
+        return
     if isinstance(value, int):
         if abs(value) > _MAX_SAFE_INT:
             raise BodyError(
                 f"{where} = {value} lies outside the exact JSON integer range (|n| <= 2**53 - 1); "
                 "record it as a string"
             )
-        return value
+        return
     if isinstance(value, float):
         raise BodyError(
             f"ledger bodies must not hold floats: {where} = {value!r}; record it as an integer "
             "(for example milliseconds) or as a string"
         )
     if isinstance(value, Mapping):
-        out = {}
         for key, item in value.items():
             if not isinstance(key, str):
                 raise BodyError(f"{where} has the key {key!r}; JSON object keys are strings")
-            out[key] = _plain(item, f"{where}.{key}")
-        return out
+            _check_json(item, f"{where}.{key}")
+        return
     if isinstance(value, list | tuple):
-        return [_plain(item, f"{where}[{i}]") for i, item in enumerate(value)]
+        for i, item in enumerate(value):
+            _check_json(item, f"{where}[{i}]")
+        return
     raise BodyError(f"{where} is a {type(value).__name__}, which is not JSON data")
 
 
@@ -173,7 +176,8 @@ def normalize_body(body: Any) -> dict[str, Any]:
     """``body`` as plain JSON data; raises :class:`BodyError` if it is not a float-free object."""
     if not isinstance(body, Mapping):
         raise BodyError(f"a ledger body must be a JSON object, got {type(body).__name__}")
-    return _plain(body, "$")
+    _check_json(body, "$")
+    return plain(body)
 
 
 def compute_entry_hash(seq: int, prev_hash: str, body: Mapping[str, Any]) -> str:

@@ -3,7 +3,7 @@ which kind of stop it is, and route it to a target that can resolve it.
 
 Generic on purpose: a step is a claim with an eight-valued verdict (:mod:`puzzlekit.audit.logic`), a
 reason and a source, and nothing here knows about puzzles. Three pure decision tables make up the
-pipeline (DESIGN §7, issue 5), composed by :func:`run_stopping_condition`:
+pipeline, composed by :func:`run_stopping_condition`:
 
 ``locate_first_error(steps)``
     L1 empty or not a sequence -> error ``invalid-input``; L2 all TRUE -> ``all-clear``; the first
@@ -24,33 +24,49 @@ indices down to it. :func:`locate_all_errors` lists every stop, not only the fir
 
 This module decides; it does not act. The targets' actions (hold queue, re-verification, review
 queue) live in :mod:`puzzlekit.audit.escalation`, the ledger in :mod:`puzzlekit.audit.ledger`. The
-only
-impure parts are the ``emitted_at`` clock and the escalation id, both injectable.
+only impure parts are the ``emitted_at`` clock (:func:`puzzlekit.core.clock.utc_now` unless one is
+passed) and the escalation id, both injectable. The records the pipeline passes along, and
+:func:`json_digest`, are in :mod:`puzzlekit.audit.stopping_records` and re-exported here.
 """
 
 from __future__ import annotations
 
 import dataclasses
-import enum
-import hashlib
-import math
 import uuid
 from collections.abc import Callable, Iterator, Mapping, Sequence
-from dataclasses import dataclass
-from datetime import UTC, datetime
+from datetime import UTC
 from typing import Any
 
-import rfc8785
+from puzzlekit.audit.logic import LogicValue
+from puzzlekit.audit.stopping_records import (
+    Boundary,
+    Escalation,
+    Location,
+    ReasoningStep,
+    StopKind,
+    StoppingOutcome,
+    json_digest,
+)
+from puzzlekit.core.clock import Clock, utc_now
 
-from puzzlekit.audit.logic import LogicValue, value_of
-
-
-class StopKind(enum.StrEnum):
-    ALL_CLEAR = "all-clear"
-    NEITHER_HALT = "neither-halt"
-    FALSE_VIOLATION = "false-violation"
-    ZERO_VOID = "zero-void"
-    OTHER_NONDEFINITE = "other-nondefinite"
+__all__ = [
+    "DEFAULT_TARGET",
+    "INVALID_INPUT",
+    "STOP_KIND",
+    "AnchorFn",
+    "Boundary",
+    "Escalation",
+    "Location",
+    "ReasoningStep",
+    "StopKind",
+    "StoppingOutcome",
+    "boundary_report",
+    "escalate",
+    "json_digest",
+    "locate_all_errors",
+    "locate_first_error",
+    "run_stopping_condition",
+]
 
 
 INVALID_INPUT = "invalid-input"
@@ -82,192 +98,6 @@ _SCOPE: Mapping[StopKind, str] = {
     StopKind.ZERO_VOID: "is void (ZERO): its input could not be read",
     StopKind.OTHER_NONDEFINITE: "is not definite ({verdict})",
 }
-
-
-@dataclass(frozen=True)
-class ReasoningStep:
-    """One audit step: a claim, its eight-valued verdict, why, and who said so.
-
-    ``payload`` is carried through the pipeline untouched. ``substeps`` holds a sub-sequence that
-    is audited before this step. A verdict given as a string is read as a :class:`LogicValue`.
-    """
-
-    step_id: str
-    claim: str
-    verdict: LogicValue
-    reason: str
-    source: str
-    payload: Any = None
-    substeps: tuple[ReasoningStep, ...] = ()
-
-    def __post_init__(self) -> None:
-        object.__setattr__(self, "verdict", value_of(self.verdict))
-        object.__setattr__(self, "substeps", tuple(self.substeps))
-
-    def to_json_obj(self) -> dict[str, Any]:
-        out: dict[str, Any] = {
-            "step_id": self.step_id,
-            "claim": self.claim,
-            "verdict": self.verdict.value,
-            "reason": self.reason,
-            "source": self.source,
-            "payload": self.payload,
-        }
-        if self.substeps:
-            out["substeps"] = [s.to_json_obj() for s in self.substeps]
-        return out
-
-
-@dataclass(frozen=True)
-class Location:
-    """Where a sequence stops (or that it does not, or that it cannot be read).
-
-    ``kind`` is ``None`` exactly when ``error`` is set (``"invalid-input"``, L1). ``index`` is the
-    top-level index of the stop, ``len(steps)`` for all-clear; ``path`` leads from the top level
-    down to the stopping step (empty for all-clear). ``verdict_counts`` counts every step at every
-    depth; ``success_count`` is the number of wholly TRUE top-level steps before the stop.
-    """
-
-    sequence_id: str | None
-    kind: StopKind | None
-    error: str | None
-    detail: str
-    index: int | None
-    path: tuple[int, ...]
-    step: ReasoningStep | None
-    total: int
-    verdict_counts: Mapping[str, int]
-    success_count: int
-    last_true_claim: str | None
-
-    @property
-    def position(self) -> str:
-        """``"2/4"``: the 1-based position of the stop among the top-level steps."""
-        if self.index is None:
-            return f"0/{self.total}"
-        return f"{min(self.index + 1, self.total)}/{self.total}"
-
-
-@dataclass(frozen=True)
-class Boundary:
-    """A classified stop: its kind, the target to resolve it, and what it does not claim."""
-
-    sequence_id: str | None
-    kind: StopKind
-    target: str
-    index: int
-    path: tuple[int, ...]
-    step: ReasoningStep | None
-    total: int
-    verdict_counts: Mapping[str, int]
-    success_count: int
-    last_true_claim: str | None
-    honest_scope: str
-
-    @property
-    def verdict(self) -> LogicValue | None:
-        return self.step.verdict if self.step is not None else None
-
-    def to_json_obj(self) -> dict[str, Any]:
-        return {
-            "sequence_id": self.sequence_id,
-            "kind": self.kind.value,
-            "target": self.target,
-            "index": self.index,
-            "path": list(self.path),
-            "step": self.step.to_json_obj() if self.step is not None else None,
-            "total": self.total,
-            "verdict_counts": dict(self.verdict_counts),
-            "success_count": self.success_count,
-            "last_true_claim": self.last_true_claim,
-            "honest_scope": self.honest_scope,
-        }
-
-
-@dataclass(frozen=True)
-class Escalation:
-    """The payload of one escalation. ``ledger_anchor`` is ``None`` when anchoring was off (E2)
-    and then absent from :meth:`to_json_obj`."""
-
-    escalation_id: str
-    emitted_at: str
-    sequence_id: str | None
-    kind: StopKind
-    target: str
-    default_target: str
-    boundary: Boundary
-    ledger_anchor: Mapping[str, Any] | None = None
-
-    @property
-    def payload(self) -> Any:
-        """The stopping step's payload, as the step carried it."""
-        return self.boundary.step.payload if self.boundary.step is not None else None
-
-    def to_json_obj(self) -> dict[str, Any]:
-        out: dict[str, Any] = {
-            "escalation_id": self.escalation_id,
-            "emitted_at": self.emitted_at,
-            "sequence_id": self.sequence_id,
-            "kind": self.kind.value,
-            "target": self.target,
-            "default_target": self.default_target,
-            "boundary": self.boundary.to_json_obj(),
-        }
-        if self.ledger_anchor is not None:
-            out["ledger_anchor"] = dict(self.ledger_anchor)
-        return out
-
-    def anchor_body(self) -> dict[str, Any]:
-        """What the ledger records: ids, kind, target, the stopping step, and the digest of the
-        whole boundary (whose payload may hold floats, which ledger bodies must not)."""
-        step = self.boundary.step
-        return {
-            "type": "escalation",
-            "escalation_id": self.escalation_id,
-            "emitted_at": self.emitted_at,
-            "sequence_id": self.sequence_id,
-            "kind": self.kind.value,
-            "target": self.target,
-            "index": self.boundary.index,
-            "path": list(self.boundary.path),
-            "step_id": step.step_id if step is not None else None,
-            "verdict": step.verdict.value if step is not None else None,
-            "success_count": self.boundary.success_count,
-            "total": self.boundary.total,
-            "boundary_digest": json_digest(self.boundary.to_json_obj()),
-        }
-
-
-@dataclass(frozen=True)
-class StoppingOutcome:
-    """What :func:`run_stopping_condition` returns: every stage, and a one-line summary."""
-
-    sequence_id: str | None
-    location: Location
-    boundary: Boundary | None
-    escalation: Escalation | None
-    summary: str
-
-    @property
-    def error(self) -> str | None:
-        return self.location.error
-
-    @property
-    def all_clear(self) -> bool:
-        return self.location.kind is StopKind.ALL_CLEAR
-
-    @property
-    def target(self) -> str | None:
-        return self.escalation.target if self.escalation is not None else None
-
-    def to_json_obj(self) -> dict[str, Any]:
-        return {
-            "sequence_id": self.sequence_id,
-            "error": self.location.error,
-            "detail": self.location.detail,
-            "escalation": self.escalation.to_json_obj() if self.escalation else None,
-            "summary": self.summary,
-        }
 
 
 # --- L: locating the stop -------------------------------------------------------------------
@@ -441,10 +271,6 @@ def boundary_report(location: Location) -> Boundary:
 AnchorFn = Callable[[Mapping[str, Any]], Any]
 
 
-def _utc_now() -> datetime:
-    return datetime.now(UTC)
-
-
 def _new_id() -> str:
     return str(uuid.uuid4())
 
@@ -469,7 +295,7 @@ def escalate(
     anchor_to_ledger: bool = False,
     ledger_anchor_fn: AnchorFn | None = None,
     target_override: str | None = None,
-    clock: Callable[[], datetime] = _utc_now,
+    clock: Clock = utc_now,
     new_id: Callable[[], str] = _new_id,
 ) -> Escalation:
     """The escalation payload of ``boundary`` (E1-E5), anchored in a ledger when asked.
@@ -540,44 +366,3 @@ def run_stopping_condition(
         parts.append("path=" + ".".join(str(i) for i in location.path))
     parts += [f"kind={esc.kind.value}", f"target={esc.target}", f"anchor={_anchor_word(esc)}"]
     return StoppingOutcome(sequence_id, location, boundary, esc, " | ".join(parts))
-
-
-# --- digests of arbitrary payloads ----------------------------------------------------------
-
-
-def _jsonable(obj: Any) -> Any:
-    """``obj`` as plain JSON data for a digest: enums by value, tuples as lists, non-finite
-    floats and unknown objects by ``repr``."""
-    if isinstance(obj, enum.Enum):
-        return _jsonable(obj.value)
-    if obj is None or isinstance(obj, bool | int | str):
-        return obj
-    if isinstance(obj, float):
-        return obj if math.isfinite(obj) else repr(obj)
-    if isinstance(obj, Mapping):
-        return {str(k): _jsonable(v) for k, v in obj.items()}
-    if isinstance(obj, list | tuple):
-        return [_jsonable(v) for v in obj]
-    if hasattr(obj, "to_json_obj"):
-        return _jsonable(obj.to_json_obj())
-    return repr(obj)
-
-
-def json_digest(obj: Any) -> str:
-    """``sha256:<hex>`` of the RFC 8785 canonical JSON of ``obj`` (made JSON-safe first)."""
-    data = _jsonable(obj)
-    try:
-        raw = rfc8785.dumps(data)
-    except rfc8785.CanonicalizationError:  # integers beyond 2**53: keep them exact as strings
-        raw = rfc8785.dumps(_big_ints_as_str(data))
-    return "sha256:" + hashlib.sha256(raw).hexdigest()
-
-
-def _big_ints_as_str(obj: Any) -> Any:
-    if isinstance(obj, int) and not isinstance(obj, bool) and abs(obj) > 2**53 - 1:
-        return str(obj)
-    if isinstance(obj, dict):
-        return {k: _big_ints_as_str(v) for k, v in obj.items()}
-    if isinstance(obj, list):
-        return [_big_ints_as_str(v) for v in obj]
-    return obj

@@ -4,17 +4,20 @@ This module is the ground floor that every backend and generator shares. It know
 how a puzzle is solved (that is ``verifiers/``) nor about any particular family (that is
 ``puzzlekit/families/``). An :class:`Instance` is immutable and addressed by the SHA-256 digest of
 its RFC 8785 canonical JSON, so evaluators can receive it as bytes and check that nothing changed.
+The frozen form of data, canonical JSON and digests live in :mod:`puzzlekit.core.jsondata` and are
+re-exported here (:func:`freeze`, :func:`canonical_json`, :func:`sha256_digest`).
 """
 
 from __future__ import annotations
 
-import hashlib
 import json
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, TypeAlias
 
-import rfc8785
+from puzzlekit.core.jsondata import canonical_json, freeze, sha256_digest, thaw
+
+_thaw = thaw  # the name families imported before thaw moved to core.jsondata
 
 Coord: TypeAlias = tuple[Any, ...]
 Value: TypeAlias = int
@@ -38,15 +41,6 @@ def compare(lhs: int, op: str, rhs: int) -> bool:
     if op == ">=":
         return lhs >= rhs
     raise ValueError(f"unknown comparison operator {op!r}; expected one of {OPS}")
-
-
-def freeze(value: Any) -> Any:
-    """Turn JSON-like data (dicts, lists) into hashable immutable data (tuples of pairs, tuples)."""
-    if isinstance(value, Mapping):
-        return tuple(sorted((str(k), freeze(v)) for k, v in value.items()))
-    if isinstance(value, list | tuple):
-        return tuple(freeze(v) for v in value)
-    return value
 
 
 def thaw_coord(coord: Any) -> Coord:
@@ -216,7 +210,7 @@ class Clue:
         return cls(str(id), str(kind), freeze(dict(data)), tuple(tuple(c) for c in coords))
 
     def data_dict(self) -> dict[str, Any]:
-        return {k: _thaw(v) for k, v in self.data}
+        return {k: thaw(v) for k, v in self.data}
 
     def to_json_obj(self) -> dict[str, Any]:
         return {
@@ -235,17 +229,6 @@ class Clue:
         return cached
 
 
-def _thaw(value: Any) -> Any:
-    if isinstance(value, tuple):
-        if value and all(
-            isinstance(p, tuple) and len(p) == 2 and isinstance(p[0], str) for p in value
-        ):
-            # a frozen mapping; lists of string pairs are not used in clue data
-            return {k: _thaw(v) for k, v in value}
-        return [_thaw(v) for v in value]
-    return value
-
-
 @dataclass(frozen=True)
 class Schema:
     """A family with fixed params: its variables and its rules (constraints with rule origins)."""
@@ -261,7 +244,7 @@ class Schema:
         object.__setattr__(self, "_by_coord", {v.coord: v for v in self.variables})
 
     def params_dict(self) -> dict[str, Any]:
-        return {k: _thaw(v) for k, v in self.params}
+        return {k: thaw(v) for k, v in self.params}
 
     def var(self, name: str) -> Variable:
         return self._by_name[name]  # type: ignore[attr-defined]
@@ -278,38 +261,6 @@ class Schema:
 
     def domain_size(self) -> int:
         return max((len(v.domain) for v in self.variables), default=0)
-
-
-def _plain(obj: Any) -> bool:
-    """True when ``obj`` holds only objects and strings of printable ASCII, arrays, bools, None
-    and integers within ±2**53: data whose RFC 8785 form equals sorted compact ``json.dumps``."""
-    if isinstance(obj, str):
-        return obj.isascii() and obj.isprintable()  # control characters escape differently
-    if obj is None or isinstance(obj, bool):
-        return True
-    if isinstance(obj, int):
-        return -(2**53) < obj < 2**53
-    if isinstance(obj, list | tuple):
-        return all(_plain(v) for v in obj)
-    if isinstance(obj, dict):
-        return all(isinstance(k, str) and _plain(k) and _plain(v) for k, v in obj.items())
-    return False
-
-
-def canonical_json(obj: Any) -> bytes:
-    """RFC 8785 canonical JSON bytes of ``obj``.
-
-    Instances are hashed on every verifier call, and the ``rfc8785`` package takes milliseconds
-    for an 81-clue grid; for plain data (see :func:`_plain`) sorted compact ``json.dumps`` gives
-    the same bytes (tests compare both on generated data), everything else goes to ``rfc8785``.
-    """
-    if _plain(obj):
-        return json.dumps(obj, sort_keys=True, separators=(",", ":")).encode("ascii")
-    return rfc8785.dumps(obj)
-
-
-def sha256_digest(data: bytes) -> str:
-    return "sha256:" + hashlib.sha256(data).hexdigest()
 
 
 @dataclass(frozen=True)
@@ -329,7 +280,7 @@ class Instance:
         return cls(str(family), freeze(dict(params)), tuple(clues))
 
     def params_dict(self) -> dict[str, Any]:
-        return {k: _thaw(v) for k, v in self.params}
+        return {k: thaw(v) for k, v in self.params}
 
     def to_json_obj(self) -> dict[str, Any]:
         return {

@@ -3,8 +3,10 @@ irregular regions (Jigsaw Sudoku).
 
 Not part of the public API. It holds the pure geometry (neighbours, connected components), the
 seeded random layouts (cages grown by random merges, regions grown from a random Latin square),
-the checks a cage clue must pass, and the ASCII/matplotlib drawing of grouped cells.
-It imports only :mod:`puzzlekit.core.model` and the families package.
+the checks a cage clue must pass, and the cage family mixin :class:`CageGrid`. Tatham's block
+structure lives in :mod:`puzzlekit.families._tatham` and the drawing of grouped cells in
+:mod:`puzzlekit.families._cagedraw`; both are re-exported here for the families that import them
+from this module. It imports only :mod:`puzzlekit.core.model` and the families package.
 """
 
 from __future__ import annotations
@@ -14,7 +16,31 @@ from typing import Any
 
 from puzzlekit.core.model import Clue, Constraint, Instance, Schema, Solution, SpecError, Violation
 from puzzlekit.families import Repair
+from puzzlekit.families._cagedraw import json_label, render_groups, render_groups_mpl
 from puzzlekit.families._grid import SYMBOLS, cell_name
+from puzzlekit.families._tatham import decode_block_structure, encode_block_structure
+
+__all__ = [
+    "CageGrid",
+    "Cell",
+    "cage_id",
+    "check_cells",
+    "components",
+    "decode_block_structure",
+    "domino_tiling",
+    "encode_block_structure",
+    "grow_cages",
+    "grow_regions",
+    "int_field",
+    "is_connected",
+    "json_label",
+    "neighbours",
+    "overlapping_cages",
+    "regions_to_rows",
+    "render_groups",
+    "render_groups_mpl",
+    "rows_to_regions",
+]
 
 Cell = tuple[int, int]
 
@@ -293,176 +319,6 @@ def rows_to_regions(rows: Sequence[str]) -> list[list[Cell]]:
     return sorted(groups.values())
 
 
-# --- Tatham's block structure (keen.c, solo.c) ---------------------------------------------------
-
-
-def decode_block_structure(spec: str, n: int) -> list[list[Cell]]:
-    """The groups of Simon Tatham's block-structure string for an n×n grid.
-
-    Edges are listed as the n*(n-1) vertical edges (row by row) and then the n*(n-1) horizontal
-    ones (column by column); a letter ``a``-``y`` counts 1-25 non-edges followed by an edge, ``_``
-    an edge alone, ``z`` 25 non-edges with no edge, and a number after a letter repeats it.
-    Raises ValueError for a malformed string.
-    """
-    parent = list(range(n * n))
-
-    def find(x: int) -> int:
-        while parent[x] != x:
-            parent[x] = parent[parent[x]]
-            x = parent[x]
-        return x
-
-    total = 2 * n * (n - 1)
-    pos = 0
-    i = 0
-    while i < len(spec):
-        ch = spec[i]
-        i += 1
-        if ch == "_":
-            count = 0
-        elif "a" <= ch <= "z":
-            count = ord(ch) - ord("a") + 1
-        else:
-            raise ValueError(f"invalid character {ch!r} in block structure")
-        j = i
-        while j < len(spec) and spec[j].isdigit():
-            j += 1
-        repeat = int(spec[i:j]) if j > i else 1
-        i = j
-        for _ in range(repeat):
-            for _ in range(count):
-                if pos >= total:
-                    raise ValueError("too much data in block structure")
-                if pos < n * (n - 1):
-                    y, x = divmod(pos, n - 1)
-                    p0, p1 = y * n + x, y * n + x + 1
-                else:
-                    x, y = pos // (n - 1) - n, pos % (n - 1)
-                    p0, p1 = y * n + x, (y + 1) * n + x
-                parent[find(p0)] = find(p1)
-                pos += 1
-            if count != 25:
-                pos += 1
-    if pos != total + 1:
-        raise ValueError("block structure does not cover the grid")
-    groups: dict[int, list[Cell]] = {}
-    for idx in range(n * n):
-        groups.setdefault(find(idx), []).append(divmod(idx, n))
-    return sorted(sorted(g) for g in groups.values())
-
-
-def encode_block_structure(groups: Sequence[Sequence[Cell]], n: int) -> str:
-    """The inverse of :func:`decode_block_structure` (with Tatham's run compression)."""
-    group_of: dict[Cell, int] = {}
-    for gi, cells in enumerate(groups):
-        for cell in cells:
-            group_of[tuple(cell)] = gi
-    raw = []
-    run = 0
-    total = 2 * n * (n - 1)
-    for pos in range(total + 1):
-        if pos == total:
-            edge = True
-        elif pos < n * (n - 1):
-            y, x = divmod(pos, n - 1)
-            edge = group_of[(y, x)] != group_of[(y, x + 1)]
-        else:
-            x, y = pos // (n - 1) - n, pos % (n - 1)
-            edge = group_of[(y, x)] != group_of[(y + 1, x)]
-        if edge:
-            while run > 25:
-                raw.append("z")
-                run -= 25
-            raw.append(chr(ord("a") - 1 + run) if run else "_")
-            run = 0
-        else:
-            run += 1
-    out = []
-    i = 0
-    while i < len(raw):
-        j = i
-        while j < len(raw) and raw[j] == raw[i]:
-            j += 1
-        count = j - i
-        out.append(raw[i] + (raw[i] if count == 2 else str(count) if count > 2 else ""))
-        i = j
-    return "".join(out)
-
-
-# --- drawing ---------------------------------------------------------------------------------
-
-
-def render_groups(
-    n: int,
-    group_of: Mapping[Cell, Any],
-    symbols: Mapping[Cell, str],
-    marks: Mapping[tuple, str] | None = None,
-    legend: Sequence[str] = (),
-) -> str:
-    """An n×n grid as text with walls between cells of different groups.
-
-    ``symbols`` maps a cell to the character drawn in it (``.`` elsewhere), ``marks`` a cell to a
-    one-character mark drawn after it (``?`` ambiguous, ``!`` conflicting), ``legend`` lines are
-    appended below. Cells outside every group are drawn as groups of their own.
-    """
-    marks = marks or {}
-
-    def g(r: int, c: int) -> Any:
-        return group_of.get((r, c), ("solo", r, c))
-
-    lines = []
-    for r in range(n + 1):
-        border = "+"
-        for c in range(n):
-            wall = r in (0, n) or g(r - 1, c) != g(r, c)
-            border += ("---" if wall else "   ") + "+"
-        lines.append(border)
-        if r == n:
-            break
-        row = "|"
-        for c in range(n):
-            row += " " + symbols.get((r, c), ".") + marks.get((r, c), " ")
-            row += "|" if c == n - 1 or g(r, c) != g(r, c + 1) else " "
-        lines.append(row)
-    lines += list(legend)
-    return "\n".join(lines)
-
-
-def render_groups_mpl(
-    n: int,
-    group_of: Mapping[Cell, Any],
-    symbols: Mapping[Cell, str],
-    labels: Mapping[Cell, str] | None = None,
-    ax: Any = None,
-) -> Any:
-    """A matplotlib drawing: thin cell lines, thick walls between groups, symbols and labels."""
-    import matplotlib.pyplot as plt
-
-    if ax is None:
-        _, ax = plt.subplots(figsize=(n * 0.5, n * 0.5))
-
-    def g(r: int, c: int) -> Any:
-        return group_of.get((r, c), ("solo", r, c))
-
-    for r in range(n + 1):
-        for c in range(n):
-            wall = r in (0, n) or g(r - 1, c) != g(r, c)
-            ax.plot([c, c + 1], [n - r, n - r], color="black", lw=2 if wall else 0.4)
-    for c in range(n + 1):
-        for r in range(n):
-            wall = c in (0, n) or g(r, c - 1) != g(r, c)
-            ax.plot([c, c], [n - r, n - r - 1], color="black", lw=2 if wall else 0.4)
-    for (r, c), s in symbols.items():
-        ax.text(c + 0.5, n - r - 0.55, s, ha="center", va="center", fontsize=12)
-    for (r, c), s in (labels or {}).items():
-        ax.text(c + 0.06, n - r - 0.08, s, ha="left", va="top", fontsize=6)
-    ax.set_xlim(0, n)
-    ax.set_ylim(0, n)
-    ax.set_aspect("equal")
-    ax.axis("off")
-    return ax
-
-
 # --- the cage family mixin ---------------------------------------------------------------------
 
 
@@ -638,7 +494,3 @@ class CageGrid:
                 for c in range(n):
                     symbols.setdefault((r, c), str(solution[cell_name(r, c)]))
         return render_groups_mpl(n, group_of, symbols, labels, ax)
-
-
-def json_label(data: Mapping[str, Any]) -> str:
-    return " ".join(f"{k}={v}" for k, v in sorted(data.items()))

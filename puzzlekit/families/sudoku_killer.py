@@ -78,7 +78,7 @@ class SudokuKiller(CageGrid, Sudoku):
         return str(clue.data_dict().get("sum"))
 
     def parse_text(self, text: str, params: Mapping[str, Any] | None = None) -> Instance:
-        from puzzlekit.io.tatham import parse_solo
+        from puzzlekit.families._tatham import parse_solo
 
         return parse_solo(text)
 

@@ -36,18 +36,19 @@ Levels are renumbered 0.. over the tiers a family keeps, so Sudoku runs 0-7 and 
 region); naked subsets also use smaller all-different groups (killer cages).
 
 ``python -m puzzlekit.grading.techniques --validate DIR`` grades every Tatham game ID in
-``DIR/*.txt`` whose
-file name is a Tatham difficulty (basic, intermediate, advanced, extreme, unreasonable) and prints
-the table of levels by label and their Spearman rank correlation.
+``DIR/<game>/<label>.txt`` whose file name is a Tatham difficulty (basic, intermediate, advanced,
+extreme, unreasonable) and prints the table of levels by label and their Spearman rank
+correlation (:mod:`puzzlekit.grading.validate`).
+
+Layout: the techniques themselves are methods of :class:`puzzlekit.grading.pencil._PencilTechniques`
+(with the constraint supports clue filtering uses); this module holds the pencil-mark state
+(:class:`_Solver`), the scale, :func:`grade` and its records, and re-exports the validation.
 
 Not for: families whose variables are not a Latin square (nonogram, star battle, games).
 """
 
 from __future__ import annotations
 
-import argparse
-import itertools
-import math
 import sys
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
@@ -55,17 +56,32 @@ from typing import Any
 
 from puzzlekit.core.model import (
     AllDifferent,
-    Compare,
     Constraint,
     Coord,
     Instance,
     Linear,
     Problem,
-    Regular,
-    Table,
-    compare,
 )
 from puzzlekit.families import get_family, resolve
+from puzzlekit.grading.pencil import ENUM_LIMIT, _Contradiction, _PencilTechniques
+from puzzlekit.grading.pencil import _supports as _supports
+from puzzlekit.grading.validate import TATHAM_LABELS, main, spearman, validate
+
+__all__ = [
+    "ENUM_LIMIT",
+    "GRADED_FAMILIES",
+    "TATHAM_LABELS",
+    "TIERS",
+    "Grade",
+    "Step",
+    "StuckCell",
+    "family_scale",
+    "grade",
+    "main",
+    "scale",
+    "spearman",
+    "validate",
+]
 
 #: every tier of the scale, easiest first (see the module docstring)
 TIERS: tuple[tuple[str, ...], ...] = (
@@ -80,15 +96,6 @@ TIERS: tuple[tuple[str, ...], ...] = (
     ("swordfish",),
     ("search",),
 )
-#: Tatham's difficulties per game, easiest first (the labels of ``--validate``)
-TATHAM_LABELS: dict[str, tuple[str, ...]] = {
-    "solo": ("basic", "intermediate", "advanced", "extreme", "unreasonable"),
-    "keen": ("easy", "normal", "hard", "extreme", "unreasonable"),
-    "towers": ("easy", "hard", "extreme", "unreasonable"),
-    "unequal": ("trivial", "easy", "tricky", "extreme", "recursive"),
-}
-#: largest product of domain sizes a clue's constraint is filtered on by enumeration
-ENUM_LIMIT = 4096
 
 
 @dataclass(frozen=True)
@@ -167,14 +174,6 @@ class Grade:
         return out
 
 
-class _Stuck(Exception):
-    pass
-
-
-class _Contradiction(Exception):
-    pass
-
-
 def _line_kind(coords: Sequence[Coord]) -> str:
     if len({c[0] for c in coords}) == 1:
         return "row"
@@ -183,7 +182,7 @@ def _line_kind(coords: Sequence[Coord]) -> str:
     return "box"
 
 
-class _Solver:
+class _Solver(_PencilTechniques):
     """Pencil marks over one problem and the techniques that narrow them."""
 
     def __init__(self, problem: Problem) -> None:
@@ -322,217 +321,6 @@ class _Solver:
     def solved(self) -> bool:
         return len(self.placed) == len(self.cand)
 
-    # -- techniques ---------------------------------------------------------------------------
-    def naked_single(self) -> bool:
-        for name in self.order:
-            if name not in self.placed and len(self.cand[name]) == 1:
-                (value,) = self.cand[name]
-                out: list[tuple[Coord, int]] = []
-                try:
-                    self._place(name, value, out)
-                finally:
-                    self._record(
-                        "naked-single", "", [name], [value], out, (self.coord[name], value)
-                    )
-                return True
-        return False
-
-    def hidden_single(self) -> bool:
-        cand, placed, clean = self.cand, self.placed, self.clean
-        for h, (gid, vs) in enumerate(self.houses):
-            if h in clean:
-                continue
-            where: dict[int, list[str]] = {}
-            for x in vs:
-                for value in cand[x]:
-                    where.setdefault(value, []).append(x)
-            for value in self.values:
-                places = where.get(value)
-                if not places:
-                    raise _Contradiction
-                if len(places) == 1 and places[0] not in placed:
-                    name = places[0]
-                    out: list[tuple[Coord, int]] = []
-                    try:
-                        self._place(name, value, out)
-                    finally:
-                        self._record(
-                            "hidden-single", gid, [name], [value], out, (self.coord[name], value)
-                        )
-                    return True
-            clean.add(h)
-        return False
-
-    def clue_filter(self) -> bool:
-        for c in self.filters:
-            supported = _supports(c, self.cand)
-            if supported is None:
-                continue
-            out: list[tuple[Coord, int]] = []
-            try:
-                for name, keep in zip(c.vars, supported, strict=True):
-                    for value in sorted(self.cand[name] - keep):
-                        self._eliminate(name, value, out)
-            finally:
-                if out:
-                    self._record("clue-filter", c.origin.id, list(dict.fromkeys(c.vars)), [], out)
-            if out:
-                return True
-        return False
-
-    def clue_pointing(self) -> bool:
-        """A value every way of satisfying a clue puts inside one house, among the clue's own
-        cells there, cannot stand in the rest of that house (a cage's pointing)."""
-        for c in self.filters:
-            names = list(dict.fromkeys(c.vars))
-            if len(names) != len(c.vars) or len(names) < 2:
-                continue
-            doms = [sorted(self.cand[x]) for x in names]
-            if math.prod(len(d) for d in doms) > ENUM_LIMIT:
-                continue
-            ways = [
-                combo
-                for combo in itertools.product(*doms)
-                if c.holds(dict(zip(names, combo, strict=True)))
-            ]
-            if not ways:
-                continue
-            inside: dict[int, list[int]] = {}
-            for i, x in enumerate(names):
-                for h in self.houses_of[x]:
-                    inside.setdefault(h, []).append(i)
-            for h, idx in sorted(inside.items()):
-                if len(idx) < 2:
-                    continue
-                gid, vs = self.houses[h]
-                forced = set.intersection(*({combo[i] for i in idx} for combo in ways))
-                mine = {names[i] for i in idx}
-                out: list[tuple[Coord, int]] = []
-                try:
-                    for value in sorted(forced):
-                        for x in vs:
-                            if x not in mine:
-                                self._eliminate(x, value, out)
-                finally:
-                    if out:
-                        cells = [names[i] for i in idx]
-                        self._record(
-                            "clue-pointing", f"{c.origin.id}/{gid}", cells, sorted(forced), out
-                        )
-                if out:
-                    return True
-        return False
-
-    def intersections(self) -> bool:
-        for a, (gid, vs) in enumerate(self.houses):
-            for value in self.values:
-                places = [x for x in vs if value in self.cand[x] and x not in self.placed]
-                if len(places) < 2:
-                    continue
-                common = set(self.houses_of[places[0]])
-                for x in places[1:]:
-                    common &= set(self.houses_of[x])
-                for b in sorted(common - {a}):
-                    bid, bvs = self.houses[b]
-                    ka, kb = self.kind[gid], self.kind[bid]
-                    if (ka == "box") == (kb == "box"):
-                        continue  # two lines meet in one cell; two boxes never overlap
-                    out: list[tuple[Coord, int]] = []
-                    try:
-                        for x in bvs:
-                            if x not in vs:
-                                self._eliminate(x, value, out)
-                    finally:
-                        if out:
-                            tech = "pointing" if ka == "box" else "box-line"
-                            self._record(tech, f"{gid}/{bid}", places, [value], out)
-                    if out:
-                        return True
-        return False
-
-    def naked_subset(self, k: int) -> bool:
-        tech = "naked-pair" if k == 2 else "naked-triple"
-        for gid, vs in self.groups:
-            open_ = [x for x in vs if 2 <= len(self.cand[x]) <= k and x not in self.placed]
-            for combo in itertools.combinations(open_, k):
-                union = set().union(*(self.cand[x] for x in combo))
-                if len(union) != k:
-                    continue
-                out: list[tuple[Coord, int]] = []
-                try:
-                    for x in vs:
-                        if x not in combo:
-                            for value in sorted(union & self.cand[x]):
-                                self._eliminate(x, value, out)
-                finally:
-                    if out:
-                        self._record(tech, gid, combo, sorted(union), out)
-                if out:
-                    return True
-        return False
-
-    def hidden_subset(self, k: int) -> bool:
-        tech = "hidden-pair" if k == 2 else "hidden-triple"
-        for gid, vs in self.houses:
-            where = {
-                value: frozenset(x for x in vs if value in self.cand[x] and x not in self.placed)
-                for value in self.values
-            }
-            values = [v for v, ps in where.items() if 2 <= len(ps) <= k]
-            for combo in itertools.combinations(values, k):
-                cells = frozenset().union(*(where[v] for v in combo))
-                if len(cells) != k:
-                    continue
-                out: list[tuple[Coord, int]] = []
-                try:
-                    for x in sorted(cells, key=lambda y: self.coord[y]):
-                        for value in sorted(self.cand[x] - set(combo)):
-                            self._eliminate(x, value, out)
-                finally:
-                    if out:
-                        names = sorted(cells, key=lambda y: self.coord[y])
-                        self._record(tech, gid, names, combo, out)
-                if out:
-                    return True
-        return False
-
-    def fish(self, k: int) -> bool:
-        tech = "x-wing" if k == 2 else "swordfish"
-        for base_kind, cover_axis in (("row", 1), ("col", 0)):
-            lines = [vs for gid, vs in self.houses if self.kind[gid] == base_kind]
-            cover_kind = "col" if base_kind == "row" else "row"
-            covers = {
-                self.coord[vs[0]][cover_axis]: vs
-                for gid, vs in self.houses
-                if self.kind[gid] == cover_kind
-            }
-            for value in self.values:
-                rows = []
-                for vs in lines:
-                    ps = [x for x in vs if value in self.cand[x]]
-                    if any(x in self.placed for x in ps):
-                        continue
-                    if 2 <= len(ps) <= k:
-                        rows.append((vs, ps))
-                for combo in itertools.combinations(rows, k):
-                    axis = {self.coord[x][cover_axis] for _, ps in combo for x in ps}
-                    if len(axis) != k or not axis <= set(covers):
-                        continue
-                    base_cells = {x for vs, _ in combo for x in vs}
-                    out: list[tuple[Coord, int]] = []
-                    try:
-                        for a in sorted(axis):
-                            for x in covers[a]:
-                                if x not in base_cells:
-                                    self._eliminate(x, value, out)
-                    finally:
-                        if out:
-                            pattern = [x for _, ps in combo for x in ps]
-                            self._record(tech, f"{base_kind}s", pattern, [value], out)
-                    if out:
-                        return True
-        return False
-
     # -- the loop -----------------------------------------------------------------------------
     def run(self, cap: int | None = None) -> str:
         """Solve with the techniques of the tiers up to ``cap`` (all when None): the status."""
@@ -562,81 +350,6 @@ class _Solver:
         except _Contradiction:
             return "contradiction"
         return "solved"
-
-
-def _supports(c: Constraint, cand: Mapping[str, set[int]]) -> list[set[int]] | None:
-    """The values of each variable of ``c`` that some assignment satisfying ``c`` uses (sound)."""
-    doms = [cand[x] for x in c.vars]
-    if isinstance(c, Compare):
-        da, db = doms
-        return [
-            {x for x in da if any(compare(x, c.op, y) for y in db)},
-            {y for y in db if any(compare(x, c.op, y) for x in da)},
-        ]
-    if isinstance(c, Table):
-        rows = [t for t in c.allowed if all(v in d for v, d in zip(t, doms, strict=True))]
-        return [{t[i] for t in rows} for i in range(len(doms))]
-    if isinstance(c, Regular):
-        return _regular_supports(c, doms)
-    if len(set(c.vars)) == len(c.vars) and math.prod(len(d) for d in doms) <= ENUM_LIMIT:
-        out: list[set[int]] = [set() for _ in doms]
-        for combo in itertools.product(*(sorted(d) for d in doms)):
-            if c.holds(dict(zip(c.vars, combo, strict=True))):
-                for i, v in enumerate(combo):
-                    out[i].add(v)
-        return out
-    if isinstance(c, Linear):
-        terms = [
-            (k, min(k * v for v in d), max(k * v for v in d))
-            for k, d in zip(c.coeffs, doms, strict=True)
-        ]
-        lo_all, hi_all = sum(t[1] for t in terms), sum(t[2] for t in terms)
-        out = []
-        for (k, lo, hi), d in zip(terms, doms, strict=True):
-            keep = set()
-            for v in d:
-                lo_v, hi_v = lo_all - lo + k * v, hi_all - hi + k * v
-                if _interval_can(lo_v, hi_v, c.op, c.rhs):
-                    keep.add(v)
-            out.append(keep)
-        return out
-    return None
-
-
-def _interval_can(lo: int, hi: int, op: str, rhs: int) -> bool:
-    if op == "==":
-        return lo <= rhs <= hi
-    if op == "!=":
-        return not lo == hi == rhs
-    if op in ("<", "<="):
-        return compare(lo, op, rhs)
-    return compare(hi, op, rhs)
-
-
-def _regular_supports(c: Regular, doms: Sequence[set[int]]) -> list[set[int]]:
-    delta: dict[int, list[tuple[int, int]]] = {}
-    for s, a, t in c.automaton.transitions:
-        delta.setdefault(s, []).append((a, t))
-    forward = [{c.automaton.start}]
-    for d in doms:
-        forward.append({t for s in forward[-1] for a, t in delta.get(s, ()) if a in d})
-    backward = [set()] * len(doms) + [set(c.automaton.accepting)]
-    for i in range(len(doms) - 1, -1, -1):
-        backward[i] = {
-            s
-            for s in forward[i]
-            for a, t in delta.get(s, ())
-            if a in doms[i] and t in backward[i + 1]
-        }
-    return [
-        {
-            a
-            for s in backward[i]
-            for a, t in delta.get(s, ())
-            if a in doms[i] and t in backward[i + 1]
-        }
-        for i in range(len(doms))
-    ]
 
 
 def scale(problem: Problem) -> tuple[tuple[str, ...], ...]:
@@ -721,91 +434,6 @@ def _grade_of(solver: _Solver, status: str, family: str, digest: str) -> Grade:
     )
 
 
-# --- validation against Tatham's labelled sets ----------------------------------------------
-
-
-def validate(directory: str) -> tuple[Any, dict[str, float]]:
-    """Grade every game ID of ``directory/<game>/<label>.txt`` (``<game>`` a key of
-    :data:`TATHAM_LABELS`, ``<label>`` one of its difficulties); the rows and Spearman's rho
-    per game."""
-    import pathlib
-
-    import pandas as pd
-
-    from puzzlekit.io.inputs import iter_tatham_items
-
-    rows = []
-    for game, labels in TATHAM_LABELS.items():
-        for path in sorted((pathlib.Path(directory) / game).glob("*.txt")):
-            label = path.stem
-            if label not in labels:
-                continue
-            for item in iter_tatham_items(path.read_text(encoding="utf-8")):
-                if item.instance is None:
-                    continue
-                g = grade(item.instance)
-                rows.append(
-                    {
-                        "game": game,
-                        "family": g.family,
-                        "label": label,
-                        "rank": labels.index(label),
-                        "level": g.level,
-                        "technique": g.technique,
-                        "status": g.status,
-                        "satConflicts": g.sat_conflicts,
-                        "propagationForced": g.propagation_forced,
-                    }
-                )
-    df = pd.DataFrame(rows)
-    rho = {game: spearman(part, "level") for game, part in df.groupby("game")} if rows else {}
-    return df, rho
-
-
-def spearman(df: Any, column: str) -> float:
-    """Spearman's rho between Tatham's label rank and ``column`` (pandas, no SciPy needed)."""
-    if len(df) < 2:
-        return math.nan
-    return float(df[["rank", column]].astype(float).corr(method="spearman").iloc[0, 1])
-
-
-def main(argv: Sequence[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(
-        prog="python -m puzzlekit.grading.techniques", description=__doc__
-    )
-    parser.add_argument("--validate", metavar="DIR", required=True, help="labelled game IDs")
-    args = parser.parse_args(argv)
-    import pandas as pd
-
-    df, rho = validate(args.validate)
-    if df.empty:
-        print(f"no labelled game IDs in {args.validate}", file=sys.stderr)
-        return 2
-    for game, part in df.groupby("game", sort=False):
-        order = [lab for lab in TATHAM_LABELS[game] if lab in set(part["label"])]
-        family = part["family"].iloc[0]
-        print(f"## {game} ({family}): puzzles by Tatham label (rows) and level (columns)")
-        print(pd.crosstab(part["label"], part["level"]).reindex(order).to_string())
-        print()
-        summary = part.groupby("label", sort=False).agg(
-            puzzles=("level", "size"),
-            mean_level=("level", "mean"),
-            median_sat_conflicts=("satConflicts", "median"),
-            mean_propagation_forced=("propagationForced", "mean"),
-        )
-        print(summary.reindex(order).round(2).to_string())
-        print()
-        rho_c = spearman(part, "satConflicts")
-        print(f"spearman(level, label) = {rho[game]:.3f} over {len(part)} puzzles")
-        print(f"spearman(sat conflicts, label) = {rho_c:.3f}")
-        print()
-    return 0
-
-
-if __name__ == "__main__":
-    sys.exit(main())
-
-
 # --- generation toward a level --------------------------------------------------------------
 
 #: the families :func:`grade` is meant for (Latin squares with extra clues or regions)
@@ -824,3 +452,7 @@ def family_scale(family: str, params: Mapping[str, Any]) -> tuple[tuple[str, ...
     """The scale of ``family`` with ``params`` (from a clue-less instance)."""
     fam = get_family(family)
     return scale(resolve(Instance.make(family, fam.normalize_params(params), [])))
+
+
+if __name__ == "__main__":
+    sys.exit(main())

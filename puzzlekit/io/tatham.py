@@ -24,6 +24,10 @@ another exception. Formats read from Tatham's sources (solo.c, keen.c, unequal.c
 - ``pattern``: ``WxH:`` then W column and H row clues separated by ``/``, runs by ``.``, then
   optionally ``,`` and fixed cells (a letter skips its offset, upper case filled): ``nonogram``.
 
+The decoders that families share (the block structure, the grid of givens, whole ``solo`` IDs)
+live on the families floor in :mod:`puzzlekit.families._tatham`; this module dispatches a line to
+the right puzzle's parser and re-exports :func:`decode_grid` and :func:`parse_solo`.
+
 Not for: writing game IDs back (the families' ``format_text`` does that where it can).
 """
 
@@ -31,9 +35,24 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from puzzlekit.core.model import Instance, SpecError, Violation
+from puzzlekit.core.model import Instance
 from puzzlekit.families import get_family
-from puzzlekit.families._cages import decode_block_structure, regions_to_rows
+from puzzlekit.families._tatham import bad as _bad
+from puzzlekit.families._tatham import decode_grid, parse_solo
+from puzzlekit.families._tatham import leading_int as _leading_int
+from puzzlekit.families._tatham import split_game_id as _split
+
+__all__ = [
+    "FAMILY_PUZZLE",
+    "PARSERS",
+    "decode_grid",
+    "parse_keen",
+    "parse_line",
+    "parse_pattern",
+    "parse_solo",
+    "parse_towers",
+    "parse_unequal",
+]
 
 #: which of Tatham's puzzles a family's game IDs come from (for lines without a puzzle name)
 FAMILY_PUZZLE: dict[str, str] = {
@@ -45,122 +64,6 @@ FAMILY_PUZZLE: dict[str, str] = {
     "skyscrapers": "towers",
     "nonogram": "pattern",
 }
-
-
-def _bad(detail: str, field: str = "game id") -> SpecError:
-    return SpecError([Violation("malformed", None, field, detail)])
-
-
-def _split(game_id: str) -> tuple[str, str]:
-    params, sep, desc = game_id.strip().partition(":")
-    if not sep:
-        raise _bad("a game ID is params:description")
-    return params, desc
-
-
-def _leading_int(text: str) -> tuple[int, str]:
-    digits = ""
-    while len(digits) < len(text) and text[len(digits)].isdigit():
-        digits += text[len(digits)]
-    if not digits:
-        raise _bad(f"params {text!r} do not start with a size", "params")
-    return int(digits), text[len(digits) :]
-
-
-def decode_grid(spec: str, area: int) -> list[int]:
-    """Tatham's grid encoding (solo.c ``spec_to_grid``): ``a``-``z`` are runs of 1-26 blanks
-    (0), numbers are values, ``_`` separates adjacent numbers."""
-    out: list[int] = []
-    i = 0
-    while i < len(spec):
-        ch = spec[i]
-        if "a" <= ch <= "z":
-            out += [0] * (ord(ch) - ord("a") + 1)
-            i += 1
-        elif ch == "_":
-            i += 1
-        elif ch.isdigit():
-            j = i
-            while j < len(spec) and spec[j].isdigit():
-                j += 1
-            out.append(int(spec[i:j]))
-            i = j
-        else:
-            raise _bad(f"invalid character {ch!r} in grid")
-    if len(out) != area:
-        raise _bad(f"grid has {len(out)} cells, expected {area}")
-    return out
-
-
-def parse_solo(game_id: str) -> Instance:
-    """A ``solo`` game ID as a ``sudoku``, ``sudoku-jigsaw`` or ``sudoku-killer`` instance."""
-    params, desc = _split(game_id)
-    c, rest = _leading_int(params)
-    r, seen_r = c, False
-    jigsaw = killer = xtype = False
-    if rest.startswith("x") and rest[1:2].isdigit():
-        r, rest = _leading_int(rest[1:])
-        seen_r = True
-    i = 0
-    while i < len(rest):
-        ch = rest[i]
-        i += 1
-        if ch == "j":
-            jigsaw = True
-            if seen_r:
-                c *= r
-            r = 1
-        elif ch == "x":
-            xtype = True
-        elif ch == "k":
-            killer = True
-        # symmetry and difficulty letters (r2, m4, md2, a, db, ...) do not change the puzzle
-    if xtype:
-        raise _bad("X-diagonal Sudoku has no puzzlekit family", "params")
-    if jigsaw and killer:
-        raise _bad("jigsaw killer Sudoku has no puzzlekit family", "params")
-    n = c * r
-    parts = desc.split(",")
-    expected = 1 + (1 if jigsaw else 0) + (2 if killer else 0)
-    if len(parts) != expected:
-        raise _bad(f"expected {expected} comma-separated parts, found {len(parts)}")
-    try:
-        givens = decode_grid(parts[0], n * n)
-        if any(v > n for v in givens):
-            raise SpecError(
-                [Violation("out-of-domain", None, "game id", f"a given is outside 1..{n}")]
-            )
-        if jigsaw:
-            regions = decode_block_structure(parts[1], n)
-            if len(regions) != n or any(len(g) != n for g in regions):
-                raise _bad(f"a jigsaw needs {n} regions of {n} cells")
-            family = get_family("sudoku-jigsaw")
-            fparams = {"size": n, "regions": regions_to_rows(n, regions)}
-        elif killer:
-            family = get_family("sudoku-killer")
-            fparams = {"size": n, "box": [c, r]}
-        else:
-            family = get_family("sudoku")
-            fparams = {"size": n, "box": [c, r]}
-        schema = family.schema(fparams)
-        clues = [
-            family.given(schema, divmod(idx, n), v)  # type: ignore[attr-defined]
-            for idx, v in enumerate(givens)
-            if v
-        ]
-        if killer:
-            cages = decode_block_structure(parts[1], n)
-            sums = decode_grid(parts[2], n * n)
-            for cells in cages:
-                total = [sums[rr * n + cc] for rr, cc in cells if sums[rr * n + cc]]
-                if len(total) != 1:
-                    raise _bad(f"cage at r{cells[0][0] + 1}c{cells[0][1] + 1} has no single sum")
-                clues.append(family.cage(cells, {"sum": total[0]}))  # type: ignore[attr-defined]
-    except ValueError as exc:
-        if isinstance(exc, SpecError):
-            raise
-        raise _bad(str(exc)) from None
-    return Instance.make(family.name, schema.params_dict(), clues)
 
 
 def parse_keen(game_id: str) -> Instance:

@@ -51,6 +51,7 @@ from puzzlekit.audit.stopping import (
     StoppingOutcome,
     run_stopping_condition,
 )
+from puzzlekit.core.clock import FROZEN_AT, frozen_clock
 from puzzlekit.core.report import Verdict, VerifierReport
 from puzzlekit.loop.driver import LoopBudget, LoopResult, guarded_verify
 from puzzlekit.loop.publish import DEFAULT_CORPUS, CorpusPolicy, DerivedRequest, default_policy
@@ -315,12 +316,6 @@ def _now_iso() -> str:
     return datetime.now(UTC).isoformat().replace("+00:00", "Z")
 
 
-def _clock_at(iso: str) -> Callable[[], datetime]:
-    at = parse_datetime(iso)
-    assert at is not None
-    return lambda: at
-
-
 def _append_corpus_line(path: Path, line: Mapping[str, Any]) -> int:
     """Append one JSON line and fsync it; returns the line number (1-based)."""
     path.parent.mkdir(parents=True, exist_ok=True)
@@ -425,7 +420,7 @@ def settle(
         result, filter_name=filter_name, holdout_name=holdout_name, replay_verdict=replay_verdict
     )
 
-    options: dict[str, Any] = {"clock": _clock_at(computed_at)}
+    options: dict[str, Any] = {"clock": frozen_clock(computed_at)}
     if new_id is not None:
         options["new_id"] = new_id
     if ledger is not None:
@@ -537,7 +532,7 @@ def settle(
 # --- 4. the prospective publish-gate experiment ---------------------------------------------
 
 #: When the experiment's evidence is dated: fixed, so that the figures are reproducible.
-EXPERIMENT_AT = "2025-01-01T00:00:00Z"
+EXPERIMENT_AT = FROZEN_AT
 
 
 def load_config(path: str | os.PathLike[str]) -> dict[str, Any]:

@@ -308,22 +308,7 @@ def game_report(
     try:
         verdict = game_verdict(game, state, solver=solver, budget=budget)
     except BudgetExceeded as exc:
-        detail = RejectDetail(
-            Verdict.UNDECIDED,
-            budget=BudgetSpent(
-                exc.resource, exc.limit, budget.nodes or 0, round(meter.seconds, 6), 0
-            ),
-        )
-        return report(
-            Verdict.UNDECIDED,
-            problem.instance,
-            src,
-            cap=cap,
-            lower_bound=True,
-            detail=detail,
-            diagnostics=[f"{exc.resource} budget of {exc.limit} ran out"],
-            stats={"nodes": budget.nodes or 0, "seconds": round(meter.seconds, 6)},
-        )
+        return _undecided(problem, src, cap, budget, meter, exc)
     wins = [m for m in verdict.moves if m.result == "WIN"]
     if family.fastest(params) and wins:
         fastest = min(m.distance for m in wins)
@@ -337,7 +322,6 @@ def game_report(
     distribution = {
         r: sum(1 for m in verdict.moves if m.result == r) for r in ("WIN", "DRAW", "LOSS")
     }
-    side = game.side_name(verdict.to_move)
     stats = {
         "nodes": verdict.nodes,
         "seconds": round(meter.seconds, 6),
@@ -346,17 +330,11 @@ def game_report(
     }
     stats.pop("nodes", None)
     stats["nodes"] = verdict.nodes
-    head = f"{side} to move: {verdict.result}"
-    if verdict.result != "DRAW" and verdict.moves:
-        head += f" in {verdict.distance} plies"
-    diagnostics = [head]
-    if wins:
-        diagnostics.append("winning moves: " + ", ".join(f"{m.label} ({m.distance})" for m in wins))
     common = dict(
         cap=cap,
         completions=n_moves,
         cart=cart,
-        diagnostics=diagnostics,
+        diagnostics=_diagnostics(game, verdict, wins),
         stats=stats,
     )
     if len(wins) == 1:
@@ -384,6 +362,43 @@ def game_report(
         )
         rep = report(Verdict.UNSOLVABLE, problem.instance, src, detail=detail, **common)
     return replace(rep, honest_scope=HONEST[rep.verdict])
+
+
+def _undecided(
+    problem: Problem,
+    src: dict[str, str],
+    cap: int,
+    budget: SearchBudget,
+    meter: Meter,
+    exc: BudgetExceeded,
+) -> VerifierReport:
+    """UNDECIDED: the game-tree search ran out of ``budget``."""
+    detail = RejectDetail(
+        Verdict.UNDECIDED,
+        budget=BudgetSpent(exc.resource, exc.limit, budget.nodes or 0, round(meter.seconds, 6), 0),
+    )
+    return report(
+        Verdict.UNDECIDED,
+        problem.instance,
+        src,
+        cap=cap,
+        lower_bound=True,
+        detail=detail,
+        diagnostics=[f"{exc.resource} budget of {exc.limit} ran out"],
+        stats={"nodes": budget.nodes or 0, "seconds": round(meter.seconds, 6)},
+    )
+
+
+def _diagnostics(game: Game, verdict: GameVerdict, wins: list[MoveValue]) -> list[str]:
+    """The position's value for the side to move, then the winning moves with their distance."""
+    side = game.side_name(verdict.to_move)
+    head = f"{side} to move: {verdict.result}"
+    if verdict.result != "DRAW" and verdict.moves:
+        head += f" in {verdict.distance} plies"
+    diagnostics = [head]
+    if wins:
+        diagnostics.append("winning moves: " + ", ".join(f"{m.label} ({m.distance})" for m in wins))
+    return diagnostics
 
 
 __all__ = [

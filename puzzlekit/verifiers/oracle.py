@@ -24,7 +24,7 @@ import itertools
 import math
 from collections import Counter
 from collections.abc import Mapping, Sequence
-from dataclasses import replace
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from puzzlekit.core.model import Instance, Problem, Violation
@@ -92,114 +92,164 @@ class OracleVerifier(Verifier):
         names = list(problem.schema.names)
         size = math.prod(len(domains[n]) for n in names)
         if size > self.max_completions:
-            cards = [
-                FieldCardinality(v.coord, v.name, len(domains[v.name]))
-                for v in problem.schema.variables
-                if len(domains[v.name]) > 1
-            ]
-            detail = RejectDetail(
-                Verdict.DOMAIN_TOO_LARGE,
-                field_cardinalities=tuple(cards),
-                culprits=tuple(culprits_over(cards, math.log10(self.max_completions))),
-            )
-            return report(
-                Verdict.DOMAIN_TOO_LARGE,
-                instance,
-                src,
-                cap=solution_cap,
-                cart=cart,
-                detail=detail,
-                diagnostics=[f"{size} completions > limit {self.max_completions}; no oracle call"],
-                stats={"nodes": 0, "seconds": round(meter.seconds, 6)},
-            )
-        dist: Counter[str] = Counter()
-        errors = 0
-        matching = 0
-        solutions: list[dict[str, int]] = []
-        enumerated = 0
+            return self._too_large(instance, problem, src, solution_cap, domains, cart, size, meter)
+        tally = _Tally()
         try:
-            for xs in itertools.product(*(domains[n] for n in names)):
-                meter.tick()
-                enumerated += 1
-                values = dict(zip(names, xs, strict=True))
-                try:
-                    verdict = spec.tool.oracle(spec.decode(values))
-                except Exception:
-                    errors += 1
-                    continue
-                dist[str(verdict)] += 1
-                if verdict == spec.expected:
-                    matching += 1
-                    if len(solutions) < solution_cap:
-                        solutions.append(values)
+            _enumerate(spec, domains, names, solution_cap, meter, tally)
         except BudgetExceeded as exc:
-            exc.solutions = solutions  # type: ignore[attr-defined]
+            exc.solutions = tally.solutions  # type: ignore[attr-defined]
             rep = undecided_report(
                 problem, src, solution_cap, domains, cart, exc, meter.nodes, meter.seconds
             )
-            return replace(rep, dispatch_error_count=errors)
-        stats = {
-            "nodes": meter.nodes,
-            "seconds": round(meter.seconds, 6),
-            "matchingCompletions": matching,
-        }
-        distribution = dict(sorted(dist.items()))
-        notes = [f"{enumerated} completions enumerated, {matching} give {spec.expected!r}"]
-        if errors:
-            notes.append(f"{errors} oracle call(s) raised; counted as errors, not verdicts")
-        if len(solutions) == 1:
-            rep = report(
-                Verdict.UNIQUE,
-                instance,
-                src,
-                solutions=solutions,
-                cap=solution_cap,
-                completions=enumerated,
-                cart=cart,
-                diagnostics=notes,
-                stats=stats,
+            return replace(rep, dispatch_error_count=tally.errors)
+        rep = _outcome(instance, problem, spec, src, solution_cap, cart, meter, tally)
+        return replace(rep, dispatch_error_count=tally.errors)
+
+    def _too_large(
+        self,
+        instance: Instance,
+        problem: Problem,
+        src: Mapping[str, str],
+        solution_cap: int,
+        domains: Mapping[str, Sequence[int]],
+        cart: tuple[int | float | None, float],
+        size: int,
+        meter: Meter,
+    ) -> VerifierReport:
+        """DOMAIN_TOO_LARGE before any oracle call: the fields' cardinalities and culprits."""
+        cards = [
+            FieldCardinality(v.coord, v.name, len(domains[v.name]))
+            for v in problem.schema.variables
+            if len(domains[v.name]) > 1
+        ]
+        detail = RejectDetail(
+            Verdict.DOMAIN_TOO_LARGE,
+            field_cardinalities=tuple(cards),
+            culprits=tuple(culprits_over(cards, math.log10(self.max_completions))),
+        )
+        return report(
+            Verdict.DOMAIN_TOO_LARGE,
+            instance,
+            src,
+            cap=solution_cap,
+            cart=cart,
+            detail=detail,
+            diagnostics=[f"{size} completions > limit {self.max_completions}; no oracle call"],
+            stats={"nodes": 0, "seconds": round(meter.seconds, 6)},
+        )
+
+
+@dataclass
+class _Tally:
+    """What an enumeration of completions found so far (kept when the budget runs out)."""
+
+    dist: Counter[str] = field(default_factory=Counter)
+    errors: int = 0
+    matching: int = 0
+    enumerated: int = 0
+    solutions: list[dict[str, int]] = field(default_factory=list)
+
+
+def _enumerate(
+    spec: Any,
+    domains: Mapping[str, Sequence[int]],
+    names: Sequence[str],
+    solution_cap: int,
+    meter: Meter,
+    tally: _Tally,
+) -> None:
+    """Call the oracle on every completion in schema order, counting into ``tally``; raises
+    BudgetExceeded when the meter's budget runs out."""
+    for xs in itertools.product(*(domains[n] for n in names)):
+        meter.tick()
+        tally.enumerated += 1
+        values = dict(zip(names, xs, strict=True))
+        try:
+            verdict = spec.tool.oracle(spec.decode(values))
+        except Exception:
+            tally.errors += 1
+            continue
+        tally.dist[str(verdict)] += 1
+        if verdict == spec.expected:
+            tally.matching += 1
+            if len(tally.solutions) < solution_cap:
+                tally.solutions.append(values)
+
+
+def _outcome(
+    instance: Instance,
+    problem: Problem,
+    spec: Any,
+    src: Mapping[str, str],
+    solution_cap: int,
+    cart: tuple[int | float | None, float],
+    meter: Meter,
+    tally: _Tally,
+) -> VerifierReport:
+    """The UNIQUE, MULTIPLE or UNSOLVABLE report of a finished enumeration."""
+    solutions, matching, enumerated = tally.solutions, tally.matching, tally.enumerated
+    stats = {
+        "nodes": meter.nodes,
+        "seconds": round(meter.seconds, 6),
+        "matchingCompletions": matching,
+    }
+    distribution = dict(sorted(tally.dist.items()))
+    notes = [f"{enumerated} completions enumerated, {matching} give {spec.expected!r}"]
+    if tally.errors:
+        notes.append(f"{tally.errors} oracle call(s) raised; counted as errors, not verdicts")
+    if len(solutions) == 1:
+        rep = report(
+            Verdict.UNIQUE,
+            instance,
+            src,
+            solutions=solutions,
+            cap=solution_cap,
+            completions=enumerated,
+            cart=cart,
+            diagnostics=notes,
+            stats=stats,
+        )
+    elif solutions:
+        if matching > len(solutions):
+            notes.append(
+                f"discriminativeGap computed on a sample: the first {len(solutions)} of "
+                f"{matching} solutions"
             )
-        elif solutions:
-            if matching > len(solutions):
-                notes.append(
-                    f"discriminativeGap computed on a sample: the first {len(solutions)} of "
-                    f"{matching} solutions"
-                )
-            detail = RejectDetail(
-                Verdict.MULTIPLE,
-                discriminative_gap=tuple(discriminative_gap(problem, solutions)),
-                verdict_distribution=distribution,
-            )
-            rep = report(
-                Verdict.MULTIPLE,
-                instance,
-                src,
-                solutions=solutions,
-                cap=solution_cap,
-                lower_bound=len(solutions) >= solution_cap,
-                completions=enumerated,
-                cart=cart,
-                detail=detail,
-                diagnostics=notes,
-                stats=stats,
-            )
-        else:
-            conflict = _conflict(problem, spec, meter)
-            detail = RejectDetail(
-                Verdict.UNSOLVABLE, conflict=conflict, verdict_distribution=distribution
-            )
-            rep = report(
-                Verdict.UNSOLVABLE,
-                instance,
-                src,
-                cap=solution_cap,
-                completions=enumerated,
-                cart=cart,
-                detail=detail,
-                diagnostics=notes,
-                stats=stats,
-            )
-        return replace(rep, dispatch_error_count=errors)
+        detail = RejectDetail(
+            Verdict.MULTIPLE,
+            discriminative_gap=tuple(discriminative_gap(problem, solutions)),
+            verdict_distribution=distribution,
+        )
+        rep = report(
+            Verdict.MULTIPLE,
+            instance,
+            src,
+            solutions=solutions,
+            cap=solution_cap,
+            lower_bound=len(solutions) >= solution_cap,
+            completions=enumerated,
+            cart=cart,
+            detail=detail,
+            diagnostics=notes,
+            stats=stats,
+        )
+    else:
+        conflict = _conflict(problem, spec, meter)
+        detail = RejectDetail(
+            Verdict.UNSOLVABLE, conflict=conflict, verdict_distribution=distribution
+        )
+        rep = report(
+            Verdict.UNSOLVABLE,
+            instance,
+            src,
+            cap=solution_cap,
+            completions=enumerated,
+            cart=cart,
+            detail=detail,
+            diagnostics=notes,
+            stats=stats,
+        )
+    return rep
 
 
 def _narrowed(problem: Problem, clue_ids: Sequence[str] | None = None) -> dict[str, list[int]]:
@@ -299,50 +349,10 @@ class PlainOracleVerifier(Verifier):
         obj = instance.to_json_obj()
         params, clues = obj["params"], obj["clues"]
 
-        def bad(kind: str, where: str, detail: str) -> VerifierReport:
-            return invalid_report(
-                instance, [Violation(kind, None, where, detail)], src, solution_cap
-            )
-
-        tool = get_tool(params.get("tool")) if isinstance(params.get("tool"), str) else None
-        if tool is None:
-            return bad("unknown-tool", "params.tool", "no such tool")
-        if set(params) - {"tool", "expectedVerdict", "fixedInput"}:
-            return bad("unknown-field", "params", "unknown param")
-        fixed = dict(params.get("fixedInput", {}))
-        props = {k: dict(v) for k, v in tool.properties.items()}
-        if set(fixed) - set(props):
-            return bad("unknown-field", "fixedInput", "unknown field")
-        hidden = [k for k in props if k not in fixed]
-        doms: dict[str, list[Any]] = {}
-        for k in hidden:
-            d = _plain_domain(props[k])
-            if d is None:
-                return bad("not-enumerable", k, "no finite domain")
-            if not d:
-                return bad("no-enum-domain", k, "empty enum")
-            doms[k] = d
-        codes = {k: list(range(len(d))) for k, d in doms.items()}
-        for k in hidden:
-            if props[k].get("type") == "integer" and "enum" not in props[k]:
-                codes[k] = list(doms[k])
-        seen: set[str] = set()
-        for c in clues:
-            d = c.get("data", {})
-            k = d.get("field")
-            if c.get("id") in seen:
-                return bad("duplicate-clue", f"clue {c.get('id')}", "clue id used twice")
-            seen.add(c.get("id"))
-            if c.get("kind") != "given" or set(d) != {"field", "value"}:
-                return bad("malformed", f"clue {c.get('id')}", "not a given")
-            if k not in doms:
-                return bad("unknown-field", str(k), "no such hidden field")
-            if c.get("coords") != [[list(props).index(k)]]:
-                return bad("shape-mismatch", str(k), "coords do not name the field")
-            code = _plain_code(props[k], doms[k], d.get("value"))
-            if code is None:
-                return bad("out-of-domain", str(k), "value outside the field's domain")
-            codes[k] = [x for x in codes[k] if x == code]
+        read = _plain_read(params, clues, get_tool)
+        if isinstance(read, Violation):
+            return invalid_report(instance, [read], src, solution_cap)
+        tool, fixed, props, hidden, doms, codes = read
         size = math.prod(len(codes[k]) for k in hidden)
         if size > self.max_completions:
             return report(
@@ -354,24 +364,9 @@ class PlainOracleVerifier(Verifier):
                 diagnostics=[f"{size} completions"],
             )
         expected = params.get("expectedVerdict")
-        dist: Counter[str] = Counter()
-        errors = 0
-        found: list[dict[str, int]] = []
-        total = 0
-        for xs in itertools.product(*(codes[k] for k in hidden)):
-            total += 1
-            inp = dict(fixed)
-            for k, x in zip(hidden, xs, strict=True):
-                is_int = props[k].get("type") == "integer" and "enum" not in props[k]
-                inp[k] = x if is_int else doms[k][x]
-            try:
-                verdict = tool.oracle({k: inp[k] for k in props if k in inp})
-            except Exception:
-                errors += 1
-                continue
-            dist[str(verdict)] += 1
-            if verdict == expected:
-                found.append(dict(zip(hidden, xs, strict=True)))
+        dist, errors, found, total = _plain_enumerate(
+            tool, fixed, props, hidden, doms, codes, expected
+        )
         shown = found[:solution_cap]
         distribution = dict(sorted(dist.items()))
         if len(found) == 1:
@@ -398,6 +393,90 @@ class PlainOracleVerifier(Verifier):
             stats={"nodes": total},
         )
         return replace(rep, dispatch_error_count=errors)
+
+
+def _bad(kind: str, where: str, detail: str) -> Violation:
+    return Violation(kind, None, where, detail)
+
+
+def _plain_read(
+    params: Mapping[str, Any], clues: Sequence[Mapping[str, Any]], get_tool: Any
+) -> tuple[Any, dict[str, Any], dict[str, dict], list[str], dict, dict] | Violation:
+    """The holdout's own reading of a toolcall instance's JSON: the tool, the fixed input, the
+    tool's properties, the hidden fields, their domains and the codes the givens leave; or the
+    first violation found."""
+    tool = get_tool(params.get("tool")) if isinstance(params.get("tool"), str) else None
+    if tool is None:
+        return _bad("unknown-tool", "params.tool", "no such tool")
+    if set(params) - {"tool", "expectedVerdict", "fixedInput"}:
+        return _bad("unknown-field", "params", "unknown param")
+    fixed = dict(params.get("fixedInput", {}))
+    props = {k: dict(v) for k, v in tool.properties.items()}
+    if set(fixed) - set(props):
+        return _bad("unknown-field", "fixedInput", "unknown field")
+    hidden = [k for k in props if k not in fixed]
+    doms: dict[str, list[Any]] = {}
+    for k in hidden:
+        d = _plain_domain(props[k])
+        if d is None:
+            return _bad("not-enumerable", k, "no finite domain")
+        if not d:
+            return _bad("no-enum-domain", k, "empty enum")
+        doms[k] = d
+    codes = {k: list(range(len(d))) for k, d in doms.items()}
+    for k in hidden:
+        if props[k].get("type") == "integer" and "enum" not in props[k]:
+            codes[k] = list(doms[k])
+    seen: set[str] = set()
+    for c in clues:
+        d = c.get("data", {})
+        k = d.get("field")
+        if c.get("id") in seen:
+            return _bad("duplicate-clue", f"clue {c.get('id')}", "clue id used twice")
+        seen.add(c.get("id"))
+        if c.get("kind") != "given" or set(d) != {"field", "value"}:
+            return _bad("malformed", f"clue {c.get('id')}", "not a given")
+        if k not in doms:
+            return _bad("unknown-field", str(k), "no such hidden field")
+        if c.get("coords") != [[list(props).index(k)]]:
+            return _bad("shape-mismatch", str(k), "coords do not name the field")
+        code = _plain_code(props[k], doms[k], d.get("value"))
+        if code is None:
+            return _bad("out-of-domain", str(k), "value outside the field's domain")
+        codes[k] = [x for x in codes[k] if x == code]
+    return tool, fixed, props, hidden, doms, codes
+
+
+def _plain_enumerate(
+    tool: Any,
+    fixed: Mapping[str, Any],
+    props: Mapping[str, Mapping[str, Any]],
+    hidden: Sequence[str],
+    doms: Mapping[str, list[Any]],
+    codes: Mapping[str, list[Any]],
+    expected: Any,
+) -> tuple[Counter[str], int, list[dict[str, int]], int]:
+    """Every completion through the oracle: the verdict counts, the oracle errors, the
+    completions giving ``expected`` (as codes) and how many completions there were."""
+    dist: Counter[str] = Counter()
+    errors = 0
+    found: list[dict[str, int]] = []
+    total = 0
+    for xs in itertools.product(*(codes[k] for k in hidden)):
+        total += 1
+        inp = dict(fixed)
+        for k, x in zip(hidden, xs, strict=True):
+            is_int = props[k].get("type") == "integer" and "enum" not in props[k]
+            inp[k] = x if is_int else doms[k][x]
+        try:
+            verdict = tool.oracle({k: inp[k] for k in props if k in inp})
+        except Exception:
+            errors += 1
+            continue
+        dist[str(verdict)] += 1
+        if verdict == expected:
+            found.append(dict(zip(hidden, xs, strict=True)))
+    return dist, errors, found, total
 
 
 def _plain_gap(

@@ -1,0 +1,89 @@
+"""Plain JSON data: the one conversion of mappings and sequences into plain Python (:func:`plain`),
+the frozen form that frozen dataclasses hold (:func:`freeze`, :func:`thaw`), and the canonical
+bytes and digest that identify data (:func:`canonical_json`, :func:`sha256_digest`).
+
+Every floor that needs one of these calls it from here; :mod:`puzzlekit.core.model` re-exports
+:func:`freeze`, :func:`canonical_json` and :func:`sha256_digest`. Not for checking data against
+a schema (families and the kernel do that) or for reading files (that is :mod:`puzzlekit.io`).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Callable, Mapping
+from typing import Any
+
+import rfc8785
+
+
+def plain(value: Any, leaf: Callable[[Any], Any] | None = None) -> Any:
+    """``value`` as plain JSON-able Python: mappings become dicts with string keys (a key that is
+    not a string is converted with ``str``), lists and tuples become lists, recursively.
+
+    Anything else is a leaf, returned as it is, or passed to ``leaf`` when one is given (which
+    may call :func:`plain` again, for example on an object's JSON form).
+    """
+    if isinstance(value, Mapping):
+        return {k if isinstance(k, str) else str(k): plain(v, leaf) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [plain(v, leaf) for v in value]
+    return value if leaf is None else leaf(value)
+
+
+def freeze(value: Any) -> Any:
+    """Turn JSON-like data (dicts, lists) into hashable immutable data (tuples of pairs, tuples)."""
+    if isinstance(value, Mapping):
+        return tuple(sorted((str(k), freeze(v)) for k, v in value.items()))
+    if isinstance(value, list | tuple):
+        return tuple(freeze(v) for v in value)
+    return value
+
+
+def thaw(value: Any) -> Any:
+    """The inverse of :func:`freeze`: tuples of ``(str, value)`` pairs become dicts, other tuples
+    lists."""
+    if isinstance(value, tuple):
+        if value and all(
+            isinstance(p, tuple) and len(p) == 2 and isinstance(p[0], str) for p in value
+        ):
+            # a frozen mapping; lists of string pairs are not used in clue data
+            return {k: thaw(v) for k, v in value}
+        return [thaw(v) for v in value]
+    return value
+
+
+def _dumps_is_canonical(obj: Any) -> bool:
+    """True when ``obj`` holds only objects and strings of printable ASCII, arrays, bools, None
+    and integers within ±2**53: data whose RFC 8785 form equals sorted compact ``json.dumps``."""
+    if isinstance(obj, str):
+        return obj.isascii() and obj.isprintable()  # control characters escape differently
+    if obj is None or isinstance(obj, bool):
+        return True
+    if isinstance(obj, int):
+        return -(2**53) < obj < 2**53
+    if isinstance(obj, list | tuple):
+        return all(_dumps_is_canonical(v) for v in obj)
+    if isinstance(obj, dict):
+        return all(
+            isinstance(k, str) and _dumps_is_canonical(k) and _dumps_is_canonical(v)
+            for k, v in obj.items()
+        )
+    return False
+
+
+def canonical_json(obj: Any) -> bytes:
+    """RFC 8785 canonical JSON bytes of ``obj``.
+
+    Instances are hashed on every verifier call, and the ``rfc8785`` package takes milliseconds
+    for an 81-clue grid; for data that :func:`_dumps_is_canonical` accepts, sorted compact
+    ``json.dumps`` gives the same bytes (tests compare both on generated data), everything else
+    goes to ``rfc8785``.
+    """
+    if _dumps_is_canonical(obj):
+        return json.dumps(obj, sort_keys=True, separators=(",", ":")).encode("ascii")
+    return rfc8785.dumps(obj)
+
+
+def sha256_digest(data: bytes) -> str:
+    return "sha256:" + hashlib.sha256(data).hexdigest()

@@ -1,0 +1,219 @@
+"""The game protocol and its oracle: :class:`Game` (the small uniform API every game module fills
+in, OpenSpiel style), :class:`GameInfo` (the record a game describes itself with), the results
+``WIN``/``DRAW``/``LOSS``, the memoized negamax that values every move (:func:`move_values`,
+:func:`winning_moves`) and the integer-param check games share (:func:`int_param`).
+
+Re-exported by :mod:`puzzlekit.families.games`, where games import them from. Not for puzzles:
+the only-winning-move family that turns positions into puzzles is
+:mod:`puzzlekit.families.games._owm`.
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Hashable, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from puzzlekit.core.model import (
+    Coord,
+    Variable,
+    Violation,
+)
+
+#: result of a position or move for the side to move
+WIN, DRAW, LOSS = "WIN", "DRAW", "LOSS"
+RESULT_NAMES = {1: WIN, 0: DRAW, -1: LOSS}
+
+
+@dataclass(frozen=True)
+class GameInfo:
+    """What kind of game this is (OpenSpiel's ``GameType``): the core reads it, never the name."""
+
+    name: str
+    description: str
+    players: int = 2
+    dynamics: str = "sequential"
+    information: str = "perfect"
+    utility: str = "zero-sum"
+    chance: str = "deterministic"
+    draws: bool = True
+
+
+State = Hashable
+Move = Hashable
+
+
+class Game:
+    """The protocol of a game; each game module subclasses it and fills in every method.
+
+    Players are ``1`` (moves first; ``x`` on boards) and ``2`` (``o``). States are immutable
+    and hashable. A game object is built from its params and compares equal by them.
+    """
+
+    info: GameInfo
+
+    def __init__(self, **params: Any) -> None:
+        self.params = dict(params)
+
+    def __eq__(self, other: object) -> bool:
+        return type(other) is type(self) and other.params == self.params  # type: ignore[attr-defined]
+
+    def __hash__(self) -> int:
+        return hash((type(self).__name__, tuple(sorted(self.params.items()))))
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}({self.params})"
+
+    # -- dynamics ---------------------------------------------------------------------------
+    def initial(self) -> State:
+        raise NotImplementedError
+
+    def to_move(self, state: State) -> int:
+        raise NotImplementedError
+
+    def legal_moves(self, state: State) -> list[Move]:
+        """Moves of the side to move, in a fixed order; empty when the game is over."""
+        raise NotImplementedError
+
+    def play(self, state: State, move: Move) -> State:
+        raise NotImplementedError
+
+    def is_terminal(self, state: State) -> bool:
+        raise NotImplementedError
+
+    def outcome(self, state: State) -> int | None:
+        """The winner (1 or 2), 0 for a draw, None while the game goes on."""
+        raise NotImplementedError
+
+    def key(self, state: State) -> Hashable:
+        """Canonical transposition key: equal for positions with equal value (symmetries)."""
+        return state
+
+    def plies_left(self, state: State) -> int:
+        """Plies until no move is left when nobody wins (the distance of a drawn position)."""
+        raise NotImplementedError
+
+    # -- coordinates ------------------------------------------------------------------------
+    def variables(self) -> list[Variable]:
+        """One variable per move coordinate, in move order (the schema of the puzzle family)."""
+        raise NotImplementedError
+
+    def move_coord(self, state: State, move: Move) -> Coord:
+        raise NotImplementedError
+
+    def move_name(self, state: State, move: Move) -> str:
+        raise NotImplementedError
+
+    def move_label(self, state: State, move: Move) -> str:
+        """How a player writes the move (default: its coordinate's name)."""
+        return self.move_name(state, move)
+
+    def move_value(self, state: State, move: Move) -> int:
+        """The value the move's variable takes in a solution (the piece, or stones taken)."""
+        raise NotImplementedError
+
+    def move_at(self, state: State, coord: Coord, value: int) -> Move | None:
+        """The legal move written as ``coord = value``, or None."""
+        for m in self.legal_moves(state):
+            if self.move_coord(state, m) == tuple(coord) and self.move_value(state, m) == value:
+                return m
+        return None
+
+    # -- text -------------------------------------------------------------------------------
+    def parse(self, text: str, to_move: str | None = None) -> State:
+        """The position written as text; SpecError with violations at offending coordinates."""
+        raise NotImplementedError
+
+    def format(self, state: State) -> str:
+        raise NotImplementedError
+
+    def side_name(self, player: int) -> str:
+        return {1: "x", 2: "o"}[player]
+
+    # -- the position clue ------------------------------------------------------------------
+    def position_data(self, state: State) -> dict[str, Any]:
+        raise NotImplementedError
+
+    def position_coords(self, state: State) -> list[Coord]:
+        raise NotImplementedError
+
+    def state_from_data(self, data: Mapping[str, Any], where: str) -> State:
+        """The state of a position clue's data; SpecError with violations otherwise."""
+        raise NotImplementedError
+
+    def violations(self, state: State) -> list[Violation]:
+        """What makes ``state`` an illegal position (empty for a legal one)."""
+        raise NotImplementedError
+
+    def alternatives(self, state: State, coord: Coord, keep: Move) -> list[tuple[str, State]]:
+        """Nearby positions (action name, state) where the move at ``coord`` may stop winning
+        while ``keep`` stays legal: the generator's repair moves. Candidates, not checked."""
+        return []
+
+
+# --- the family's oracle: memoized negamax ----------------------------------------------------
+
+
+def _better(a: tuple[int, int], b: tuple[int, int]) -> bool:
+    """Whether (result, distance) ``a`` is better for the side to move than ``b``: a win beats a
+    draw beats a loss; a faster win, a slower loss."""
+    if a[0] != b[0]:
+        return a[0] > b[0]
+    return a[1] < b[1] if a[0] > 0 else a[1] > b[1]
+
+
+def _value(game: Game, state: State, memo: dict) -> tuple[int, int]:
+    k = game.key(state)
+    hit = memo.get(k)
+    if hit is not None:
+        return hit
+    if game.is_terminal(state):
+        winner = game.outcome(state)
+        best = (0 if winner == 0 else (1 if winner == game.to_move(state) else -1), 0)
+    else:
+        best = None
+        for m in game.legal_moves(state):
+            r, d = _value(game, game.play(state, m), memo)
+            cand = (-r, d + 1)
+            if best is None or _better(cand, best):
+                best = cand
+    memo[k] = best
+    return best
+
+
+@functools.lru_cache(maxsize=4096)
+def move_values(game: Game, state: State) -> tuple[tuple[Move, int, int], ...]:
+    """Every legal move with its result (1 win, 0 draw, -1 loss for the mover) and distance
+    (plies to the end under perfect play, the move included). Exhaustive, memoized per call."""
+    memo: dict = {}
+    out = []
+    for m in game.legal_moves(state):
+        r, d = _value(game, game.play(state, m), memo)
+        out.append((m, -r, d + 1))
+    return tuple(out)
+
+
+def winning_moves(game: Game, state: State, fastest: bool = False) -> list[Move]:
+    """The moves that win (with ``fastest``: the moves that win in the fewest plies)."""
+    wins = [(m, d) for m, r, d in move_values(game, state) if r > 0]
+    if fastest and wins:
+        best = min(d for _, d in wins)
+        wins = [(m, d) for m, d in wins if d == best]
+    return [m for m, _ in wins]
+
+
+def int_param(
+    params: Mapping[str, Any], key: str, default: int | None, lo: int, hi: int
+) -> tuple[int | None, list[Violation]]:
+    """An integer param in ``lo..hi`` (``default`` when absent), with the violation if not."""
+    value = params.get(key, default)
+    if value is None:
+        return None, [Violation("malformed", None, f"params.{key}", "missing required param")]
+    if not isinstance(value, int) or isinstance(value, bool) or not lo <= value <= hi:
+        return None, [
+            Violation(
+                "malformed", None, f"params.{key}", f"must be an integer {lo}..{hi}: {value!r}"
+            )
+        ]
+    return value, []

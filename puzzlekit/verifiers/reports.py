@@ -1,0 +1,223 @@
+"""The report-building steps every verifier shares: the discriminative gap of several solutions,
+the report of each verdict (:func:`outcome_report`, :func:`too_large_report`,
+:func:`undecided_report`, :func:`invalid_report`) and the instance read into a problem or its
+violations (:func:`try_resolve`), so that every backend reports the same contract in the same
+words.
+
+Re-exported by :mod:`puzzlekit.verifiers.base`. Not for searching, or for shrinking a conflict
+(:mod:`puzzlekit.verifiers.conflicts`).
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from typing import Any
+
+from puzzlekit.core.model import (
+    Instance,
+    Problem,
+    SpecError,
+    Violation,
+)
+from puzzlekit.core.report import (
+    HONEST_SCOPE,
+    BudgetSpent,
+    Conflict,
+    GapItem,
+    RejectDetail,
+    Verdict,
+    VerifierReport,
+)
+from puzzlekit.families import resolve
+from puzzlekit.verifiers.search import DEFAULT_CAP, BudgetExceeded, cardinalities, culprits_over
+
+# --- report pieces --------------------------------------------------------------------------
+
+
+def discriminative_gap(problem: Problem, solutions: Sequence[Mapping[str, int]]) -> list[GapItem]:
+    """Variables whose values differ among ``solutions``, most discriminative first."""
+    out = []
+    n = len(solutions)
+    for v in problem.schema.variables:
+        values = sorted({s[v.name] for s in solutions})
+        if len(values) > 1:
+            out.append(GapItem(v.coord, v.name, tuple(values), round(len(values) / n, 6)))
+    out.sort(key=lambda g: -g.discriminative_power)  # stable: schema order among ties
+    return out
+
+
+def source(name: str, version: str) -> dict[str, str]:
+    return {"verifier": name, "version": version}
+
+
+def report(
+    verdict: Verdict,
+    instance: Instance | str,
+    src: Mapping[str, str],
+    *,
+    solutions: Sequence[Mapping[str, int]] = (),
+    cap: int = DEFAULT_CAP,
+    lower_bound: bool = False,
+    completions: int = 0,
+    cart: tuple[int | float | None, float | None] = (None, None),
+    detail: RejectDetail | None = None,
+    diagnostics: Iterable[str] = (),
+    stats: Mapping[str, Any] | None = None,
+) -> VerifierReport:
+    """Assemble a report. ``instance`` may be a digest string (for input that never parsed)."""
+    return VerifierReport(
+        verdict=verdict,
+        solutions=tuple(dict(s) for s in solutions),
+        solution_count=len(solutions),
+        solution_count_is_lower_bound=lower_bound,
+        solution_cap=cap,
+        total_completions_enumerated=completions,
+        cartesian_size=cart[0],
+        cartesian_size_log10=cart[1],
+        diagnostics=tuple(diagnostics),
+        reject_detail=detail,
+        source=dict(src),
+        honest_scope=HONEST_SCOPE[verdict],
+        instance_digest=instance if isinstance(instance, str) else instance.digest,
+        stats=dict(stats or {}),
+    )
+
+
+def invalid_report(
+    instance: Instance | str, violations: Sequence[Violation], src: Mapping[str, str], cap: int
+) -> VerifierReport:
+    return report(
+        Verdict.INVALID_SPEC,
+        instance,
+        src,
+        cap=cap,
+        detail=RejectDetail(Verdict.INVALID_SPEC, violations=tuple(violations)),
+        diagnostics=[f"{v.field_name}: {v.detail}" for v in violations],
+        stats={"nodes": 0, "seconds": 0.0},
+    )
+
+
+def try_resolve(instance: Instance) -> Problem | list[Violation]:
+    """The resolved problem, or the violations that make the instance unusable."""
+    try:
+        return resolve(instance)
+    except SpecError as exc:
+        return list(exc.violations)
+
+
+def too_large_report(
+    problem: Problem,
+    src: Mapping[str, str],
+    cap: int,
+    domains: Mapping[str, Sequence[int]],
+    cart: tuple[int | float | None, float | None],
+    limit_log10: float,
+    seconds: float,
+) -> VerifierReport:
+    """The DOMAIN_TOO_LARGE report: every variable's cardinality and the culprits over the limit."""
+    cards = cardinalities(problem, domains)
+    detail = RejectDetail(
+        Verdict.DOMAIN_TOO_LARGE,
+        field_cardinalities=tuple(cards),
+        culprits=tuple(culprits_over(cards, limit_log10)),
+    )
+    return report(
+        Verdict.DOMAIN_TOO_LARGE,
+        problem.instance,
+        src,
+        cap=cap,
+        cart=cart,
+        detail=detail,
+        diagnostics=[f"log10 search space {cart[1]:.1f} > limit {limit_log10}"],
+        stats={"nodes": 0, "seconds": round(seconds, 6)},
+    )
+
+
+def undecided_report(
+    problem: Problem,
+    src: Mapping[str, str],
+    cap: int,
+    domains: Mapping[str, Sequence[int]],
+    cart: tuple[int | float | None, float | None],
+    exc: BudgetExceeded,
+    nodes: int,
+    seconds: float,
+) -> VerifierReport:
+    """The UNDECIDED report; ``exc.solutions`` (if set) are what was found before it ran out."""
+    partial = getattr(exc, "solutions", [])
+    cards = cardinalities(problem, domains)
+    detail = RejectDetail(
+        Verdict.UNDECIDED,
+        field_cardinalities=tuple(cards),
+        culprits=tuple(culprits_over(cards, None)),
+        budget=BudgetSpent(exc.resource, exc.limit, nodes, round(seconds, 6), len(partial)),
+    )
+    return report(
+        Verdict.UNDECIDED,
+        problem.instance,
+        src,
+        solutions=partial,
+        cap=cap,
+        lower_bound=True,
+        completions=len(partial),
+        cart=cart,
+        detail=detail,
+        diagnostics=[f"{exc.resource} budget of {exc.limit} ran out"],
+        stats={"nodes": nodes, "seconds": round(seconds, 6)},
+    )
+
+
+def outcome_report(
+    problem: Problem,
+    src: Mapping[str, str],
+    cap: int,
+    solutions: Sequence[Mapping[str, int]],
+    cart: tuple[int | float | None, float | None],
+    stats: dict[str, Any],
+    conflict: Callable[[], Conflict],
+) -> VerifierReport:
+    """UNIQUE, MULTIPLE (with the gap) or UNSOLVABLE (calling ``conflict()``) from the solutions.
+
+    ``stats`` gains ``conflictSeconds`` when a conflict is computed.
+    """
+    instance = problem.instance
+    if len(solutions) == 1:
+        return report(
+            Verdict.UNIQUE,
+            instance,
+            src,
+            solutions=solutions,
+            cap=cap,
+            completions=1,
+            cart=cart,
+            stats=stats,
+        )
+    if len(solutions) > 1:
+        detail = RejectDetail(
+            Verdict.MULTIPLE, discriminative_gap=tuple(discriminative_gap(problem, solutions))
+        )
+        return report(
+            Verdict.MULTIPLE,
+            instance,
+            src,
+            solutions=solutions,
+            cap=cap,
+            lower_bound=len(solutions) >= cap,
+            completions=len(solutions),
+            cart=cart,
+            detail=detail,
+            stats=stats,
+        )
+    started = time.perf_counter()
+    found = conflict()
+    stats["conflictSeconds"] = round(time.perf_counter() - started, 6)
+    return report(
+        Verdict.UNSOLVABLE,
+        instance,
+        src,
+        cap=cap,
+        cart=cart,
+        detail=RejectDetail(Verdict.UNSOLVABLE, conflict=found),
+        stats=stats,
+    )

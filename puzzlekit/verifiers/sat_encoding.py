@@ -1,0 +1,333 @@
+"""The sat verifier's encodings: how a schema's variables and rules become CNF clauses.
+
+Every variable gets one Boolean per domain value (the direct encoding, exactly one true);
+``AllDifferent`` becomes at-most-one per value (at-least-one when the values are a permutation),
+``Linear`` and ``Regular`` an automaton unrolled layer by layer (for ``Linear`` the states are
+partial sums), ``Compare`` forbidden pairs plus supports, ``Table`` one clause per forbidden tuple
+or one Boolean per allowed tuple, ``Count`` a ``pysat.card`` encoding; a guard literal, when given,
+makes every clause of a constraint conditional on it. :func:`encodable` tells whether an instance
+can be encoded at all.
+
+Part of :mod:`puzzlekit.verifiers.sat`, which re-exports :class:`NotEncodable` and
+:func:`encodable`. Not for solving: the solver, its budget and the enumeration of solutions are
+in :mod:`puzzlekit.verifiers.sat_session`.
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+from collections.abc import Callable, Iterable, Sequence
+from typing import Any
+
+from pysat.card import CardEnc, EncType
+
+from puzzlekit.core.model import (
+    AllDifferent,
+    Compare,
+    Constraint,
+    Count,
+    Instance,
+    Linear,
+    Predicate,
+    Regular,
+    Schema,
+    SpecError,
+    Table,
+    compare,
+)
+from puzzlekit.families import get_family
+
+#: the most automaton states (partial sums of a ``Linear``) one constraint may unroll to
+MAX_STATES = 200_000
+
+
+#: a ``Table`` with at most this many forbidden tuples (and no more than it allows) is encoded
+#: as one clause per forbidden tuple
+MAX_FORBIDDEN_TUPLES = 4_096
+
+
+class NotEncodable(TypeError):
+    """A constraint this backend cannot encode (``Predicate``, or a too wide ``Linear``)."""
+
+
+def encodable(instance: Instance) -> bool:
+    """Whether the sat backend can verify ``instance``: no ``Predicate`` in its rules or clues.
+
+    An instance that does not resolve counts as encodable: the sat backend reports it as
+    ``INVALID_SPEC`` just as the enumerative one does.
+    """
+    try:
+        family = get_family(instance.family)
+        schema = family.schema(instance.params_dict())
+    except SpecError:
+        return True
+    constraints: list[Constraint] = list(schema.rules)
+    for clue in instance.clues:
+        try:
+            constraints.extend(family.clue_constraints(schema, clue))
+        except SpecError:
+            continue
+    try:
+        for c in constraints:
+            _check_encodable(c, schema)
+    except NotEncodable:
+        return False
+    return True
+
+
+def _check_encodable(c: Constraint, schema: Schema) -> None:
+    if isinstance(c, Predicate):
+        raise NotEncodable(
+            f"{c.origin.kind} {c.origin.id!r} is an opaque Predicate, which the sat backend "
+            "cannot encode; use the enumerative verifier (get_verifier('enumerative'))"
+        )
+    if isinstance(c, Linear) and len(set(c.vars)) > 1:
+        spread = sum(
+            abs(k) * (max(schema.var(v).domain) - min(schema.var(v).domain))
+            for v, k in zip(c.vars, c.coeffs, strict=True)
+        )
+        if (spread + 1) * len(c.vars) > MAX_STATES:
+            raise NotEncodable(
+                f"{c.origin.kind} {c.origin.id!r}: a linear constraint whose partial sums span "
+                f"{spread + 1} values is too wide for the sat backend; use the enumerative verifier"
+            )
+
+
+# --- encoding ------------------------------------------------------------------------------
+
+
+class _Cnf:
+    """Clauses under construction: fresh variable numbers and the direct-encoding literals."""
+
+    def __init__(self, schema: Schema) -> None:
+        self.lit: dict[str, dict[int, int]] = {}
+        self.value_of: list[tuple[int, int]] = [(-1, 0)]  # lit -> (variable index, value)
+        top = 0
+        for i, v in enumerate(schema.variables):
+            row = {}
+            for a in v.domain:
+                top += 1
+                row[a] = top
+                self.value_of.append((i, a))
+            self.lit[v.name] = row
+        self.nx = top
+        self.top = top
+        self.clauses: list[list[int]] = []
+        self.schema = schema
+
+    def new_var(self) -> int:
+        self.top += 1
+        return self.top
+
+    def add(self, clause: Iterable[int], guard: int | None) -> None:
+        """Add ``clause``; with a guard ``g`` it holds only when ``g`` is true."""
+        out = list(clause)
+        if guard is not None:
+            out.append(-guard)
+        if not out:  # an empty clause: the formula is unsatisfiable
+            f = self.new_var()
+            self.clauses += [[f], [-f]]
+            return
+        self.clauses.append(out)
+
+    def at_most_one(self, lits: Sequence[int], guard: int | None) -> None:
+        if len(lits) <= 16:
+            for a, b in itertools.combinations(lits, 2):
+                self.add((-a, -b), guard)
+            return
+        self._card(
+            CardEnc.atmost(list(lits), 1, top_id=self.top, encoding=EncType.seqcounter), guard
+        )
+
+    def _card(self, enc: Any, guard: int | None) -> None:
+        self.top = max(self.top, enc.nv)
+        for clause in enc.clauses:
+            self.add(clause, guard)
+
+    def exactly_one_per_variable(self) -> None:
+        for row in self.lit.values():
+            lits = list(row.values())
+            self.add(lits, None)
+            self.at_most_one(lits, None)
+
+    # -- the vocabulary ----------------------------------------------------------------------
+    def encode(self, c: Constraint, guard: int | None) -> None:
+        _check_encodable(c, self.schema)
+        if len(set(c.vars)) == 1 and not isinstance(c, AllDifferent | Count):
+            (name,) = set(c.vars)
+            self.add((self.lit[name][a] for a in self.allowed_values(c)), guard)
+        else:
+            encoders: dict[type, Callable[[Any, int | None], None]] = {
+                AllDifferent: self.all_different,
+                Linear: self.linear,
+                Compare: self.compare,
+                Table: self.table,
+                Count: self.count,
+                Regular: self.regular,
+            }
+            if type(c) not in encoders:
+                raise NotEncodable(f"not a constraint of the vocabulary: {c!r}")
+            encoders[type(c)](c, guard)
+
+    def allowed_values(self, c: Constraint) -> list[int]:
+        """The values of a one-variable constraint's variable that satisfy it."""
+        (name,) = set(c.vars)
+        return [a for a in self.schema.var(name).domain if c.holds({name: a})]
+
+    def all_different(self, c: AllDifferent, guard: int | None) -> None:
+        by_value: dict[int, list[int]] = {}
+        for name in c.vars:
+            for a, lit in self.lit[name].items():
+                by_value.setdefault(a, []).append(lit)
+        if len(by_value) < len(c.vars):
+            self.add((), guard)
+            return
+        for a in sorted(by_value):
+            self.at_most_one(by_value[a], guard)
+            if len(by_value) == len(c.vars):  # a permutation: every value is somewhere
+                self.add(by_value[a], guard)
+
+    def compare(self, c: Compare, guard: int | None) -> None:
+        la, lb = self.lit[c.a], self.lit[c.b]
+        for a, x in la.items():
+            support = [y for b, y in lb.items() if compare(a, c.op, b)]
+            self.add([-x, *support], guard)
+        for b, y in lb.items():
+            self.add([-y, *(x for a, x in la.items() if compare(a, c.op, b))], guard)
+
+    def table(self, c: Table, guard: int | None) -> None:
+        """Few forbidden tuples (at most as many as allowed ones, and at most
+        ``MAX_FORBIDDEN_TUPLES``): one clause per forbidden tuple, no new variable. Otherwise one
+        selector per allowed tuple with its supports."""
+        rows = [self.lit[name] for name in c.vars]
+        tuples = sorted(
+            t
+            for t in c.allowed
+            if len(t) == len(rows) and all(a in row for a, row in zip(t, rows, strict=True))
+        )
+        if len(set(c.vars)) == len(c.vars):
+            space = math.prod(len(row) for row in rows)
+            forbidden = space - len(tuples)
+            if forbidden <= min(len(tuples), MAX_FORBIDDEN_TUPLES):
+                allowed = set(tuples)
+                for t in itertools.product(*(sorted(row) for row in rows)):
+                    if t not in allowed:
+                        self.add([-row[a] for a, row in zip(t, rows, strict=True)], guard)
+                return
+        selectors = [self.new_var() for _ in tuples]
+        self.add(selectors, guard)
+        for t, s in zip(tuples, selectors, strict=True):
+            for a, row in zip(t, rows, strict=True):
+                self.add((-s, row[a]), None)
+        for i, row in enumerate(rows):
+            for a, lit in row.items():
+                self.add(
+                    [-lit, *(s for t, s in zip(tuples, selectors, strict=True) if t[i] == a)], guard
+                )
+
+    def count(self, c: Count, guard: int | None) -> None:
+        lits = [self.lit[name][c.value] for name in c.vars if c.value in self.lit[name]]
+        n, k = len(lits), c.k
+        if c.op == "!=" or len(set(c.vars)) < len(c.vars):
+            self.layered(
+                self.layers(c.vars),
+                0,
+                lambda i, s, a: min(s + (a == c.value), k + 1),
+                lambda s: compare(s, c.op, k),
+                guard,
+            )
+            return
+        lo, hi = {"==": (k, k), "<=": (0, k), "<": (0, k - 1), ">=": (k, n), ">": (k + 1, n)}[c.op]
+        lo, hi = max(lo, 0), min(hi, n)
+        if lo > hi:
+            self.add((), guard)
+            return
+        if lo > 0:
+            self._card(
+                CardEnc.atleast(lits, lo, top_id=self.top, encoding=EncType.seqcounter), guard
+            )
+        if hi < n:
+            self._card(
+                CardEnc.atmost(lits, hi, top_id=self.top, encoding=EncType.seqcounter), guard
+            )
+
+    def layers(self, names: Sequence[str]) -> list[list[tuple[int, int]]]:
+        return [list(self.lit[name].items()) for name in names]
+
+    def linear(self, c: Linear, guard: int | None) -> None:
+        self.layered(
+            self.layers(c.vars),
+            0,
+            lambda i, s, a: s + c.coeffs[i] * a,
+            lambda s: compare(s, c.op, c.rhs),
+            guard,
+        )
+
+    def regular(self, c: Regular, guard: int | None) -> None:
+        delta = {(s, a): t for s, a, t in c.automaton.transitions}
+        self.layered(
+            self.layers(c.vars),
+            c.automaton.start,
+            lambda i, s, a: delta.get((s, a)),
+            lambda s: s in c.automaton.accepting,
+            guard,
+        )
+
+    def layered(
+        self,
+        layers: Sequence[Sequence[tuple[int, int]]],
+        start: Any,
+        step: Callable[[int, Any, int], Any],
+        accept: Callable[[Any], bool],
+        guard: int | None,
+    ) -> None:
+        """A deterministic automaton read over ``layers`` (one (value, literal) list per position).
+
+        One Boolean per live state and layer (reachable from the start and able to reach an
+        accepting state); a transition into a dead state forbids the value in that state.
+        """
+        reach: list[set[Any]] = [{start}]
+        total = 1
+        for i, layer in enumerate(layers):
+            nxt = {t for s in reach[i] for a, _ in layer if (t := step(i, s, a)) is not None}
+            total += len(nxt)
+            if total > MAX_STATES:
+                raise NotEncodable(f"more than {MAX_STATES} automaton states; use enumerative")
+            reach.append(nxt)
+        live: list[set[Any]] = [set() for _ in reach]
+        live[-1] = {s for s in reach[-1] if accept(s)}
+        for i in range(len(layers) - 1, -1, -1):
+            live[i] = {
+                s for s in reach[i] if any(step(i, s, a) in live[i + 1] for a, _ in layers[i])
+            }
+        if start not in live[0]:
+            self.add((), guard)
+            return
+        q = [{s: self.new_var() for s in sorted(states, key=repr)} for states in live]
+        self.add((q[0][start],), guard)
+        for i, layer in enumerate(layers):
+            into: dict[Any, list[int]] = {t: [] for t in q[i + 1]}
+            for a, x in layer:
+                sources = []
+                for s, qs in q[i].items():
+                    t = step(i, s, a)
+                    if t in q[i + 1]:
+                        self.add((-qs, -x, q[i + 1][t]), guard)
+                        sources.append(qs)
+                        into[t].append(qs)
+                    else:
+                        self.add((-qs, -x), guard)
+                self.add([-x, *sources], guard)
+            self.add(q[i + 1].values(), guard)
+            for t, qt in q[i + 1].items():
+                self.add([-qt, *sorted(set(into[t]))], guard)
+            for s, qs in q[i].items():
+                self.add([-qs, *(x for a, x in layer if step(i, s, a) in q[i + 1])], guard)
+
+
+def _rule_groups(schema: Schema) -> dict[str, list[Constraint]]:
+    groups: dict[str, list[Constraint]] = {}
+    for r in schema.rules:
+        groups.setdefault(r.origin.id, []).append(r)
+    return groups

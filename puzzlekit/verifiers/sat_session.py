@@ -1,0 +1,315 @@
+"""The sat verifier's solver sessions: one incremental solver per schema (:class:`_Engine`, the
+encoding loaded once, clue literals cached), one verification's solver calls against its budget
+(:class:`_Run`), and what is asked of them: enumerating solutions under retired blocking clauses,
+the backbone of a MULTIPLE instance, the domains the clues leave.
+
+Private machinery of :mod:`puzzlekit.verifiers.sat`; the verifier owns the engines and decides
+when one is rebuilt. Not for encoding rules (:mod:`puzzlekit.verifiers.sat_encoding`) or for
+building reports.
+"""
+
+from __future__ import annotations
+
+import atexit
+import math
+import time
+import weakref
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from pysat.solvers import Solver
+
+from puzzlekit.core.model import (
+    Constraint,
+    Count,
+    Problem,
+    Schema,
+)
+from puzzlekit.verifiers.base import (
+    BudgetExceeded,
+    SearchBudget,
+    cartesian,
+)
+from puzzlekit.verifiers.sat_encoding import _check_encodable, _Cnf, _rule_groups
+
+#: conflicts per solver call between two looks at the clock
+CHUNK = 20_000
+#: conflicts allowed to one backbone check before the cell is left out as undetermined
+BACKBONE_CONFLICTS = 1_000
+
+
+class _Engine:
+    """One solver holding one schema's encoding; rules hard, or each rule under a selector."""
+
+    def __init__(self, schema: Schema, solver_name: str, guard_rules: bool) -> None:
+        cnf = _Cnf(schema)
+        cnf.exactly_one_per_variable()
+        self.rule_selector: dict[str, int] = {}
+        for rid, rules in _rule_groups(schema).items():
+            guard = cnf.new_var() if guard_rules else None
+            if guard is not None:
+                self.rule_selector[rid] = guard
+            for r in rules:
+                cnf.encode(r, guard)
+        self.cnf = cnf
+        self.schema = schema
+        self.solver = Solver(name=solver_name, bootstrap_with=cnf.clauses)
+        _LIVE.add(self)
+        cnf.clauses = []
+        self.clue_cache: dict[tuple[Any, ...], tuple[int, ...]] = {}
+        self.base_vars = cnf.top
+        self.rebuild_at: float = math.inf  # the verifier that owns the engine sets it
+        self.sessions = 0  # open uniqueness sessions: the solver must outlive them
+        self.names = schema.names
+        self.value = [a for _, a in cnf.value_of]
+        self.full_log10 = sum(math.log10(len(v.domain)) for v in schema.variables if v.domain)
+        # with equal domain sizes the clue cartesian depends only on how many variables are fixed
+        self.uniform = len({len(v.domain) for v in schema.variables}) <= 1
+        self.cart_cache: dict[int, tuple[int | float | None, float]] = {}
+        self.below_cache: dict[tuple[str, int], int] = {}
+
+    def clue_literals(
+        self, key: tuple[Any, ...], constraints: Sequence[Constraint]
+    ) -> tuple[int, ...]:
+        """The assumptions that make ``constraints`` (one clue's) hold, encoding them once."""
+        lits = self.clue_cache.get(key)
+        if lits is not None:
+            return lits
+        cnf = self.cnf
+        for c in constraints:
+            _check_encodable(c, cnf.schema)
+        if all(len(set(c.vars)) == 1 and not isinstance(c, Count) for c in constraints):
+            allowed: dict[str, set[int]] = {}
+            for c in constraints:
+                (name,) = set(c.vars)
+                vals = set(cnf.allowed_values(c))
+                allowed[name] = allowed[name] & vals if name in allowed else vals
+            if all(len(vals) == 1 for vals in allowed.values()):
+                lits = tuple(sorted(cnf.lit[n][next(iter(vals))] for n, vals in allowed.items()))
+        if lits is None:
+            guard = cnf.new_var()
+            for c in constraints:
+                cnf.encode(c, guard)
+            for clause in cnf.clauses:
+                self.solver.add_clause(clause)
+            cnf.clauses = []
+            lits = (guard,)
+        self.clue_cache[key] = lits
+        return lits
+
+    def decode(self, model: Sequence[int]) -> dict[str, int]:
+        # exactly one value literal per variable is true, and value literals are numbered
+        # variable by variable: the largest len(names) of them are the true ones, in order
+        value = self.value
+        true = sorted(model[: self.cnf.nx])[-len(self.names) :]
+        return dict(zip(self.names, [value[lit] for lit in true], strict=True))
+
+    def clue_cartesian(self, assumptions: Sequence[int]) -> tuple[int | float | None, float]:
+        """``cartesian`` of the domains with the clue-fixed variables counted once (cached)."""
+        nx = self.cnf.nx
+        fixed = sum(1 for lit in assumptions if lit <= nx) if self.uniform else -1
+        cart = self.cart_cache.get(fixed)
+        if cart is None:
+            cart = cartesian(_clue_domains(self, assumptions))
+            if fixed >= 0:
+                self.cart_cache[fixed] = cart
+        return cart
+
+    def blocking(self, solution: Mapping[str, int]) -> list[int]:
+        lit = self.cnf.lit
+        return [-lit[n][solution[n]] for n in self.names]
+
+    def below(self, name: str, value: int) -> int:
+        """A selector that, assumed, makes variable ``name`` take a value below ``value``."""
+        key = (name, value)
+        sel = self.below_cache.get(key)
+        if sel is None:
+            sel = self.cnf.new_var()
+            row = self.cnf.lit[name]
+            self.solver.add_clause([-sel, *(lit for a, lit in row.items() if a < value)])
+            self.below_cache[key] = sel
+        return sel
+
+    def new_activation(self) -> int:
+        return self.cnf.new_var()
+
+    @property
+    def outgrown(self) -> bool:
+        """Whether the variables added since the rules passed the rebuild threshold."""
+        return self.cnf.top > self.rebuild_at
+
+    def close(self) -> None:
+        self.solver.delete()
+        _LIVE.discard(self)
+
+
+#: engines whose solvers are still open; closed before interpreter shutdown, when python-sat's
+#: own finalizer would run against half-torn-down modules and print a traceback
+_LIVE: weakref.WeakSet[_Engine] = weakref.WeakSet()
+
+
+@atexit.register
+def _close_all() -> None:
+    for engine in list(_LIVE):
+        engine.close()
+
+
+class _Run:
+    """One verification's solver calls against its budget: conflicts as nodes, and the clock."""
+
+    def __init__(self, budget: SearchBudget) -> None:
+        self.budget = budget
+        self.start = time.perf_counter()
+        self.deadline = self.start + budget.seconds if budget.seconds is not None else None
+        self.nodes = 0
+        self.calls = 0
+
+    @property
+    def seconds(self) -> float:
+        return time.perf_counter() - self.start
+
+    def solve(self, engine: _Engine, assumptions: Sequence[int], limit: int | None = None) -> bool:
+        """Satisfiable under ``assumptions``; BudgetExceeded when the budget (or ``limit``) ends."""
+        solver = engine.solver
+        spent = 0
+        while True:
+            allowed = CHUNK
+            if self.budget.nodes is not None:
+                allowed = min(allowed, self.budget.nodes - self.nodes)
+            if limit is not None:
+                allowed = min(allowed, limit - spent)
+            if allowed <= 0:
+                if limit is not None and spent >= limit:
+                    raise BudgetExceeded("backbone", limit)
+                raise BudgetExceeded("nodes", self.budget.nodes)
+            before = solver.accum_stats()["conflicts"]
+            solver.conf_budget(allowed)
+            answer = solver.solve_limited(assumptions=assumptions)
+            used = solver.accum_stats()["conflicts"] - before
+            self.calls += 1
+            self.nodes += used
+            spent += used
+            if answer is not None:
+                return answer
+            if self.deadline is not None and time.perf_counter() > self.deadline:
+                raise BudgetExceeded("seconds", self.budget.seconds)
+
+
+def _enumerate(
+    engine: _Engine, assumptions: list[int], cap: int, run: _Run, lex_first: bool = False
+) -> list[dict[str, int]]:
+    """Up to ``cap`` solutions, each blocked under one activation literal retired afterwards.
+
+    ``lex_first``: the first ``cap`` solutions in lexicographic order (values in schema order),
+    which depend on the instance alone, not on what the solver learnt before: variable by
+    variable, the solver is asked for a smaller value until it says there is none.
+    """
+    found: list[dict[str, int]] = []
+    fixed = {lit for lit in assumptions if lit <= engine.cnf.nx}
+    lit = engine.cnf.lit
+    act = None
+    try:
+        while len(found) < cap:
+            prefix = assumptions if act is None else [*assumptions, act]
+            if not run.solve(engine, prefix):
+                break
+            model = engine.decode(engine.solver.get_model())
+            prefix = list(prefix) if lex_first else []
+            for name in engine.names if lex_first else ():
+                value = model[name]
+                if lit[name][value] not in fixed:
+                    while run.solve(engine, [*prefix, engine.below(name, value)]):
+                        model = engine.decode(engine.solver.get_model())
+                        value = model[name]
+                prefix.append(lit[name][value])
+            found.append(model)
+            if len(found) < cap:
+                if act is None:
+                    act = engine.new_activation()
+                engine.solver.add_clause([-act, *engine.blocking(model)])
+    except BudgetExceeded as exc:
+        exc.solutions = _sorted(engine, found)  # type: ignore[attr-defined]
+        raise
+    finally:
+        if act is not None:
+            engine.solver.add_clause([-act])
+    return _sorted(engine, found)
+
+
+def _sorted(engine: _Engine, solutions: list[dict[str, int]]) -> list[dict[str, int]]:
+    names = engine.names
+    return sorted(solutions, key=lambda s: [s[n] for n in names])
+
+
+def _backbone(
+    engine: _Engine,
+    assumptions: list[int],
+    solutions: Sequence[Mapping[str, int]],
+    run: _Run,
+) -> tuple[list[dict[str, Any]], bool]:
+    """Cells with the same value in every solution (``forcedCells``), and whether all were decided.
+
+    Candidates are the cells on which the found solutions agree; a candidate is forced when unit
+    propagation fixes it or the solver refutes its negation within ``BACKBONE_CONFLICTS``.
+    """
+    schema = engine.schema
+    lit = engine.cnf.lit
+    first = solutions[0]
+    candidates = {
+        v.name: first[v.name]
+        for v in schema.variables
+        if all(s[v.name] == first[v.name] for s in solutions)
+    }
+    complete = True
+    forced: set[str] = set()
+    # unit propagation (with what the solver has learnt, all of it implied) fixes many for free
+    implied = set(engine.solver.propagate(assumptions=assumptions)[1])
+    for v in schema.variables:
+        name = v.name
+        if name not in candidates:
+            continue
+        if lit[name][candidates[name]] in implied:
+            forced.add(name)
+            continue
+        try:
+            sat = run.solve(
+                engine, [*assumptions, -lit[name][candidates[name]]], BACKBONE_CONFLICTS
+            )
+        except BudgetExceeded as exc:
+            if exc.resource != "backbone":
+                raise
+            complete = False
+            continue
+        if not sat:
+            forced.add(name)
+            continue
+        other = engine.decode(engine.solver.get_model())
+        for n in [n for n, a in candidates.items() if other[n] != a]:
+            del candidates[n]
+    out = [
+        {"coord": list(v.coord), "fieldName": v.name, "value": first[v.name]}
+        for v in schema.variables
+        if v.name in forced
+    ]
+    return out, complete
+
+
+def _clue_domains(engine: _Engine, assumptions: list[int]) -> dict[str, Sequence[int]]:
+    """Each variable's domain, a single value where a clue fixes it (no propagation)."""
+    out: dict[str, Sequence[int]] = {v.name: v.domain for v in engine.schema.variables}
+    value_of, names, nx = engine.cnf.value_of, engine.names, engine.cnf.nx
+    for lit in assumptions:
+        if lit <= nx:
+            i, a = value_of[lit]
+            out[names[i]] = (a,)
+    return out
+
+
+def _clue_literals_on(engine: _Engine, problem: Problem) -> dict[str, tuple[int, ...]]:
+    """Each clue's assumption literals on ``engine`` (selectors differ from solver to solver)."""
+    clues = {c.id: c for c in problem.clues}
+    out = {}
+    for cid, cs in problem.clue_constraints:
+        clue = clues[cid]
+        out[cid] = engine.clue_literals((clue.kind, clue.data, clue.coords), cs)
+    return out

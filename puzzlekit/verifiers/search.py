@@ -1,0 +1,176 @@
+"""What a search needs before and while it runs: the budget (:class:`SearchBudget`), the meter that
+enforces it (:class:`Meter`, raising :class:`BudgetExceeded`), the protocol of a search backend
+(:class:`SearchBackend`), and sound domain narrowing with the size of the search space it leaves
+(:func:`narrow_domains`, :func:`cartesian`, :func:`cardinalities`, :func:`culprits_over`).
+
+Re-exported by :mod:`puzzlekit.verifiers.base`. Not for solving (the backends) or for building
+reports (:mod:`puzzlekit.verifiers.reports`).
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from collections.abc import Mapping, Sequence
+from typing import Protocol
+
+from puzzlekit.core.model import (
+    AllDifferent,
+    Constraint,
+    Problem,
+)
+from puzzlekit.core.protocols import DEFAULT_CAP as DEFAULT_CAP
+from puzzlekit.core.protocols import SearchBudget as SearchBudget
+from puzzlekit.core.report import (
+    FieldCardinality,
+)
+
+#: log10 of the largest search space (product of narrowed domain sizes) a backend will start on
+DEFAULT_MAX_CARTESIAN_LOG10 = 400.0
+
+
+class BudgetExceeded(Exception):
+    """Raised inside a backend's search when a budget runs out."""
+
+    def __init__(self, resource: str, limit: float) -> None:
+        super().__init__(resource)
+        self.resource = resource
+        self.limit = limit
+
+
+class Meter:
+    """Counts search nodes and enforces a :class:`SearchBudget` (checks the clock every 256)."""
+
+    def __init__(self, budget: SearchBudget) -> None:
+        self.budget = budget
+        self.nodes = 0
+        self.start = time.perf_counter()
+        self._deadline = self.start + budget.seconds if budget.seconds is not None else None
+
+    def tick(self, n: int = 1) -> None:
+        self.nodes += n
+        b = self.budget
+        if b.nodes is not None and self.nodes > b.nodes:
+            raise BudgetExceeded("nodes", b.nodes)
+        if self._deadline is not None and (self.nodes & 255) == 0:
+            if time.perf_counter() > self._deadline:
+                raise BudgetExceeded("seconds", b.seconds)
+
+    def check_clock(self) -> None:
+        if self._deadline is not None and time.perf_counter() > self._deadline:
+            raise BudgetExceeded("seconds", self.budget.seconds)
+
+    @property
+    def seconds(self) -> float:
+        return time.perf_counter() - self.start
+
+
+# --- domain narrowing -----------------------------------------------------------------------
+
+
+def narrow_domains(
+    problem: Problem, constraints: Sequence[Constraint]
+) -> dict[str, list[int]] | None:
+    """Sound domain narrowing before search: unary constraints, then all-different singletons.
+
+    Removes only values that no solution can take (a unary constraint fails; a value is held by a
+    fixed peer of an all-different; a value that has one place left in an all-different over as
+    many variables as values). Returns None when a domain empties (no solution).
+    """
+    doms: dict[str, set[int]] = {v.name: set(v.domain) for v in problem.schema.variables}
+    alldiff: list[tuple[str, ...]] = []
+    for c in constraints:
+        vs = c.vars
+        if len(vs) == 1:
+            name = vs[0]
+            doms[name] = {x for x in doms[name] if c.holds({name: x})}
+            if not doms[name]:
+                return None
+        elif isinstance(c, AllDifferent):
+            alldiff.append(vs)
+    if not alldiff:
+        return {k: sorted(v) for k, v in doms.items()}
+    units_of: dict[str, list[int]] = {}
+    for i, unit in enumerate(alldiff):
+        for name in unit:
+            units_of.setdefault(name, []).append(i)
+    dirty = set(range(len(alldiff)))
+    while dirty:
+        i = min(dirty)
+        dirty.discard(i)
+        unit = alldiff[i]
+        for name in unit:  # naked singles
+            if len(doms[name]) == 1:
+                (value,) = doms[name]
+                for other in unit:
+                    if other != name and value in doms[other]:
+                        doms[other].discard(value)
+                        if not doms[other]:
+                            return None
+                        dirty.update(units_of[other])
+        union: set[int] = set()
+        for name in unit:
+            union |= doms[name]
+        if len(union) < len(unit):
+            return None  # pigeonhole: fewer values than variables
+        if len(union) == len(unit):  # a permutation: hidden singles
+            for value in sorted(union):
+                places = [name for name in unit if value in doms[name]]
+                if len(places) == 1 and len(doms[places[0]]) > 1:
+                    doms[places[0]] = {value}
+                    dirty.update(units_of[places[0]])
+    return {k: sorted(v) for k, v in doms.items()}
+
+
+def cartesian(domains: Mapping[str, Sequence[int]]) -> tuple[int | float | None, float]:
+    """Product of domain sizes as a JSON number (exact int below 2**53) and its log10."""
+    log10 = sum(math.log10(len(d)) for d in domains.values() if d)
+    if log10 < 15.9:
+        size = math.prod(len(d) for d in domains.values())
+        if size < 2**53:
+            return size, round(log10, 6)
+    if log10 < 308:
+        return float(10**log10), round(log10, 6)
+    return None, round(log10, 6)
+
+
+def cardinalities(problem: Problem, domains: Mapping[str, Sequence[int]]) -> list[FieldCardinality]:
+    """Every variable with more than one candidate value, in schema order."""
+    return [
+        FieldCardinality(v.coord, v.name, len(domains[v.name]))
+        for v in problem.schema.variables
+        if len(domains[v.name]) > 1
+    ]
+
+
+def culprits_over(
+    cards: Sequence[FieldCardinality], limit_log10: float | None
+) -> list[FieldCardinality]:
+    """The variables that blow the product up: largest domains first, until the rest fits.
+
+    With no limit (UNDECIDED), the ten variables with the most candidates.
+    """
+    ranked = sorted(cards, key=lambda f: (-f.cardinality, f.coord))
+    if limit_log10 is None:
+        return ranked[:10]
+    total = sum(math.log10(f.cardinality) for f in cards)
+    out = []
+    for f in ranked:
+        if total <= limit_log10:
+            break
+        out.append(f)
+        total -= math.log10(f.cardinality)
+    return out
+
+
+class SearchBackend(Protocol):
+    def solve(
+        self,
+        problem: Problem,
+        domains: Mapping[str, Sequence[int]],
+        constraints: Sequence[Constraint],
+        cap: int,
+        meter: Meter,
+    ) -> list[dict[str, int]]:
+        """Up to ``cap`` solutions (variables in schema order), calling ``meter.tick()``."""
+        ...
