@@ -1,0 +1,354 @@
+"""The Family protocol: a base class whose every hook, required and optional, is declared here.
+
+Subclass :class:`Family`, set its class attributes and fill in the four required methods; every
+optional hook has its neutral default below. Also the records a family's hooks return
+(:class:`Repair`) and :func:`pick_in_order`, how a fresh puzzle takes its random clues. Part of
+:mod:`puzzlekit.core.protocols`, which re-exports everything here.
+
+Not for: any particular family (``puzzlekit/families/``) or the family registry.
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any, TypeVar
+
+import numpy as np
+
+from puzzlekit.core.model import (
+    Clue,
+    Constraint,
+    Instance,
+    Problem,
+    Schema,
+    Solution,
+    SpecError,
+    Violation,
+    _thaw,
+    freeze,
+)
+
+
+@dataclass(frozen=True)
+class Repair:
+    """One clue edit a family proposes at a coordinate: clues to add, clue ids to remove.
+
+    ``rules_out``: when the family ranked the move against the filter's found solutions (see
+    :meth:`Family.repair_moves`), how many of the found alternatives it rules out; None when
+    not ranked.
+    """
+
+    action: str  # "reveal", "split", "merge", "add-inequality", "reshape", "change", ...
+    coord: tuple
+    add: tuple[Clue, ...] = ()
+    remove: tuple[str, ...] = ()
+    rules_out: int | None = None
+
+    def apply(self, instance: Instance) -> Instance:
+        kept = [c for c in instance.clues if c.id not in set(self.remove)]
+        return instance.with_clues([*kept, *self.add])
+
+
+T = TypeVar("T")
+
+
+def pick_in_order(items: Sequence[T], k: int, rng: Any) -> list[T]:
+    """``k`` of ``items`` (clamped to 0..len) drawn without replacement by the numpy Generator
+    ``rng``, kept in their order: how a fresh puzzle takes its random clues."""
+    k = max(0, min(k, len(items)))
+    picked = sorted(int(i) for i in rng.choice(len(items), size=k, replace=False))
+    return [items[i] for i in picked]
+
+
+# --- Family ------------------------------------------------------------------------------------
+
+
+class Family:
+    """Base class of a puzzle family: the table of every hook a family has.
+
+    **Required** (raise ``NotImplementedError`` here): :meth:`normalize_params`,
+    :meth:`build_schema`, :meth:`clue_constraints`, :meth:`clues_from_solution`, and the class
+    attribute :attr:`name`. **Optional**, each with its default below: the text format
+    (:meth:`parse_text`, :meth:`format_text`), renderings (:meth:`render_ascii`,
+    :meth:`render_mpl`, :meth:`mark_center`), duplicate detection (:meth:`place_of`,
+    :meth:`validate_clues`), generation (:meth:`sample_solution`, :meth:`initial_clues`,
+    :meth:`repair_moves`), golden corpora (:meth:`schema_id`, :meth:`golden_instances`,
+    :attr:`golden_verifier`), the backend (:attr:`default_verifier`) and the schema listing
+    (:attr:`listed_params`, :meth:`describe`).
+
+    Methods that read input (:meth:`normalize_params`, :meth:`clue_constraints`,
+    :meth:`parse_text`) raise :class:`~puzzlekit.core.model.SpecError` with violations, never
+    another exception, so a verifier can turn bad input into an ``INVALID_SPEC`` report.
+    ``puzzlekit.quality.checks.check_family`` checks every hook.
+    """
+
+    #: the registered name (required); instances name their family by it
+    name: str = ""
+    #: one line for ``puzzlekit schemas``
+    description: str = ""
+    #: the verifier that suits this family best (None: ``sat`` where encodable, else
+    #: ``enumerative``); games name ``gametree``, tool-call puzzles ``oracle``
+    default_verifier: str | None = None
+    #: the clue kinds :meth:`clue_constraints` reads
+    clue_kinds: tuple[str, ...] = ()
+    #: params listed by ``puzzlekit schemas`` (each becomes one registered schema)
+    listed_params: tuple[Mapping[str, Any], ...] = ()
+    #: clues of this kind fix the value of their one cell outright (see :meth:`given_values`)
+    value_clue_kind: str | None = None
+    #: what two clues with the same :meth:`place_of` are said to give, in a violation
+    place_name: str = "place"
+    #: the exact verifier that records this family's golden corpora
+    golden_verifier: str = "enumerative"
+    #: colours of the marks drawn by :meth:`render`
+    MARK_COLORS = {"?": "tab:orange", "!": "tab:red", "*": "tab:purple"}
+
+    # -- schema (required) ----------------------------------------------------------------------
+    def normalize_params(self, params: Mapping[str, Any]) -> dict[str, Any]:
+        """Required. Complete ``params`` with defaults and check them; raise SpecError if
+        unusable. Called by :meth:`schema` on every lookup (the result keys the cache)."""
+        raise NotImplementedError
+
+    def build_schema(self, params: Mapping[str, Any]) -> Schema:
+        """Required. The schema (variables, domains, rules) for normalized params. Called once
+        per params (:meth:`schema` caches it)."""
+        raise NotImplementedError
+
+    def schema(self, params: Mapping[str, Any] | None = None) -> Schema:
+        """The (cached) schema for ``params``; raises SpecError for unusable params. Not a hook:
+        override :meth:`normalize_params` and :meth:`build_schema` instead."""
+        norm = self.normalize_params(dict(params or {}))
+        return _cached_schema(self, freeze(norm))
+
+    # -- clues --------------------------------------------------------------------------------
+    def clue_constraints(self, schema: Schema, clue: Clue) -> tuple[Constraint, ...]:
+        """Required. The constraints ``clue`` adds; raise SpecError if it is malformed. Called
+        for every clue whenever an instance is resolved (every verification)."""
+        raise NotImplementedError
+
+    def clues_from_solution(self, schema: Schema, solution: Solution) -> list[Clue]:
+        """Required. Every true clue a generator may reveal about ``solution``, in a fixed
+        order. Called by the default :meth:`initial_clues` and :meth:`repair_moves`, by the
+        golden-corpus builder and by ``check_family``."""
+        raise NotImplementedError
+
+    def place_of(self, clue: Clue) -> Any:
+        """Where a clue speaks (a cell, a line, ...): two clues of one place are duplicates.
+        Called by the default :meth:`validate_clues`. Default: None, the clue is not checked
+        for duplicates."""
+        return None
+
+    def validate_clues(self, schema: Schema, clues: Sequence[Clue]) -> list[Violation]:
+        """Violations that involve several clues together. Called once per resolved instance,
+        before :meth:`clue_constraints`. Default: a clue id used twice, and two clues of one
+        :meth:`place_of`; override to extend."""
+        out = []
+        seen_ids: set[str] = set()
+        seen: dict[Any, str] = {}
+        for clue in clues:
+            if clue.id in seen_ids:
+                out.append(
+                    Violation("duplicate-clue", None, f"clue {clue.id}", "clue id used twice")
+                )
+            seen_ids.add(clue.id)
+            key = self.place_of(clue)
+            if key is None:
+                continue
+            if key in seen:
+                out.append(
+                    Violation(
+                        "duplicate-clue",
+                        clue.coords[0] if clue.coords else None,
+                        f"clue {clue.id}",
+                        f"clues {seen[key]} and {clue.id} give the same {self.place_name}",
+                    )
+                )
+            else:
+                seen[key] = clue.id
+        return out
+
+    def given_values(self, problem: Problem) -> dict[str, int]:
+        """Variables fixed by clues outright, read by backends to narrow domains. Default: each
+        :attr:`value_clue_kind` clue's cell (nothing when that is None)."""
+        out: dict[str, int] = {}
+        if self.value_clue_kind is None:
+            return out
+        for clue in problem.clues:
+            if clue.kind == self.value_clue_kind and len(clue.coords) == 1:
+                var = problem.schema.var_at(clue.coords[0])
+                if var is not None:
+                    out[var.name] = clue.data_dict()["value"]
+        return out
+
+    # -- generation (called by generators/, which stay family-agnostic) -----------------------
+    def sample_solution(self, schema: Schema, rng: np.random.Generator) -> Solution | None:
+        """A seeded random full solution. Called once per fresh puzzle of a strategy. Default:
+        None, which means the generic randomized search
+        (:func:`puzzlekit.core.solutions.random_solution`)."""
+        return None
+
+    def initial_clues(
+        self, schema: Schema, solution: Solution, k: int, rng: np.random.Generator
+    ) -> list[Clue]:
+        """The clues of a fresh puzzle for ``solution`` (each must hold in it), drawn with
+        ``rng``. Called once per fresh puzzle of a strategy. Default: ``k`` random clues of
+        :meth:`clues_from_solution`, kept in that order; families whose puzzles are layouts
+        (cages, regions) override it to grow a random layout."""
+        return pick_in_order(self.clues_from_solution(schema, solution), k, rng)
+
+    def repair_moves(
+        self,
+        schema: Schema,
+        instance: Instance,
+        solution: Solution,
+        coord: tuple,
+        *,
+        found: Sequence[Solution] = (),
+    ) -> list[Repair]:
+        """Clue edits touching ``coord`` after which every clue is true of ``solution``.
+
+        Called by the adaptive strategy at each coordinate a reject detail points to (the top
+        ``discriminativeGap`` cells, the culprits, the coordinates of conflict clues); it picks
+        among the moves with its seeded rng. ``found`` always comes: the solutions of the
+        filter's report (a MULTIPLE report's, up to its cap; empty otherwise), for families
+        that rank their moves by how many alternatives each rules out (logicgrid sets
+        :attr:`Repair.rules_out`). An override must accept ``found``, even to ignore it. A move
+        whose action is ``"change"`` replaces a clue that is false of ``solution`` by the true
+        one; the strategy asks for such moves at the clues of an UNSOLVABLE conflict.
+
+        Default: reveal the clue of :meth:`clues_from_solution` at ``coord`` if it is not
+        present (families override it to split or merge a cage, add an inequality, reshape a
+        region, ...).
+        """
+        present = {c.id for c in instance.clues}
+        coord = tuple(coord)
+        for clue in self.clues_from_solution(schema, solution):
+            if coord in clue.coords and clue.id not in present:
+                return [Repair("reveal", coord, add=(clue,))]
+        return []
+
+    # -- golden corpora (puzzlekit.quality.golden) ----------------------------------------------
+    def schema_id(self, params: Mapping[str, Any]) -> str:
+        """The stable name of the schema of normalized ``params``: its golden corpus file name
+        (without ``.jsonl``) and its id in ``puzzlekit regress --schema``. Called by
+        :func:`puzzlekit.quality.golden.schema_id`. Default: the family name, then ``NxN`` for
+        an integer ``size``, then ``key`` + value of every param that differs from what the
+        size alone gives (lists joined by ``x``)."""
+        parts = [self.name]
+        size = params.get("size")
+        derived: Mapping[str, Any] = {}
+        if isinstance(size, int) and not isinstance(size, bool):
+            parts.append(f"{size}x{size}")
+            try:
+                derived = self.normalize_params({"size": size})
+            except SpecError:
+                derived = {}
+        for key in sorted(params):
+            if key == "size" or derived.get(key) == params[key]:
+                continue
+            parts.append(f"{key}{_id_part(params[key])}")
+        return "-".join(parts)
+
+    def golden_instances(
+        self, params: Mapping[str, Any], *, seed: int = 0
+    ) -> dict[str, tuple[str, Instance, int]] | None:
+        """The family's own regression cases for ``params``: each name of
+        ``puzzlekit.quality.golden.CASES`` mapped to (note, instance, solution cap). Called when
+        a golden corpus is built. Default: None, and the builder makes them from
+        :meth:`clues_from_solution`. Games override it (a position is one clue, so dropping
+        clues makes no case)."""
+        return None
+
+    # -- text and rendering -------------------------------------------------------------------
+    def parse_text(self, text: str, params: Mapping[str, Any] | None = None) -> Instance:
+        """The instance written in the family's customary one-line text format; raise SpecError
+        with violations for text it cannot read. Called by input reading (CLI, MCP). Default:
+        SpecError, the family has no text format."""
+        raise SpecError(
+            [Violation("malformed", None, "text", f"family {self.name} has no text format")]
+        )
+
+    def format_text(self, instance: Instance) -> str:
+        """The instance in the customary text format; :meth:`parse_text` must read it back.
+        Called by ``puzzlekit generate`` and text output. Default: ``NotImplementedError``, the
+        family has no text format (``check_family`` then skips the round trip with a note)."""
+        raise NotImplementedError(f"family {self.name} has no text format")
+
+    def render_ascii(
+        self,
+        instance: Instance,
+        solution: Solution | None = None,
+        marks: Mapping[tuple, str] | None = None,
+    ) -> str:
+        """A plain-text drawing of ``instance`` (with ``solution`` filled in and ``marks`` at
+        coordinates, where given). Called by text output. Default: the instance's JSON."""
+        return instance.to_json()
+
+    def render_mpl(
+        self, instance: Instance, ax: Any = None, solution: Solution | None = None
+    ) -> Any:
+        """Draw ``instance`` on the matplotlib axes ``ax`` (new axes when None) and return them.
+        Called by :meth:`render`. Default: ``NotImplementedError``, no matplotlib drawing."""
+        raise NotImplementedError(f"family {self.name} has no matplotlib rendering")
+
+    def mark_center(self, instance: Instance, coord: tuple) -> tuple[float, float] | None:
+        """Where :meth:`render_mpl` draws the cell ``coord`` (None: nowhere). Called by
+        :meth:`render` for each mark. Default: unit cells, row 0 at the top of ``rows`` (or
+        ``size``) rows; families that draw otherwise override it."""
+        params = instance.params_dict()
+        height = params.get("rows", params.get("size"))
+        if not isinstance(height, int) or len(coord) != 2:
+            return None
+        r, c = coord
+        return (c + 0.5, height - r - 0.5)
+
+    def render(
+        self,
+        instance: Instance,
+        *,
+        solution: Solution | None = None,
+        marks: Mapping[tuple, str] | None = None,
+        ax: Any = None,
+    ) -> Any:
+        """The matplotlib drawing with reject coordinates outlined (see ``RejectDetail.marks``:
+        ``?`` orange, ``!`` red, ``*`` purple). Returns the axes. Called by notebooks and plots;
+        not a hook: override :meth:`render_mpl` and :meth:`mark_center`."""
+        import matplotlib.patches as patches
+
+        ax = self.render_mpl(instance, ax=ax, solution=solution)
+        for coord, mark in (marks or {}).items():
+            center = self.mark_center(instance, tuple(coord))
+            if center is None:
+                continue
+            x, y = center
+            color = self.MARK_COLORS.get(mark, "tab:gray")
+            ax.add_patch(
+                patches.Rectangle((x - 0.45, y - 0.45), 0.9, 0.9, fill=False, lw=2, ec=color)
+            )
+            ax.text(x + 0.38, y + 0.3, mark, color=color, fontsize=7, ha="right", va="center")
+        return ax
+
+    def describe(self, params: Mapping[str, Any]) -> dict[str, Any]:
+        """One row of ``puzzlekit schemas``. Default: family, params, clue kinds, variables,
+        domain size and description."""
+        schema = self.schema(params)
+        return {
+            "family": self.name,
+            "params": schema.params_dict(),
+            "clueKinds": list(self.clue_kinds),
+            "variables": len(schema.variables),
+            "domainSize": schema.domain_size(),
+            "description": self.description,
+        }
+
+
+def _id_part(value: Any) -> str:
+    if isinstance(value, list | tuple):
+        return "x".join(_id_part(v) for v in value)
+    return str(value).replace(" ", "").replace("/", "_")
+
+
+@functools.lru_cache(maxsize=256)
+def _cached_schema(family: Family, frozen_params: Any) -> Schema:
+    return family.build_schema({k: _thaw(v) for k, v in frozen_params})
