@@ -237,7 +237,10 @@ class Registry(Generic[T]):
 
     def __contains__(self, name: object) -> bool:
         self._ensure_all()
-        return name in self._items
+        try:
+            return name in self._items
+        except TypeError:  # an unhashable name (a list read from JSON) is no name
+            return False
 
     def __iter__(self) -> Iterator[str]:
         return iter(self.names())

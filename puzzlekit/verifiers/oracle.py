@@ -289,7 +289,7 @@ class PlainOracleVerifier:
         solution_cap: int = DEFAULT_CAP,
         budget: SearchBudget | None = None,
     ) -> VerifierReport:
-        from puzzlekit.families.tools import get_tool
+        from puzzlekit.families.tools import TOOLS
 
         _decline(instance, self.name)
         src = source(self.name, self.version)
@@ -301,7 +301,7 @@ class PlainOracleVerifier:
                 instance, [Violation(kind, None, where, detail)], src, solution_cap
             )
 
-        tool = get_tool(params.get("tool")) if isinstance(params.get("tool"), str) else None
+        tool = TOOLS.get(params["tool"]) if params.get("tool") in TOOLS else None
         if tool is None:
             return bad("unknown-tool", "params.tool", "no such tool")
         if set(params) - {"tool", "expectedVerdict", "fixedInput"}:
