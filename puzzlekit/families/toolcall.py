@@ -38,8 +38,8 @@ from puzzlekit.core.model import (
     Violation,
     freeze,
 )
-from puzzlekit.families import Family, Repair, register_family
 from puzzlekit.core.plugins import UnknownName
+from puzzlekit.families import Family, Repair, register_family
 from puzzlekit.families.tools import Tool, field_domain, get_tool
 
 
