@@ -36,6 +36,7 @@ from typing import Any
 import numpy as np
 
 from puzzlekit.core.model import Clue, Instance, SpecError, canonical_json, sha256_digest
+from puzzlekit.core.plugins import UnknownName
 from puzzlekit.core.report import Verdict, VerifierReport
 from puzzlekit.families import Family, get_family
 
@@ -681,6 +682,44 @@ def check_entry(
     return CaseResult(schema, entry, name, rep, diff)
 
 
+class UnknownCorpusFamily(UnknownName):
+    """A corpus whose entries name a family no registry holds: the plugin that registers it is
+    not loaded. Nothing is re-verified or rewritten (every entry would read as INVALID_SPEC)."""
+
+    def __init__(self, path: str | Path, family: object, known: Iterable[str]) -> None:
+        self.path = Path(path)
+        super().__init__("family", family, known)
+
+    def __str__(self) -> str:
+        return (
+            f"{self.path}: {super().__str__()}; if a plugin registers it, "
+            "pass --plugin MODULE (nothing was re-verified or rewritten)"
+        )
+
+
+def check_corpus_families(path: str | Path, entries: Iterable[GoldenEntry]) -> None:
+    """Raise :class:`UnknownCorpusFamily` if an entry of ``path`` names an unregistered family."""
+    from puzzlekit.families import FAMILIES
+
+    for entry in entries:
+        if entry.instance.family not in FAMILIES:
+            raise UnknownCorpusFamily(path, entry.instance.family, FAMILIES.names())
+
+
+def _check_schema_arg(directory: Path, schema: str, known: Mapping[str, Any]) -> None:
+    """A ``schema`` without a corpus in ``directory``: FileNotFoundError if it is registered
+    (``--update`` builds it), UnknownName naming the closest schemas if it is not."""
+    if not directory.is_dir():
+        raise FileNotFoundError(f"no golden directory {directory}")
+    if schema in known:
+        raise FileNotFoundError(
+            f"no corpus {schema}.jsonl in {directory}; "
+            f"puzzlekit regress --update --schema {schema} builds it"
+        )
+    present = [f.stem for f in directory.glob("*.jsonl")]
+    raise UnknownName("schema", schema, sorted({*known, *present}))
+
+
 def regress(
     directory: str | Path,
     *,
@@ -694,23 +733,31 @@ def regress(
     verifier used); with ``update`` and a registered ``schema`` that has no corpus yet, its corpus
     is built (:func:`build_entries`). Registered schemas without a corpus are listed in
     ``missing`` (not a failure: a directory may hold only some schemas).
+
+    Every corpus is read and its families checked before anything is verified: a corpus of a
+    family that is not registered (its plugin not loaded) raises :class:`UnknownCorpusFamily`
+    and nothing is rewritten. An unknown ``schema`` raises UnknownName naming the closest.
     """
     directory = Path(directory)
     result = RegressResult()
     known = registered_ids()
-    if update and schema is not None and schema in known:
-        if not (directory / f"{schema}.jsonl").exists():
+    if schema is not None and not (directory / f"{schema}.jsonl").exists():
+        if update and schema in known:
             directory.mkdir(parents=True, exist_ok=True)
             build_corpora(directory, [schema], verifier=verifier)
             result.built.append(schema)
+        else:
+            _check_schema_arg(directory, schema, known)
     files = corpus_files(directory, schema)
     present = {f.stem for f in files}
     if schema is None:
         result.missing = sorted(set(known) - present)
+    corpora = [(path, load_corpus(path)) for path in files]
+    for path, entries in corpora:
+        check_corpus_families(path, entries)
     pool = _Verifiers(verifier)
-    for path in files:
+    for path, entries in corpora:
         result.corpora.append(path)
-        entries = load_corpus(path)
         results = [check_entry(path.stem, e, _pool=pool) for e in entries]
         result.cases += results
         if update and path.stem not in result.built:
@@ -802,14 +849,29 @@ class GoldenCase:
         return v.verify(self.entry.instance, solution_cap=self.entry.cap)
 
     def check(self, verifier: str | None = None) -> CaseResult:
-        """Re-verify; raise AssertionError with the readable diff if anything changed."""
+        """Re-verify; raise AssertionError with the readable diff if anything changed.
+
+        A case whose family is not registered fails saying so (load the plugin that registers
+        it) rather than with a diff to INVALID_SPEC."""
+        from puzzlekit.families import FAMILIES
+
+        family = self.entry.instance.family
+        if family not in FAMILIES:
+            raise AssertionError(
+                f"golden case {self.id} ({self.path}): "
+                f"{UnknownName('family', family, FAMILIES.names())}; load the plugin that "
+                "registers it (pytest: --puzzlekit-plugin MODULE or the ini option "
+                "puzzlekit_plugins; puzzlekit regress: --plugin MODULE)"
+            )
         res = check_entry(self.schema, self.entry, verifier)
         if res.changed:
+            origin = FAMILIES.origin(family)
+            plugin = "" if origin.split(".")[0] == "puzzlekit" else f" --plugin {origin}"
             raise AssertionError(
                 f"golden case {self.id} ({self.path}) changed under {res.verifier}:\n"
                 + "\n".join(f"  {d}" for d in res.diff)
                 + "\nIf the change is intended: puzzlekit regress --update --golden "
-                f"{self.path.parent}"
+                f"{self.path.parent}{plugin}"
             )
         return res
 
@@ -826,11 +888,13 @@ def iter_cases(directory: str | Path, schema: str | None = None) -> list[GoldenC
 __all__ = [
     "CASES",
     "CaseResult",
+    "UnknownCorpusFamily",
     "GoldenCase",
     "GoldenEntry",
     "RegressResult",
     "build_corpora",
     "build_entries",
+    "check_corpus_families",
     "check_entry",
     "content_digest",
     "corpus_files",
