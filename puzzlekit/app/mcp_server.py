@@ -82,15 +82,21 @@ def _check_size(field: str, value: Any, limit: int) -> None:
         raise ArgumentError(field, f"{n} characters, over the limit of {limit}")
 
 
-def _family(field: str, name: str) -> Any:
-    from puzzlekit.core.model import SpecError
-    from puzzlekit.families import families, get_family
+def _lookup(field: str, registry: Any, name: str) -> Any:
+    """``registry.get(name)``; an unknown name is an ArgumentError of ``field`` whose message is
+    the one every command prints (``unknown verifier 'x'; closest: ...``)."""
+    from puzzlekit.core.plugins import UnknownName
 
     try:
-        return get_family(name)
-    except SpecError:
-        known = ", ".join(sorted(f.name for f in families()))
-        raise ArgumentError(field, f"no family {name!r}; known: {known}") from None
+        return registry.get(name)
+    except UnknownName as exc:
+        raise ArgumentError(field, str(exc)) from None
+
+
+def _family(field: str, name: str) -> Any:
+    from puzzlekit.families import FAMILIES
+
+    return _lookup(field, FAMILIES, name)
 
 
 def schema_list() -> dict[str, Any]:
@@ -120,7 +126,7 @@ def verify_work(
     """The report JSON of one puzzle; ``json`` is the exact line ``puzzlekit verify`` prints."""
     from puzzlekit.core.model import Instance, SpecError, sha256_digest
     from puzzlekit.verifiers.base import SearchBudget, invalid_report, source
-    from puzzlekit.verifiers.registry import default_verifier_name, get_verifier, verifier_names
+    from puzzlekit.verifiers.registry import VERIFIERS, default_verifier_name, get_verifier
 
     for field, value in (("instance", instance), ("params", params), ("text", text)):
         _check_size(field, value, limits.max_input_chars)
@@ -138,9 +144,8 @@ def verify_work(
         )
     if budget_nodes is not None and budget_nodes < 1:
         raise ArgumentError("budget_nodes", f"must be at least 1, got {budget_nodes}")
-    if verifier is not None and verifier not in verifier_names():
-        known = ", ".join(verifier_names())
-        raise ArgumentError("verifier", f"no verifier {verifier!r}; known: {known}")
+    if verifier is not None:
+        _lookup("verifier", VERIFIERS, verifier)
     budget = SearchBudget(
         nodes=budget_nodes if budget_nodes is not None else SearchBudget.nodes,
         seconds=budget_seconds,
@@ -204,11 +209,7 @@ def generate_work(
     from puzzlekit.core.model import SpecError
     from puzzlekit.generators import STRATEGIES
     from puzzlekit.loop.batch import GenerateConfig, dumps, generate
-    from puzzlekit.verifiers.registry import (
-        default_filter_name,
-        default_holdout_name,
-        verifier_names,
-    )
+    from puzzlekit.verifiers.registry import VERIFIERS, default_filter_name, default_holdout_name
 
     _check_size("params", params, limits.max_input_chars)
     fam = _family("family", family)
@@ -216,8 +217,7 @@ def generate_work(
         schema = fam.schema(dict(params or {}))
     except SpecError as exc:
         raise ArgumentError("params", str(exc)) from None
-    if strategy not in STRATEGIES:
-        raise ArgumentError("strategy", f"one of {', '.join(sorted(STRATEGIES))}, got {strategy!r}")
+    _lookup("strategy", STRATEGIES, strategy)
     if not 1 <= count <= limits.max_count:
         raise ArgumentError("count", f"must be in 1..{limits.max_count}, got {count}")
     if seed < 0:
@@ -227,12 +227,11 @@ def generate_work(
         raise ArgumentError("clues", f"must be in 0..{n}, got {clues}")
     if not 1 <= max_calls <= 10_000:
         raise ArgumentError("max_calls", f"must be in 1..10000, got {max_calls}")
-    names = verifier_names()
     filter = filter or default_filter_name(family)
     holdout = holdout or default_holdout_name(filter)
     for field, name in (("filter", filter), ("holdout", holdout)):
-        if name not in names and not (field == "holdout" and name == "none"):
-            raise ArgumentError(field, f"no verifier {name!r}; known: {', '.join(names)}")
+        if not (field == "holdout" and name == "none"):
+            _lookup(field, VERIFIERS, name)
     config = GenerateConfig(
         family=family,
         params=dict(params or {}),
@@ -265,9 +264,9 @@ def game_work(
     limits: Limits = Limits(),
 ) -> dict[str, Any]:
     """The value of a game position for the side to move, and of every legal move."""
+    from puzzlekit.app.commands.games import find_game
     from puzzlekit.core.model import SpecError
-    from puzzlekit.families import get_family
-    from puzzlekit.families.games import OnlyWinningMove
+    from puzzlekit.core.plugins import UnknownName
     from puzzlekit.verifiers.base import BudgetExceeded, SearchBudget
     from puzzlekit.verifiers.gametree import game_verdict
 
@@ -276,13 +275,10 @@ def game_work(
         raise ArgumentError(
             "budget_seconds", f"must be in (0, {limits.max_seconds:g}], got {budget_seconds}"
         )
-    name = game if game.startswith("owm-") else f"owm-{game}"
     try:
-        family = get_family(name)
-    except SpecError:
-        raise ArgumentError("game", f"no game {game!r}; known: {', '.join(GAMES)}") from None
-    if not isinstance(family, OnlyWinningMove):
-        raise ArgumentError("game", f"{game!r} is not a game; known: {', '.join(GAMES)}")
+        family = find_game(game)
+    except UnknownName as exc:
+        raise ArgumentError("game", str(exc)) from None
     if to_move not in (None, "x", "o"):
         raise ArgumentError("to_move", f"'x' or 'o', got {to_move!r}")
     given = {"k": k} if k is not None else {}
@@ -318,12 +314,15 @@ _OPS: dict[str, Callable[..., dict[str, Any]]] = {
 }
 
 
-def _worker_main(conn: Any) -> None:
+def _worker_main(conn: Any, plugins: tuple[str, ...] = ()) -> None:
     # stdout may be the MCP stdio channel of the parent: nothing of ours may write to it.
     os.dup2(2, 1)
     sys.stdout = sys.stderr
     import puzzlekit.loop.batch  # noqa: F401  (warm the imports once)
     import puzzlekit.verifiers.registry
+    from puzzlekit.core.plugins import use_plugins
+
+    use_plugins(plugins)  # the server's --plugin modules (loaded there already, so they import)
 
     puzzlekit.verifiers.registry.verifier_names()
     while True:
@@ -355,10 +354,13 @@ class Worker:
     """One long-lived worker process; :meth:`call` runs one operation under a deadline.
 
     A call past its deadline kills the process; the next call starts a fresh one. Calls are
-    serialized (one at a time), so one call's state never leaks into the next.
+    serialized (one at a time), so one call's state never leaks into the next. ``plugins``:
+    modules the worker imports first (default: those loaded per use in this process, e.g. by
+    ``puzzlekit mcp --plugin MODULE``).
     """
 
-    def __init__(self) -> None:
+    def __init__(self, plugins: tuple[str, ...] | None = None) -> None:
+        self._plugins = plugins
         self._lock = threading.Lock()
         self._proc: Any = None
         self._conn: Any = None
@@ -366,9 +368,12 @@ class Worker:
     def start(self) -> None:
         if self._proc is not None and self._proc.is_alive():
             return
+        from puzzlekit.core.plugins import per_use_modules
+
+        plugins = tuple(per_use_modules() if self._plugins is None else self._plugins)
         ctx = mp.get_context("spawn")
         self._conn, child = ctx.Pipe()
-        self._proc = ctx.Process(target=_worker_main, args=(child,), daemon=True)
+        self._proc = ctx.Process(target=_worker_main, args=(child, plugins), daemon=True)
         self._proc.start()
         child.close()
 
@@ -556,8 +561,11 @@ def build_server(limits: Limits = Limits(), worker: Worker | None = None) -> Any
             Field(description='Family params, e.g. {"size": 4, "box": [2, 2]}.'),
         ] = None,
         strategy: Annotated[
-            Literal["adaptive", "blind"],
-            Field(description="adaptive reads rejectDetail; blind is generate-and-test."),
+            str,
+            Field(
+                description="adaptive reads rejectDetail; blind is generate-and-test; or a "
+                "strategy a plugin registers."
+            ),
         ] = "adaptive",
         count: Annotated[
             int, Field(description="Accepted puzzles wanted.", ge=1, le=limits.max_count)
@@ -626,7 +634,9 @@ def build_server(limits: Limits = Limits(), worker: Worker | None = None) -> Any
             ),
         )
         async def game_verdict(
-            game: Annotated[str, Field(description="tictactoe, mnk, connect or nim.")],
+            game: Annotated[
+                str, Field(description="tictactoe, mnk, connect or nim (or a plugin's game).")
+            ],
             position: Annotated[str, Field(description="Rows joined by '/', or Nim heaps.")],
             to_move: Annotated[
                 Literal["x", "o"] | None, Field(description="Side to move (default: counts).")
