@@ -79,10 +79,6 @@ def cmd_generate(args: argparse.Namespace) -> int:
     # unknown names (UnknownName) give one line naming the closest known ones, exit 2
     family = FAMILIES.get(args.family)
     STRATEGIES.get(args.strategy)
-    try:
-        schema = family.schema(params)
-    except SpecError as exc:
-        raise UsageError(str(exc)) from None
     if args.filter is None:
         args.filter = default_filter_name(args.family)
     holdout = args.holdout
@@ -91,6 +87,10 @@ def cmd_generate(args: argparse.Namespace) -> int:
     for name in (args.filter, holdout):
         if name != "none":
             VERIFIERS.get(name)
+    try:
+        schema = family.schema(params)
+    except SpecError as exc:
+        raise UsageError(str(exc)) from None
     if args.count < 1:
         raise UsageError(f"--count must be at least 1, got {args.count}")
     if args.clues is not None and not 0 <= args.clues <= len(schema.variables):
