@@ -103,7 +103,7 @@ def read_params(params: Mapping[str, Any]) -> CallSpec:
     for key in unknown:
         problems.append(Violation("unknown-field", None, f"params.{key}", "not a toolcall param"))
     try:
-        tool = get_tool(params.get("tool"))  # type: ignore[arg-type]  (a non-string is unknown)
+        tool = get_tool(params.get("tool"))  # a missing or non-string name is unknown too
     except UnknownName as exc:
         problems.append(Violation("unknown-tool", None, "params.tool", str(exc)))
         raise SpecError(problems) from None
