@@ -80,15 +80,21 @@ def test_cli_regress_one_schema(capsys) -> None:
 @pytest.mark.parametrize(
     ("argv", "line"),
     [
-        (["--schema", "sudoku-9x8"], "puzzlekit: unknown schema 'sudoku-9x8'; closest: sudoku-9x9"),
-        (["--verifier", "enumeratve"], "puzzlekit: unknown verifier 'enumeratve'; closest: enumer"),
+        (
+            ["--schema", "sudoku-9x8"],
+            "puzzlekit: error: unknown schema 'sudoku-9x8'; closest: sudoku-9x9",
+        ),
+        (
+            ["--verifier", "enumeratve"],
+            "puzzlekit: error: unknown verifier 'enumeratve'; closest: enumer",
+        ),
     ],
     ids=["schema", "verifier"],
 )
 def test_cli_regress_unknown_name_is_one_line_exit_2(argv, line, capsys) -> None:
     assert main(["regress", "--golden", str(GOLDEN), *argv]) == 2
     err = capsys.readouterr().err
-    assert err.startswith(line) and err.count("\n") == 1
+    assert err.startswith(f"puzzlekit: error: {line}") and err.count("\n") == 1
 
 
 def test_cli_regress_registered_schema_without_corpus_says_update_builds_it(

@@ -146,11 +146,11 @@ def test_a_plugin_name_is_among_the_closest_names_when_loaded() -> None:
     out = pk("generate", "pkfix-latn", "--plugin", PLUGIN)
     assert out.returncode == 2
     assert one_line(out.stderr).startswith(
-        f"puzzlekit: unknown family 'pkfix-latn'; closest: {FAMILY}"
+        f"puzzlekit: error: unknown family 'pkfix-latn'; closest: {FAMILY}"
     )
     out = pk("generate", "latin", "--strategy", "pkfix-blnd", "--plugin", PLUGIN)
     assert one_line(out.stderr).startswith(
-        "puzzlekit: unknown strategy 'pkfix-blnd'; closest: pkfix-blind"
+        "puzzlekit: error: unknown strategy 'pkfix-blnd'; closest: pkfix-blind"
     )
 
 
@@ -181,7 +181,7 @@ def test_an_unknown_name_argument_is_one_line_naming_the_closest_exit_2(
     assert main(argv) == 2
     captured = capsys.readouterr()
     assert captured.out == ""
-    assert one_line(captured.err).startswith(f"puzzlekit: {line}")
+    assert one_line(captured.err).startswith(f"puzzlekit: error: {line}")
 
 
 def test_an_unknown_name_in_a_publish_gate_config_is_the_same_line(tmp_path, capsys) -> None:
@@ -192,7 +192,10 @@ def test_an_unknown_name_in_a_publish_gate_config_is_the_same_line(tmp_path, cap
         "params = { size = 4 }\n"
     )
     assert main(["publish-gate", str(cfg)]) == 2
-    assert one_line(capsys.readouterr().err) == "puzzlekit: unknown verifier 'satt'; closest: sat"
+    assert (
+        one_line(capsys.readouterr().err)
+        == "puzzlekit: error: unknown verifier 'satt'; closest: sat"
+    )
 
 
 # --- experiment configs -------------------------------------------------------------------------
@@ -325,7 +328,9 @@ def test_regress_builds_checks_and_refuses_to_rewrite_a_plugin_corpus(
         res = pk("regress", *update, "--golden", str(golden))
         assert res.returncode == 2 and res.stdout == ""
         line = one_line(res.stderr)
-        assert line.startswith(f"puzzlekit: {corpus}: unknown family '{FAMILY}'; closest: latin")
+        assert line.startswith(
+            f"puzzlekit: error: {corpus}: unknown family '{FAMILY}'; closest: latin"
+        )
         assert "--plugin MODULE" in line
         assert corpus.read_bytes() == before
 

@@ -8,8 +8,9 @@ and exits 2, never a traceback.
 Plugins: every command takes ``--plugin MODULE`` (repeatable; also accepted before the command
 name). The modules are imported before the command runs, so the families, verifiers, strategies
 and tools they register are seen like built-ins; plugins installed with pip (entry-point group
-``puzzlekit.plugins``) are seen without the flag. A module that cannot be imported, and a name
-that no registry holds (``unknown family 'sudok'; closest: sudoku``), give one line and exit 2.
+``puzzlekit.plugins``) are seen without the flag. A module that cannot be imported (``puzzlekit:
+plugin 'x' could not be loaded: ...``) and a name that no registry holds (``puzzlekit: error:
+unknown family 'sudok'; closest: sudoku``) give one line and exit 2.
 """
 
 from __future__ import annotations
@@ -88,10 +89,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         args = build_parser().parse_args(argv)
         load_plugins(args)
         return int(args.func(args) or 0)
-    except UsageError as exc:
+    except (UsageError, UnknownName) as exc:
         print(f"puzzlekit: error: {exc}", file=sys.stderr)
         return 2
-    except (PluginError, UnknownName) as exc:
+    except PluginError as exc:  # worded like the warning of an entry point that fails to load
         print(f"puzzlekit: {exc}", file=sys.stderr)
         return 2
     except BrokenPipeError:
