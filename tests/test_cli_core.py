@@ -96,7 +96,7 @@ def test_solve_prints_the_solution_in_the_line_format(tmp_path, capsys):
         (["verify", "/nonexistent/file.txt", "--family", "sudoku"], "cannot read"),
         (["verify", "-", "--params", "{not json"], "--params is not JSON"),
         (["verify", "-", "--params", "[1]"], "must be a JSON object"),
-        (["verify", "-", "--verifier", "magic"], "no verifier 'magic'"),
+        (["verify", "-", "--verifier", "magic"], "unknown verifier 'magic'"),
         (["verify", "-", "--cap", "0"], "--cap must be at least 2"),
         (["verify", "-", "--format", "xml"], "invalid choice"),
         (["frobnicate"], "invalid choice"),

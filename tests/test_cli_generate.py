@@ -39,11 +39,11 @@ def test_generate_writes_verified_puzzles_and_one_seed_gives_identical_bytes(cap
     "args,needle",
     [
         (["sudoku", "--params", "{"], "--params is not JSON"),
-        (["sudoku", "--filter", "magic"], "no verifier 'magic'"),
+        (["sudoku", "--filter", "magic"], "unknown verifier 'magic'"),
         (["sudoku", "--count", "0"], "--count must be at least 1"),
         (["sudoku", "--clues", "200"], "--clues must be in 0..81"),
         (["nosuch"], "unknown family 'nosuch'"),
-        (["sudoku", "--strategy", "smart"], "invalid choice"),
+        (["sudoku", "--strategy", "smart"], "unknown strategy 'smart'"),
     ],
 )
 def test_generate_bad_arguments_exit_2_with_one_line(capsys, args, needle):

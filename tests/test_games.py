@@ -267,7 +267,7 @@ def test_game_verdict_respects_to_move_and_reports_illegal_positions(capsys) -> 
     assert main(["game-verdict", "connect", "x.../..../..../o...", "--k", "3"]) == 1
     assert "floating-piece" in capsys.readouterr().out
     assert main(["game-verdict", "chess", "x"]) == 2
-    assert "no game 'chess'" in capsys.readouterr().err
+    assert "unknown game 'chess'" in capsys.readouterr().err
 
 
 def test_verify_reads_game_positions_as_text(tmp_path, capsys) -> None:

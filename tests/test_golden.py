@@ -78,14 +78,25 @@ def test_cli_regress_one_schema(capsys) -> None:
 
 
 @pytest.mark.parametrize(
-    "argv",
-    [["--schema", "no-such-schema"], ["--verifier", "no-such-verifier"]],
+    ("argv", "line"),
+    [
+        (["--schema", "sudoku-9x8"], "unknown schema 'sudoku-9x8'; closest: sudoku-9x9"),
+        (["--verifier", "enumeratve"], "unknown verifier 'enumeratve'; closest: enumerative"),
+    ],
     ids=["schema", "verifier"],
 )
-def test_cli_regress_bad_argument_is_one_line_exit_2(argv, capsys) -> None:
+def test_cli_regress_unknown_name_is_one_line_exit_2(argv, line, capsys) -> None:
     assert main(["regress", "--golden", str(GOLDEN), *argv]) == 2
     err = capsys.readouterr().err
-    assert err.startswith("puzzlekit: error:") and err.count("\n") == 1
+    assert err.startswith(f"puzzlekit: error: {line}") and err.count("\n") == 1
+
+
+def test_cli_regress_registered_schema_without_corpus_says_update_builds_it(
+    tmp_path, capsys
+) -> None:
+    assert main(["regress", "--golden", str(tmp_path), "--schema", "sudoku-4x4"]) == 2
+    err = capsys.readouterr().err
+    assert "no corpus sudoku-4x4.jsonl" in err and "--update --schema sudoku-4x4" in err
 
 
 def test_cli_regress_missing_directory_is_exit_2(tmp_path, capsys) -> None:

@@ -132,13 +132,29 @@ def test_cli_json_lines_give_invalid_spec_and_exit_0(case, capsys, monkeypatch):
     assert reps[1].verdict is Verdict.MULTIPLE
 
 
-@pytest.mark.parametrize("case", LINE_CASES, ids=[c[0] for c in LINE_CASES])
+# a --family no registry holds is an unusable argument, not a bad line (see below)
+CLI_LINE_CASES = [c for c in LINE_CASES if c[0] != "unknown-family-line"]
+
+
+@pytest.mark.parametrize("case", CLI_LINE_CASES, ids=[c[0] for c in CLI_LINE_CASES])
 def test_cli_lines_give_invalid_spec_and_the_run_goes_on(case, capsys, monkeypatch):
     _, line, family, vtype, coord, field = case
     code, reps = _cli_reports(capsys, ["--family", family], line + "\n" + LINE + "\n", monkeypatch)
     assert code == 0
     assert len(reps) == 2
     _check(reps[0], vtype, coord, field)
+
+
+def test_cli_unknown_family_argument_is_one_line_exit_2(capsys, monkeypatch):
+    import io
+
+    monkeypatch.setattr("sys.stdin", io.StringIO(LINE + "\n"))
+    assert main(["verify", "-", "--family", "sodoku"]) == 2
+    out, err = capsys.readouterr()
+    assert out == "" and err.startswith(
+        "puzzlekit: error: unknown family 'sodoku'; closest: sudoku"
+    )
+    assert err.count("\n") == 1
 
 
 def test_malformed_json_line_is_reported_not_raised(capsys, monkeypatch):

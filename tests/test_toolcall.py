@@ -3,18 +3,29 @@ holdout, adaptive repairs, generation."""
 
 from __future__ import annotations
 
+import functools
+from importlib import metadata
 from pathlib import Path
 
 import numpy as np
 import pytest
 
 from puzzlekit.core.model import Clue, Instance
+from puzzlekit.core.plugins import ENTRY_POINT_GROUP, DuplicateName, UnknownName
 from puzzlekit.core.report import Verdict
 from puzzlekit.families import get_family
-from puzzlekit.families.tools import field_domain, get_tool, load_mcp_tools, register_tool
+from puzzlekit.families.tools import (
+    TOOLS,
+    field_domain,
+    get_tool,
+    load_mcp_tools,
+    register_tool,
+    tool_names,
+)
 from puzzlekit.generators.adaptive import Adaptive
 from puzzlekit.generators.base import Step
 from puzzlekit.loop.batch import GenerateConfig, generate
+from puzzlekit.loop.driver import WorkerHoldout
 from puzzlekit.quality.checks import check_family
 from puzzlekit.verifiers.registry import default_verifier_name, get_verifier
 
@@ -110,7 +121,7 @@ def test_empty_enum_is_no_enum_domain() -> None:
 def test_mcp_tools_list_registers_tools_with_python_oracles() -> None:
     tools = load_mcp_tools(MCP, {"door-lock": door})
     assert [t.name for t in tools] == ["door-lock"]
-    assert get_tool("no-oracle") is None
+    assert "no-oracle" not in TOOLS
     assert field_domain(get_tool("door-lock").properties["hour"]) == list(range(24))
     params = {"tool": "door-lock", "expectedVerdict": "open", "fixedInput": {"reason": "x"}}
     inst = Instance.make("toolcall", params, [given("badge", "contractor", 0)])
@@ -161,3 +172,36 @@ def test_generation_has_no_holdout_rejects() -> None:
     )
     recs = [r for r in generate(cfg) if r["status"] == "accepted"]
     assert len(recs) == 10 and all(r["holdoutVerdict"] == "UNIQUE" for r in recs)
+
+
+def test_tools_are_one_registry_that_refuses_a_taken_name() -> None:
+    with pytest.raises(DuplicateName, match="shipping-rate"):
+        register_tool("shipping-rate", {"type": "object", "properties": {}}, lambda i: "x")
+    with pytest.raises(UnknownName, match="unknown tool 'shiping-rate'; closest: shipping-rate"):
+        get_tool("shiping-rate")
+    assert {"shipping-rate", "review-kernel", "game-verdict"} <= set(tool_names())
+
+
+def test_an_unknown_tool_is_an_invalid_spec_naming_the_closest() -> None:
+    inst = Instance.make("toolcall", {"tool": "review-kernal", "expectedVerdict": "x"}, [])
+    rep = get_verifier("oracle").verify(inst)
+    assert rep.verdict is Verdict.INVALID_SPEC
+    assert "closest: review-kernel" in rep.reject_detail.violations[0].detail
+
+
+def test_the_example_tools_are_puzzlekits_own_entry_point_plugin() -> None:
+    # if this fails after a pull, the editable install predates the entry point:
+    # re-run `pip install --no-deps -e .`
+    eps = metadata.entry_points(group=ENTRY_POINT_GROUP)
+    assert "puzzlekit.app.example_tools" in {ep.value for ep in eps}
+    assert TOOLS.origin("review-kernel") == "puzzlekit.app.example_tools"
+    assert TOOLS.origin("shipping-rate") == "puzzlekit"
+
+
+def test_a_holdout_worker_process_finds_the_example_tools() -> None:
+    inst = Instance.make(
+        "toolcall", {"tool": "game-verdict", "expectedVerdict": "LOSS"}, [given("to_move", "o", 1)]
+    )
+    with WorkerHoldout(functools.partial(get_verifier, "oracle-plain"), "oracle-plain") as hold:
+        rep = hold.check(inst.canonical_json(), inst.digest, 2)
+    assert rep.verdict is Verdict.UNIQUE

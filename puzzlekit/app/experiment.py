@@ -40,7 +40,6 @@ from puzzlekit.core.clock import FROZEN_AT
 from puzzlekit.core.jsondata import plain
 from puzzlekit.core.model import canonical_json, sha256_digest
 
-STRATEGY_NAMES = ("adaptive", "blind")
 EXECUTORS = ("local", "dask", "serial")
 METRICS = {
     "accept_rate": "share of trials the filter accepted within the budget",
@@ -119,10 +118,18 @@ class ExperimentConfig:
     filters: tuple[VerifierSpec, ...]
     holdout: HoldoutSpec | None
     preregistration: Preregistration
+    #: plugin modules (``plugins = [...]``), loaded before the rest was checked
+    plugins: tuple[str, ...] = ()
 
     def to_json_obj(self) -> dict[str, Any]:
-        """The parsed config with every default filled in; its digest identifies the run."""
-        return plain(asdict(self))
+        """The parsed config with every default filled in; its digest identifies the run.
+
+        ``plugins`` appears only when the config names some, so a config without plugins keeps
+        the digest it had before the key existed."""
+        out = plain(asdict(self))
+        if not self.plugins:
+            del out["plugins"]
+        return out
 
     @property
     def digest(self) -> str:
@@ -210,14 +217,16 @@ class _Reader:
 
 
 def _verifier_spec(r: _Reader, raw: Any, path: str, *, holdout: bool) -> Any:
-    from puzzlekit.verifiers.registry import get_verifier, verifier_names
+    from puzzlekit.core.plugins import UnknownName
+    from puzzlekit.verifiers.registry import VERIFIERS, get_verifier
 
     keys = ("verifier", "settings", "process") if holdout else ("verifier", "settings", "label")
     t = r.table(raw, path, keys)
     name = r.get(t, "verifier", path, str)
-    names = verifier_names()
-    if name not in names:
-        raise r.fail(f"{path}.verifier", f"no verifier {name!r}; known: {', '.join(names)}")
+    try:
+        VERIFIERS.get(name)
+    except UnknownName as exc:
+        raise r.fail(f"{path}.verifier", str(exc)) from None
     settings = r.get(t, "settings", path, dict, {})
     try:
         verifier = get_verifier(name, **settings)
@@ -231,10 +240,29 @@ def _verifier_spec(r: _Reader, raw: Any, path: str, *, holdout: bool) -> Any:
     return VerifierSpec(name, settings, label)
 
 
+def _plugins(r: _Reader, top: dict[str, Any]) -> tuple[str, ...]:
+    """Import the config's ``plugins`` (module names) so that what they register is known when
+    the rest of the config is checked; ConfigError naming the entry that cannot be imported."""
+    from puzzlekit.core.plugins import PluginError, use_plugins
+
+    modules = r.strings(top, "plugins", "") if "plugins" in top else ()
+    for i, module in enumerate(modules):
+        try:
+            use_plugins([module])
+        except PluginError as exc:
+            raise r.fail(f"plugins[{i}]", str(exc)) from None
+    return tuple(modules)
+
+
 def parse_config(raw: Mapping[str, Any], source: str | None = None) -> ExperimentConfig:
-    """Check ``raw`` (a parsed TOML document) and fill in defaults; :class:`ConfigError` else."""
+    """Check ``raw`` (a parsed TOML document) and fill in defaults; :class:`ConfigError` else.
+
+    The ``plugins`` it names are imported first (into this process), so schemas, strategies
+    and verifiers registered by a plugin are checked like built-ins."""
     from puzzlekit.core.model import SpecError
-    from puzzlekit.families import get_family
+    from puzzlekit.core.plugins import UnknownName
+    from puzzlekit.families import FAMILIES
+    from puzzlekit.generators import STRATEGIES
 
     r = _Reader(source)
     top = r.table(
@@ -242,6 +270,7 @@ def parse_config(raw: Mapping[str, Any], source: str | None = None) -> Experimen
         "",
         (
             "name",
+            "plugins",
             "description",
             "seed",
             "trials",
@@ -261,6 +290,7 @@ def parse_config(raw: Mapping[str, Any], source: str | None = None) -> Experimen
         ),
     )
     name = r.get(top, "name", "", str)
+    plugins = _plugins(r, top)
     executor = r.get(top, "executor", "", str, "local")
     if executor not in EXECUTORS:
         raise r.fail("executor", f"expected one of {', '.join(EXECUTORS)}, got {executor!r}")
@@ -277,9 +307,9 @@ def parse_config(raw: Mapping[str, Any], source: str | None = None) -> Experimen
         family = r.get(t, "family", path, str)
         params = r.get(t, "params", path, dict, {})
         try:
-            fam = get_family(family)
-        except (KeyError, SpecError) as exc:
-            raise r.fail(f"{path}.family", str(exc).strip("'\"")) from None
+            fam = FAMILIES.get(family)
+        except UnknownName as exc:
+            raise r.fail(f"{path}.family", str(exc)) from None
         try:
             schema = fam.schema(params)
         except SpecError as exc:
@@ -299,8 +329,8 @@ def parse_config(raw: Mapping[str, Any], source: str | None = None) -> Experimen
         path = f"strategies[{i}]"
         t = r.table(item, path, ("name", "clues"))
         sname = r.get(t, "name", path, str)
-        if sname not in STRATEGY_NAMES:
-            raise r.fail(f"{path}.name", f"expected one of {', '.join(STRATEGY_NAMES)}")
+        if sname not in STRATEGIES:
+            raise r.fail(f"{path}.name", str(UnknownName("strategy", sname, STRATEGIES.names())))
         clues = t.get("clues")
         if isinstance(clues, int) and not isinstance(clues, bool):
             clues = [clues]
@@ -365,6 +395,7 @@ def parse_config(raw: Mapping[str, Any], source: str | None = None) -> Experimen
         filters=tuple(filters),
         holdout=holdout,
         preregistration=Preregistration(hypotheses, metrics),
+        plugins=plugins,
     )
 
 
@@ -400,6 +431,8 @@ class Task:
     minimize: bool
     symmetric: bool
     grade: bool = True
+    #: plugin modules the process running the task imports first (``use_plugins``)
+    plugins: tuple[str, ...] = ()
 
 
 def plan(config: ExperimentConfig) -> list[Task]:
@@ -428,6 +461,7 @@ def plan(config: ExperimentConfig) -> list[Task]:
                                 config.minimize,
                                 config.symmetric,
                                 config.grade,
+                                config.plugins,
                             )
                         )
     return tasks
@@ -527,6 +561,10 @@ class TaskResult:
 def run_task(task: Task) -> TaskResult:
     """Run every trial of ``task``; rows depend on the task alone (timings aside)."""
     import functools
+
+    from puzzlekit.core.plugins import use_plugins
+
+    use_plugins(task.plugins)  # a pool or Dask worker: register what the config's plugins do
 
     from puzzlekit.families import get_family
     from puzzlekit.generators import STRATEGIES
@@ -851,6 +889,17 @@ def verifier_ids(config: ExperimentConfig) -> dict[str, Any]:
     }
 
 
+def _load_manifest_plugins(manifest: Mapping[str, Any], run: Path) -> None:
+    """Import every plugin a run's manifest records (resuming it); RunError if one is gone."""
+    from puzzlekit.core.plugins import PluginError, use_plugins
+
+    modules = [p["module"] for p in manifest.get("plugins", []) if isinstance(p, Mapping)]
+    try:
+        use_plugins(modules)
+    except PluginError as exc:
+        raise RunError(f"cannot resume {run}: {exc}") from None
+
+
 def _now() -> str:
     from datetime import UTC, datetime
 
@@ -935,6 +984,7 @@ def run_experiment(
     from tqdm import tqdm
 
     from puzzlekit.audit.ledger import Ledger
+    from puzzlekit.core.plugins import loaded_plugins
 
     run = Path(out)
     executor = executor or config.executor
@@ -950,6 +1000,7 @@ def run_experiment(
                 f"{run} holds a run of another config ({old.get('configDigest')}); "
                 "use another --out"
             )
+        _load_manifest_plugins(old, run)
         manifest = old
         manifest.setdefault("resumes", []).append(_now())
         manifest["end"] = None
@@ -970,6 +1021,7 @@ def run_experiment(
             "seed": config.seed,
             "trialSeeds": config.trial_seeds(),
             "verifiers": verifier_ids(config),
+            "plugins": [p.to_json_obj() for p in loaded_plugins()],
             "start": _now(),
             "end": None,
             "resumes": [],

@@ -163,6 +163,12 @@ def loaded_plugins() -> list[PluginRecord]:
     return list(_LOADED.values())
 
 
+def per_use_modules() -> list[str]:
+    """The modules loaded per use in this process, in order: what a worker process must load
+    (:func:`use_plugins`) to see what this one sees (entry points it loads by itself)."""
+    return [r.module for r in _LOADED.values() if r.source == "per-use"]
+
+
 class Registry(Generic[T]):
     """Names to objects of one ``kind``; built-ins from ``load_builtins``, then plugins.
 
@@ -238,7 +244,10 @@ class Registry(Generic[T]):
 
     def __contains__(self, name: object) -> bool:
         self._ensure_all()
-        return name in self._items
+        try:
+            return name in self._items
+        except TypeError:  # an unhashable name (a list read from JSON) is no name
+            return False
 
     def __iter__(self) -> Iterator[str]:
         return iter(self.names())

@@ -38,8 +38,9 @@ from puzzlekit.core.model import (
     Violation,
     freeze,
 )
+from puzzlekit.core.plugins import UnknownName
 from puzzlekit.families import Family, Repair, register_family
-from puzzlekit.families.tools import Tool, field_domain, get_tool, tool_names
+from puzzlekit.families.tools import Tool, field_domain, get_tool
 
 
 @dataclass(frozen=True)
@@ -101,14 +102,11 @@ def read_params(params: Mapping[str, Any]) -> CallSpec:
     unknown = sorted(set(params) - {"tool", "expectedVerdict", "fixedInput"})
     for key in unknown:
         problems.append(Violation("unknown-field", None, f"params.{key}", "not a toolcall param"))
-    name = params.get("tool")
-    tool = get_tool(name) if isinstance(name, str) else None
-    if tool is None:
-        known = ", ".join(tool_names())
-        problems.append(
-            Violation("unknown-tool", None, "params.tool", f"no tool {name!r}; known: {known}")
-        )
-        raise SpecError(problems)
+    try:
+        tool = get_tool(params.get("tool"))  # a missing or non-string name is unknown too
+    except UnknownName as exc:
+        problems.append(Violation("unknown-tool", None, "params.tool", str(exc)))
+        raise SpecError(problems) from None
     expected = params.get("expectedVerdict")
     if not isinstance(expected, str):
         problems.append(

@@ -2,15 +2,17 @@
 
 A :class:`Tool` is a name, the JSON Schema of its input (``{"type": "object", "properties":
 ...}``) and an oracle ``fn(input: dict) -> str`` that returns a verdict for one complete input.
-Tools come from Python (:func:`register_tool`) or from an MCP ``tools/list`` result read with
-:func:`load_mcp_tools`, which takes the schemas from the file and the oracles from Python (an MCP
-listing carries no behaviour). :func:`field_domain` says which input fields are enumerable: an
-``enum`` (or ``const``), a ``boolean``, or an ``integer`` with ``minimum`` and ``maximum``.
+Tools live in :data:`TOOLS`, a :class:`~puzzlekit.core.plugins.Registry` like the families',
+verifiers' and strategies': they come from Python (:func:`register_tool`, from a plugin module
+or an installed package's ``puzzlekit.plugins`` entry point) or from an MCP ``tools/list`` result
+read with :func:`load_mcp_tools`, which takes the schemas from the file and the oracles from
+Python (an MCP listing carries no behaviour). :func:`field_domain` says which input fields are
+enumerable: an ``enum`` (or ``const``), a ``boolean``, or an ``integer`` with ``minimum`` and
+``maximum``.
 
-The example tools ship here: ``shipping-rate`` (a small rate table), ``review-kernel`` (the
-routing outcome of :func:`puzzlekit.audit.kernel.decide` under the default publish policy) and
-``game-verdict`` (:func:`puzzlekit.verifiers.gametree.game_verdict` over a few tic-tac-toe
-positions).
+One tool is built in: ``shipping-rate`` (a small rate table), the tool of the family's listed
+schemas and golden corpora. The example tools that need the upper floors (``review-kernel``,
+``game-verdict``) are a plugin of puzzlekit's own: :mod:`puzzlekit.app.example_tools`.
 
 Not for: calling tools over MCP; the oracle runs in this process.
 """
@@ -20,9 +22,10 @@ from __future__ import annotations
 import json
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from functools import cache
 from pathlib import Path
 from typing import Any
+
+from puzzlekit.core.plugins import Registry
 
 Oracle = Callable[[Mapping[str, Any]], str]
 
@@ -50,37 +53,44 @@ class Tool:
         return tuple(self.properties)
 
 
-_TOOLS: dict[str, Tool] = {}
-
-
 def register_tool(
-    name: str, input_schema: Mapping[str, Any], oracle: Oracle, description: str = ""
+    name: str,
+    input_schema: Mapping[str, Any],
+    oracle: Oracle,
+    description: str = "",
+    *,
+    replace: bool = False,
 ) -> Tool:
-    """Register (or replace) tool ``name``; returns it."""
-    tool = Tool(name, dict(input_schema), oracle, description)
-    _TOOLS[name] = tool
-    return tool
+    """Register tool ``name``; returns it. A name already registered raises
+    :class:`~puzzlekit.core.plugins.DuplicateName` unless ``replace``."""
+    return TOOLS.register(
+        name, Tool(name, dict(input_schema), oracle, description), replace=replace
+    )
 
 
-def get_tool(name: str) -> Tool | None:
-    """The registered tool ``name``, or None."""
-    _load_builtin()
-    return _TOOLS.get(name)
+def get_tool(name: str) -> Tool:
+    """The registered tool ``name``; :class:`~puzzlekit.core.plugins.UnknownName` (a LookupError
+    naming the closest known tools) otherwise."""
+    return TOOLS.get(name)
 
 
 def tool_names() -> list[str]:
-    _load_builtin()
-    return sorted(_TOOLS)
+    """Every registered tool, built-ins and plugins."""
+    return TOOLS.names()
 
 
 def load_mcp_tools(
-    source: str | Path | Mapping[str, Any], oracles: Mapping[str, Oracle]
+    source: str | Path | Mapping[str, Any],
+    oracles: Mapping[str, Oracle],
+    *,
+    replace: bool = False,
 ) -> list[Tool]:
     """Register the tools of an MCP ``tools/list`` result (a file path or the parsed JSON).
 
     Accepts ``{"tools": [...]}`` or a JSON-RPC response ``{"result": {"tools": [...]}}``; each
     tool's ``inputSchema`` becomes its input schema, and ``oracles[name]`` its oracle. Tools
-    without an oracle are skipped. Raises ValueError for a listing of another shape.
+    without an oracle are skipped. Raises ValueError for a listing of another shape, and
+    DuplicateName for a tool name already registered (unless ``replace``).
     """
     if isinstance(source, str | Path):
         data = json.loads(Path(source).read_text("utf-8"))
@@ -98,7 +108,13 @@ def load_mcp_tools(
         schema = t.get("inputSchema", {"type": "object", "properties": {}})
         if t["name"] in oracles:
             out.append(
-                register_tool(t["name"], schema, oracles[t["name"]], t.get("description", ""))
+                register_tool(
+                    t["name"],
+                    schema,
+                    oracles[t["name"]],
+                    t.get("description", ""),
+                    replace=replace,
+                )
             )
     return out
 
@@ -134,7 +150,7 @@ def field_domain(prop: Any) -> list[Any] | None:
     return None
 
 
-# --- example tools ------------------------------------------------------------------------------
+# --- the built-in tool ---------------------------------------------------------------------------
 
 SHIPPING_SCHEMA: dict[str, Any] = {
     "type": "object",
@@ -162,124 +178,11 @@ def shipping_rate(inp: Mapping[str, Any]) -> str:
     return "low" if points <= 2 else "mid" if points <= 5 else "high"
 
 
-REVIEW_KERNEL_SCHEMA: dict[str, Any] = {
-    "type": "object",
-    "properties": {
-        "impact": {"enum": ["none", "low", "medium", "high"]},
-        "exposure": {"enum": [0.1, 0.5]},
-        "reversibility": {"enum": ["reversible", "irreversible", "unknown"]},
-        "assurance": {"enum": ["evaluator_supported", "bounded_checked", "formal_verified"]},
-        "evidence_count": {"type": "integer", "minimum": 0, "maximum": 2},
-        "stale": {"type": "boolean"},
-    },
-    "required": ["impact", "exposure", "reversibility", "assurance", "evidence_count", "stale"],
-}
-
-#: the fixed clock of the ``review-kernel`` oracle (decisions are pure functions of it)
-REVIEW_KERNEL_COMPUTED_AT = "2025-01-01T00:00:00Z"
-
-
-def review_kernel_request(inp: Mapping[str, Any]) -> dict[str, Any]:
-    """The ``rbk.request.v1`` a ``review-kernel`` input stands for: a corpus append proposed by
-    a deterministic process, with ``evidence_count`` passed exhaustive-enumeration items of the
-    given assurance (the first one stale, reason ``target_changed``, when ``stale``)."""
-    items = []
-    for i in range(inp["evidence_count"]):
-        fresh = (
-            {"status": "stale", "reasons": ["target_changed"]}
-            if inp["stale"] and i == 0
-            else {"status": "fresh"}
-        )
-        items.append(
-            {
-                "evidence_id": f"ev.{i}",
-                "mode": "exhaustive_enumeration",
-                "outcome": "passed",
-                "assurance": inp["assurance"],
-                "freshness": fresh,
-            }
-        )
-    return {
-        "schema": "rbk.request.v1",
-        "request_id": "req.toolcall",
-        "action": {
-            "action_id": "act.toolcall",
-            "action_kind": "puzzle.corpus_append",
-            "proposed_by": {"actor_id": "puzzlekit.toolcall", "actor_kind": "deterministic"},
-            "requested_dimensions": ["execute"],
-            "reversibility": inp["reversibility"],
-            "risk": {"impact": inp["impact"], "exposure": inp["exposure"], "uncertainty": 0.0},
-        },
-        "evidence_state": {"items": items},
-    }
-
-
-@cache
-def _review_outcome(key: str) -> str:
-    from puzzlekit.audit.kernel import decide
-    from puzzlekit.loop.publish import default_policy
-
-    request = review_kernel_request(json.loads(key))
-    decision = decide(default_policy(), request, computed_at=REVIEW_KERNEL_COMPUTED_AT)
-    return str(decision["outcome"])
-
-
-def review_kernel(inp: Mapping[str, Any]) -> str:
-    """The routing outcome of the review kernel: ``auto_apply``, ``human_required`` or
-    ``incomplete`` (default publish policy, fixed clock)."""
-    return _review_outcome(json.dumps(dict(inp), sort_keys=True))
-
-
-#: the positions of the ``game-verdict`` tool: equal piece counts, so either side may move
-GAME_POSITIONS: tuple[str, ...] = (
-    ".../.../...",
-    "x../.o./...",
-    "xo./.../...",
-    "xo./.x./..o",
-    "xx./oo./...",
-    ".../xox/o..",
-    ".../oxo/x..",
-)
-
-GAME_VERDICT_SCHEMA: dict[str, Any] = {
-    "type": "object",
-    "properties": {
-        "position": {"enum": list(GAME_POSITIONS)},
-        "to_move": {"enum": ["x", "o"]},
-    },
-    "required": ["position", "to_move"],
-}
-
-
-@cache
-def _game_result(position: str, to_move: str) -> str:
-    from puzzlekit.families.games.tictactoe import TicTacToe
-    from puzzlekit.verifiers.gametree import game_verdict
-
-    game = TicTacToe()
-    return game_verdict(game, game.parse(position, to_move)).result
-
-
-def game_verdict_tool(inp: Mapping[str, Any]) -> str:
-    """The value of a tic-tac-toe position for the side to move: ``WIN``, ``LOSS`` or ``DRAW``."""
-    return _game_result(inp["position"], inp["to_move"])
-
-
-_BUILTIN = False
-
-
 def _load_builtin() -> None:
-    global _BUILTIN
-    if _BUILTIN:
-        return
-    _BUILTIN = True
-    if "shipping-rate" not in _TOOLS:
-        register_tool("shipping-rate", SHIPPING_SCHEMA, shipping_rate, "parcel price band")
-    if "review-kernel" not in _TOOLS:
-        register_tool(
-            "review-kernel", REVIEW_KERNEL_SCHEMA, review_kernel, "review kernel routing outcome"
-        )
-    if "game-verdict" not in _TOOLS:
-        register_tool(
-            "game-verdict", GAME_VERDICT_SCHEMA, game_verdict_tool, "tic-tac-toe position value"
-        )
+    TOOLS.register(
+        "shipping-rate", Tool("shipping-rate", SHIPPING_SCHEMA, shipping_rate, "parcel price band")
+    )
+
+
+#: the registered tools by name (the built-in, then plugins)
+TOOLS: Registry[Tool] = Registry("tool", _load_builtin)

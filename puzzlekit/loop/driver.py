@@ -19,7 +19,7 @@ from __future__ import annotations
 import json
 import multiprocessing as mp
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -282,12 +282,22 @@ class InlineHoldout:
         return None
 
 
-def _worker_main(conn: Any, factory: Callable[[], Any]) -> None:
-    verifier = factory()
+def _worker_main(conn: Any, factory: Callable[[], Any], plugins: Sequence[str] = ()) -> None:
+    from puzzlekit.core.plugins import PluginError, use_plugins
+
+    failed = None
+    try:
+        use_plugins(plugins)  # before the factory: it may name a plugin's verifier
+    except PluginError as exc:
+        failed = str(exc)
+    verifier = factory() if failed is None else None
     while True:
         msg = conn.recv()
         if msg is None:
             break
+        if failed is not None:
+            conn.send(("error", failed))
+            continue
         canonical, digest, cap = msg
         try:
             conn.send(("ok", _check_material(verifier, canonical, digest, cap)))
@@ -301,13 +311,24 @@ class WorkerHoldout:
 
     ``factory`` must be picklable (a module-level function or ``functools.partial``); it builds
     the verifier inside the worker, so no verifier object is shared with the loop's process.
+    ``plugins``: modules the worker imports first (default: the ones loaded per use in this
+    process, :func:`puzzlekit.core.plugins.per_use_modules`), so a plugin's verifier, family or
+    tool is seen there too.
     """
 
-    def __init__(self, factory: Callable[[], Any], name: str = "holdout") -> None:
+    def __init__(
+        self,
+        factory: Callable[[], Any],
+        name: str = "holdout",
+        plugins: Sequence[str] | None = None,
+    ) -> None:
+        from puzzlekit.core.plugins import per_use_modules
+
         self.name = name
+        modules = tuple(per_use_modules() if plugins is None else plugins)
         ctx = mp.get_context("spawn")
         self._conn, child = ctx.Pipe()
-        self._proc = ctx.Process(target=_worker_main, args=(child, factory), daemon=True)
+        self._proc = ctx.Process(target=_worker_main, args=(child, factory, modules), daemon=True)
         self._proc.start()
         child.close()
 

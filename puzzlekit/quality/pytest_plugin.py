@@ -11,7 +11,10 @@ test that asks for the ``golden_case`` fixture::
 
 Each case becomes its own test, named ``<schema>:<case>``. ``--puzzlekit-verifier NAME``
 re-verifies with another backend than the recorded one. Without a directory the tests that ask
-for ``golden_case`` are skipped, with the reason.
+for ``golden_case`` are skipped, with the reason. Corpora of families (or verifiers) that a plugin
+module registers need that module loaded: ``--puzzlekit-plugin MODULE`` (repeatable) or the ini
+option ``puzzlekit_plugins`` (modules separated by spaces); plugins installed with pip are seen
+without either.
 
 Not for: building or updating corpora (``puzzlekit regress --update``), or anything beyond
 parametrizing: the plugin imports puzzlekit only when a test asks for ``golden_case``.
@@ -40,6 +43,19 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         metavar="NAME",
         help="verify golden cases with this backend instead of the recorded one",
     )
+    group.addoption(
+        "--puzzlekit-plugin",
+        action="append",
+        default=[],
+        metavar="MODULE",
+        help="import MODULE first: the families and verifiers it registers are seen (repeatable)",
+    )
+    parser.addini(
+        "puzzlekit_plugins",
+        type="args",
+        default=[],
+        help="plugin modules to import before the golden cases are read (space separated)",
+    )
     parser.addini(
         "puzzlekit_golden",
         type="paths",
@@ -56,6 +72,14 @@ def _directories(config: pytest.Config) -> list[Path]:
 
 
 def pytest_configure(config: pytest.Config) -> None:
+    modules = [*config.getini("puzzlekit_plugins"), *config.getoption("puzzlekit_plugin")]
+    if modules:
+        from puzzlekit.core.plugins import PluginError, use_plugins
+
+        try:
+            use_plugins(modules)
+        except PluginError as exc:
+            raise pytest.UsageError(f"--puzzlekit-plugin: {exc}") from None
     for d in _directories(config):
         if not d.is_dir():
             raise pytest.UsageError(f"--puzzlekit-golden: no golden directory {d}")

@@ -342,14 +342,14 @@ class PlainOracleVerifier(Verifier):
         solution_cap: int = DEFAULT_CAP,
         budget: SearchBudget | None = None,
     ) -> VerifierReport:
-        from puzzlekit.families.tools import get_tool
+        from puzzlekit.families.tools import TOOLS
 
         _decline(instance, self.name)
         src = source(self.name, self.version)
         obj = instance.to_json_obj()
         params, clues = obj["params"], obj["clues"]
 
-        read = _plain_read(params, clues, get_tool)
+        read = _plain_read(params, clues, TOOLS)
         if isinstance(read, Violation):
             return invalid_report(instance, [read], src, solution_cap)
         tool, fixed, props, hidden, doms, codes = read
@@ -400,12 +400,13 @@ def _bad(kind: str, where: str, detail: str) -> Violation:
 
 
 def _plain_read(
-    params: Mapping[str, Any], clues: Sequence[Mapping[str, Any]], get_tool: Any
+    params: Mapping[str, Any], clues: Sequence[Mapping[str, Any]], tools: Any
 ) -> tuple[Any, dict[str, Any], dict[str, dict], list[str], dict, dict] | Violation:
     """The holdout's own reading of a toolcall instance's JSON: the tool, the fixed input, the
     tool's properties, the hidden fields, their domains and the codes the givens leave; or the
     first violation found."""
-    tool = get_tool(params.get("tool")) if isinstance(params.get("tool"), str) else None
+    name = params.get("tool")
+    tool = tools.get(name) if isinstance(name, str) and name in tools else None
     if tool is None:
         return _bad("unknown-tool", "params.tool", "no such tool")
     if set(params) - {"tool", "expectedVerdict", "fixedInput"}:

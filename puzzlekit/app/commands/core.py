@@ -60,9 +60,29 @@ def cmd_schemas(args: argparse.Namespace) -> int:
     return 0
 
 
+def check_family_arg(family: str | None, input_format: str = "auto") -> None:
+    """Refuse a ``--family`` no registry holds (UnknownName, exit 2) before reading any input.
+
+    With ``--input-format tatham`` the name may also be a Tatham puzzle (``solo``, ``keen``, ...).
+    A family named inside an input puzzle is data, not an argument: it gives INVALID_SPEC.
+    """
+    from puzzlekit.core.plugins import UnknownName
+    from puzzlekit.families import FAMILIES
+
+    if family is None:
+        return
+    if input_format == "tatham":
+        from puzzlekit.io.tatham import FAMILY_PUZZLE, PARSERS
+
+        if family not in PARSERS and family not in FAMILY_PUZZLE:
+            raise UnknownName("Tatham puzzle or family", family, [*PARSERS, *FAMILY_PUZZLE])
+        return
+    FAMILIES.get(family)
+
+
 def _settings(args: argparse.Namespace) -> tuple[dict[str, Any] | None, Any, Any]:
     from puzzlekit.verifiers.base import SearchBudget
-    from puzzlekit.verifiers.registry import get_verifier, verifier_names
+    from puzzlekit.verifiers.registry import VERIFIERS, get_verifier
 
     params = None
     if args.params is not None:
@@ -76,8 +96,9 @@ def _settings(args: argparse.Namespace) -> tuple[dict[str, Any] | None, Any, Any
         raise UsageError(
             f"--cap must be at least 2 (uniqueness needs a second solution), got {args.cap}"
         )
-    if args.verifier is not None and args.verifier not in verifier_names():
-        raise UsageError(f"no verifier {args.verifier!r}; known: {', '.join(verifier_names())}")
+    if args.verifier is not None:
+        VERIFIERS.get(args.verifier)  # UnknownName: one line naming the closest, exit 2
+    check_family_arg(args.family, getattr(args, "input_format", "auto"))
     budget = SearchBudget(
         nodes=args.budget_nodes if args.budget_nodes is not None else SearchBudget.nodes,
         seconds=args.budget_seconds if args.budget_seconds is not None else SearchBudget.seconds,

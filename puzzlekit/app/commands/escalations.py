@@ -139,11 +139,9 @@ def cmd_retry(args: argparse.Namespace) -> int:
     if args.budget_seconds is not None and args.budget_seconds <= 0:
         raise UsageError(f"--budget-seconds must be positive, got {args.budget_seconds}")
     if args.verifier is not None:
-        from puzzlekit.verifiers.registry import verifier_names
+        from puzzlekit.verifiers.registry import VERIFIERS
 
-        if args.verifier not in verifier_names():
-            known = ", ".join(verifier_names())
-            raise UsageError(f"no verifier {args.verifier!r}; known: {known}")
+        VERIFIERS.get(args.verifier)  # UnknownName: one line naming the closest, exit 2
     from puzzlekit.verifiers.registry import registry_verify_fn
 
     store = open_store(args)

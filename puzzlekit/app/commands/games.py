@@ -11,17 +11,43 @@ from __future__ import annotations
 
 import argparse
 import json
-
-from puzzlekit.app.cli import UsageError
+from typing import Any
 
 GAMES = ("tictactoe", "mnk", "connect", "nim")
+
+
+def known_games() -> list[str]:
+    """Every registered game by its short name (``tictactoe`` for family ``owm-tictactoe``),
+    built-ins and plugins."""
+    from puzzlekit.families import FAMILIES
+    from puzzlekit.families.games import OnlyWinningMove
+
+    return sorted(
+        name.removeprefix("owm-")
+        for name, fam in FAMILIES.items()
+        if isinstance(fam, OnlyWinningMove)
+    )
+
+
+def find_game(game: str) -> Any:
+    """The game family of ``game`` (a short name or the family name); UnknownName naming the
+    closest games otherwise."""
+    from puzzlekit.core.plugins import UnknownName
+    from puzzlekit.families import FAMILIES
+    from puzzlekit.families.games import OnlyWinningMove
+
+    name = game if game.startswith("owm-") else f"owm-{game}"
+    family = FAMILIES.get(name) if name in FAMILIES else None
+    if not isinstance(family, OnlyWinningMove):
+        raise UnknownName("game", game, known_games())
+    return family
 
 
 def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser(
         "game-verdict", help="exact value of a game position (WIN/LOSS/DRAW) and of every move"
     )
-    p.add_argument("game", help=f"one of {', '.join(GAMES)}")
+    p.add_argument("game", help=f"one of {', '.join(GAMES)} (or a game a plugin registers)")
     p.add_argument(
         "position", help="rows top to bottom joined by '/', e.g. x.o/.x./... ; Nim 3,4,5"
     )
@@ -35,18 +61,10 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 def cmd_game_verdict(args: argparse.Namespace) -> int:
     from puzzlekit.core.model import SpecError
-    from puzzlekit.families import get_family
-    from puzzlekit.families.games import OnlyWinningMove
     from puzzlekit.verifiers.base import BudgetExceeded, SearchBudget
     from puzzlekit.verifiers.gametree import game_verdict
 
-    name = args.game if args.game.startswith("owm-") else f"owm-{args.game}"
-    try:
-        family = get_family(name)
-    except SpecError:
-        raise UsageError(f"no game {args.game!r}; known: {', '.join(GAMES)}") from None
-    if not isinstance(family, OnlyWinningMove):
-        raise UsageError(f"{args.game} is not a game; known: {', '.join(GAMES)}")
+    family = find_game(args.game)  # UnknownName: one line naming the closest games, exit 2
     given = {"k": args.k} if args.k is not None else {}
     try:
         params = family.params_from_text(args.position, given)

@@ -14,7 +14,11 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("family")
     p.add_argument("--params", help="family params as JSON")
     p.add_argument("--count", type=int, default=1, help="accepted puzzles wanted")
-    p.add_argument("--strategy", choices=("adaptive", "blind"), default="adaptive")
+    p.add_argument(
+        "--strategy",
+        default="adaptive",
+        help="generator strategy: adaptive or blind, or one a plugin registers (default adaptive)",
+    )
     p.add_argument(
         "--clues",
         type=int,
@@ -59,13 +63,10 @@ def cmd_generate(args: argparse.Namespace) -> int:
     from tqdm import tqdm
 
     from puzzlekit.core.model import SpecError
-    from puzzlekit.families import get_family
+    from puzzlekit.families import FAMILIES
+    from puzzlekit.generators import STRATEGIES
     from puzzlekit.loop.batch import GenerateConfig, dumps, generate
-    from puzzlekit.verifiers.registry import (
-        default_filter_name,
-        default_holdout_name,
-        verifier_names,
-    )
+    from puzzlekit.verifiers.registry import VERIFIERS, default_filter_name, default_holdout_name
 
     params = {}
     if args.params:
@@ -75,19 +76,21 @@ def cmd_generate(args: argparse.Namespace) -> int:
             raise UsageError(f"--params is not JSON: {exc.msg}") from None
         if not isinstance(params, dict):
             raise UsageError("--params must be a JSON object")
-    try:
-        schema = get_family(args.family).schema(params)
-    except SpecError as exc:
-        raise UsageError(str(exc)) from None
-    names = verifier_names()
+    # unknown names (UnknownName) give one line naming the closest known ones, exit 2
+    family = FAMILIES.get(args.family)
+    STRATEGIES.get(args.strategy)
     if args.filter is None:
         args.filter = default_filter_name(args.family)
     holdout = args.holdout
     if holdout is None:
         holdout = default_holdout_name(args.filter)
-    for flag, name in (("--filter", args.filter), ("--holdout", holdout)):
-        if name != "none" and name not in names:
-            raise UsageError(f"{flag}: no verifier {name!r}; known: {', '.join(names)}")
+    for name in (args.filter, holdout):
+        if name != "none":
+            VERIFIERS.get(name)
+    try:
+        schema = family.schema(params)
+    except SpecError as exc:
+        raise UsageError(str(exc)) from None
     if args.count < 1:
         raise UsageError(f"--count must be at least 1, got {args.count}")
     if args.clues is not None and not 0 <= args.clues <= len(schema.variables):

@@ -19,6 +19,7 @@ import json
 from typing import Any
 
 from puzzlekit.app.cli import UsageError
+from puzzlekit.app.commands.core import check_family_arg
 from puzzlekit.core.model import SpecError
 from puzzlekit.io.inputs import iter_items, read_text
 
@@ -62,6 +63,7 @@ def cmd_grade(args: argparse.Namespace) -> int:
     from puzzlekit.grading.techniques import grade
 
     params = _params(args.params)
+    check_family_arg(args.family, args.input_format)
     try:
         text = read_text(args.file)
     except (OSError, UnicodeDecodeError) as exc:

@@ -43,6 +43,24 @@ def markdown_table(rows: list[dict]) -> str:
     return head + "\n".join(lines) + "\n"
 
 
+def check_names(config: dict) -> None:
+    """Every family, strategy and verifier the config names is registered (UnknownName, naming
+    the closest, otherwise); a missing key is a UsageError naming it."""
+    from puzzlekit.families import FAMILIES
+    from puzzlekit.generators import STRATEGIES
+    from puzzlekit.verifiers.registry import VERIFIERS
+
+    try:
+        for arm in config["arms"]:
+            VERIFIERS.get(arm["filter"])
+            VERIFIERS.get(arm["holdout"])
+            STRATEGIES.get(arm.get("strategy", config.get("strategy", "adaptive")))
+        for schema in config["schemas"]:
+            FAMILIES.get(schema["family"])
+    except (KeyError, TypeError) as exc:
+        raise UsageError(f"[publish_gate]: an arm or schema lacks {exc}") from None
+
+
 def cmd_publish_gate(args: argparse.Namespace) -> int:
     from puzzlekit.loop.settle import check_hypotheses, load_config, run_publish_gate
 
@@ -50,6 +68,7 @@ def cmd_publish_gate(args: argparse.Namespace) -> int:
         config = load_config(args.config)
     except (OSError, ValueError) as exc:
         raise UsageError(f"{args.config}: {exc}") from None
+    check_names(config)
     rows = run_publish_gate(config)
     failed = check_hypotheses(rows)
     if args.table:

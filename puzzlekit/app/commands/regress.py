@@ -1,7 +1,9 @@
 """``puzzlekit regress``: re-verify the golden corpora and say what changed.
 
 Exit 0 when every case gives its recorded report, 1 when any changed (each change printed as a
-readable diff of verdict, solution count, solutions and coordinates), 2 for unusable arguments.
+readable diff of verdict, solution count, solutions and coordinates), 2 for unusable arguments
+and for a corpus of a family that is not registered (its plugin not loaded: ``--plugin MODULE``;
+nothing is rewritten).
 ``--update`` rewrites the entries that changed (with ``--schema S``, also builds the corpus of a
 registered schema that has none), prints how many entries changed, and exits 0. The corpus logic is
 :mod:`puzzlekit.quality.golden`; this module only parses arguments and prints.
@@ -31,10 +33,12 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 def cmd_regress(args: argparse.Namespace) -> int:
     from puzzlekit.quality.golden import format_result, regress
-    from puzzlekit.verifiers.registry import verifier_names
+    from puzzlekit.verifiers.registry import VERIFIERS
 
-    if args.verifier is not None and args.verifier not in verifier_names():
-        raise UsageError(f"no verifier {args.verifier!r}; known: {', '.join(verifier_names())}")
+    if args.verifier is not None:
+        VERIFIERS.get(args.verifier)  # UnknownName: one line naming the closest, exit 2
+    # an unknown --schema, or a corpus whose family no plugin registers (UnknownName), is one
+    # line and exit 2, before anything is verified or rewritten
     try:
         result = regress(
             args.golden, schema=args.schema, verifier=args.verifier, update=args.update

@@ -206,8 +206,14 @@ def _dokusan_checker() -> Callable[[str], Callable[[], str]]:
 
 
 def checker(name: str) -> Callable[[str], Callable[[], str]]:
-    """Checker ``name``: ``prepare(line)`` returns the timed ``check() -> verdict``."""
-    if name in ("sat", "enumerative"):
+    """Checker ``name``: ``prepare(line)`` returns the timed ``check() -> verdict``.
+
+    Besides :data:`CHECKERS`, any registered verifier (a plugin's too) is a checker; an unknown
+    name raises :class:`~puzzlekit.core.plugins.UnknownName` naming the closest checkers."""
+    from puzzlekit.core.plugins import UnknownName
+    from puzzlekit.verifiers.registry import VERIFIERS
+
+    if name in ("sat", "enumerative") or (name not in CHECKERS and name in VERIFIERS):
         return _verifier_checker(name)
     if name in ("pc-backtracking", "pc-default"):
         return _pc_checker(default_solver=name == "pc-default")
@@ -215,7 +221,7 @@ def checker(name: str) -> Callable[[str], Callable[[], str]]:
         return _py_sudoku_checker()
     if name == "dokusan":
         return _dokusan_checker()
-    raise ValueError(f"no checker {name!r}; known: {', '.join(CHECKERS)}")
+    raise UnknownName("checker", name, dict.fromkeys([*CHECKERS, *VERIFIERS.names()]))
 
 
 def _alarm(signum: int, frame: Any) -> None:

@@ -1,0 +1,386 @@
+"""The work behind the MCP tools, and the long-lived worker process that runs it.
+
+:func:`schema_list`, :func:`verify_work`, :func:`generate_work` and :func:`game_work` check their
+arguments (an unusable one raises :class:`ArgumentError` naming the field; an unknown family,
+verifier, strategy or game is named with the closest known names, as every command does) and
+return plain JSON objects. :class:`Worker` runs them in one spawned process under a deadline; the
+process imports the plugins loaded per use in the server's process first.
+
+Not for: the MCP protocol, tool descriptions or transports (:mod:`puzzlekit.app.mcp_server`).
+"""
+
+import json
+import multiprocessing as mp
+import os
+import sys
+import threading
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+COORDINATES_DOC = (
+    "Coordinates: every `coord` is 0-based [row, col] (the top-left cell is [0, 0]); the "
+    "`fieldName` beside it names the same cell 1-based as players write it, r{row}c{col} "
+    "(r1c1 is [0, 0], r3c5 is [2, 4]). Variables that are not grid cells have other tuples, "
+    "e.g. [heap] for Nim."
+)
+
+GAMES = ("tictactoe", "mnk", "connect", "nim")
+MAX_CAP = 1000  # solutions in one report at most (a 9x9 solution is about 1 kB of JSON)
+
+
+@dataclass(frozen=True)
+class Limits:
+    """What one call may ask for: input size, puzzles per generate call, and seconds."""
+
+    max_input_chars: int = 100_000
+    max_count: int = 20
+    max_seconds: float = 300.0
+    grace_seconds: float = 10.0  # over a verification budget before the worker is stopped
+
+
+class ArgumentError(Exception):
+    """A tool argument that cannot be used; the message starts with the field's name."""
+
+    def __init__(self, field: str, message: str) -> None:
+        super().__init__(f"{field}: {message}")
+        self.field = field
+
+
+# --- the work (runs in the worker process) -------------------------------------------------------
+
+
+def _check_size(field: str, value: Any, limit: int) -> None:
+    if value is None:
+        return
+    n = len(value) if isinstance(value, str) else len(json.dumps(value, default=str))
+    if n > limit:
+        raise ArgumentError(field, f"{n} characters, over the limit of {limit}")
+
+
+def _lookup(field: str, registry: Any, name: str) -> Any:
+    """``registry.get(name)``; an unknown name is an ArgumentError of ``field`` whose message is
+    the one every command prints (``unknown verifier 'x'; closest: ...``)."""
+    from puzzlekit.core.plugins import UnknownName
+
+    try:
+        return registry.get(name)
+    except UnknownName as exc:
+        raise ArgumentError(field, str(exc)) from None
+
+
+def _family(field: str, name: str) -> Any:
+    from puzzlekit.families import FAMILIES
+
+    return _lookup(field, FAMILIES, name)
+
+
+def schema_list() -> dict[str, Any]:
+    """The registered schemas, the verifier names and how coordinates are written."""
+    from puzzlekit.families import registered_schemas
+    from puzzlekit.verifiers.registry import verifier_names
+
+    return {
+        "schemas": registered_schemas(),
+        "verifiers": verifier_names(),
+        "coordinates": COORDINATES_DOC,
+    }
+
+
+def verify_work(
+    *,
+    instance: Mapping[str, Any] | str | None = None,
+    family: str | None = None,
+    params: Mapping[str, Any] | None = None,
+    text: str | None = None,
+    verifier: str | None = None,
+    cap: int = 100,
+    budget_seconds: float = 10.0,
+    budget_nodes: int | None = None,
+    limits: Limits = Limits(),
+) -> dict[str, Any]:
+    """The report JSON of one puzzle; ``json`` is the exact line ``puzzlekit verify`` prints."""
+    from puzzlekit.core.model import Instance, SpecError, sha256_digest
+    from puzzlekit.verifiers.base import SearchBudget, invalid_report, source
+    from puzzlekit.verifiers.registry import VERIFIERS, default_verifier_name, get_verifier
+
+    for field, value in (("instance", instance), ("params", params), ("text", text)):
+        _check_size(field, value, limits.max_input_chars)
+    if instance is not None and text is not None:
+        raise ArgumentError("instance", "give either instance or family + text, not both")
+    if instance is None and text is None:
+        raise ArgumentError("instance", "required (or family + text)")
+    if instance is not None and params is not None:
+        raise ArgumentError("params", "only with text; an instance carries its own params")
+    if not 2 <= cap <= MAX_CAP:
+        raise ArgumentError("cap", f"must be in 2..{MAX_CAP} (uniqueness needs 2), got {cap}")
+    if not 0 < budget_seconds <= limits.max_seconds:
+        raise ArgumentError(
+            "budget_seconds", f"must be in (0, {limits.max_seconds:g}], got {budget_seconds}"
+        )
+    if budget_nodes is not None and budget_nodes < 1:
+        raise ArgumentError("budget_nodes", f"must be at least 1, got {budget_nodes}")
+    if verifier is not None:
+        _lookup("verifier", VERIFIERS, verifier)
+    budget = SearchBudget(
+        nodes=budget_nodes if budget_nodes is not None else SearchBudget.nodes,
+        seconds=budget_seconds,
+    )
+    inst: Instance | None = None
+    violations: tuple = ()
+    raw = ""
+    if instance is not None:
+        obj: Any = instance
+        if isinstance(instance, str):
+            raw = instance
+            try:
+                obj = json.loads(instance)
+            except json.JSONDecodeError as exc:
+                raise ArgumentError("instance", f"not JSON: {exc.msg} at {exc.pos}") from None
+        if not isinstance(obj, dict):
+            raise ArgumentError("instance", 'must be a JSON object {"family", "params", "clues"}')
+        if not isinstance(obj.get("family"), str):
+            raise ArgumentError("instance.family", "required, a family name")
+        _family("instance.family", obj["family"])
+        raw = raw or json.dumps(obj, sort_keys=True)
+        try:
+            inst = Instance.from_json_obj(obj)
+        except SpecError as exc:
+            violations = exc.violations
+    else:
+        if family is None:
+            raise ArgumentError("family", "required with text")
+        fam = _family("family", family)
+        assert text is not None
+        raw = text
+        try:
+            inst = fam.parse_text(text.strip(), dict(params) if params is not None else None)
+        except SpecError as exc:
+            violations = exc.violations
+    if inst is None:
+        rep = invalid_report(
+            sha256_digest(raw.encode("utf-8")), violations, source("input", "1"), cap
+        )
+    else:
+        name = verifier or default_verifier_name(inst)
+        rep = get_verifier(name).verify(inst, solution_cap=cap, budget=budget)
+    return {"json": rep.to_json(), "report": rep.to_json_obj()}
+
+
+def generate_work(
+    *,
+    family: str,
+    params: Mapping[str, Any] | None = None,
+    strategy: str = "adaptive",
+    count: int = 1,
+    seed: int = 0,
+    minimize: bool = False,
+    clues: int | None = None,
+    filter: str | None = None,
+    holdout: str | None = None,
+    max_calls: int = 200,
+    limits: Limits = Limits(),
+) -> dict[str, Any]:
+    """Accepted puzzles of the closed loop; ``jsonl`` is what ``puzzlekit generate`` prints."""
+    from puzzlekit.core.model import SpecError
+    from puzzlekit.generators import STRATEGIES
+    from puzzlekit.loop.batch import GenerateConfig, dumps, generate
+    from puzzlekit.verifiers.registry import VERIFIERS, default_filter_name, default_holdout_name
+
+    _check_size("params", params, limits.max_input_chars)
+    fam = _family("family", family)
+    try:
+        schema = fam.schema(dict(params or {}))
+    except SpecError as exc:
+        raise ArgumentError("params", str(exc)) from None
+    _lookup("strategy", STRATEGIES, strategy)
+    if not 1 <= count <= limits.max_count:
+        raise ArgumentError("count", f"must be in 1..{limits.max_count}, got {count}")
+    if seed < 0:
+        raise ArgumentError("seed", f"must be non-negative, got {seed}")
+    n = len(schema.variables)
+    if clues is not None and not 0 <= clues <= n:
+        raise ArgumentError("clues", f"must be in 0..{n}, got {clues}")
+    if not 1 <= max_calls <= 10_000:
+        raise ArgumentError("max_calls", f"must be in 1..10000, got {max_calls}")
+    filter = filter or default_filter_name(family)
+    holdout = holdout or default_holdout_name(filter)
+    for field, name in (("filter", filter), ("holdout", holdout)):
+        if not (field == "holdout" and name == "none"):
+            _lookup(field, VERIFIERS, name)
+    config = GenerateConfig(
+        family=family,
+        params=dict(params or {}),
+        count=count,
+        strategy=strategy,
+        clues=clues,
+        minimize=minimize,
+        filter=filter,
+        holdout=None if holdout == "none" else holdout,
+        seed=seed,
+        max_calls=max_calls,
+        holdout_in_process=True,
+    )
+    records = list(generate(config))
+    return {
+        "jsonl": "".join(dumps(rec) + "\n" for rec in records),
+        "puzzles": records,
+        "accepted": sum(1 for r in records if r["status"] == "accepted"),
+    }
+
+
+def game_work(
+    *,
+    game: str,
+    position: str,
+    to_move: str | None = None,
+    k: int | None = None,
+    solver: str = "alphabeta",
+    budget_seconds: float = 10.0,
+    limits: Limits = Limits(),
+) -> dict[str, Any]:
+    """The value of a game position for the side to move, and of every legal move."""
+    from puzzlekit.app.commands.games import find_game
+    from puzzlekit.core.model import SpecError
+    from puzzlekit.core.plugins import UnknownName
+    from puzzlekit.verifiers.base import BudgetExceeded, SearchBudget
+    from puzzlekit.verifiers.gametree import game_verdict
+
+    _check_size("position", position, limits.max_input_chars)
+    if not 0 < budget_seconds <= limits.max_seconds:
+        raise ArgumentError(
+            "budget_seconds", f"must be in (0, {limits.max_seconds:g}], got {budget_seconds}"
+        )
+    try:
+        family = find_game(game)
+    except UnknownName as exc:
+        raise ArgumentError("game", str(exc)) from None
+    if to_move not in (None, "x", "o"):
+        raise ArgumentError("to_move", f"'x' or 'o', got {to_move!r}")
+    given = {"k": k} if k is not None else {}
+    try:
+        params = family.params_from_text(position, given)
+        g = family.game(params)
+        state = g.parse(position, to_move)
+    except SpecError as exc:
+        details = "; ".join(
+            (f"{v.field_name} {list(v.coord)}" if v.coord is not None else v.field_name)
+            + f" ({v.violation_type}): {v.detail}"
+            for v in exc.violations
+        )
+        raise ArgumentError("position", details) from None
+    try:
+        verdict = game_verdict(
+            g, state, solver=solver, budget=SearchBudget(nodes=None, seconds=budget_seconds)
+        )
+    except BudgetExceeded as exc:
+        raise ArgumentError(
+            "budget_seconds", f"the {exc.resource} budget of {exc.limit} ran out; undecided"
+        ) from None
+    obj = {"game": g.info.name, "params": dict(g.params), **verdict.to_json_obj()}
+    obj["toMove"] = g.side_name(verdict.to_move)
+    return obj
+
+
+_OPS: dict[str, Callable[..., dict[str, Any]]] = {
+    "schemas": schema_list,
+    "verify": verify_work,
+    "generate": generate_work,
+    "game": game_work,
+}
+
+
+def _worker_main(conn: Any, plugins: tuple[str, ...] = ()) -> None:
+    # stdout may be the MCP stdio channel of the parent: nothing of ours may write to it.
+    os.dup2(2, 1)
+    sys.stdout = sys.stderr
+    import puzzlekit.loop.batch  # noqa: F401  (warm the imports once)
+    import puzzlekit.verifiers.registry
+    from puzzlekit.core.plugins import use_plugins
+
+    use_plugins(plugins)  # the server's --plugin modules (loaded there already, so they import)
+
+    puzzlekit.verifiers.registry.verifier_names()
+    while True:
+        try:
+            op, kwargs = conn.recv()
+        except (EOFError, OSError):
+            return
+        try:
+            out: tuple = ("ok", _OPS[op](**kwargs))
+        except ArgumentError as exc:
+            out = ("argument", str(exc))
+        except Exception as exc:  # a bug must not end the worker: report it and go on
+            out = ("error", f"{type(exc).__name__}: {exc}")
+        try:
+            conn.send(out)
+        except (BrokenPipeError, OSError):
+            return
+
+
+class WorkTimeout(Exception):
+    """The work of a call ran past its deadline (the worker was stopped)."""
+
+
+class WorkFailed(Exception):
+    """The work raised an unexpected exception, or the worker died."""
+
+
+class Worker:
+    """One long-lived worker process; :meth:`call` runs one operation under a deadline.
+
+    A call past its deadline kills the process; the next call starts a fresh one. Calls are
+    serialized (one at a time), so one call's state never leaks into the next. ``plugins``:
+    modules the worker imports first (default: those loaded per use in this process, e.g. by
+    ``puzzlekit mcp --plugin MODULE``).
+    """
+
+    def __init__(self, plugins: tuple[str, ...] | None = None) -> None:
+        self._plugins = plugins
+        self._lock = threading.Lock()
+        self._proc: Any = None
+        self._conn: Any = None
+
+    def start(self) -> None:
+        if self._proc is not None and self._proc.is_alive():
+            return
+        from puzzlekit.core.plugins import per_use_modules
+
+        plugins = tuple(per_use_modules() if self._plugins is None else self._plugins)
+        ctx = mp.get_context("spawn")
+        self._conn, child = ctx.Pipe()
+        self._proc = ctx.Process(target=_worker_main, args=(child, plugins), daemon=True)
+        self._proc.start()
+        child.close()
+
+    def stop(self) -> None:
+        if self._proc is not None:
+            self._proc.kill()
+            self._proc.join(5)
+            self._conn.close()
+        self._proc = self._conn = None
+
+    def call(self, op: str, kwargs: Mapping[str, Any], timeout: float) -> dict[str, Any]:
+        """Run ``op`` with ``kwargs``; raises ArgumentError, WorkTimeout or WorkFailed."""
+        with self._lock:
+            self.start()
+            try:
+                self._conn.send((op, dict(kwargs)))
+                ready = self._conn.poll(timeout)
+            except (BrokenPipeError, OSError) as exc:
+                self.stop()
+                raise WorkFailed(f"the worker process ended ({exc})") from None
+            if not ready:
+                self.stop()
+                raise WorkTimeout(f"over the time limit of {timeout:g} s; the work was stopped")
+            try:
+                status, payload = self._conn.recv()
+            except (EOFError, OSError):
+                self.stop()
+                raise WorkFailed("the worker process ended during the call") from None
+        if status == "ok":
+            return payload
+        if status == "argument":
+            field, _, message = payload.partition(": ")
+            raise ArgumentError(field, message)
+        raise WorkFailed(payload)

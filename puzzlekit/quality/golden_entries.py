@@ -1,0 +1,154 @@
+"""Golden corpora, the records: schema ids, :class:`GoldenEntry` and the ``.jsonl`` files.
+
+See :mod:`puzzlekit.quality.golden` for what a corpus is and how schema ids are formed; every
+name here is importable from there too.
+
+Not for: building cases (:mod:`puzzlekit.quality.golden_build`) or re-verifying them
+(:mod:`puzzlekit.quality.golden`).
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from puzzlekit.core.model import Instance, SpecError, canonical_json, sha256_digest
+from puzzlekit.core.report import VerifierReport
+from puzzlekit.families import Family, get_family
+
+CASES = (
+    "unique",
+    "multiple",
+    "multiple-capped",
+    "unsolvable",
+    "invalid-outside",
+    "invalid-value",
+    "invalid-duplicate",
+)
+
+
+# --- naming -------------------------------------------------------------------------------------
+
+
+def schema_id(family: Family | str, params: Mapping[str, Any] | None = None) -> str:
+    """The stable file name (without ``.jsonl``) of a schema's corpus: the family's
+    ``schema_id`` of its normalized params (``Family.schema_id``)."""
+    fam = get_family(family) if isinstance(family, str) else family
+    return str(fam.schema_id(fam.normalize_params(dict(params or {}))))
+
+
+def registered_ids() -> dict[str, tuple[Family, dict[str, Any]]]:
+    """Every registered schema by its id, with its family and params."""
+    from puzzlekit.families import families
+
+    return {
+        schema_id(fam, params): (fam, dict(params))
+        for fam in families()
+        for params in fam.listed_params
+    }
+
+
+# --- entries ------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class GoldenEntry:
+    """One recorded case: an instance and the report content it must keep giving."""
+
+    case: str
+    note: str
+    instance: Instance
+    verifier: str
+    cap: int
+    report: Mapping[str, Any]
+    report_digest: str
+
+    @property
+    def verdict(self) -> str:
+        return str(self.report["uniquenessVerdict"])
+
+    def to_json_obj(self) -> dict[str, Any]:
+        return {
+            "case": self.case,
+            "note": self.note,
+            "instance": self.instance.to_json_obj(),
+            "instanceDigest": self.instance.digest,
+            "verifier": self.verifier,
+            "solutionCap": self.cap,
+            "verdict": self.verdict,
+            "reportDigest": self.report_digest,
+            "report": dict(self.report),
+        }
+
+    @classmethod
+    def from_json_obj(cls, obj: Mapping[str, Any], where: str = "entry") -> GoldenEntry:
+        """Read one line; ValueError naming ``where`` for a corrupt or hand-edited entry."""
+        try:
+            instance = Instance.from_json_obj(obj["instance"])
+            entry = cls(
+                obj["case"],
+                obj.get("note", ""),
+                instance,
+                obj["verifier"],
+                int(obj["solutionCap"]),
+                obj["report"],
+                obj["reportDigest"],
+            )
+        except (KeyError, TypeError, SpecError) as exc:
+            raise ValueError(f"{where}: not a golden entry ({exc})") from None
+        if instance.digest != obj.get("instanceDigest", instance.digest):
+            raise ValueError(f"{where}: instanceDigest does not match the instance")
+        if content_digest(entry.report) != entry.report_digest:
+            raise ValueError(
+                f"{where}: reportDigest does not match the recorded report; "
+                "rewrite the corpus with `puzzlekit regress --update`, do not edit it by hand"
+            )
+        return entry
+
+    @classmethod
+    def record(
+        cls,
+        case: str,
+        note: str,
+        instance: Instance,
+        verifier: str,
+        cap: int,
+        report: VerifierReport,
+    ) -> GoldenEntry:
+        content = report.content_json_obj()
+        return cls(case, note, instance, verifier, cap, content, report.digest())
+
+
+def content_digest(content: Mapping[str, Any]) -> str:
+    """The digest of a report's content, as :meth:`VerifierReport.digest` computes it."""
+    return sha256_digest(canonical_json(dict(content)))
+
+
+def load_corpus(path: str | Path) -> list[GoldenEntry]:
+    """The entries of one ``.jsonl`` corpus; ValueError naming the line of a bad entry."""
+    path = Path(path)
+    out = []
+    for lineno, line in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1):
+        if not line.strip():
+            continue
+        where = f"{path.name}:{lineno}"
+        try:
+            obj = json.loads(line)
+        except json.JSONDecodeError as exc:
+            raise ValueError(f"{where}: not JSON ({exc.msg})") from None
+        out.append(GoldenEntry.from_json_obj(obj, where))
+    return out
+
+
+def write_corpus(path: str | Path, entries: Iterable[GoldenEntry]) -> None:
+    """Write entries as JSON Lines (keys sorted, so rewrites give small diffs)."""
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    lines = [
+        json.dumps(e.to_json_obj(), sort_keys=True, ensure_ascii=False, separators=(",", ":"))
+        for e in entries
+    ]
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
