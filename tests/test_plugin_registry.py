@@ -104,7 +104,8 @@ def test_entry_point_plugins_load_on_first_lookup_and_a_broken_one_does_not_stop
         "from puzzlekit.generators import STRATEGIES\n"
         "from puzzlekit.core.plugins import loaded_plugins\n"
         "print(STRATEGIES.names())\n"
-        "print([(p.module, p.source, p.distribution, p.version) for p in loaded_plugins()])\n"
+        "print([(p.module, p.source, p.distribution, p.version) for p in loaded_plugins()\n"
+        "       if p.module.startswith('pk_')])\n"
     )
     env = {**os.environ, "PYTHONPATH": str(tmp_path)}
     out = subprocess.run(

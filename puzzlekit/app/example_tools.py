@@ -20,6 +20,7 @@ from collections.abc import Mapping
 from functools import cache
 from typing import Any
 
+from puzzlekit.core.clock import FROZEN_AT
 from puzzlekit.families.tools import register_tool
 
 REVIEW_KERNEL_SCHEMA: dict[str, Any] = {
@@ -36,7 +37,7 @@ REVIEW_KERNEL_SCHEMA: dict[str, Any] = {
 }
 
 #: the fixed clock of the ``review-kernel`` oracle (decisions are pure functions of it)
-REVIEW_KERNEL_COMPUTED_AT = "2025-01-01T00:00:00Z"
+REVIEW_KERNEL_COMPUTED_AT = FROZEN_AT
 
 
 def review_kernel_request(inp: Mapping[str, Any]) -> dict[str, Any]:
