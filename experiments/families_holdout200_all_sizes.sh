@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# 200 puzzles for every listed schema of the grid families of issue 9 (`puzzlekit generate`,
+# 200 puzzles for every listed schema of the grid families (`puzzlekit generate`,
 # adaptive, default clue count, seed 1, the family's default filter and independent holdout);
 # one Markdown row per schema: family | params | accepted | holdout rejects | calls | seconds
 cd "$(dirname "$0")/.."

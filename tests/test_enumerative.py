@@ -1,4 +1,4 @@
-"""The enumerative verifier's verdicts and reject details (issue: core)."""
+"""The enumerative verifier's verdicts and reject details."""
 
 from __future__ import annotations
 

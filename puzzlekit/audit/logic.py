@@ -1,6 +1,6 @@
 """Eight-valued verdicts: what one audit step concluded, and how verifier outcomes map onto them.
 
-The eight values are ``TRUE FALSE BOTH NEITHER INFINITY ZERO FLOWING SELF`` (DESIGN §7). A
+The eight values are ``TRUE FALSE BOTH NEITHER INFINITY ZERO FLOWING SELF``. A
 verifier report maps to one of the first six; the helpers below produce the values that no
 single report can: filter/holdout disagreement (BOTH), a digest whose verdict changes on replay
 (FLOWING) and a check that audits itself because its holdout backend is its filter backend
