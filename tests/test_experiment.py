@@ -37,7 +37,7 @@ def tiny_config():
 
 
 def without_seconds(df: pd.DataFrame) -> pd.DataFrame:
-    timings = [c for c in df.columns if c == "seconds" or c.endswith("_seconds")]
+    timings = [c for c in df.columns if c == "seconds" or c.endswith("Seconds")]
     return df.drop(columns=timings).reset_index(drop=True)
 
 
@@ -116,14 +116,14 @@ def test_smoke_run_writes_manifest_parquet_ledger_and_report(smoke_run):
     assert len(puzzles) == arms * config.trials == manifest["rows"]["puzzles"]
     for col in (
         "status",
-        "clue_count",
-        "filter_calls",
-        "holdout_verdict",
-        "holdout_reject_case",
-        "holdout_coords",
-        "pipeline_kind",
-        "escalation_target",
-        "kernel_outcome",
+        "clueCount",
+        "filterCalls",
+        "holdoutVerdict",
+        "holdoutRejectCase",
+        "holdoutCoords",
+        "stopKind",
+        "escalationTarget",
+        "kernelOutcome",
         "level",
         "technique",
     ):
@@ -133,34 +133,34 @@ def test_smoke_run_writes_manifest_parquet_ledger_and_report(smoke_run):
         "strategy",
         "schema",
         "attempt",
-        "instance_digest",
+        "instanceDigest",
         "side",
         "verdict",
-        "reject_case",
-        "top_coord",
-        "solution_count",
+        "rejectCase",
+        "topCoord",
+        "solutionCount",
         "seconds",
     ):
         assert col in attempts
     filt = attempts[attempts["side"] == "filter"]
-    assert len(filt) == puzzles["filter_calls"].sum()
-    assert (attempts["side"] == "holdout").sum() == puzzles["holdout_verdict"].notna().sum()
+    assert len(filt) == puzzles["filterCalls"].sum()
+    assert (attempts["side"] == "holdout").sum() == puzzles["holdoutVerdict"].notna().sum()
     hold = attempts[attempts["side"] == "holdout"]
     assert hold["seconds"].notna().all() and (hold["seconds"] > 0).all()
-    assert puzzles.loc[puzzles["holdout_verdict"].notna(), "holdout_seconds"].notna().all()
+    assert puzzles.loc[puzzles["holdoutVerdict"].notna(), "holdoutSeconds"].notna().all()
     # sat reports forcedCells on MULTIPLE; the probe measures every sat-accepted puzzle
     sat_multiple = filt[(filt["filter"] == "sat") & (filt["verdict"] == "MULTIPLE")]
-    assert sat_multiple["forced_cells"].notna().all()
-    assert filt.loc[filt["verdict"] == "UNIQUE", "forced_cells"].isna().all()
+    assert sat_multiple["forcedCells"].notna().all()
+    assert filt.loc[filt["verdict"] == "UNIQUE", "forcedCells"].isna().all()
     sat_acc = puzzles[(puzzles["filter"] == "sat") & (puzzles["status"] == "accepted")]
-    assert sat_acc["probe_forced_cells"].between(1, 16).all()
+    assert sat_acc["probeForcedCells"].between(1, 16).all()
     # every accepted 4×4 Sudoku is graded; the rest are not
     acc = puzzles["status"] == "accepted"
     assert puzzles.loc[acc, "level"].notna().all() and puzzles.loc[acc, "technique"].notna().all()
     assert puzzles.loc[~acc, "level"].isna().all()
     # the sat filter is exact: the holdout never rejects what it accepted
     sat = puzzles[(puzzles["filter"] == "sat") & (puzzles["status"] == "accepted")]
-    assert not sat["holdout_rejected"].any()
+    assert not sat["holdoutRejected"].any()
 
     with Ledger(smoke_run / "ledger.db") as ledger:
         entries = ledger.entries()
@@ -188,7 +188,7 @@ def test_report_command_rewrites_the_report_from_the_parquet_files(smoke_run, ca
     assert capsys.readouterr().out.strip() == f"report: {smoke_run / 'report' / 'report.md'}"
     text = (smoke_run / "report" / "report.md").read_text()
     puzzles = pd.read_parquet(smoke_run / "puzzles.parquet")
-    rejects = int(puzzles["holdout_rejected"].sum())
+    rejects = int(puzzles["holdoutRejected"].sum())
     assert f"Holdout rejects: {rejects}, of which {rejects} name coordinates." in text
 
 
