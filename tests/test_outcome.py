@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 
 from puzzlekit.app.cli import main
+from puzzlekit.app.studies.publish_gate import check_hypotheses, load_config, run_publish_gate
 from puzzlekit.audit.escalation import Dispatcher, EscalationStore, as_checkpoint
 from puzzlekit.audit.ledger import Ledger
 from puzzlekit.audit.logic import LogicValue
@@ -20,7 +21,6 @@ from puzzlekit.generators.adaptive import Adaptive
 from puzzlekit.generators.blind import Blind
 from puzzlekit.loop.driver import InlineHoldout, LoopBudget, LoopResult, run_loop
 from puzzlekit.loop.publish import CorpusPolicy, Provenance
-from puzzlekit.app.studies.publish_gate import check_hypotheses, load_config, run_publish_gate
 from puzzlekit.loop.settle import (
     audit_steps,
     derive_and_decide,
