@@ -121,7 +121,6 @@ _KEYS = [
     _f("trial", pa.int64(), "trial index t; the loop's seed is loop_seed(config seed, t)", False),
     _f("seed", pa.string(), "the loop's seed, decimal (may exceed int64)", False),
 ]
-_DETAIL_DOC = " of this call's reject detail; null for other cases"
 
 ATTEMPT_FIELDS = [
     *_KEYS,
@@ -136,10 +135,10 @@ ATTEMPT_FIELDS = [
     _f("topCoord", COORD, "first gap coord / conflict clue / culprit / violation coord"),
     _f("solutionCount", pa.int64(), "solutions found, up to the solution cap"),
     _f("forcedCells", pa.int64(), "cells in the report's forcedCells stat (sat on MULTIPLE)"),
-    _f("discriminativeGap", pa.list_(GAP_ITEM), "MULTIPLE: the whole gap" + _DETAIL_DOC),
-    _f("conflict", CONFLICT, "UNSOLVABLE: clue ids, coordinates, rules" + _DETAIL_DOC),
-    _f("culprits", pa.list_(FIELD_CARDINALITY), "DOMAIN_TOO_LARGE/UNDECIDED" + _DETAIL_DOC),
-    _f("violations", pa.list_(VIOLATION), "INVALID_SPEC" + _DETAIL_DOC),
+    _f("discriminativeGap", pa.list_(GAP_ITEM), "the whole gap of a MULTIPLE (else null)"),
+    _f("conflict", CONFLICT, "the conflict of an UNSOLVABLE: clue ids, coords, rules"),
+    _f("culprits", pa.list_(FIELD_CARDINALITY), "culprits of DOMAIN_TOO_LARGE/UNDECIDED"),
+    _f("violations", pa.list_(VIOLATION), "the violations of an INVALID_SPEC (else null)"),
     _f("seconds", pa.float64(), "wall time of the call (holdout: pipe included); a timing"),
 ]
 
@@ -245,32 +244,46 @@ def frame_table(df: pd.DataFrame, schema: pa.Schema) -> pa.Table:
     return pa.Table.from_pandas(_typed(df.copy(), schema), schema=schema, preserve_index=False)
 
 
-def columns_markdown(schema: pa.Schema) -> str:
-    """A Markdown table of the schema's columns: name, type, description."""
-    lines = ["| column | type | description |", "|---|---|---|"]
-    for field in schema:
+def columns_markdown(schema: pa.Schema | pa.StructType) -> str:
+    """A Markdown table of a schema's columns (or a struct's fields): name, type, description."""
+    fields = list(schema) if isinstance(schema, pa.Schema) else list(schema)
+    head = "column" if isinstance(schema, pa.Schema) else "field"
+    lines = [f"| {head} | type | description |", "|---|---|---|"]
+    for field in fields:
         desc = field.metadata[b"description"].decode()
         null = "" if field.nullable else ", never null"
-        lines.append(f"| `{field.name}` | {_type_text(field.type)}{null} | {desc} |")
+        lines.append(f"| `{field.name}` | {_type_text(field.type, field.name)}{null} | {desc} |")
     return "\n".join(lines) + "\n"
 
 
-_NAMED = {
-    REJECT_DETAIL: "RejectDetail",
-    CONFLICT: "Conflict",
-    GAP_ITEM: "GapItem",
-    FIELD_CARDINALITY: "FieldCardinality",
-    VIOLATION: "Violation",
-    COORD: "coord",
+#: the nested types by the names docs/data.md gives them (those of puzzlekit.core.report)
+STRUCTS = {
+    "RejectDetail": REJECT_DETAIL,
+    "GapItem": GAP_ITEM,
+    "Conflict": CONFLICT,
+    "ConflictClue": CONFLICT_CLUE,
+    "ConflictRule": CONFLICT_RULE,
+    "FieldCardinality": FIELD_CARDINALITY,
+    "Violation": VIOLATION,
+    "Budget": BUDGET,
 }
 
 
-def _type_text(t: pa.DataType) -> str:
-    for known, name in _NAMED.items():
+def _named(t: pa.DataType, name: str) -> str | None:
+    if t.equals(COORD) and "oord" in name:  # a list of integers named as a coordinate is one
+        return "coord"
+    for name, known in STRUCTS.items():
         if t.equals(known):
             return name
+    return None
+
+
+def _type_text(t: pa.DataType, name: str) -> str:
+    named = _named(t, name)
+    if named is not None:
+        return named
     if pa.types.is_list(t):
-        return f"list of {_type_text(t.value_type)}"
+        return f"list of {_type_text(t.value_type, name)}"
     return str(t)
 
 
