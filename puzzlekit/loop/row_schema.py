@@ -244,6 +244,42 @@ def frame_table(df: pd.DataFrame, schema: pa.Schema) -> pa.Table:
     return pa.Table.from_pandas(_typed(df.copy(), schema), schema=schema, preserve_index=False)
 
 
+def _nested(schema: pa.Schema) -> list[str]:
+    return [f.name for f in schema if _dtype(f) is None]
+
+
+def part_schema(schema: pa.Schema) -> pa.Schema:
+    """The flat schema of an experiment's part files: nested columns as JSON text.
+
+    Parts are one small file per task, kept for resuming; a nested Parquet schema and the field
+    descriptions cost tens of kilobytes of footer per file, JSON text almost nothing (the merged
+    files carry the descriptions). :func:`part_frame` reads them back.
+    """
+    fields = [
+        pa.field(f.name, f.type if _dtype(f) is not None else pa.string(), f.nullable)
+        for f in schema
+    ]
+    return pa.schema(fields, metadata={**schema.metadata, b"puzzlekit.part": b"json"})
+
+
+def part_table(df: pd.DataFrame, schema: pa.Schema) -> pa.Table:
+    """Rows of ``schema`` as a table of :func:`part_schema`."""
+    flat = part_schema(schema)
+    df = df.copy()
+    for col in _nested(schema):
+        df[col] = [
+            None if v is None else json.dumps(R._plain(v), separators=(",", ":")) for v in df[col]
+        ]
+    return frame_table(df, flat)
+
+
+def part_frame(df: pd.DataFrame, schema: pa.Schema) -> pd.DataFrame:
+    """A part file's rows (as pandas reads them) with their nested columns decoded."""
+    for col in _nested(schema):
+        df[col] = [json.loads(v) if isinstance(v, str) else None for v in df[col]]
+    return df
+
+
 def columns_markdown(schema: pa.Schema | pa.StructType) -> str:
     """A Markdown table of a schema's columns (or a struct's fields): name, type, description."""
     fields = list(schema) if isinstance(schema, pa.Schema) else list(schema)

@@ -1,8 +1,10 @@
 """The files of a run directory: each task's rows as Parquet parts, written atomically, merged
 into ``attempts.parquet`` and ``puzzles.parquet`` at the end; JSON written atomically.
 
-Every Parquet file is written with the row schema of :mod:`puzzlekit.loop.row_schema` (column
-types and a description per field), so a run directory documents itself.
+``attempts.parquet`` and ``puzzles.parquet`` are written with the row schema of
+:mod:`puzzlekit.loop.row_schema` (column types and a description per field, nested fields
+included), so a run directory documents itself. The parts, kept for resuming, hold the same rows
+with their nested columns as JSON text (a small flat file per task).
 
 Not for: building rows (:mod:`puzzlekit.loop.rows`) or deciding what runs
 (:mod:`puzzlekit.app.experiment.runner`).
@@ -18,14 +20,18 @@ from typing import Any
 import pandas as pd
 
 
-def write_table(df: pd.DataFrame, schema: Any, path: Path) -> None:
-    """Write ``df`` as Parquet of ``schema`` atomically (temporary file, fsync, rename)."""
+def write_table(df: pd.DataFrame, schema: Any, path: Path, *, part: bool = False) -> None:
+    """Write ``df`` as Parquet of ``schema`` atomically (temporary file, fsync, rename); a part
+    file keeps its nested columns as JSON text (:func:`puzzlekit.loop.row_schema.part_schema`)."""
     import pyarrow.parquet as pq
 
-    from puzzlekit.loop.row_schema import frame_table
+    from puzzlekit.loop.row_schema import frame_table, part_table
 
     tmp = path.with_name(path.name + ".tmp")
-    pq.write_table(frame_table(df, schema), tmp)
+    if part:  # statistics only help readers filter big files; a part is read whole
+        pq.write_table(part_table(df, schema), tmp, write_statistics=False)
+    else:
+        pq.write_table(frame_table(df, schema), tmp)
     with open(tmp, "rb") as fh:
         os.fsync(fh.fileno())
     tmp.replace(path)
@@ -52,18 +58,24 @@ def save_task(run: Path, result: Any) -> None:
     from puzzlekit.loop.row_schema import ATTEMPT_SCHEMA, PUZZLE_SCHEMA, rows_frame
 
     a_path, p_path = part_paths(run, result.task_id)
-    write_table(rows_frame(result.attempts, ATTEMPT_SCHEMA), ATTEMPT_SCHEMA, a_path)
-    write_table(rows_frame(result.puzzles, PUZZLE_SCHEMA), PUZZLE_SCHEMA, p_path)
+    write_table(rows_frame(result.attempts, ATTEMPT_SCHEMA), ATTEMPT_SCHEMA, a_path, part=True)
+    write_table(rows_frame(result.puzzles, PUZZLE_SCHEMA), PUZZLE_SCHEMA, p_path, part=True)
 
 
 def merge_parts(run: Path, task_ids: list[str]) -> tuple[pd.DataFrame, pd.DataFrame]:
     """Every task's parts merged and sorted, written as ``attempts.parquet`` and
     ``puzzles.parquet``; returns ``(attempts, puzzles)``."""
-    from puzzlekit.loop.row_schema import ATTEMPT_SCHEMA, PUZZLE_SCHEMA, rows_frame, sort_frame
+    from puzzlekit.loop.row_schema import (
+        ATTEMPT_SCHEMA,
+        PUZZLE_SCHEMA,
+        part_frame,
+        rows_frame,
+        sort_frame,
+    )
 
     out = []
     for index, schema, name in ((0, ATTEMPT_SCHEMA, "attempts"), (1, PUZZLE_SCHEMA, "puzzles")):
-        frames = [pd.read_parquet(part_paths(run, t)[index]) for t in task_ids]
+        frames = [part_frame(pd.read_parquet(part_paths(run, t)[index]), schema) for t in task_ids]
         frames = [df for df in frames if not df.empty]
         if frames:
             df = sort_frame(pd.concat(frames, ignore_index=True), schema)
