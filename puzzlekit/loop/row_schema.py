@@ -361,3 +361,20 @@ def upgrade_frame(df: pd.DataFrame, version: int) -> pd.DataFrame:
         if col in df:
             df[col] = [json.loads(v) if isinstance(v, str) else None for v in df[col]]
     return df
+
+
+def schema_markdown() -> str:
+    """The column tables of docs/data.md: both files, then each nested type."""
+    parts = [
+        "### attempts.parquet\n",
+        columns_markdown(ATTEMPT_SCHEMA),
+        "### puzzles.parquet\n",
+        columns_markdown(PUZZLE_SCHEMA),
+    ]
+    for name, struct in STRUCTS.items():
+        parts += [f"### {name}\n", columns_markdown(struct)]
+    return "\n".join(parts)
+
+
+if __name__ == "__main__":  # python -m puzzlekit.loop.row_schema: the tables of docs/data.md
+    print(schema_markdown(), end="")
