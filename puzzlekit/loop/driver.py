@@ -163,6 +163,38 @@ def guarded_verify(
     return report, seconds
 
 
+def _attempt(index: int, step: Any, report: VerifierReport | None, seconds: float) -> Attempt:
+    """The trace entry of one filter call on ``step.instance`` (``report`` None: contaminated)."""
+    instance = step.instance
+    if report is None:
+        return Attempt(
+            index,
+            instance.digest,
+            len(instance.clues),
+            CONTAMINATED,
+            step.action,
+            step.coord,
+            None,
+            None,
+            0,
+            seconds,
+        )
+    rd = report.reject_detail
+    return Attempt(
+        index,
+        report.instance_digest,
+        len(instance.clues),
+        report.verdict.value,
+        step.action,
+        step.coord,
+        rd.case.value if rd else None,
+        top_coord(report),
+        report.solution_count,
+        seconds,
+        report,
+    )
+
+
 def run_loop(
     schema: Schema,
     strategy: Any,
@@ -183,71 +215,30 @@ def run_loop(
     trace: list[Attempt] = []
     report: VerifierReport | None = None
     for i in range(budget.max_calls):
-        instance = step.instance
-        report, seconds = guarded_verify(filter, instance, budget.solution_cap)
-        rd = report.reject_detail if report is not None else None
-        trace.append(
-            Attempt(
-                i,
-                instance.digest if report is None else report.instance_digest,
-                len(instance.clues),
-                CONTAMINATED if report is None else report.verdict.value,
-                step.action,
-                step.coord,
-                rd.case.value if rd else None,
-                top_coord(report) if report is not None else None,
-                report.solution_count if report is not None else 0,
-                seconds,
-                report,
-            )
-        )
+        report, seconds = guarded_verify(filter, step.instance, budget.solution_cap)
+        trace.append(_attempt(i, step, report, seconds))
         if report is None:
             # a contaminated evaluation carries no verdict: start over from a fresh puzzle
             step = strategy.start(gen_schema, rng)
             continue
         if report.verdict is Verdict.UNIQUE:
-            instance, report, minimize_calls, shaped = _minimized(
-                instance, report, filter, rng, minimize, budget.solution_cap
-            )
-            shaping = getattr(shaped, "shaping", None)
-            if getattr(shaped, "dropped", False):
-                return LoopResult(
-                    "dropped",
-                    instance,
-                    dict(report.solutions[0]) if report.solutions else None,
-                    report,
-                    None,
-                    tuple(trace),
-                    len(trace),
-                    minimize_calls,
-                    time.perf_counter() - t0,
-                    strategy.name,
-                    seed,
-                    start_clues,
-                    shaping=shaping,
-                )
-            hold = hold_seconds = None
-            if holdout is not None:
-                h0 = time.perf_counter()
-                hold = holdout.check(
-                    instance.canonical_json(), instance.digest, budget.solution_cap
-                )
-                hold_seconds = time.perf_counter() - h0
+            head = (tuple(trace), len(trace))
+            cap = budget.solution_cap
+            done = _accept(step.instance, report, filter, holdout, rng, minimize, cap)
             return LoopResult(
-                "accepted",
-                instance,
-                dict(report.solutions[0]) if report.solutions else None,
-                report,
-                hold,
-                tuple(trace),
-                len(trace),
-                minimize_calls,
+                done.status,
+                done.instance,
+                dict(done.report.solutions[0]) if done.report.solutions else None,
+                done.report,
+                done.holdout_report,
+                *head,
+                done.minimize_calls,
                 time.perf_counter() - t0,
                 strategy.name,
                 seed,
                 start_clues,
-                holdout_seconds=hold_seconds,
-                shaping=shaping,
+                holdout_seconds=done.holdout_seconds,
+                shaping=done.shaping,
             )
         step = strategy.propose(step, report, rng)
     return LoopResult(
@@ -263,6 +254,40 @@ def run_loop(
         seed=seed,
         start_clues=start_clues,
     )
+
+
+@dataclass(frozen=True)
+class _Accepted:
+    status: str  # "accepted" or "dropped"
+    instance: Instance
+    report: VerifierReport
+    minimize_calls: int
+    holdout_report: VerifierReport | None
+    holdout_seconds: float | None
+    shaping: Mapping[str, Any] | None
+
+
+def _accept(
+    instance: Instance,
+    report: VerifierReport,
+    filter: Any,
+    holdout: Holdout | None,
+    rng: np.random.Generator,
+    minimize: Callable[..., Any] | None,
+    cap: int,
+) -> _Accepted:
+    """What follows the filter's UNIQUE: the minimize hook, then the holdout's check (skipped
+    when the hook dropped the puzzle). Only bytes and a digest go to the holdout."""
+    instance, report, calls, shaped = _minimized(instance, report, filter, rng, minimize, cap)
+    shaping = getattr(shaped, "shaping", None)
+    if getattr(shaped, "dropped", False):
+        return _Accepted("dropped", instance, report, calls, None, None, shaping)
+    hold = hold_seconds = None
+    if holdout is not None:
+        h0 = time.perf_counter()
+        hold = holdout.check(instance.canonical_json(), instance.digest, cap)
+        hold_seconds = time.perf_counter() - h0
+    return _Accepted("accepted", instance, report, calls, hold, hold_seconds, shaping)
 
 
 def _minimized(
