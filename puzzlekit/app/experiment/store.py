@@ -18,6 +18,11 @@ from pathlib import Path
 from typing import Any
 
 import pandas as pd
+import pyarrow as pa
+
+#: zstd keeps the gap lists and instances of a run at about the size snappy gave the rows before
+#: they kept them (docs/data.md, "Size"); snappy where this pyarrow lacks zstd
+CODEC = "zstd" if pa.Codec.is_available("zstd") else "snappy"
 
 
 def write_table(df: pd.DataFrame, schema: Any, path: Path, *, part: bool = False) -> None:
@@ -29,9 +34,9 @@ def write_table(df: pd.DataFrame, schema: Any, path: Path, *, part: bool = False
 
     tmp = path.with_name(path.name + ".tmp")
     if part:  # statistics only help readers filter big files; a part is read whole
-        pq.write_table(part_table(df, schema), tmp, write_statistics=False)
+        pq.write_table(part_table(df, schema), tmp, compression=CODEC, write_statistics=False)
     else:
-        pq.write_table(frame_table(df, schema), tmp)
+        pq.write_table(frame_table(df, schema), tmp, compression=CODEC)
     with open(tmp, "rb") as fh:
         os.fsync(fh.fileno())
     tmp.replace(path)
