@@ -98,6 +98,10 @@ class Attempt:
 
 @dataclass(frozen=True)
 class LoopResult:
+    """One loop's outcome: the instance and reports, the trace of filter calls, the counts.
+
+    Never given to the strategy. The rows of :mod:`puzzlekit.loop.rows` are built from it."""
+
     status: str  # "accepted", "exhausted" or "dropped" (the minimize hook declined it)
     instance: Instance | None
     solution: dict[str, int] | None
