@@ -205,8 +205,7 @@ def run_loop(
     """Run one loop; see the module docstring. One seed gives one result (timings aside)."""
     rng = np.random.default_rng(seed)
     t0 = time.perf_counter()
-    believed = getattr(filter, "believed_schema", None)
-    gen_schema = believed(schema) if believed is not None else schema
+    gen_schema = filter.believed_schema(schema)
     step = strategy.start(gen_schema, rng)
     start_clues = len(step.instance.clues)
     trace: list[Attempt] = []
