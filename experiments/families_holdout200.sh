@@ -15,7 +15,7 @@ fam, params, s, e = sys.argv[1], sys.argv[2], float(sys.argv[3]), float(sys.argv
 rows = [json.loads(l) for l in open(f"runs/families200/{fam}.jsonl")]
 acc = [r for r in rows if r["status"] == "accepted"]
 rej = sum(1 for r in acc if r["holdoutVerdict"] != "UNIQUE")
-calls = sum(r["verifierCalls"] for r in rows) / max(1, len(acc))
+calls = sum(r["filterCalls"] for r in rows) / max(1, len(acc))
 print(f"| {fam} | {params} | {len(acc)} | {rej} | {calls:.2f} | {e-s:.0f} |", flush=True)
 PY
 done

@@ -23,7 +23,7 @@ fam, params, out, s, e = sys.argv[1], sys.argv[2], sys.argv[3], float(sys.argv[4
 rows = [json.loads(line) for line in open(out)]
 acc = [r for r in rows if r["status"] == "accepted"]
 rej = sum(1 for r in acc if r["holdoutVerdict"] != "UNIQUE")
-calls = sum(r["verifierCalls"] for r in rows) / max(1, len(acc))
+calls = sum(r["filterCalls"] for r in rows) / max(1, len(acc))
 print(f"| {fam} | `{params}` | {len(acc)} | {rej} | {calls:.2f} | {e - s:.0f} |", flush=True)
 PY
 done

@@ -27,7 +27,7 @@ name, s, e = sys.argv[1], float(sys.argv[2]), float(sys.argv[3])
 rows = [json.loads(line) for line in open(f"runs/logicgrid_toolcall/{name}.jsonl")]
 acc = [r for r in rows if r["status"] == "accepted"]
 rej = sum(1 for r in acc if r["holdoutVerdict"] != "UNIQUE")
-calls = sum(r["verifierCalls"] for r in rows) / max(1, len(acc))
+calls = sum(r["filterCalls"] for r in rows) / max(1, len(acc))
 clues = sum(r["clueCount"] for r in acc) / max(1, len(acc))
 print(f"| {name} | {len(acc)} | {rej} | {calls:.2f} | {clues:.2f} | {e - s:.1f} |", flush=True)
 PY

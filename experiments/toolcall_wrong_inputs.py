@@ -21,11 +21,10 @@ import numpy as np
 
 from puzzlekit.core.model import Instance, Schema
 from puzzlekit.families import get_family
+from puzzlekit.generators import STRATEGIES, register_strategy
 from puzzlekit.generators.adaptive import Adaptive
 from puzzlekit.generators.base import Step
-from puzzlekit.loop.batch import loop_seed
-from puzzlekit.loop.driver import InlineHoldout, LoopBudget, run_loop
-from puzzlekit.verifiers.registry import get_verifier
+from puzzlekit.loop.driver import LoopDriver, LoopSpec
 
 PARAMS = {"tool": "shipping-rate", "expectedVerdict": "mid", "fixedInput": {"note": ""}}
 
@@ -54,14 +53,22 @@ def main() -> None:
     ap.add_argument("--k", type=int, default=3)
     ap.add_argument("--seed", type=int, default=0)
     args = ap.parse_args()
-    schema = get_family("toolcall").schema(PARAMS)
-    filt, holdout = get_verifier("oracle"), InlineHoldout(get_verifier("oracle-plain"))
-    strategy = FromWrongInput(args.k)
+    if "wrong-input" not in STRATEGIES:
+        register_strategy("wrong-input", FromWrongInput)
+    spec = LoopSpec(
+        "toolcall",
+        PARAMS,
+        strategy="wrong-input",
+        k=args.k,
+        filter="oracle",
+        holdout="oracle-plain",
+        holdout_process=False,
+    )
+    driver = LoopDriver(spec)
     t0 = time.perf_counter()
     accepted = rejects = calls = unsolvable = 0
     actions: Counter[str] = Counter()
-    for i in range(args.count):
-        res = run_loop(schema, strategy, filt, holdout, LoopBudget(), loop_seed(args.seed, i))
+    for _, res in driver.batch(args.seed, range(args.count)):
         accepted += res.accepted
         rejects += res.holdout_rejected
         calls += res.filter_calls

@@ -28,7 +28,7 @@ def test_generate_writes_verified_puzzles_and_one_seed_gives_identical_bytes(cap
         assert row["status"] == "accepted"
         assert row["filterVerdict"] == "UNIQUE" and row["holdoutVerdict"] == "UNIQUE"
         inst = pk.Instance.from_json_obj(row["instance"])
-        assert inst.digest == row["digest"] and row["clueCount"] == len(inst.clues)
+        assert inst.digest == row["instanceDigest"] and row["clueCount"] == len(inst.clues)
         assert pk.verify(inst, verifier="enumerative").verdict is pk.Verdict.UNIQUE
     out = tmp_path / "p.jsonl"
     assert _run(capsys, *args, "--out", str(out))[0] == 0
@@ -65,7 +65,7 @@ def test_generate_with_a_faulty_filter_and_a_ledger_records_the_escalation(capsy
     rows = [json.loads(line) for line in out.splitlines()]
     for row in rows:
         if row["holdoutVerdict"] != "UNIQUE":
-            assert row["stoppingKind"] != "all-clear" and row["kernelOutcome"] is None
+            assert row["stopKind"] != "all-clear" and row["kernelOutcome"] is None
         assert row["kernelOutcome"] != "auto_apply"
     assert any(row["escalationTarget"] != "none" for row in rows)
     assert main(["ledger", "verify", str(db)]) == 0

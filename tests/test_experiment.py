@@ -37,7 +37,7 @@ def tiny_config():
 
 
 def without_seconds(df: pd.DataFrame) -> pd.DataFrame:
-    timings = [c for c in df.columns if c == "seconds" or c.endswith("_seconds")]
+    timings = [c for c in df.columns if c == "seconds" or c.endswith("Seconds")]
     return df.drop(columns=timings).reset_index(drop=True)
 
 
@@ -116,14 +116,14 @@ def test_smoke_run_writes_manifest_parquet_ledger_and_report(smoke_run):
     assert len(puzzles) == arms * config.trials == manifest["rows"]["puzzles"]
     for col in (
         "status",
-        "clue_count",
-        "filter_calls",
-        "holdout_verdict",
-        "holdout_reject_case",
-        "holdout_coords",
-        "pipeline_kind",
-        "escalation_target",
-        "kernel_outcome",
+        "clueCount",
+        "filterCalls",
+        "holdoutVerdict",
+        "holdoutRejectCase",
+        "holdoutCoords",
+        "stopKind",
+        "escalationTarget",
+        "kernelOutcome",
         "level",
         "technique",
     ):
@@ -133,34 +133,34 @@ def test_smoke_run_writes_manifest_parquet_ledger_and_report(smoke_run):
         "strategy",
         "schema",
         "attempt",
-        "instance_digest",
+        "instanceDigest",
         "side",
         "verdict",
-        "reject_case",
-        "top_coord",
-        "solution_count",
+        "rejectCase",
+        "topCoord",
+        "solutionCount",
         "seconds",
     ):
         assert col in attempts
     filt = attempts[attempts["side"] == "filter"]
-    assert len(filt) == puzzles["filter_calls"].sum()
-    assert (attempts["side"] == "holdout").sum() == puzzles["holdout_verdict"].notna().sum()
+    assert len(filt) == puzzles["filterCalls"].sum()
+    assert (attempts["side"] == "holdout").sum() == puzzles["holdoutVerdict"].notna().sum()
     hold = attempts[attempts["side"] == "holdout"]
     assert hold["seconds"].notna().all() and (hold["seconds"] > 0).all()
-    assert puzzles.loc[puzzles["holdout_verdict"].notna(), "holdout_seconds"].notna().all()
+    assert puzzles.loc[puzzles["holdoutVerdict"].notna(), "holdoutSeconds"].notna().all()
     # sat reports forcedCells on MULTIPLE; the probe measures every sat-accepted puzzle
     sat_multiple = filt[(filt["filter"] == "sat") & (filt["verdict"] == "MULTIPLE")]
-    assert sat_multiple["forced_cells"].notna().all()
-    assert filt.loc[filt["verdict"] == "UNIQUE", "forced_cells"].isna().all()
+    assert sat_multiple["forcedCells"].notna().all()
+    assert filt.loc[filt["verdict"] == "UNIQUE", "forcedCells"].isna().all()
     sat_acc = puzzles[(puzzles["filter"] == "sat") & (puzzles["status"] == "accepted")]
-    assert sat_acc["probe_forced_cells"].between(1, 16).all()
+    assert sat_acc["probeForcedCells"].between(1, 16).all()
     # every accepted 4×4 Sudoku is graded; the rest are not
     acc = puzzles["status"] == "accepted"
     assert puzzles.loc[acc, "level"].notna().all() and puzzles.loc[acc, "technique"].notna().all()
     assert puzzles.loc[~acc, "level"].isna().all()
     # the sat filter is exact: the holdout never rejects what it accepted
     sat = puzzles[(puzzles["filter"] == "sat") & (puzzles["status"] == "accepted")]
-    assert not sat["holdout_rejected"].any()
+    assert not sat["holdoutRejected"].any()
 
     with Ledger(smoke_run / "ledger.db") as ledger:
         entries = ledger.entries()
@@ -188,7 +188,7 @@ def test_report_command_rewrites_the_report_from_the_parquet_files(smoke_run, ca
     assert capsys.readouterr().out.strip() == f"report: {smoke_run / 'report' / 'report.md'}"
     text = (smoke_run / "report" / "report.md").read_text()
     puzzles = pd.read_parquet(smoke_run / "puzzles.parquet")
-    rejects = int(puzzles["holdout_rejected"].sum())
+    rejects = int(puzzles["holdoutRejected"].sum())
     assert f"Holdout rejects: {rejects}, of which {rejects} name coordinates." in text
 
 
@@ -228,9 +228,21 @@ def test_rows_are_identical_under_serial_process_pool_and_dask(tmp_path):
     for table in ("attempts.parquet", "puzzles.parquet"):
         expected = without_seconds(pd.read_parquet(ref / table))
         assert len(expected)
+        exact = _arrow_without_timings(ref / table)
         for name, run in runs.items():
             got = without_seconds(pd.read_parquet(run / table))
             pd.testing.assert_frame_equal(got, expected, obj=f"{name}/{table}")
+            # nested columns too (gap lists, conflicts, reject details), compared by Arrow
+            assert _arrow_without_timings(run / table).equals(exact), f"{name}/{table}"
+
+
+def _arrow_without_timings(path: Path):
+    import pyarrow.parquet as pq
+
+    from puzzlekit.loop.row_schema import TIMINGS
+
+    table = pq.read_table(path)
+    return table.drop_columns([c for c in TIMINGS if c in table.column_names])
 
 
 def test_resume_skips_finished_tasks_and_recovers_lost_ones(tmp_path):

@@ -84,7 +84,7 @@ def test_rows_carry_the_grade_recomputed_from_their_instance(graded_run):
                 seen["not accepted"] += 1
                 assert pd.isna(row["level"]) and pd.isna(row["technique"])
                 continue
-            assert row["instance_digest"] == result.instance.digest
+            assert row["instanceDigest"] == result.instance.digest
             if task.schema.family in GRADED_FAMILIES:
                 seen["graded"] += 1
                 g = grade(result.instance)

@@ -10,6 +10,7 @@ import pytest
 
 import puzzlekit as pk
 from puzzlekit.core.model import Instance
+from puzzlekit.core.protocols import Verifier
 from puzzlekit.core.report import Verdict
 from puzzlekit.core.solutions import random_solution
 from puzzlekit.families import resolve
@@ -159,7 +160,7 @@ def test_worker_holdout_runs_in_its_own_process_and_checks_the_digest():
             hold.check(res.instance.canonical_json(), "sha256:" + "0" * 64, 2)
 
 
-class _Tamperer:
+class _Tamperer(Verifier):
     name, version, exact = "tamper", "1", True
 
     def verify(self, instance, *, solution_cap=2, budget=None):

@@ -1,7 +1,9 @@
 """The analysis notebooks run top to bottom (nbmake) against a small run made here.
 
 ``notebooks/reject_distributions.ipynb`` redraws the report's figures from a run directory; it
-must agree with ``puzzlekit.app.plots`` (its last cell asserts so)."""
+must agree with ``puzzlekit.app.plots`` (its last cell asserts so). ``notebooks/run_analysis.ipynb``
+reads the run directory alone: it verifies the stored accepted puzzles again (and asserts they
+give the recorded verdicts), draws gap sizes per attempt and the holdout's conflicts."""
 
 from __future__ import annotations
 
@@ -21,8 +23,17 @@ NOTEBOOKS = sorted((ROOT / "notebooks").glob("*.ipynb"))
 pytest.importorskip("nbmake")
 
 
-def test_the_reject_distributions_notebook_is_there():
-    assert "reject_distributions.ipynb" in [nb.name for nb in NOTEBOOKS]
+def test_the_analysis_notebooks_are_there():
+    names = [nb.name for nb in NOTEBOOKS]
+    assert "reject_distributions.ipynb" in names and "run_analysis.ipynb" in names
+
+
+def test_the_run_analysis_notebook_says_first_how_to_make_its_run():
+    import json
+
+    first = json.loads((ROOT / "notebooks" / "run_analysis.ipynb").read_text())["cells"][0]
+    assert first["cell_type"] == "markdown"
+    assert "puzzlekit run experiments/smoke.toml --out runs/smoke" in "".join(first["source"])
 
 
 @pytest.mark.parametrize("notebook", NOTEBOOKS, ids=[nb.name for nb in NOTEBOOKS])

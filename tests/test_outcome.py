@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 
 from puzzlekit.app.cli import main
+from puzzlekit.app.studies.publish_gate import check_hypotheses, load_config, run_publish_gate
 from puzzlekit.audit.escalation import Dispatcher, EscalationStore, as_checkpoint
 from puzzlekit.audit.ledger import Ledger
 from puzzlekit.audit.logic import LogicValue
@@ -22,11 +23,8 @@ from puzzlekit.loop.driver import InlineHoldout, LoopBudget, LoopResult, run_loo
 from puzzlekit.loop.publish import CorpusPolicy, Provenance
 from puzzlekit.loop.settle import (
     audit_steps,
-    check_hypotheses,
     derive_and_decide,
     hand_filled_fields,
-    load_config,
-    run_publish_gate,
     settle,
 )
 from puzzlekit.verifiers.registry import get_verifier, registry_verify_fn
@@ -148,11 +146,11 @@ def test_exhausted_loop_is_a_neither_halt_held_in_the_queue(tmp_path):
     assert result.status == "exhausted"
     ledger = Ledger(tmp_path / "l.db")
     s = settle(result, filter=filt, holdout_name="enumerative", ledger=ledger, computed_at=AT)
-    assert (s.stop_kind, s.target, s.action) == ("neither-halt", "hold", "held")
+    assert (s.stop_kind, s.escalation_target, s.settle_action) == ("neither-halt", "hold", "held")
     holds = EscalationStore(ledger).list_holds("held")
     assert len(holds) == 1 and holds[0].instance_digest == result.instance.digest
     assert holds[0].escalation_id == s.escalation_id
-    assert s.anchor["appended"] and ledger.verify().ok
+    assert s.ledger_anchor["appended"] and ledger.verify().ok
     assert s.kernel_outcome is None and s.decision_id is None
 
 
@@ -175,14 +173,14 @@ def test_faulty_filter_rejected_by_holdout_escalates_with_an_anchor_that_verifie
         computed_at=AT,
     )
     assert s.stop_kind in ("false-violation", "other-nondefinite")
-    assert s.target in ("external-oracle", "peer-review")
+    assert s.escalation_target in ("external-oracle", "peer-review")
     assert s.kernel_outcome is None  # a stop never reaches the kernel
-    assert s.anchor["appended"] is True
-    checkpoint = as_checkpoint(s.anchor)
+    assert s.ledger_anchor["appended"] is True
+    checkpoint = as_checkpoint(s.ledger_anchor)
     assert ledger.verify(checkpoint).ok and ledger.verify().ok
     anchored = ledger.entries(checkpoint.seq, checkpoint.seq + 1)[0].body
     assert anchored["escalation_id"] == s.escalation_id and anchored["type"] == "escalation"
-    assert s.action == "re-verified"
+    assert s.settle_action == "re-verified"
     redone = store.list_reverifications(s.escalation_id)
     assert [r.verifier for r in redone] == ["sat"] and redone[0].error is None
     assert [e.status for e in store.list_escalations()] == ["re-verified"]
@@ -192,7 +190,11 @@ def test_without_a_store_a_stop_is_only_escalated(accepted):
     d = accepted.instance.digest
     odd = dataclasses.replace(accepted, holdout_report=_report(Verdict.MULTIPLE, "enumerative", d))
     s = settle(odd, filter=get_verifier("sat"), holdout_name="enumerative", computed_at=AT)
-    assert (s.stop_kind, s.action, s.anchor) == ("other-nondefinite", "escalated", None)
+    assert (s.stop_kind, s.settle_action, s.ledger_anchor) == (
+        "other-nondefinite",
+        "escalated",
+        None,
+    )
 
 
 # --- settling: the publish gate -------------------------------------------------------------
@@ -209,13 +211,13 @@ def test_all_clear_exact_appends_to_the_corpus_with_a_ledger_entry(accepted, tmp
         corpus_path=corpus,
         computed_at=AT,
     )
-    assert (s.stop_kind, s.target, s.kernel_outcome, s.action) == (
+    assert (s.stop_kind, s.escalation_target, s.kernel_outcome, s.settle_action) == (
         "all-clear",
         "none",
         "auto_apply",
         "corpus-append",
     )
-    assert s.basis_complete is True and s.anchor is None
+    assert s.basis_complete is True and s.ledger_anchor is None
     lines = [json.loads(x) for x in corpus.read_text().splitlines()]
     assert lines == [
         {
@@ -242,7 +244,7 @@ def test_human_required_goes_to_the_review_queue(accepted, tmp_path):
         corpus=CorpusPolicy(visibility="public"),
         computed_at=AT,
     )
-    assert (s.kernel_outcome, s.action) == ("human_required", "queued-for-review")
+    assert (s.kernel_outcome, s.settle_action) == ("human_required", "queued-for-review")
     reviews = EscalationStore(ledger).list_reviews("pending")
     assert [r.instance_digest for r in reviews] == [accepted.instance.digest]
     assert "risk" in reviews[0].reason
@@ -257,7 +259,7 @@ def test_incomplete_is_held_with_the_evidence_that_would_resolve_it(accepted, tm
         sampled, filter=get_verifier("sat"), holdout_name="enumerative", ledger=ledger,
         computed_at=AT,
     )  # fmt: skip
-    assert (s.kernel_outcome, s.action, s.basis_complete) == ("incomplete", "held", False)
+    assert (s.kernel_outcome, s.settle_action, s.basis_complete) == ("incomplete", "held", False)
     assert s.required_evidence
     holds = EscalationStore(ledger).list_holds("held")
     assert len(holds) == 1 and all(m in holds[0].reason for m in s.required_evidence)
@@ -276,18 +278,18 @@ def test_generate_with_ledger_settles_each_loop_and_the_ledger_verifies(capsys, 
     assert outs[0] == outs[1]  # nothing that varies between runs is in the record
     rows = [json.loads(line) for line in outs[0].splitlines()]
     assert [
-        (r["stoppingKind"], r["escalationTarget"], r["kernelOutcome"], r["action"]) for r in rows
+        (r["stopKind"], r["escalationTarget"], r["kernelOutcome"], r["settleAction"]) for r in rows
     ] == [("all-clear", "none", "auto_apply", "corpus-append")] * 3
     ledger = Ledger(tmp_path / "a.db", create=False)
     assert ledger.verify().ok and len(ledger) == 3
     corpus = [json.loads(x) for x in (tmp_path / "a.jl").read_text().splitlines()]
-    assert [c["digest"] for c in corpus] == [r["digest"] for r in rows]
+    assert [c["digest"] for c in corpus] == [r["instanceDigest"] for r in rows]
     assert main(["ledger", "verify", str(tmp_path / "a.db")]) == 0
     assert capsys.readouterr().out.startswith("ok: 3 entries")
     assert main(base) == 0
     plain = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
-    assert "stoppingKind" not in plain[0] and [p["digest"] for p in plain] == [
-        r["digest"] for r in rows
+    assert "stopKind" not in plain[0] and [p["instanceDigest"] for p in plain] == [
+        r["instanceDigest"] for r in rows
     ]
 
 

@@ -22,7 +22,8 @@ import pandas as pd
 import pytest
 
 from puzzlekit.app.cli import main
-from puzzlekit.app.experiment import RunError, _load_manifest_plugins, parse_config, plan
+from puzzlekit.app.experiment import RunError, parse_config, plan
+from puzzlekit.app.experiment.manifest import _load_manifest_plugins
 
 FIXTURE = Path(__file__).parent / "plugin_fixture"
 PLUGIN = "pk_fixture_plugin"
@@ -248,7 +249,7 @@ def test_run_loads_config_plugins_in_every_worker_and_records_them(tmp_path: Pat
     puzzles = pd.read_parquet(out / "puzzles.parquet")
     assert len(puzzles) == 2 and set(puzzles["strategy"]) == {"pkfix-blind"}
     accepted = puzzles[puzzles["status"] == "accepted"]
-    assert len(accepted) and set(accepted["holdout_verdict"]) == {"UNIQUE"}
+    assert len(accepted) and set(accepted["holdoutVerdict"]) == {"UNIQUE"}
     # a resumed run loads the manifest's plugins and finds nothing left to do
     again = pk("run", str(cfg), "--out", str(out), "--resume", "--quiet", cwd=tmp_path)
     assert again.returncode == 0, again.stderr

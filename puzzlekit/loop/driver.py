@@ -1,5 +1,6 @@
-"""The closed loop: a strategy proposes, the filter verifies, the strategy repairs, until the
-filter accepts or the budget is spent; then the holdout verifies the accepted instance.
+"""The closed loop and its one driver: a strategy proposes, the filter verifies, the strategy
+repairs, until the filter accepts or the budget is spent; then the holdout verifies the accepted
+instance.
 
 The split is the point. The **filter** is the verifier whose reports the strategy reads. The
 **holdout** receives only the accepted instance's canonical JSON and digest, in its own worker
@@ -10,24 +11,49 @@ accepted, holdout rejected) is an honest measure of the filter.
 Evaluator isolation: the instance's digest is recomputed from its canonical JSON after every
 filter call; a verifier that changed its input yields a ``contaminated`` attempt, not a verdict.
 
-This module works on protocols only (a strategy, a verifier, a holdout); it does not choose
-backends (that is ``puzzlekit.verifiers.registry``) and does not write files.
+Two levels: :func:`run_loop` runs one loop on objects (a schema, a strategy, a verifier, a
+holdout); :class:`LoopDriver` is the one driver every producer uses (``puzzlekit generate``,
+``puzzlekit run``, the studies): a :class:`LoopSpec` (names and settings only, picklable) in,
+set up once (schema, filter, the strategy from :data:`puzzlekit.generators.STRATEGIES`, the
+minimize hook, the holdout from :func:`puzzlekit.loop.holdout.shared_holdout`), then one
+:class:`LoopResult` per seed. Loop ``i`` of a batch with seed ``s`` has the seed
+:func:`loop_seed` ``(s, i)`` wherever it runs, so one spec and seed give one sequence of results.
+
+Not for: writing rows or files (:mod:`puzzlekit.loop.rows`, the app) or settling outcomes
+(:mod:`puzzlekit.loop.settle`).
 """
 
 from __future__ import annotations
 
-import json
-import multiprocessing as mp
 import time
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
 
-from puzzlekit.core.model import Coord, Instance, Schema, sha256_digest
+from puzzlekit.core.model import Coord, Instance, Schema
 from puzzlekit.core.protocols import Holdout as Holdout
 from puzzlekit.core.report import Verdict, VerifierReport
+from puzzlekit.loop.holdout import InlineHoldout, WorkerHoldout, instance_state, shared_holdout
+
+__all__ = [
+    "CONTAMINATED",
+    "Attempt",
+    "Holdout",
+    "InlineHoldout",
+    "LoopBudget",
+    "LoopDriver",
+    "LoopResult",
+    "LoopSpec",
+    "WorkerHoldout",
+    "default_clues",
+    "drive",
+    "guarded_verify",
+    "loop_seed",
+    "run_loop",
+    "top_coord",
+]
 
 CONTAMINATED = "contaminated"
 
@@ -49,11 +75,13 @@ class Attempt:
     clue_count: int
     verdict: str  # a Verdict value, or "contaminated"
     action: str  # the strategy action that produced this instance
-    coord: Coord | None  # the coordinate that action touched
+    action_coord: Coord | None  # the coordinate that action touched
     reject_case: str | None
     top_coord: Coord | None  # the report's most discriminative / first culprit / conflict coord
     solution_count: int
     seconds: float
+    #: the filter's report (``None`` when contaminated): the rows take gap, conflict, ... from it
+    report: VerifierReport | None = field(default=None, compare=False, repr=False)
 
     def to_json_obj(self) -> dict[str, Any]:
         return {
@@ -62,7 +90,7 @@ class Attempt:
             "clueCount": self.clue_count,
             "verdict": self.verdict,
             "action": self.action,
-            "coord": list(self.coord) if self.coord is not None else None,
+            "actionCoord": list(self.action_coord) if self.action_coord is not None else None,
             "rejectCase": self.reject_case,
             "topCoord": list(self.top_coord) if self.top_coord is not None else None,
             "solutionCount": self.solution_count,
@@ -71,6 +99,10 @@ class Attempt:
 
 @dataclass(frozen=True)
 class LoopResult:
+    """One loop's outcome: the instance and reports, the trace of filter calls, the counts.
+
+    Never given to the strategy. The rows of :mod:`puzzlekit.loop.rows` are built from it."""
+
     status: str  # "accepted", "exhausted" or "dropped" (the minimize hook declined it)
     instance: Instance | None
     solution: dict[str, int] | None
@@ -119,18 +151,45 @@ def guarded_verify(
 ) -> tuple[VerifierReport | None, float]:
     """Verify and check the input is unchanged; ``None`` means a contaminated evaluation."""
     digest = instance.digest
-    before = _state(instance)
+    before = instance_state(instance)
     t0 = time.perf_counter()
     report = verifier.verify(instance, solution_cap=solution_cap)
     seconds = time.perf_counter() - t0
-    if _state(instance) != before or report.instance_digest != digest:
+    if instance_state(instance) != before or report.instance_digest != digest:
         return None, seconds
     return report, seconds
 
 
-def _state(instance: Instance) -> str:
-    """The instance's content, serialized afresh: no cached bytes, so a mutation shows."""
-    return json.dumps(instance.to_json_obj(), sort_keys=True, default=repr)
+def _attempt(index: int, step: Any, report: VerifierReport | None, seconds: float) -> Attempt:
+    """The trace entry of one filter call on ``step.instance`` (``report`` None: contaminated)."""
+    instance = step.instance
+    if report is None:
+        return Attempt(
+            index,
+            instance.digest,
+            len(instance.clues),
+            CONTAMINATED,
+            step.action,
+            step.coord,
+            None,
+            None,
+            0,
+            seconds,
+        )
+    rd = report.reject_detail
+    return Attempt(
+        index,
+        report.instance_digest,
+        len(instance.clues),
+        report.verdict.value,
+        step.action,
+        step.coord,
+        rd.case.value if rd else None,
+        top_coord(report),
+        report.solution_count,
+        seconds,
+        report,
+    )
 
 
 def run_loop(
@@ -146,77 +205,36 @@ def run_loop(
     """Run one loop; see the module docstring. One seed gives one result (timings aside)."""
     rng = np.random.default_rng(seed)
     t0 = time.perf_counter()
-    believed = getattr(filter, "believed_schema", None)
-    gen_schema = believed(schema) if believed is not None else schema
+    gen_schema = filter.believed_schema(schema)
     step = strategy.start(gen_schema, rng)
     start_clues = len(step.instance.clues)
     trace: list[Attempt] = []
     report: VerifierReport | None = None
     for i in range(budget.max_calls):
-        instance = step.instance
-        report, seconds = guarded_verify(filter, instance, budget.solution_cap)
-        rd = report.reject_detail if report is not None else None
-        trace.append(
-            Attempt(
-                i,
-                instance.digest if report is None else report.instance_digest,
-                len(instance.clues),
-                CONTAMINATED if report is None else report.verdict.value,
-                step.action,
-                step.coord,
-                rd.case.value if rd else None,
-                top_coord(report) if report is not None else None,
-                report.solution_count if report is not None else 0,
-                seconds,
-            )
-        )
+        report, seconds = guarded_verify(filter, step.instance, budget.solution_cap)
+        trace.append(_attempt(i, step, report, seconds))
         if report is None:
             # a contaminated evaluation carries no verdict: start over from a fresh puzzle
             step = strategy.start(gen_schema, rng)
             continue
         if report.verdict is Verdict.UNIQUE:
-            instance, report, minimize_calls, shaped = _minimized(
-                instance, report, filter, rng, minimize, budget.solution_cap
-            )
-            shaping = getattr(shaped, "shaping", None)
-            if getattr(shaped, "dropped", False):
-                return LoopResult(
-                    "dropped",
-                    instance,
-                    dict(report.solutions[0]) if report.solutions else None,
-                    report,
-                    None,
-                    tuple(trace),
-                    len(trace),
-                    minimize_calls,
-                    time.perf_counter() - t0,
-                    strategy.name,
-                    seed,
-                    start_clues,
-                    shaping=shaping,
-                )
-            hold = hold_seconds = None
-            if holdout is not None:
-                h0 = time.perf_counter()
-                hold = holdout.check(
-                    instance.canonical_json(), instance.digest, budget.solution_cap
-                )
-                hold_seconds = time.perf_counter() - h0
+            head = (tuple(trace), len(trace))
+            cap = budget.solution_cap
+            done = _accept(step.instance, report, filter, holdout, rng, minimize, cap)
             return LoopResult(
-                "accepted",
-                instance,
-                dict(report.solutions[0]) if report.solutions else None,
-                report,
-                hold,
-                tuple(trace),
-                len(trace),
-                minimize_calls,
+                done.status,
+                done.instance,
+                dict(done.report.solutions[0]) if done.report.solutions else None,
+                done.report,
+                done.holdout_report,
+                *head,
+                done.minimize_calls,
                 time.perf_counter() - t0,
                 strategy.name,
                 seed,
                 start_clues,
-                holdout_seconds=hold_seconds,
-                shaping=shaping,
+                holdout_seconds=done.holdout_seconds,
+                shaping=done.shaping,
             )
         step = strategy.propose(step, report, rng)
     return LoopResult(
@@ -232,6 +250,40 @@ def run_loop(
         seed=seed,
         start_clues=start_clues,
     )
+
+
+@dataclass(frozen=True)
+class _Accepted:
+    status: str  # "accepted" or "dropped"
+    instance: Instance
+    report: VerifierReport
+    minimize_calls: int
+    holdout_report: VerifierReport | None
+    holdout_seconds: float | None
+    shaping: Mapping[str, Any] | None
+
+
+def _accept(
+    instance: Instance,
+    report: VerifierReport,
+    filter: Any,
+    holdout: Holdout | None,
+    rng: np.random.Generator,
+    minimize: Callable[..., Any] | None,
+    cap: int,
+) -> _Accepted:
+    """What follows the filter's UNIQUE: the minimize hook, then the holdout's check (skipped
+    when the hook dropped the puzzle). Only bytes and a digest go to the holdout."""
+    instance, report, calls, shaped = _minimized(instance, report, filter, rng, minimize, cap)
+    shaping = getattr(shaped, "shaping", None)
+    if getattr(shaped, "dropped", False):
+        return _Accepted("dropped", instance, report, calls, None, None, shaping)
+    hold = hold_seconds = None
+    if holdout is not None:
+        h0 = time.perf_counter()
+        hold = holdout.check(instance.canonical_json(), instance.digest, cap)
+        hold_seconds = time.perf_counter() - h0
+    return _Accepted("accepted", instance, report, calls, hold, hold_seconds, shaping)
 
 
 def _minimized(
@@ -252,109 +304,112 @@ def _minimized(
     return result.instance, report, result.calls, result
 
 
-# --- holdout evaluators -------------------------------------------------------------------
+# --- the one driver -------------------------------------------------------------------------
 
 
-def _check_material(verifier: Any, canonical: bytes, digest: str, cap: int) -> dict[str, Any]:
-    if sha256_digest(canonical) != digest:
-        raise ValueError(f"holdout material does not match its digest {digest}")
-    instance = Instance.from_json(canonical)
-    before = _state(instance)
-    report = verifier.verify(instance, solution_cap=cap)
-    if _state(instance) != before or report.instance_digest != digest:
-        raise ValueError(f"holdout verifier changed its input {digest}")
-    return report.to_json_obj()
+def loop_seed(seed: int, index: int) -> int:
+    """The seed of loop ``index`` of a batch: independent streams from one batch seed."""
+    return int(np.random.SeedSequence([seed, index]).generate_state(1, dtype=np.uint64)[0])
 
 
-class InlineHoldout:
-    """A holdout in this process (tests, debugging); it still sees only bytes and a digest."""
-
-    def __init__(self, verifier: Any) -> None:
-        self._verifier = verifier
-        self.name = getattr(verifier, "name", "holdout")
-
-    def check(self, canonical: bytes, digest: str, solution_cap: int) -> VerifierReport:
-        return VerifierReport.from_json_obj(
-            _check_material(self._verifier, bytes(canonical), digest, solution_cap)
-        )
-
-    def close(self) -> None:
-        return None
+def default_clues(n_vars: int) -> int:
+    """A starting clue count: 30% of the variables (24 for a 9×9 Sudoku)."""
+    return max(1, round(0.3 * n_vars))
 
 
-def _worker_main(conn: Any, factory: Callable[[], Any], plugins: Sequence[str] = ()) -> None:
-    from puzzlekit.core.plugins import PluginError, use_plugins
+@dataclass(frozen=True)
+class LoopSpec:
+    """Everything one loop needs, by name: plain values, so it pickles to any executor.
 
-    failed = None
-    try:
-        use_plugins(plugins)  # before the factory: it may name a plugin's verifier
-    except PluginError as exc:
-        failed = str(exc)
-    verifier = factory() if failed is None else None
-    while True:
-        msg = conn.recv()
-        if msg is None:
-            break
-        if failed is not None:
-            conn.send(("error", failed))
-            continue
-        canonical, digest, cap = msg
-        try:
-            conn.send(("ok", _check_material(verifier, canonical, digest, cap)))
-        except Exception as exc:  # reported to the parent, which raises it there
-            conn.send(("error", f"{type(exc).__name__}: {exc}"))
-    conn.close()
+    ``strategy`` names a factory in :data:`puzzlekit.generators.STRATEGIES`, started from ``k``
+    clues (``None``: :func:`default_clues` of the schema, or every variable with
+    ``difficulty``). ``filter`` and ``holdout`` name verifiers of the registry, built with their
+    settings; ``holdout=None`` runs no holdout, ``holdout_process=False`` keeps it in this
+    process. ``minimize`` drops clues of each accepted puzzle while it stays UNIQUE
+    (``symmetric``: in rotational pairs); ``difficulty`` shapes it to that grade level
+    (:mod:`puzzlekit.loop.hooks`).
+    """
+
+    family: str
+    params: Mapping[str, Any] = field(default_factory=dict)
+    strategy: str = "adaptive"
+    k: int | None = None
+    filter: str = "sat"
+    filter_settings: Mapping[str, Any] = field(default_factory=dict)
+    holdout: str | None = None
+    holdout_settings: Mapping[str, Any] = field(default_factory=dict)
+    holdout_process: bool = True
+    max_calls: int = 200
+    solution_cap: int = 2
+    minimize: bool = False
+    symmetric: bool = False
+    difficulty: int | None = None
+
+    @property
+    def budget(self) -> LoopBudget:
+        return LoopBudget(max_calls=self.max_calls, solution_cap=self.solution_cap)
 
 
-class WorkerHoldout:
-    """A holdout verifier in its own long-lived process, started once and reused.
+class LoopDriver:
+    """Runs loops of one :class:`LoopSpec`: set up once, then :meth:`run` per seed.
 
-    ``factory`` must be picklable (a module-level function or ``functools.partial``); it builds
-    the verifier inside the worker, so no verifier object is shared with the loop's process.
-    ``plugins``: modules the worker imports first (default: the ones loaded per use in this
-    process, :func:`puzzlekit.core.plugins.per_use_modules`), so a plugin's verifier, family or
-    tool is seen there too.
+    The holdout comes from :func:`puzzlekit.loop.holdout.shared_holdout` (started once per
+    process and reused by every driver after); the strategy is a fresh one from the registry for
+    every loop, so a loop depends on its spec and seed alone. ``wrap_filter`` wraps the filter
+    verifier once (e.g. to count its calls); the wrapper must pass ``verify`` through unchanged.
     """
 
     def __init__(
         self,
-        factory: Callable[[], Any],
-        name: str = "holdout",
-        plugins: Sequence[str] | None = None,
+        spec: LoopSpec,
+        *,
+        wrap_filter: Callable[[Any], Any] | None = None,
+        holdout: Holdout | None = None,
     ) -> None:
-        from puzzlekit.core.plugins import per_use_modules
+        from puzzlekit.families import get_family
+        from puzzlekit.generators import STRATEGIES
+        from puzzlekit.loop.hooks import minimize_hook
+        from puzzlekit.verifiers.registry import get_verifier
 
-        self.name = name
-        modules = tuple(per_use_modules() if plugins is None else plugins)
-        ctx = mp.get_context("spawn")
-        self._conn, child = ctx.Pipe()
-        self._proc = ctx.Process(target=_worker_main, args=(child, factory, modules), daemon=True)
-        self._proc.start()
-        child.close()
+        self.spec = spec
+        self.family = get_family(spec.family)
+        self.schema: Schema = self.family.schema(dict(spec.params))
+        n_vars = len(self.schema.variables)
+        if spec.k is not None:
+            self.k = spec.k
+        elif spec.difficulty is not None:
+            self.k = n_vars  # graded generation starts from the full grid
+        else:
+            self.k = default_clues(n_vars)
+        self._strategy = STRATEGIES.get(spec.strategy)
+        filt = get_verifier(spec.filter, **spec.filter_settings)
+        self.filter = wrap_filter(filt) if wrap_filter is not None else filt
+        if holdout is None and spec.holdout is not None:
+            holdout = shared_holdout(spec.holdout, spec.holdout_settings, spec.holdout_process)
+        self.holdout = holdout
+        self.minimize = minimize_hook(spec)
 
-    def check(self, canonical: bytes, digest: str, solution_cap: int) -> VerifierReport:
-        self._conn.send((bytes(canonical), digest, solution_cap))
-        status, payload = self._conn.recv()
-        if status != "ok":
-            raise RuntimeError(f"holdout worker failed: {payload}")
-        return VerifierReport.from_json_obj(payload)
+    def run(self, seed: int) -> LoopResult:
+        """One loop with ``seed``; one seed gives one result (timings aside)."""
+        strategy = self._strategy(self.k)
+        return run_loop(
+            self.schema,
+            strategy,
+            self.filter,
+            self.holdout,
+            self.spec.budget,
+            seed,
+            minimize=self.minimize,
+        )
 
-    @property
-    def pid(self) -> int | None:
-        return self._proc.pid
+    def batch(self, seed: int, indices: Iterable[int]) -> Iterator[tuple[int, LoopResult]]:
+        """``(i, result)`` of loop ``i`` of the batch with ``seed``, for each ``i`` in turn."""
+        for i in indices:
+            yield i, self.run(loop_seed(seed, i))
 
-    def close(self) -> None:
-        if self._proc.is_alive():
-            try:
-                self._conn.send(None)
-            except (BrokenPipeError, OSError):
-                pass
-            self._proc.join(timeout=5)
-            if self._proc.is_alive():
-                self._proc.kill()
 
-    def __enter__(self) -> WorkerHoldout:
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.close()
+def drive(spec: LoopSpec, seed: int, count: int) -> Iterator[LoopResult]:
+    """The results of loops ``0..count-1`` of the batch ``(spec, seed)``."""
+    driver = LoopDriver(spec)
+    for _, result in driver.batch(seed, range(count)):
+        yield result

@@ -3,14 +3,10 @@
 This is the top floor of the flow (DESIGN §1, §7-§9). One :class:`~puzzlekit.loop.driver.LoopResult`
 goes in; one :class:`Settlement` comes out, after these stages:
 
-1. :func:`audit_steps` turns the loop's reports into eight-valued audit steps: the instance is
-   valid (ZERO on INVALID_SPEC), the filter's verdict, the holdout's verdict, a replay of the
-   filter on the same digest gives the same verdict (FLOWING if not), filter and holdout agree
-   (BOTH if not), and the holdout is another backend than the filter (SELF if not). A loop that
-   spent its budget ends its sequence with NEITHER: the question is still open.
-2. :func:`puzzlekit.audit.stopping.run_stopping_condition` locates the first step that is not TRUE
-and
-   names its target, anchored in the ledger when one is given.
+1. :func:`puzzlekit.loop.steps.audit_steps` turns the loop's reports into eight-valued audit
+   steps (instance valid, filter verdict, holdout verdict, replay, agreement, independence).
+2. :func:`puzzlekit.audit.stopping.run_stopping_condition` locates the first step that is not
+   TRUE and names its target, anchored in the ledger when one is given.
 3. A stop other than all-clear is dispatched through :class:`puzzlekit.audit.escalation.Dispatcher`
    (hold queue, re-verification by another backend, review queue).
 4. An all-clear is judged by the review kernel: the ``rbk.request.v1`` is derived only from the
@@ -19,23 +15,19 @@ and
    the corpus (a JSON Lines file) together with a ledger entry; ``human_required`` puts it into
    the review queue; ``incomplete`` holds it with the evidence that would resolve it.
 
-Part 7 of the publish-gate work lives here too: :func:`run_publish_gate` runs the prospective
-experiment of ``experiments/publish_gate.toml`` (``python -m puzzlekit.loop.settle CONFIG``).
-
 Not for: running the loop (:mod:`puzzlekit.loop.driver`), choosing where a stop goes
-(:mod:`puzzlekit.audit.stopping`) or how a decision is made (:mod:`puzzlekit.audit.kernel`). The
-pure parts
-(:func:`audit_steps`, :func:`derive_and_decide`) take their times as arguments; only
-:func:`settle` touches files, and it reads the clock only when no time is passed in.
+(:mod:`puzzlekit.audit.stopping`), how a decision is made (:mod:`puzzlekit.audit.kernel`) or the
+publish-gate study (:mod:`puzzlekit.app.studies.publish_gate`). The pure parts
+(:func:`~puzzlekit.loop.steps.audit_steps`, :func:`derive_and_decide`) take their times as
+arguments; only :func:`settle` touches files, and it reads the clock only when no time is passed
+in.
 """
 
 from __future__ import annotations
 
 import json
 import os
-import sys
-import tomllib
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
@@ -44,18 +36,26 @@ from typing import Any
 from puzzlekit.audit.escalation import Action, Dispatcher, EscalationCase, EscalationStore
 from puzzlekit.audit.kernel import decide, parse_datetime
 from puzzlekit.audit.ledger import Ledger
-from puzzlekit.audit.logic import LogicValue, agreement, from_verdict, independence, replay
 from puzzlekit.audit.stopping import (
     ReasoningStep,
     StopKind,
     StoppingOutcome,
     run_stopping_condition,
 )
-from puzzlekit.core.clock import FROZEN_AT, frozen_clock
-from puzzlekit.core.report import Verdict, VerifierReport
+from puzzlekit.core.clock import frozen_clock
+from puzzlekit.core.report import VerifierReport
 from puzzlekit.loop.driver import LoopBudget, LoopResult, guarded_verify
 from puzzlekit.loop.publish import DEFAULT_CORPUS, CorpusPolicy, DerivedRequest, default_policy
 from puzzlekit.loop.publish import derive_request as _derive_request
+from puzzlekit.loop.steps import audit_steps
+
+__all__ = [
+    "Settlement",
+    "audit_steps",
+    "derive_and_decide",
+    "hand_filled_fields",
+    "settle",
+]
 
 #: Action words of a :class:`Settlement` (``escalated`` and the queue words come from the
 #: dispatcher's handlers when a store is given).
@@ -66,132 +66,6 @@ REVIEW_NEEDED = "review-needed"  # human_required, but no store to queue it in
 HELD = "held"
 INCOMPLETE = "incomplete"  # incomplete, but no store to hold it in
 ESCALATED = "escalated"  # a stop with no store to dispatch it to
-
-
-# --- 1. audit steps -------------------------------------------------------------------------
-
-
-def _step(
-    step_id: str, claim: str, value: LogicValue, reason: str, source: str, /, **payload: Any
-) -> ReasoningStep:
-    return ReasoningStep(step_id, claim, value, reason, source, payload or None)
-
-
-def _src(report: VerifierReport | None, fallback: str) -> str:
-    if report is None:
-        return fallback
-    return f"{report.source.get('verifier', fallback)} {report.source.get('version', '?')}"
-
-
-def audit_steps(
-    result: LoopResult,
-    *,
-    filter_name: str,
-    holdout_name: str | None,
-    replay_verdict: Verdict | str | None = None,
-) -> list[ReasoningStep]:
-    """The audit sequence of one loop outcome (see the module docstring).
-
-    ``replay_verdict`` is the filter's verdict when it re-verified the accepted instance once;
-    without it the replay step is NEITHER (the question whether the verdict is stable is open).
-    An accepted loop without a holdout gets a NEITHER holdout step, for the same reason.
-    """
-    fr, hr = result.filter_report, result.holdout_report
-    digest = result.instance.digest if result.instance is not None else None
-    invalid = [r for r in (fr, hr) if r is not None and r.verdict is Verdict.INVALID_SPEC]
-    steps = [
-        _step(
-            "instance-valid",
-            "the instance is a well-formed puzzle of its schema",
-            LogicValue.ZERO if invalid else LogicValue.TRUE,
-            "INVALID_SPEC from " + _src(invalid[0], filter_name)
-            if invalid
-            else "no verifier reported INVALID_SPEC",
-            _src(invalid[0] if invalid else fr, filter_name),
-            instance_digest=digest,
-        )
-    ]
-    if not result.accepted:
-        last = fr.verdict.value if fr is not None else None
-        steps.append(
-            _step(
-                "loop-budget",
-                "the loop found a puzzle its filter accepts within the budget",
-                LogicValue.NEITHER,
-                f"budget spent after {result.filter_calls} filter calls; last verdict {last}",
-                f"loop {result.strategy} seed {result.seed}",
-                filter_calls=result.filter_calls,
-                last_verdict=last,
-            )
-        )
-        return steps
-    assert fr is not None
-    steps.append(
-        _step(
-            "filter-verdict",
-            "the filter proves the puzzle has exactly one solution",
-            from_verdict(fr.verdict),
-            f"filter verdict {fr.verdict.value}",
-            _src(fr, filter_name),
-            verdict=fr.verdict.value,
-        )
-    )
-    if hr is None:
-        steps.append(
-            _step(
-                "holdout-verdict",
-                "an isolated holdout proves the puzzle has exactly one solution",
-                LogicValue.NEITHER,
-                "no holdout ran",
-                "none",
-            )
-        )
-    else:
-        steps.append(
-            _step(
-                "holdout-verdict",
-                "an isolated holdout proves the puzzle has exactly one solution",
-                from_verdict(hr.verdict),
-                f"holdout verdict {hr.verdict.value}",
-                _src(hr, holdout_name or "holdout"),
-                verdict=hr.verdict.value,
-            )
-        )
-    if replay_verdict is None:
-        rv, why = LogicValue.NEITHER, "the filter was not replayed"
-    else:
-        rv = replay([fr.verdict, replay_verdict])
-        why = f"first {fr.verdict.value}, replay {Verdict(replay_verdict).value}"
-    steps.append(
-        _step(
-            "replay",
-            "verifying the same digest again gives the same verdict",
-            rv,
-            why,
-            _src(fr, filter_name),
-            replay_verdict=None if replay_verdict is None else Verdict(replay_verdict).value,
-        )
-    )
-    if hr is not None:
-        steps.append(
-            _step(
-                "agreement",
-                "filter and holdout reach the same verdict",
-                agreement(fr.verdict, hr.verdict),
-                f"filter {fr.verdict.value}, holdout {hr.verdict.value}",
-                f"{filter_name} and {holdout_name}",
-            )
-        )
-        steps.append(
-            _step(
-                "independence",
-                "the holdout is another backend than the filter",
-                independence(filter_name, holdout_name or ""),
-                f"filter {filter_name}, holdout {holdout_name}",
-                f"{filter_name} and {holdout_name}",
-            )
-        )
-    return steps
 
 
 # --- 2. the kernel on an all-clear ----------------------------------------------------------
@@ -258,15 +132,15 @@ def hand_filled_fields(
 
 @dataclass(frozen=True)
 class Settlement:
-    """How one loop outcome was settled: the stop, its target and anchor, the kernel's outcome
-    and what was done. ``stable_json_obj`` leaves out ids and times that vary between runs."""
+    """How one loop outcome was settled: the stop kind, its escalation target and ledger anchor,
+    the kernel's outcome and the settle action (what was done, with its detail)."""
 
     sequence_id: str
     status: str
     instance_digest: str | None
     stop_kind: str | None
-    target: str | None
-    anchor: Mapping[str, Any] | None
+    escalation_target: str | None
+    ledger_anchor: Mapping[str, Any] | None
     summary: str
     steps: tuple[ReasoningStep, ...]
     escalation_id: str | None
@@ -274,8 +148,8 @@ class Settlement:
     basis_complete: bool | None
     decision_id: str | None
     required_evidence: tuple[str, ...]
-    action: str
-    action_detail: Mapping[str, Any] = field(default_factory=dict)
+    settle_action: str
+    settle_detail: Mapping[str, Any] = field(default_factory=dict)
     decision: Mapping[str, Any] | None = None
     request: DerivedRequest | None = None
 
@@ -284,13 +158,14 @@ class Settlement:
         return self.stop_kind == StopKind.ALL_CLEAR.value
 
     def to_json_obj(self) -> dict[str, Any]:
+        anchor = self.ledger_anchor
         return {
             "sequenceId": self.sequence_id,
             "status": self.status,
             "instanceDigest": self.instance_digest,
-            "stoppingKind": self.stop_kind,
-            "escalationTarget": self.target,
-            "ledgerAnchor": dict(self.anchor) if self.anchor is not None else None,
+            "stopKind": self.stop_kind,
+            "escalationTarget": self.escalation_target,
+            "ledgerAnchor": dict(anchor) if anchor is not None else None,
             "summary": self.summary,
             "steps": [s.to_json_obj() for s in self.steps],
             "escalationId": self.escalation_id,
@@ -298,17 +173,8 @@ class Settlement:
             "basisComplete": self.basis_complete,
             "decisionId": self.decision_id,
             "requiredEvidence": list(self.required_evidence),
-            "action": self.action,
-            "actionDetail": dict(self.action_detail),
-        }
-
-    def record_fields(self) -> dict[str, Any]:
-        """The fields a ``puzzlekit generate`` record gains: deterministic for one seed."""
-        return {
-            "stoppingKind": self.stop_kind,
-            "escalationTarget": self.target,
-            "kernelOutcome": self.kernel_outcome,
-            "action": self.action,
+            "settleAction": self.settle_action,
+            "settleDetail": dict(self.settle_detail),
         }
 
 
@@ -419,7 +285,6 @@ def settle(
     steps = audit_steps(
         result, filter_name=filter_name, holdout_name=holdout_name, replay_verdict=replay_verdict
     )
-
     options: dict[str, Any] = {"clock": frozen_clock(computed_at)}
     if new_id is not None:
         options["new_id"] = new_id
@@ -445,50 +310,63 @@ def settle(
         status=result.status,
         instance_digest=digest,
         stop_kind=esc.kind.value,
-        target=esc.target,
-        anchor=esc.ledger_anchor,
+        escalation_target=esc.target,
+        ledger_anchor=esc.ledger_anchor,
         summary=outcome.summary,
         steps=tuple(steps),
         escalation_id=esc.escalation_id,
     )
-
     if not outcome.all_clear:
-        if store is None:
-            return Settlement(
-                **base,
-                kernel_outcome=None,
-                basis_complete=None,
-                decision_id=None,
-                required_evidence=(),
-                action=ESCALATED,
-                action_detail={"reason": "no escalation store to dispatch to"},
-            )
-        if dispatcher is None:
-            from puzzlekit.verifiers.registry import registry_verify_fn
+        return _escalated(base, case, store, dispatcher)
+    when = {"observed_at": observed_at, "computed_at": computed_at}
+    return _decided(base, result, case, store, ledger, corpus_path, policy, corpus, when)
 
-            dispatcher = Dispatcher(store, verify_fn=registry_verify_fn)
-        act: Action = dispatcher.dispatch(case)
+
+def _escalated(
+    base: Mapping[str, Any],
+    case: EscalationCase,
+    store: EscalationStore | None,
+    dispatcher: Dispatcher | None,
+) -> Settlement:
+    """A stop other than all-clear: dispatched to its target, or recorded as escalated."""
+    undecided = dict(kernel_outcome=None, basis_complete=None, decision_id=None)
+    if store is None:
         return Settlement(
             **base,
-            kernel_outcome=None,
-            basis_complete=None,
-            decision_id=None,
+            **undecided,
             required_evidence=(),
-            action=act.action,
-            action_detail=act.to_json_obj(),
+            settle_action=ESCALATED,
+            settle_detail={"reason": "no escalation store to dispatch to"},
         )
+    if dispatcher is None:
+        from puzzlekit.verifiers.registry import registry_verify_fn
 
-    fr, hr = result.filter_report, result.holdout_report
-    assert fr is not None and hr is not None and digest is not None
-    derived, decision = derive_and_decide(
-        digest,
-        fr,
-        hr,
-        observed_at=observed_at,
-        computed_at=computed_at,
-        policy=policy,
-        corpus=corpus,
+        dispatcher = Dispatcher(store, verify_fn=registry_verify_fn)
+    act: Action = dispatcher.dispatch(case)
+    return Settlement(
+        **base,
+        **undecided,
+        required_evidence=(),
+        settle_action=act.action,
+        settle_detail=act.to_json_obj(),
     )
+
+
+def _decided(
+    base: Mapping[str, Any],
+    result: LoopResult,
+    case: EscalationCase,
+    store: EscalationStore | None,
+    ledger: Ledger | None,
+    corpus_path: str | os.PathLike[str] | None,
+    policy: Mapping[str, Any] | None,
+    corpus: CorpusPolicy,
+    when: Mapping[str, str],
+) -> Settlement:
+    """An all-clear: the kernel decides, and the decision is acted on."""
+    fr, hr, digest = result.filter_report, result.holdout_report, base["instance_digest"]
+    assert fr is not None and hr is not None and digest is not None
+    derived, decision = derive_and_decide(digest, fr, hr, policy=policy, corpus=corpus, **when)
     kernel_outcome = str(decision["outcome"])
     required = tuple(decision.get("routing", {}).get("required_evidence_modes", ()))
     if kernel_outcome == "auto_apply":
@@ -498,7 +376,7 @@ def settle(
             ledger=ledger,
             corpus_path=corpus_path,
             corpus=corpus,
-            computed_at=computed_at,
+            computed_at=when["computed_at"],
         )
     elif kernel_outcome == "human_required":
         reason = "kernel human_required: " + "; ".join(_reasons(decision))
@@ -514,7 +392,7 @@ def settle(
             action, detail = INCOMPLETE, {"reason": reason}
         else:
             store.record_escalation(case, status="held")
-            hold_id = store.hold(case, reason, verifier=filter_name)
+            hold_id = store.hold(case, reason, verifier=case.filter_verifier)
             action, detail = HELD, {"hold_id": hold_id, "reason": reason}
     return Settlement(
         **base,
@@ -522,167 +400,8 @@ def settle(
         basis_complete=bool(decision["basis_complete"]),
         decision_id=str(decision["decision_id"]),
         required_evidence=required,
-        action=action,
-        action_detail=detail,
+        settle_action=action,
+        settle_detail=detail,
         decision=decision,
         request=derived,
     )
-
-
-# --- 4. the prospective publish-gate experiment ---------------------------------------------
-
-#: When the experiment's evidence is dated: fixed, so that the figures are reproducible.
-EXPERIMENT_AT = FROZEN_AT
-
-
-def load_config(path: str | os.PathLike[str]) -> dict[str, Any]:
-    """The ``[publish_gate]`` table of a TOML experiment config, with its arms and schemas."""
-    with open(path, "rb") as fh:
-        doc = tomllib.load(fh)
-    cfg = doc.get("publish_gate")
-    if not isinstance(cfg, dict) or not cfg.get("arms") or not cfg.get("schemas"):
-        raise ValueError(f"{path}: needs [publish_gate] with [[publish_gate.arms]] and schemas")
-    return cfg
-
-
-def run_arm(
-    family_name: str,
-    params: Mapping[str, Any],
-    count: int,
-    *,
-    filter_name: str,
-    holdout_name: str,
-    strategy: str = "adaptive",
-    seed: int = 0,
-    max_calls: int = 200,
-    at: str = EXPERIMENT_AT,
-) -> dict[str, Any]:
-    """Generate up to ``count`` puzzles with one filter/holdout pair and count the gate's
-    outcomes. The kernel is also run on every accepted puzzle whatever its stop ("kernel
-    alone"), so that a gate that relied only on the stopping condition would show."""
-    from puzzlekit.families import get_family
-    from puzzlekit.generators import STRATEGIES
-    from puzzlekit.loop.batch import default_clues, loop_seed
-    from puzzlekit.loop.driver import InlineHoldout, run_loop
-    from puzzlekit.verifiers.registry import get_verifier
-
-    schema = get_family(family_name).schema(dict(params))
-    strat = STRATEGIES.get(strategy)(default_clues(len(schema.variables)))
-    filt = get_verifier(filter_name)
-    holdout = InlineHoldout(get_verifier(holdout_name))
-    counts: dict[str, Any] = {
-        "loops": 0,
-        "accepted": 0,
-        "holdout_rejected": 0,
-        "stop": {},
-        "gate": {},
-        "kernel_alone": {},
-        "auto_apply_of_holdout_rejected": 0,
-        "hand_filled_fields": 0,
-        "provenance_records": 0,
-    }
-    for index in range(count):
-        result = run_loop(
-            schema, strat, filt, holdout, LoopBudget(max_calls=max_calls), loop_seed(seed, index)
-        )
-        counts["loops"] += 1
-        s = settle(result, filter=filt, holdout_name=holdout_name, computed_at=at)
-        counts["stop"][s.stop_kind] = counts["stop"].get(s.stop_kind, 0) + 1
-        gate = s.kernel_outcome or f"escalated:{s.target}"
-        counts["gate"][gate] = counts["gate"].get(gate, 0) + 1
-        if not result.accepted:
-            continue
-        counts["accepted"] += 1
-        counts["holdout_rejected"] += int(result.holdout_rejected)
-        assert result.instance is not None and result.filter_report and result.holdout_report
-        derived, decision = derive_and_decide(
-            result.instance.digest,
-            result.filter_report,
-            result.holdout_report,
-            observed_at=at,
-            computed_at=at,
-        )
-        alone = str(decision["outcome"])
-        counts["kernel_alone"][alone] = counts["kernel_alone"].get(alone, 0) + 1
-        if result.holdout_rejected and "auto_apply" in (alone, s.kernel_outcome):
-            counts["auto_apply_of_holdout_rejected"] += 1
-        counts["provenance_records"] += len(derived.provenance)
-        counts["hand_filled_fields"] += len(
-            hand_filled_fields(
-                derived, result.instance.digest, result.filter_report, result.holdout_report
-            )
-        )
-    return counts
-
-
-def run_publish_gate(config: Mapping[str, Any]) -> list[dict[str, Any]]:
-    """One row per (arm, schema) of a ``[publish_gate]`` config, with its counts."""
-    rows = []
-    seed = int(config.get("seed", 0))
-    for arm in config["arms"]:
-        for sch in config["schemas"]:
-            counts = run_arm(
-                sch["family"],
-                sch.get("params", {}),
-                int(sch.get("count", 12)),
-                filter_name=arm["filter"],
-                holdout_name=arm["holdout"],
-                strategy=arm.get("strategy", config.get("strategy", "adaptive")),
-                seed=seed,
-                max_calls=int(config.get("max_calls", 200)),
-            )
-            rows.append(
-                {
-                    "arm": arm["name"],
-                    "filter": arm["filter"],
-                    "holdout": arm["holdout"],
-                    "family": sch["family"],
-                    "params": dict(sch.get("params", {})),
-                    **counts,
-                }
-            )
-    return rows
-
-
-def check_hypotheses(rows: Sequence[Mapping[str, Any]]) -> list[str]:
-    """The pre-registered claims that fail, in words; empty when all hold.
-
-    H1: with an exact filter and an exact, independent holdout every accepted puzzle is
-    auto_apply. H2: no puzzle the holdout rejected is ever auto_apply, and an inexact filter's
-    puzzles are never auto_apply. H3: no request field is filled by hand.
-    """
-    failed = []
-    exact = {"sat", "enumerative"}
-    for r in rows:
-        where = f"{r['arm']} {r['family']} {r['params']}"
-        both_exact = r["filter"] in exact and r["holdout"] in exact
-        if both_exact and r["filter"] != r["holdout"]:
-            if r["gate"].get("auto_apply", 0) != r["accepted"]:
-                failed.append(f"H1 {where}: {r['gate']} for {r['accepted']} accepted")
-        if r["auto_apply_of_holdout_rejected"]:
-            failed.append(f"H2 {where}: {r['auto_apply_of_holdout_rejected']} rejected, auto")
-        if r["filter"] not in exact and (
-            r["gate"].get("auto_apply") or r["kernel_alone"].get("auto_apply")
-        ):
-            failed.append(f"H2 {where}: an inexact filter's puzzle was auto_apply")
-        if r["hand_filled_fields"]:
-            failed.append(f"H3 {where}: {r['hand_filled_fields']} hand-filled fields")
-    return failed
-
-
-def main(argv: Sequence[str] | None = None) -> int:
-    """``python -m puzzlekit.loop.settle CONFIG``: run the publish-gate experiment, print JSON."""
-    args = list(sys.argv[1:] if argv is None else argv)
-    if len(args) != 1:
-        print("usage: python -m puzzlekit.loop.settle CONFIG.toml", file=sys.stderr)
-        return 2
-    rows = run_publish_gate(load_config(args[0]))
-    failed = check_hypotheses(rows)
-    for row in rows:
-        print(json.dumps(row, sort_keys=True))
-    print(json.dumps({"hypotheses_failed": failed}))
-    return 1 if failed else 0
-
-
-if __name__ == "__main__":
-    raise SystemExit(main())

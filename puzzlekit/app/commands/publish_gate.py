@@ -1,9 +1,9 @@
 """``puzzlekit publish-gate CONFIG``: the publish gate's prospective test (issue 6 part 7).
 
-Runs :func:`puzzlekit.loop.settle.run_publish_gate` over the config's arms and schemas and prints
-one
-JSON row per (arm, schema), then the pre-registered hypotheses that failed. Exit 1 when any
-failed. Until the experiment runner covers it, this is the command behind docs/publish_gate.md.
+Runs :func:`puzzlekit.app.studies.publish_gate.run_publish_gate` over the config's arms and
+schemas and prints one JSON row per (arm, schema), then the pre-registered hypotheses that
+failed. Exit 1 when any failed. Until the experiment runner covers it, this is the command behind
+docs/publish_gate.md.
 """
 
 from __future__ import annotations
@@ -62,7 +62,11 @@ def check_names(config: dict) -> None:
 
 
 def cmd_publish_gate(args: argparse.Namespace) -> int:
-    from puzzlekit.loop.settle import check_hypotheses, load_config, run_publish_gate
+    from puzzlekit.app.studies.publish_gate import (
+        check_hypotheses,
+        load_config,
+        run_publish_gate,
+    )
 
     try:
         config = load_config(args.config)

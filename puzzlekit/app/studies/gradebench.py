@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import functools
 import os
 import platform
 import sys
@@ -38,8 +39,8 @@ from typing import Any
 import numpy as np
 
 import puzzlekit.grading.techniques as grading
-import puzzlekit.loop.batch as gen_mod
 from puzzlekit.core.model import Instance
+from puzzlekit.loop.batch import GenerateConfig, generate
 
 COLUMNS = (
     "level",
@@ -92,8 +93,8 @@ class CountingVerifier:
 
 @contextlib.contextmanager
 def counting(counter: Counter) -> Iterator[None]:
-    """Time the logical solver's runs and count ``generate``'s verifier calls."""
-    real_run, real_get = grading._Solver.run, gen_mod.get_verifier
+    """Time the logical solver's runs."""
+    real_run = grading._Solver.run
 
     def run(self: Any, cap: int | None = None) -> str:
         t0 = time.perf_counter()
@@ -102,23 +103,18 @@ def counting(counter: Counter) -> Iterator[None]:
         finally:
             counter.grader_seconds += time.perf_counter() - t0
 
-    def get_verifier_counted(name: str, **settings: Any) -> Any:
-        return CountingVerifier(real_get(name, **settings), counter)
-
     grading._Solver.run = run  # type: ignore[method-assign]
-    gen_mod.get_verifier = get_verifier_counted
     try:
         yield
     finally:
         grading._Solver.run = real_run  # type: ignore[method-assign]
-        gen_mod.get_verifier = real_get
 
 
 def run_strategy(
     strategy: str, level: int, count: int, seed: int, deadline: float, counter: Counter
 ) -> dict[str, Any]:
     """Generate until ``count`` puzzles at ``level`` or the deadline; the totals."""
-    config = gen_mod.GenerateConfig(
+    config = GenerateConfig(
         family="sudoku",
         params=PARAMS,
         count=count,
@@ -131,7 +127,8 @@ def run_strategy(
     accepted = grader = 0
     clues: list[int] = []
     with counting(counter):
-        for rec in gen_mod.generate(config):
+        count_calls = functools.partial(CountingVerifier, counter=counter)
+        for rec in generate(config, wrap_filter=count_calls):
             grader += int(rec.get("graderCalls", 0))
             if rec.get("status") == "accepted":
                 accepted += 1

@@ -2,8 +2,9 @@
 adaptive, minimal-puzzle throughput, and holdout rejects with exact filters.
 
 Run ``python -m puzzlekit.app.studies.loopbench --out runs/loop_goals`` (``--quick`` for a small
-sample);
-it writes ``loop_goals.md`` and ``curve.csv``. A benchmark, not a test: nothing here asserts.
+sample); it writes ``loop_goals.md``, ``curve.csv`` and the loops' puzzle rows
+(``curve_loops.parquet``, columns as in docs/data.md). Every loop runs through the one driver
+(:class:`puzzlekit.loop.driver.LoopDriver`). A benchmark, not a test: nothing here asserts.
 """
 
 from __future__ import annotations
@@ -22,54 +23,55 @@ import pandas as pd
 from puzzlekit.core.model import Instance
 from puzzlekit.core.solutions import random_solution
 from puzzlekit.families import get_family
-from puzzlekit.generators.adaptive import Adaptive
-from puzzlekit.generators.blind import Blind
 from puzzlekit.generators.minimize import minimize
-from puzzlekit.loop.batch import loop_seed
-from puzzlekit.loop.driver import InlineHoldout, LoopBudget, run_loop
+from puzzlekit.loop.driver import LoopDriver, LoopSpec, loop_seed
+from puzzlekit.loop.row_schema import PUZZLE_SCHEMA, rows_frame
+from puzzlekit.loop.rows import puzzle_row, row_keys
 from puzzlekit.verifiers.registry import get_verifier
+
+SUDOKU9 = ("sudoku", {"size": 9})
 
 
 def calls_curve(ks: list[int], loops: int, max_calls: int, seed: int) -> pd.DataFrame:
-    """One row per loop: strategy, start k, final clue count, filter calls, accepted."""
-    schema = get_family("sudoku").schema({"size": 9})
-    sat = get_verifier("sat")
+    """Puzzle rows (:mod:`puzzlekit.loop.rows`), one per loop, for blind and adaptive at each k.
+
+    Loop ``i`` at ``k`` has the seed ``loop_seed(seed, k * 100000 + i)``."""
     rows = []
     for k in ks:
-        for name, strategy in (("blind", Blind(k)), ("adaptive", Adaptive(k))):
+        for name in ("blind", "adaptive"):
+            spec = LoopSpec(*SUDOKU9, strategy=name, k=k, filter="sat", max_calls=max_calls)
+            driver = LoopDriver(spec)
             for i in range(loops):
-                r = run_loop(
-                    schema,
-                    strategy,
-                    sat,
-                    None,
-                    LoopBudget(max_calls=max_calls),
-                    loop_seed(seed, k * 100_000 + i),
-                )
-                rows.append(
-                    {
-                        "strategy": name,
-                        "k": k,
-                        "accepted": r.accepted,
-                        "final_clues": len(r.instance.clues) if r.accepted else None,
-                        "calls": r.filter_calls,
-                    }
-                )
-    return pd.DataFrame(rows)
+                trial = k * 100_000 + i
+                s = loop_seed(seed, trial)
+                keys = row_keys("sudoku9", name, k, "sat", trial, s)
+                rows.append(puzzle_row(driver.run(s), keys, family=driver.family, holdout=None))
+    return rows_frame(rows, PUZZLE_SCHEMA)
 
 
-def per_clue_count(df: pd.DataFrame) -> pd.DataFrame:
-    """Filter calls per accepted puzzle, by strategy and final clue count."""
+def write_rows(puzzles: pd.DataFrame, path: Path) -> None:
+    """Puzzle rows as Parquet with the row schema (docs/data.md)."""
+    import pyarrow.parquet as pq
+
+    from puzzlekit.loop.row_schema import frame_table
+
+    pq.write_table(frame_table(puzzles, PUZZLE_SCHEMA), path)
+
+
+def per_clue_count(puzzles: pd.DataFrame) -> pd.DataFrame:
+    """Filter calls per accepted puzzle, by strategy and final clue count (puzzle rows)."""
+    df = puzzles.assign(accepted=puzzles["status"] == "accepted")
     out = defaultdict(dict)
-    for (strategy, clues), grp in df[df.accepted].groupby(["strategy", "final_clues"]):
+    for (strategy, clues), grp in df[df.accepted].groupby(["strategy", "clueCount"]):
         out[int(clues)][strategy + "_accepted"] = len(grp)
     # blind: all calls at start k, divided by accepted puzzles at that k
     for k, grp in df[df.strategy == "blind"].groupby("k"):
         acc = int(grp.accepted.sum())
-        out[int(k)]["blind_calls_per_accepted"] = grp.calls.sum() / acc if acc else float("inf")
+        calls = grp.filterCalls.sum()
+        out[int(k)]["blind_calls_per_accepted"] = calls / acc if acc else float("inf")
     acc = df[(df.strategy == "adaptive") & df.accepted]
-    for clues, grp in acc.groupby("final_clues"):
-        out[int(clues)]["adaptive_calls_per_accepted"] = grp.calls.mean()
+    for clues, grp in acc.groupby("clueCount"):
+        out[int(clues)]["adaptive_calls_per_accepted"] = grp.filterCalls.mean()
     table = pd.DataFrame.from_dict(out, orient="index").sort_index()
     table.index.name = "final_clues"
     if {"blind_calls_per_accepted", "adaptive_calls_per_accepted"} <= set(table.columns):
@@ -79,13 +81,10 @@ def per_clue_count(df: pd.DataFrame) -> pd.DataFrame:
 
 def curve_from_run(run_dir: Path) -> pd.DataFrame:
     """The same table from a ``puzzlekit run`` directory (its ``puzzles.parquet``)."""
-    p = pd.read_parquet(run_dir / "puzzles.parquet")
-    p = p.assign(
-        accepted=p.status == "accepted",
-        final_clues=p.clue_count.where(p.status == "accepted"),
-        calls=p.filter_calls,
-    )
-    return per_clue_count(p[["strategy", "k", "accepted", "final_clues", "calls"]])
+    from puzzlekit.app.plots import load_run
+
+    _, puzzles, _ = load_run(run_dir)
+    return per_clue_count(puzzles)
 
 
 def minimal_rate(n: int, seed: int) -> dict[str, float]:
@@ -105,12 +104,10 @@ def minimal_rate(n: int, seed: int) -> dict[str, float]:
 
 
 def holdout_rejects(family: str, params: dict, n: int, k: int, seed: int) -> dict[str, object]:
-    schema = get_family(family).schema(params)
-    sat = get_verifier("sat")
-    hold = InlineHoldout(get_verifier("enumerative"))
+    spec = LoopSpec(family, params, strategy="adaptive", k=k, filter="sat", holdout="enumerative")
+    driver = LoopDriver(spec)
     accepted = rejected = 0
-    for i in range(n):
-        r = run_loop(schema, Adaptive(k), sat, hold, LoopBudget(), loop_seed(seed, i))
+    for _, r in driver.batch(seed, range(n)):
         accepted += r.accepted
         rejected += r.holdout_rejected
     return {
@@ -152,7 +149,7 @@ def main(argv: list[str] | None = None) -> int:
         table.to_csv(out / "curve.csv")
     elif not args.skip_curve:
         df = calls_curve(ks, loops, 300 if quick else 1000, args.seed)
-        df.to_csv(out / "curve_loops.csv", index=False)
+        write_rows(df, out / "curve_loops.parquet")
         table = per_clue_count(df)
         table.to_csv(out / "curve.csv")
     rate = minimal_rate(10 if quick else 100, args.seed)

@@ -1,0 +1,418 @@
+"""Experiment configs: a pre-registered TOML file, read and checked before anything runs.
+
+A config (``experiments/*.toml``) names schemas, strategies with their clue counts ``k``, filter
+verifiers, one holdout verifier, a budget, the number of trials and the seed, and declares in a
+``[preregistration]`` table the hypotheses and the metrics the run will report.
+:func:`load_config` reads it with :mod:`tomllib` and rejects unknown keys, wrong types and
+unusable values with the key's path (``strategies[1].clues[0]``) before anything runs; strategy
+names are those of :data:`puzzlekit.generators.STRATEGIES`, verifier names those of the verifier
+registry. The parsed :class:`ExperimentConfig` has every default filled in; its digest
+identifies the run.
+
+Not for: running (:mod:`puzzlekit.app.experiment.runner`) or splitting into tasks
+(:mod:`puzzlekit.app.experiment.tasks`).
+"""
+
+from __future__ import annotations
+
+import tomllib
+from collections.abc import Mapping, Sequence
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import Any
+
+from puzzlekit.core.jsondata import plain
+from puzzlekit.core.model import canonical_json, sha256_digest
+
+EXECUTORS = ("local", "dask", "serial")
+METRICS = {
+    "accept_rate": "share of trials the filter accepted within the budget",
+    "holdout_reject_rate": "share of filter-accepted puzzles the holdout rejected",
+    "calls_per_accept_mean": "mean filter calls of accepted trials",
+    "calls_per_accept_median": "median filter calls of accepted trials",
+    "final_clues_mean": "mean clue count of accepted puzzles",
+    "reject_cases": "share of each reject case among filter rejects",
+}
+
+
+class ConfigError(ValueError):
+    """A config that cannot run; ``path`` names the offending key (``budget.max_calls``)."""
+
+    def __init__(self, path: str, message: str, source: str | None = None) -> None:
+        self.path = path
+        self.message = message
+        self.source = source
+        where = f"{source}: " if source else ""
+        super().__init__(f"{where}{path or '<config>'}: {message}")
+
+
+# --- the parsed config ---------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class SchemaSpec:
+    family: str
+    params: Mapping[str, Any]
+    label: str
+
+
+@dataclass(frozen=True)
+class StrategySpec:
+    name: str
+    clues: tuple[int, ...]
+
+
+@dataclass(frozen=True)
+class VerifierSpec:
+    verifier: str
+    settings: Mapping[str, Any]
+    label: str
+
+
+@dataclass(frozen=True)
+class HoldoutSpec:
+    verifier: str
+    settings: Mapping[str, Any]
+    process: bool = True
+
+
+@dataclass(frozen=True)
+class Preregistration:
+    hypotheses: tuple[str, ...]
+    metrics: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class ExperimentConfig:
+    name: str
+    description: str
+    seed: int
+    trials: int
+    batch: int
+    executor: str
+    workers: int
+    scheduler: str | None
+    minimize: bool
+    symmetric: bool
+    grade: bool
+    max_calls: int
+    solution_cap: int
+    schemas: tuple[SchemaSpec, ...]
+    strategies: tuple[StrategySpec, ...]
+    filters: tuple[VerifierSpec, ...]
+    holdout: HoldoutSpec | None
+    preregistration: Preregistration
+    #: plugin modules (``plugins = [...]``), loaded before the rest was checked
+    plugins: tuple[str, ...] = ()
+
+    def to_json_obj(self) -> dict[str, Any]:
+        """The parsed config with every default filled in; its digest identifies the run.
+
+        ``plugins`` appears only when the config names some, so a config without plugins keeps
+        the digest it had before the key existed."""
+        out = plain(asdict(self))
+        if not self.plugins:
+            del out["plugins"]
+        return out
+
+    @property
+    def digest(self) -> str:
+        return sha256_digest(canonical_json(self.to_json_obj()))
+
+    def trial_seeds(self) -> list[int]:
+        from puzzlekit.loop.driver import loop_seed
+
+        return [loop_seed(self.seed, t) for t in range(self.trials)]
+
+
+# --- the typed reader ----------------------------------------------------------------------
+
+
+_TYPE_NAMES = {str: "a string", int: "an integer", bool: "a boolean", dict: "a table"}
+
+
+def _type_name(value: Any) -> str:
+    if isinstance(value, bool):
+        return "a boolean"
+    if isinstance(value, int):
+        return "an integer"
+    if isinstance(value, float):
+        return "a float"
+    if isinstance(value, str):
+        return "a string"
+    if isinstance(value, list):
+        return "an array"
+    if isinstance(value, dict):
+        return "a table"
+    return type(value).__name__
+
+
+class _Reader:
+    def __init__(self, source: str | None) -> None:
+        self.source = source
+
+    def fail(self, path: str, message: str) -> ConfigError:
+        return ConfigError(path, message, self.source)
+
+    def table(self, value: Any, path: str, allowed: Sequence[str]) -> dict[str, Any]:
+        if not isinstance(value, dict):
+            raise self.fail(path, f"expected a table, got {_type_name(value)}")
+        for key in value:
+            if key not in allowed:
+                sub = f"{path}.{key}" if path else key
+                raise self.fail(sub, f"unknown key; allowed: {', '.join(allowed)}")
+        return value
+
+    def get(self, table: dict, key: str, path: str, kind: type, default: Any = ...) -> Any:
+        sub = f"{path}.{key}" if path else key
+        if key not in table:
+            if default is ...:
+                raise self.fail(sub, f"required ({_TYPE_NAMES[kind]})")
+            return default
+        value = table[key]
+        ok = isinstance(value, kind) and not (kind is int and isinstance(value, bool))
+        if not ok:
+            raise self.fail(sub, f"expected {_TYPE_NAMES[kind]}, got {_type_name(value)}")
+        return value
+
+    def positive(self, table: dict, key: str, path: str, default: Any = ...) -> int:
+        value = self.get(table, key, path, int, default)
+        if value < 1:
+            raise self.fail(f"{path}.{key}" if path else key, f"must be at least 1, got {value}")
+        return value
+
+    def array(self, table: dict, key: str, path: str, default: Any = ...) -> list[Any]:
+        sub = f"{path}.{key}" if path else key
+        if key not in table:
+            if default is ...:
+                raise self.fail(sub, "required (an array)")
+            return default
+        value = table[key]
+        if not isinstance(value, list):
+            raise self.fail(sub, f"expected an array, got {_type_name(value)}")
+        return value
+
+    def strings(self, table: dict, key: str, path: str) -> tuple[str, ...]:
+        items = self.array(table, key, path)
+        for i, item in enumerate(items):
+            if not isinstance(item, str):
+                raise self.fail(f"{path}.{key}[{i}]", f"expected a string, got {_type_name(item)}")
+        return tuple(items)
+
+
+def _verifier_spec(r: _Reader, raw: Any, path: str, *, holdout: bool) -> Any:
+    from puzzlekit.core.plugins import UnknownName
+    from puzzlekit.verifiers.registry import VERIFIERS, get_verifier
+
+    keys = ("verifier", "settings", "process") if holdout else ("verifier", "settings", "label")
+    t = r.table(raw, path, keys)
+    name = r.get(t, "verifier", path, str)
+    try:
+        VERIFIERS.get(name)
+    except UnknownName as exc:
+        raise r.fail(f"{path}.verifier", str(exc)) from None
+    settings = r.get(t, "settings", path, dict, {})
+    try:
+        verifier = get_verifier(name, **settings)
+    except TypeError as exc:
+        raise r.fail(f"{path}.settings", f"not accepted by {name!r}: {exc}") from None
+    if holdout:
+        if not verifier.exact:
+            raise r.fail(f"{path}.verifier", f"{name!r} is not exact; a holdout must be")
+        return HoldoutSpec(name, settings, r.get(t, "process", path, bool, True))
+    label = r.get(t, "label", path, str, name)
+    return VerifierSpec(name, settings, label)
+
+
+TOP_KEYS = (
+    "name",
+    "plugins",
+    "description",
+    "seed",
+    "trials",
+    "batch",
+    "executor",
+    "workers",
+    "scheduler",
+    "minimize",
+    "symmetric",
+    "grade",
+    "budget",
+    "schemas",
+    "strategies",
+    "filters",
+    "holdout",
+    "preregistration",
+)
+
+
+def _schemas(r: _Reader, top: dict[str, Any]) -> tuple[list[SchemaSpec], list[int]]:
+    """The ``[[schemas]]`` and each one's number of variables."""
+    from puzzlekit.core.model import SpecError
+    from puzzlekit.core.plugins import UnknownName
+    from puzzlekit.families import FAMILIES
+
+    schemas: list[SchemaSpec] = []
+    sizes: list[int] = []
+    raw_schemas = r.array(top, "schemas", "")
+    if not raw_schemas:
+        raise r.fail("schemas", "needs at least one schema")
+    for i, item in enumerate(raw_schemas):
+        path = f"schemas[{i}]"
+        t = r.table(item, path, ("family", "params", "label"))
+        family = r.get(t, "family", path, str)
+        params = r.get(t, "params", path, dict, {})
+        try:
+            fam = FAMILIES.get(family)
+        except UnknownName as exc:
+            raise r.fail(f"{path}.family", str(exc)) from None
+        try:
+            schema = fam.schema(params)
+        except SpecError as exc:
+            raise r.fail(f"{path}.params", str(exc)) from None
+        default_label = family + "".join(f"-{v}" for v in params.values() if isinstance(v, int))
+        label = r.get(t, "label", path, str, default_label)
+        if label in {s.label for s in schemas}:
+            raise r.fail(f"{path}.label", f"label {label!r} is used twice; give labels")
+        schemas.append(SchemaSpec(family, params, label))
+        sizes.append(len(schema.variables))
+    return schemas, sizes
+
+
+def _clue_counts(r: _Reader, t: dict[str, Any], path: str, most: int) -> tuple[int, ...]:
+    clues = t.get("clues")
+    if isinstance(clues, int) and not isinstance(clues, bool):
+        clues = [clues]
+    if not isinstance(clues, list) or not clues:
+        got = "nothing" if clues is None else _type_name(clues)
+        raise r.fail(f"{path}.clues", f"expected an integer or an array of them, got {got}")
+    for j, k in enumerate(clues):
+        if not isinstance(k, int) or isinstance(k, bool):
+            raise r.fail(f"{path}.clues[{j}]", f"expected an integer, got {_type_name(k)}")
+        if not 0 <= k <= most:
+            raise r.fail(f"{path}.clues[{j}]", f"must be in 0..{most}, got {k}")
+    return tuple(clues)
+
+
+def _strategies(r: _Reader, top: dict[str, Any], sizes: list[int]) -> list[StrategySpec]:
+    """The ``[[strategies]]``: names of :data:`puzzlekit.generators.STRATEGIES`, clue counts."""
+    from puzzlekit.generators import STRATEGIES
+
+    strategies: list[StrategySpec] = []
+    raw_strats = r.array(top, "strategies", "")
+    if not raw_strats:
+        raise r.fail("strategies", "needs at least one strategy")
+    for i, item in enumerate(raw_strats):
+        path = f"strategies[{i}]"
+        t = r.table(item, path, ("name", "clues"))
+        sname = r.get(t, "name", path, str)
+        try:
+            STRATEGIES.get(sname)
+        except LookupError as exc:
+            raise r.fail(f"{path}.name", str(exc).strip("'\"")) from None
+        clues = _clue_counts(r, t, path, min(sizes))
+        if sname in {s.name for s in strategies}:
+            raise r.fail(f"{path}.name", f"strategy {sname!r} is listed twice")
+        strategies.append(StrategySpec(sname, clues))
+    return strategies
+
+
+def _filters(r: _Reader, top: dict[str, Any]) -> list[VerifierSpec]:
+    filters: list[VerifierSpec] = []
+    raw_filters = r.array(top, "filters", "")
+    if not raw_filters:
+        raise r.fail("filters", "needs at least one filter")
+    for i, item in enumerate(raw_filters):
+        spec = _verifier_spec(r, item, f"filters[{i}]", holdout=False)
+        if spec.label in {f.label for f in filters}:
+            raise r.fail(f"filters[{i}].label", f"label {spec.label!r} is used twice")
+        filters.append(spec)
+    return filters
+
+
+def _preregistration(r: _Reader, top: dict[str, Any]) -> Preregistration:
+    if "preregistration" not in top:
+        raise r.fail("preregistration", "required: declare hypotheses and metrics up front")
+    pre = r.table(top["preregistration"], "preregistration", ("hypotheses", "metrics"))
+    hypotheses = r.strings(pre, "hypotheses", "preregistration")
+    metrics = r.strings(pre, "metrics", "preregistration")
+    if not hypotheses:
+        raise r.fail("preregistration.hypotheses", "declare at least one hypothesis")
+    if not metrics:
+        raise r.fail("preregistration.metrics", "declare at least one metric")
+    for i, m in enumerate(metrics):
+        if m not in METRICS:
+            raise r.fail(
+                f"preregistration.metrics[{i}]",
+                f"unknown metric {m!r}; known: {', '.join(sorted(METRICS))}",
+            )
+    return Preregistration(hypotheses, metrics)
+
+
+def _plugins(r: _Reader, top: dict[str, Any]) -> tuple[str, ...]:
+    """Import the config's ``plugins`` (module names) so that what they register is known when
+    the rest of the config is checked; ConfigError naming the entry that cannot be imported."""
+    from puzzlekit.core.plugins import PluginError, use_plugins
+
+    modules = r.strings(top, "plugins", "") if "plugins" in top else ()
+    for i, module in enumerate(modules):
+        try:
+            use_plugins([module])
+        except PluginError as exc:
+            raise r.fail(f"plugins[{i}]", str(exc)) from None
+    return tuple(modules)
+
+
+def parse_config(raw: Mapping[str, Any], source: str | None = None) -> ExperimentConfig:
+    """Check ``raw`` (a parsed TOML document) and fill in defaults; :class:`ConfigError` else.
+
+    The ``plugins`` it names are imported first (into this process), so schemas, strategies
+    and verifiers registered by a plugin are checked like built-ins."""
+    r = _Reader(source)
+    top = r.table(dict(raw), "", TOP_KEYS)
+    name = r.get(top, "name", "", str)
+    plugins = _plugins(r, top)
+    executor = r.get(top, "executor", "", str, "local")
+    if executor not in EXECUTORS:
+        raise r.fail("executor", f"expected one of {', '.join(EXECUTORS)}, got {executor!r}")
+    budget = r.table(top.get("budget", {}), "budget", ("max_calls", "solution_cap"))
+    schemas, sizes = _schemas(r, top)
+    strategies = _strategies(r, top, sizes)
+    filters = _filters(r, top)
+    holdout = None
+    if "holdout" in top:
+        holdout = _verifier_spec(r, top["holdout"], "holdout", holdout=True)
+    preregistration = _preregistration(r, top)
+    return ExperimentConfig(
+        name=name,
+        description=r.get(top, "description", "", str, ""),
+        seed=r.get(top, "seed", "", int, 0),
+        trials=r.positive(top, "trials", ""),
+        batch=r.positive(top, "batch", "", 10),
+        executor=executor,
+        workers=r.positive(top, "workers", "", 2),
+        scheduler=r.get(top, "scheduler", "", str, None),
+        minimize=r.get(top, "minimize", "", bool, False),
+        symmetric=r.get(top, "symmetric", "", bool, False),
+        grade=r.get(top, "grade", "", bool, True),
+        max_calls=r.positive(budget, "max_calls", "budget", 200),
+        solution_cap=r.positive(budget, "solution_cap", "budget", 2),
+        schemas=tuple(schemas),
+        strategies=tuple(strategies),
+        filters=tuple(filters),
+        holdout=holdout,
+        preregistration=preregistration,
+        plugins=plugins,
+    )
+
+
+def load_config(path: str | Path) -> ExperimentConfig:
+    """Read and check a TOML config; :class:`ConfigError` names the file and the key's path."""
+    p = Path(path)
+    try:
+        raw = tomllib.loads(p.read_text(encoding="utf-8"))
+    except OSError as exc:
+        raise ConfigError("", f"cannot read: {exc.strerror}", str(p)) from None
+    except tomllib.TOMLDecodeError as exc:
+        raise ConfigError("", f"not TOML: {exc}", str(p)) from None
+    return parse_config(raw, str(p))

@@ -1,0 +1,148 @@
+"""A run's ``manifest.json``: what ran, with which versions, and how its rows are laid out.
+
+The manifest holds the config and its digest, package versions, the git revision, the trial
+seeds, the verifiers' ids, the row-schema version (``rowSchemaVersion``, see
+:mod:`puzzlekit.loop.rows`), start and end times and the resumes. :func:`resumed_manifest`
+refuses to resume a run of another config or another row schema, since their parts would not
+merge.
+
+Not for: writing rows (:mod:`puzzlekit.app.experiment.store`).
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from dataclasses import asdict
+from pathlib import Path
+from typing import Any
+
+from puzzlekit.app.experiment.config import ExperimentConfig
+from puzzlekit.core.jsondata import plain
+
+FORMAT_VERSION = 1
+
+
+class RunError(Exception):
+    """A run directory that cannot be written or resumed as asked."""
+
+
+def now() -> str:
+    from datetime import UTC, datetime
+
+    return datetime.now(UTC).isoformat(timespec="seconds").replace("+00:00", "Z")
+
+
+def versions() -> dict[str, str | None]:
+    """Versions of the packages that decide a run's results."""
+    import platform
+    from importlib import metadata
+
+    out: dict[str, str | None] = {"python": platform.python_version()}
+    for dist in ("puzzlekit", "numpy", "python-sat", "python-constraint2", "pandas", "pyarrow"):
+        try:
+            out[dist] = metadata.version(dist)
+        except metadata.PackageNotFoundError:
+            out[dist] = None
+    return out
+
+
+def git_revision() -> dict[str, Any]:
+    """The source tree's git revision and whether it had local changes, where git can tell."""
+    import subprocess
+
+    root = Path(__file__).resolve().parents[3]
+    try:
+        rev = subprocess.run(
+            ["git", "rev-parse", "HEAD"], cwd=root, capture_output=True, text=True, timeout=10
+        )
+        if rev.returncode != 0:
+            return {"gitRevision": None, "gitDirty": None}
+        dirty = subprocess.run(
+            ["git", "status", "--porcelain", "--untracked-files=no"],
+            cwd=root,
+            capture_output=True,
+            text=True,
+            timeout=10,
+        )
+        return {"gitRevision": rev.stdout.strip(), "gitDirty": bool(dirty.stdout.strip())}
+    except (OSError, subprocess.SubprocessError):
+        return {"gitRevision": None, "gitDirty": None}
+
+
+def verifier_ids(config: ExperimentConfig) -> dict[str, Any]:
+    from puzzlekit.verifiers.registry import get_verifier
+
+    def ident(verifier: str, settings: Mapping[str, Any]) -> dict[str, Any]:
+        v = get_verifier(verifier, **settings)
+        return {
+            "verifier": verifier,
+            "version": str(getattr(v, "version", "")),
+            "settings": plain(settings),
+        }
+
+    return {
+        "filters": [{"label": f.label, **ident(f.verifier, f.settings)} for f in config.filters],
+        "holdout": ident(config.holdout.verifier, config.holdout.settings)
+        if config.holdout
+        else None,
+    }
+
+
+def new_manifest(config: ExperimentConfig, config_path: str | None) -> dict[str, Any]:
+    """The manifest of a run that starts now."""
+    from puzzlekit.core.plugins import loaded_plugins
+    from puzzlekit.loop.rows import ROW_SCHEMA_VERSION
+
+    return {
+        "format": "puzzlekit-run",
+        "formatVersion": FORMAT_VERSION,
+        "rowSchemaVersion": ROW_SCHEMA_VERSION,
+        "name": config.name,
+        "description": config.description,
+        "configPath": config_path,
+        "configDigest": config.digest,
+        "config": config.to_json_obj(),
+        "preregistration": plain(asdict(config.preregistration)),
+        "versions": versions(),
+        **git_revision(),
+        "seed": config.seed,
+        "trialSeeds": config.trial_seeds(),
+        "verifiers": verifier_ids(config),
+        "plugins": [p.to_json_obj() for p in loaded_plugins()],
+        "start": now(),
+        "end": None,
+        "resumes": [],
+    }
+
+
+def resumed_manifest(run: Path, config: ExperimentConfig) -> dict[str, Any]:
+    """The manifest of the run in ``run``, marked resumed; :class:`RunError` if it cannot be."""
+    from puzzlekit.loop.rows import ROW_SCHEMA_VERSION
+
+    old = json.loads((run / "manifest.json").read_text(encoding="utf-8"))
+    if old.get("configDigest") != config.digest:
+        raise RunError(
+            f"{run} holds a run of another config ({old.get('configDigest')}); use another --out"
+        )
+    version = old.get("rowSchemaVersion", 1)
+    if version != ROW_SCHEMA_VERSION:
+        raise RunError(
+            f"{run} holds rows of row schema {version}; this puzzlekit writes "
+            f"{ROW_SCHEMA_VERSION}, so its parts cannot be merged; use another --out"
+        )
+    _load_manifest_plugins(old, run)
+    old.setdefault("resumes", []).append(now())
+    old["end"] = None
+    return old
+
+
+def _load_manifest_plugins(manifest: dict[str, Any], run: Path) -> None:
+    """Import every plugin a run's manifest records (resuming it); RunError if one is gone."""
+    from puzzlekit.core.plugins import PluginError, use_plugins
+
+    modules = [p["module"] for p in manifest.get("plugins", []) if isinstance(p, dict)]
+    try:
+        use_plugins(modules)
+    except PluginError as exc:
+        raise RunError(f"cannot resume {run}: {exc}") from None

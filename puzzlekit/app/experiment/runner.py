@@ -1,0 +1,178 @@
+"""Running an experiment: its tasks on an executor, into a run directory that can resume.
+
+:func:`run_experiment` writes the manifest and the pre-registration (the config digest, into the
+run's ledger) before the first trial, runs the pending tasks on an executor (:func:`execute`:
+``serial``, a local process pool, or Dask), saves each task's rows as soon as it finishes, merges
+them at the end and draws the report. The same config and seeds give the same rows under every
+executor (timings aside).
+
+Not for: what a task computes (:mod:`puzzlekit.app.experiment.tasks`) or plots
+(:mod:`puzzlekit.app.plots`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Sequence
+from pathlib import Path
+from typing import Any
+
+from puzzlekit.app.experiment.config import ExperimentConfig
+from puzzlekit.app.experiment.manifest import RunError, new_manifest, now, resumed_manifest
+from puzzlekit.app.experiment.store import merge_parts, save_task, task_done, write_json
+from puzzlekit.app.experiment.tasks import Task, TaskResult, plan, run_task
+
+
+def execute(
+    tasks: Sequence[Task],
+    executor: str,
+    workers: int,
+    scheduler: str | None = None,
+    *,
+    dask_processes: bool = True,
+) -> Iterator[TaskResult]:
+    """Yield a :class:`TaskResult` per task as it finishes (in any order)."""
+    if executor == "serial" or not tasks:
+        for task in tasks:
+            yield run_task(task)
+        return
+    if executor == "local":
+        import multiprocessing as mp
+        from concurrent.futures import ProcessPoolExecutor, as_completed
+
+        ctx = mp.get_context("spawn")
+        with ProcessPoolExecutor(max_workers=workers, mp_context=ctx) as pool:
+            futures = [pool.submit(run_task, t) for t in tasks]
+            for fut in as_completed(futures):
+                yield fut.result()
+        return
+    if executor == "dask":
+        yield from _execute_dask(tasks, workers, scheduler, dask_processes)
+        return
+    raise RunError(f"unknown executor {executor!r}")
+
+
+def _execute_dask(
+    tasks: Sequence[Task], workers: int, scheduler: str | None, processes: bool
+) -> Iterator[TaskResult]:
+    try:
+        from distributed import Client, LocalCluster, as_completed
+    except ImportError:
+        raise RunError(
+            "--executor dask needs dask[distributed]: pip install 'puzzlekit[dask]'"
+        ) from None
+    cluster = None
+    if scheduler:
+        client = Client(scheduler)
+    else:
+        cluster = LocalCluster(
+            n_workers=workers,
+            threads_per_worker=1,
+            processes=processes,
+            dashboard_address=None,
+        )
+        client = Client(cluster)
+    try:
+        futures = client.map(run_task, list(tasks), pure=False)
+        for fut in as_completed(futures):
+            yield fut.result()
+    finally:
+        client.close()
+        if cluster is not None:
+            cluster.close()
+
+
+def _open_run(
+    run: Path, config: ExperimentConfig, resume: bool, config_path: str | None
+) -> dict[str, Any]:
+    """The run's manifest (new or resumed) and its ledger's first entries."""
+    from puzzlekit.audit.ledger import Ledger
+
+    if (run / "manifest.json").exists():
+        if not resume:
+            raise RunError(f"{run} already holds a run; pass --resume or another --out")
+        manifest = resumed_manifest(run, config)
+    else:
+        if run.exists() and any(run.iterdir()):
+            raise RunError(f"{run} exists and is not a run directory; use another --out")
+        manifest = new_manifest(config, config_path)
+    (run / "parts").mkdir(parents=True, exist_ok=True)
+    with Ledger(run / "ledger.db") as ledger:
+        if len(ledger) == 0:
+            ledger.append(
+                {
+                    "kind": "preregistration",
+                    "configDigest": config.digest,
+                    "name": config.name,
+                    "hypotheses": list(config.preregistration.hypotheses),
+                    "metrics": list(config.preregistration.metrics),
+                }
+            )
+        elif resume:
+            ledger.append({"kind": "resume", "configDigest": config.digest, "at": now()})
+    return manifest
+
+
+def run_experiment(
+    config: ExperimentConfig,
+    out: str | Path,
+    *,
+    executor: str | None = None,
+    workers: int | None = None,
+    scheduler: str | None = None,
+    resume: bool = False,
+    quiet: bool = False,
+    config_path: str | None = None,
+    report: bool = True,
+    dask_processes: bool = True,
+) -> Path:
+    """Run every task of ``config`` into the run directory ``out``; returns its path.
+
+    The config digest goes into the ledger (``out/ledger.db``) before the first trial. Each task's
+    rows are written atomically as soon as it finishes, so a killed run loses at most the tasks
+    in flight; ``resume=True`` skips the finished ones. At the end the parts are merged, sorted,
+    into ``attempts.parquet`` and ``puzzles.parquet``, and the report is drawn.
+    """
+    import sys
+
+    from tqdm import tqdm
+
+    from puzzlekit.audit.ledger import Ledger
+
+    run = Path(out)
+    executor = executor or config.executor
+    workers = workers or config.workers
+    scheduler = scheduler or config.scheduler
+    manifest = _open_run(run, config, resume, config_path)
+    manifest.update({"executor": executor, "workers": workers, "scheduler": scheduler})
+    write_json(manifest, run / "manifest.json")
+
+    tasks = plan(config)
+    pending = [t for t in tasks if not task_done(run, t.id)]
+    total = sum(len(t.trials) for t in tasks)
+    done = total - sum(len(t.trials) for t in pending)
+    with tqdm(
+        total=total, initial=done, unit="trial", file=sys.stderr, disable=True if quiet else None
+    ) as bar:
+        for result in execute(pending, executor, workers, scheduler, dask_processes=dask_processes):
+            save_task(run, result)
+            bar.update(len(result.puzzles))
+
+    attempts, puzzles = merge_parts(run, [t.id for t in tasks])
+    manifest["end"] = now()
+    manifest["rows"] = {"attempts": len(attempts), "puzzles": len(puzzles), "tasks": len(tasks)}
+    write_json(manifest, run / "manifest.json")
+    with Ledger(run / "ledger.db") as ledger:
+        ledger.append(
+            {
+                "kind": "run-end",
+                "configDigest": config.digest,
+                "attempts": len(attempts),
+                "puzzles": len(puzzles),
+                "accepted": int((puzzles["status"] == "accepted").sum()) if len(puzzles) else 0,
+            }
+        )
+    if report:
+        from puzzlekit.app.plots import write_report
+
+        write_report(run)
+    return run

@@ -1,0 +1,91 @@
+"""The files of a run directory: each task's rows as Parquet parts, written atomically, merged
+into ``attempts.parquet`` and ``puzzles.parquet`` at the end; JSON written atomically.
+
+``attempts.parquet`` and ``puzzles.parquet`` are written with the row schema of
+:mod:`puzzlekit.loop.row_schema` (column types and a description per field, nested fields
+included), so a run directory documents itself. The parts, kept for resuming, hold the same rows
+with their nested columns as JSON text (a small flat file per task).
+
+Not for: building rows (:mod:`puzzlekit.loop.rows`) or deciding what runs
+(:mod:`puzzlekit.app.experiment.runner`).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+import pyarrow as pa
+
+#: zstd keeps the gap lists and instances of a run at about the size snappy gave the rows before
+#: they kept them (docs/data.md, "Size"); snappy where this pyarrow lacks zstd
+CODEC = "zstd" if pa.Codec.is_available("zstd") else "snappy"
+
+
+def write_table(df: pd.DataFrame, schema: Any, path: Path, *, part: bool = False) -> None:
+    """Write ``df`` as Parquet of ``schema`` atomically (temporary file, fsync, rename); a part
+    file keeps its nested columns as JSON text (:func:`puzzlekit.loop.row_schema.part_schema`)."""
+    import pyarrow.parquet as pq
+
+    from puzzlekit.loop.row_schema import frame_table, part_table
+
+    tmp = path.with_name(path.name + ".tmp")
+    if part:  # statistics only help readers filter big files; a part is read whole
+        pq.write_table(part_table(df, schema), tmp, compression=CODEC, write_statistics=False)
+    else:
+        pq.write_table(frame_table(df, schema), tmp, compression=CODEC)
+    with open(tmp, "rb") as fh:
+        os.fsync(fh.fileno())
+    tmp.replace(path)
+
+
+def write_json(obj: Any, path: Path) -> None:
+    tmp = path.with_name(path.name + ".tmp")
+    tmp.write_text(json.dumps(obj, indent=2, sort_keys=True) + "\n", encoding="utf-8")
+    tmp.replace(path)
+
+
+def part_paths(run: Path, task_id: str) -> tuple[Path, Path]:
+    parts = run / "parts"
+    return parts / f"{task_id}.attempts.parquet", parts / f"{task_id}.puzzles.parquet"
+
+
+def task_done(run: Path, task_id: str) -> bool:
+    """A task is done when its puzzles part exists (written after its attempts part)."""
+    return part_paths(run, task_id)[1].exists()
+
+
+def save_task(run: Path, result: Any) -> None:
+    """Write one task's rows atomically: attempts first, puzzles (the done marker) last."""
+    from puzzlekit.loop.row_schema import ATTEMPT_SCHEMA, PUZZLE_SCHEMA, rows_frame
+
+    a_path, p_path = part_paths(run, result.task_id)
+    write_table(rows_frame(result.attempts, ATTEMPT_SCHEMA), ATTEMPT_SCHEMA, a_path, part=True)
+    write_table(rows_frame(result.puzzles, PUZZLE_SCHEMA), PUZZLE_SCHEMA, p_path, part=True)
+
+
+def merge_parts(run: Path, task_ids: list[str]) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """Every task's parts merged and sorted, written as ``attempts.parquet`` and
+    ``puzzles.parquet``; returns ``(attempts, puzzles)``."""
+    from puzzlekit.loop.row_schema import (
+        ATTEMPT_SCHEMA,
+        PUZZLE_SCHEMA,
+        part_frame,
+        rows_frame,
+        sort_frame,
+    )
+
+    out = []
+    for index, schema, name in ((0, ATTEMPT_SCHEMA, "attempts"), (1, PUZZLE_SCHEMA, "puzzles")):
+        frames = [part_frame(pd.read_parquet(part_paths(run, t)[index]), schema) for t in task_ids]
+        frames = [df for df in frames if not df.empty]
+        if frames:
+            df = sort_frame(pd.concat(frames, ignore_index=True), schema)
+        else:
+            df = rows_frame([], schema)
+        write_table(df, schema, run / f"{name}.parquet")
+        out.append(df)
+    return out[0], out[1]

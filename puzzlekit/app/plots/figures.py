@@ -1,0 +1,330 @@
+"""The figures of a run's report (matplotlib, Agg), drawn from its Parquet rows.
+
+The reject-case distribution, filter calls to acceptance as a CDF per strategy, where on the
+grid the rejects point, the filter × holdout verdict matrix and holdout reject rate, clue count
+vs forced cells of accepted puzzles (expressive range), escalation targets and kernel outcomes
+(:data:`FIGURES`), and, when some accepted puzzle carries a grade, clue count vs grade level
+(:data:`GRADE_FIGURE`, one panel per schema, the level axis labelled by the family's
+techniques).
+
+Not for: the tables (:mod:`puzzlekit.app.plots.tables`) or the Markdown
+(:mod:`puzzlekit.app.plots.report`).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import matplotlib
+
+matplotlib.use("Agg")
+
+import matplotlib.pyplot as plt  # noqa: E402
+import numpy as np  # noqa: E402
+import pandas as pd  # noqa: E402
+from matplotlib.ticker import MaxNLocator  # noqa: E402
+
+from puzzlekit.app.plots.tables import (  # noqa: E402
+    Scale,
+    graded_rows,
+    reject_case_table,
+    reject_coords,
+    settlement_table,
+    verdict_matrix,
+)
+
+
+def plot_calls_vs_clues(puzzles: pd.DataFrame, path: Path) -> None:
+    acc = puzzles[puzzles["status"] == "accepted"]
+    fig, ax = plt.subplots(figsize=(6, 4))
+    for (strategy, filt), grp in acc.groupby(["strategy", "filter"], sort=True):
+        ax.scatter(
+            grp["clueCount"], grp["filterCalls"], s=14, alpha=0.6, label=f"{strategy}/{filt}"
+        )
+    ax.set_xlabel("final clue count")
+    ax.set_ylabel("filter calls to acceptance")
+    ax.set_yscale("log")
+    ax.set_title("Filter calls per accepted puzzle")
+    if len(acc):
+        ax.legend(fontsize=7)
+    fig.tight_layout()
+    fig.savefig(path, dpi=100)
+    plt.close(fig)
+
+
+def plot_reject_cases(attempts: pd.DataFrame, path: Path) -> None:
+    table = reject_case_table(attempts)
+    fig, ax = plt.subplots(figsize=(6, 4))
+    if table.empty:
+        ax.text(0.5, 0.5, "no filter rejects", ha="center", va="center")
+    else:
+        labels = [f"{s}/{f}" for s, f in table.index]
+        bottom = np.zeros(len(table))
+        for case in table.columns:
+            ax.bar(labels, table[case].to_numpy(), bottom=bottom, label=case)
+            bottom += table[case].to_numpy()
+        ax.set_ylabel("share of filter rejects")
+        ax.legend(fontsize=7)
+        ax.tick_params(axis="x", labelsize=7, rotation=20)
+    ax.set_title("Reject cases per strategy / filter")
+    fig.tight_layout()
+    fig.savefig(path, dpi=100)
+    plt.close(fig)
+
+
+def plot_calls_cdf(puzzles: pd.DataFrame, path: Path) -> None:
+    """Share of trials accepted within n filter calls, one step line per strategy (× filter).
+
+    Exhausted trials count in the denominator and never step up, so a line ends at the arm's
+    accept rate, not at 1.
+    """
+    fig, ax = plt.subplots(figsize=(6, 4))
+    groups = ["strategy", "filter"] if puzzles["filter"].nunique() > 1 else ["strategy"]
+    for key, grp in puzzles.groupby(groups, sort=True):
+        key = key if isinstance(key, tuple) else (key,)
+        calls = np.sort(grp.loc[grp["status"] == "accepted", "filterCalls"].to_numpy())
+        if not len(grp):
+            continue
+        xs = np.concatenate([[0], calls])
+        ys = np.arange(len(xs)) / len(grp)
+        ax.step(xs, ys, where="post", label="/".join(map(str, key)) + f" (n={len(grp)})")
+    ax.set_xscale("symlog", linthresh=10)
+    ax.set_ylim(0, 1.02)
+    ax.set_xlabel("filter calls")
+    ax.set_ylabel("share of trials accepted")
+    ax.set_title("Filter calls to acceptance (CDF, all k pooled)")
+    if len(puzzles):
+        ax.legend(fontsize=7)
+    fig.tight_layout()
+    fig.savefig(path, dpi=100)
+    plt.close(fig)
+
+
+def plot_verdict_matrix(puzzles: pd.DataFrame, path: Path) -> None:
+    table = verdict_matrix(puzzles)
+    fig, ax = plt.subplots(figsize=(5.5, 0.6 + 0.45 * max(len(table), 2)))
+    if table.empty:
+        ax.text(0.5, 0.5, "no holdout verdicts", ha="center", va="center")
+    else:
+        share = table.div(table.sum(axis=1), axis=0).to_numpy(dtype=float)
+        ax.imshow(share, vmin=0, vmax=1, cmap="Blues", aspect="auto")
+        ax.set_xticks(range(len(table.columns)), table.columns, fontsize=8)
+        ax.set_yticks(range(len(table.index)), [f"{s}/{f}" for s, f in table.index], fontsize=8)
+        for i in range(table.shape[0]):
+            for j in range(table.shape[1]):
+                ax.text(j, i, str(table.iat[i, j]), ha="center", va="center", fontsize=8)
+        ax.set_xlabel("holdout verdict")
+    ax.set_title("Filter-accepted puzzles × holdout verdict")
+    fig.tight_layout()
+    fig.savefig(path, dpi=100)
+    plt.close(fig)
+
+
+def plot_holdout_reject_rate(puzzles: pd.DataFrame, path: Path) -> None:
+    acc = puzzles[(puzzles["status"] == "accepted") & puzzles["holdoutVerdict"].notna()]
+    fig, ax = plt.subplots(figsize=(5, 3.5))
+    if acc.empty:
+        ax.text(0.5, 0.5, "no holdout verdicts", ha="center", va="center")
+    else:
+        rate = acc.groupby(["strategy", "filter"])["holdoutRejected"].mean().unstack()
+        im = ax.imshow(rate.to_numpy(dtype=float), vmin=0, vmax=1, cmap="Reds")
+        ax.set_xticks(range(len(rate.columns)), rate.columns, fontsize=8)
+        ax.set_yticks(range(len(rate.index)), rate.index, fontsize=8)
+        for i in range(rate.shape[0]):
+            for j in range(rate.shape[1]):
+                v = rate.iat[i, j]
+                if pd.notna(v):
+                    ax.text(j, i, f"{v:.2f}", ha="center", va="center", fontsize=8)
+        fig.colorbar(im, ax=ax)
+    ax.set_title("Holdout reject rate (filter-accepted)")
+    fig.tight_layout()
+    fig.savefig(path, dpi=100)
+    plt.close(fig)
+
+
+def _grid_counts(coords: list[Any]) -> np.ndarray | None:
+    grid = [c for c in coords if len(c) == 2 and all(isinstance(x, int) for x in c)]
+    if not grid:
+        return None
+    counts = np.zeros((max(r for r, _ in grid) + 1, max(c for _, c in grid) + 1))
+    for r, c in grid:
+        counts[r, c] += 1
+    return counts
+
+
+def plot_coord_heatmap(attempts: pd.DataFrame, puzzles: pd.DataFrame, path: Path) -> None:
+    panels = reject_coords(attempts, puzzles)
+    fig, axes = plt.subplots(1, len(panels), figsize=(9, 4))
+    for ax, (title, coords) in zip(axes, panels.items(), strict=True):
+        counts = _grid_counts(coords)
+        if counts is None:
+            ax.text(0.5, 0.5, "no grid coordinates", ha="center", va="center")
+            ax.set_xticks([])
+            ax.set_yticks([])
+        else:
+            im = ax.imshow(counts, cmap="viridis")
+            ax.set_xticks(range(counts.shape[1]))
+            ax.set_yticks(range(counts.shape[0]))
+            ax.tick_params(labelsize=7)
+            ax.set_xlabel("column (0-based)")
+            ax.set_ylabel("row (0-based)")
+            fig.colorbar(im, ax=ax, shrink=0.8)
+        ax.set_title(f"{title}\nn={len(coords)}", fontsize=9)
+    fig.suptitle("Coordinates named in rejects")
+    fig.tight_layout()
+    fig.savefig(path, dpi=100)
+    plt.close(fig)
+
+
+def plot_expressive_range(puzzles: pd.DataFrame, path: Path) -> None:
+    """Accepted puzzles: clue count × cells still forced with one (seeded) clue removed."""
+    acc = puzzles[(puzzles["status"] == "accepted")]
+    if "probeForcedCells" in acc:
+        acc = acc[acc["probeForcedCells"].notna()]
+    else:
+        acc = acc.iloc[0:0]
+    fig, ax = plt.subplots(figsize=(6, 4))
+    if acc.empty:
+        ax.text(0.5, 0.5, "no probed accepted puzzles", ha="center", va="center")
+    else:
+        rng = np.random.default_rng(0)  # jitter only, so equal points stay visible
+        for (strategy, filt), grp in acc.groupby(["strategy", "filter"], sort=True):
+            x = grp["clueCount"].to_numpy(dtype=float) + rng.uniform(-0.25, 0.25, len(grp))
+            y = grp["probeForcedCells"].to_numpy(dtype=float)
+            ax.scatter(x, y, s=12, alpha=0.5, label=f"{strategy}/{filt} (n={len(grp)})")
+        ax.legend(fontsize=7)
+    ax.set_xlabel("clue count of the accepted puzzle")
+    ax.set_ylabel("cells forced after removing one clue")
+    ax.set_title("Expressive range of accepted puzzles")
+    fig.tight_layout()
+    fig.savefig(path, dpi=100)
+    plt.close(fig)
+
+
+def _level_labels(grp: pd.DataFrame, scale: Scale | None) -> dict[int, str]:
+    """Tick label per level: the scale's tier (``pointing/box-line``), else the rows' techniques."""
+    if scale:
+        return {i: "/".join(tier) for i, tier in enumerate(scale)}
+    seen: dict[int, set[str]] = {}
+    for level, technique in zip(grp["level"], grp["technique"], strict=True):
+        if pd.notna(technique):
+            seen.setdefault(int(level), set()).add(str(technique))
+    return {lv: "/".join(sorted(names)) for lv, names in seen.items()}
+
+
+def plot_grade_range(
+    puzzles: pd.DataFrame, path: Path, scales: dict[str, Scale] | None = None
+) -> bool:
+    """Clue count (x) vs grade level (y) of graded accepted puzzles; ``False``, no file, if none.
+
+    One panel per schema (so one family, whose technique names label the level axis; ``scales``
+    maps a schema label to its scale, see :func:`grade_scales`), one colour per strategy (× filter
+    when the run has several), points jittered so equal puzzles stay visible.
+    """
+    graded = graded_rows(puzzles)
+    path.unlink(missing_ok=True)  # a stale figure of an earlier report must not remain
+    if graded.empty:
+        return False
+    scales = scales or {}
+    schemas = sorted(graded["schema"].unique())
+    ncols = min(len(schemas), 3)
+    nrows = -(-len(schemas) // ncols)
+    fig, axes = plt.subplots(nrows, ncols, figsize=(6.5 * ncols, 4.2 * nrows), squeeze=False)
+    by = ["strategy", "filter"] if puzzles["filter"].nunique() > 1 else ["strategy"]
+    rng = np.random.default_rng(0)  # jitter only
+    for ax, schema in zip(axes.flat, schemas, strict=False):
+        grp = graded[graded["schema"] == schema]
+        for key, sub in grp.groupby(by, sort=True):
+            key = key if isinstance(key, tuple) else (key,)
+            x = sub["clueCount"].to_numpy(dtype=float) + rng.uniform(-0.25, 0.25, len(sub))
+            y = sub["level"].to_numpy(dtype=float) + rng.uniform(-0.15, 0.15, len(sub))
+            label = "/".join(map(str, key)) + f" (n={len(sub)})"
+            ax.scatter(x, y, s=14, alpha=0.55, label=label)
+        labels = _level_labels(grp, scales.get(schema))
+        levels = grp["level"].astype(int)
+        top = max(max(labels, default=0), int(levels.max()))
+        ticks = range(0, top + 1)
+        ax.set_yticks(list(ticks), [f"{lv} {labels.get(lv, '')}".strip() for lv in ticks])
+        ax.set_ylim(-0.5, top + 0.5)
+        ax.tick_params(axis="y", labelsize=7)
+        ax.xaxis.set_major_locator(MaxNLocator(integer=True))
+        ax.set_xlabel("clue count of the accepted puzzle")
+        ax.set_ylabel("grade level (hardest technique)")
+        ax.set_title(f"{schema} (n={len(grp)})", fontsize=9)
+        ax.legend(fontsize=7)
+    for ax in list(axes.flat)[len(schemas) :]:
+        ax.set_visible(False)
+    fig.suptitle("Expressive range: clue count vs grade level of accepted puzzles")
+    fig.tight_layout()
+    fig.savefig(path, dpi=100)
+    plt.close(fig)
+    return True
+
+
+def plot_settlement(puzzles: pd.DataFrame, path: Path) -> None:
+    table = settlement_table(puzzles)
+    fig, axes = plt.subplots(1, 2, figsize=(10, 4))
+    if table.empty:
+        for ax in axes:
+            ax.text(0.5, 0.5, "no settlements", ha="center", va="center")
+    else:
+        table = table.assign(arm=table["strategy"] + "/" + table["filter"])
+        for ax, col, title in (
+            (axes[0], "escalationTarget", "Escalation targets"),
+            (axes[1], "kernelOutcome", "Kernel outcomes"),
+        ):
+            counts = table.groupby(["arm", col])["loops"].sum().unstack(fill_value=0)
+            bottom = np.zeros(len(counts))
+            for value in counts.columns:
+                label = "(not settled here)" if value == "-" else str(value)
+                ax.barh(counts.index, counts[value].to_numpy(), left=bottom, label=label)
+                bottom += counts[value].to_numpy()
+            ax.set_xlabel("loops")
+            ax.set_title(title)
+            ax.tick_params(axis="y", labelsize=7)
+            ax.legend(fontsize=7)
+    fig.tight_layout()
+    fig.savefig(path, dpi=100)
+    plt.close(fig)
+
+
+FIGURES = {
+    "reject_cases.png": "Reject-case distribution per strategy / filter",
+    "calls_cdf.png": "Filter calls to acceptance (CDF per strategy)",
+    "calls_vs_clues.png": "Filter calls per accepted puzzle vs final clue count",
+    "reject_coords.png": "Coordinates named in rejects",
+    "verdict_matrix.png": "Filter × holdout verdict matrix",
+    "holdout_reject_rate.png": "Holdout reject rate per strategy × filter",
+    "expressive_range.png": "Clue count vs forced cells (expressive range)",
+    "settlement.png": "Escalation targets and kernel outcomes",
+}
+
+
+#: drawn only when some accepted puzzle has a grade (:func:`plot_grade_range`)
+GRADE_FIGURE = "grade_range.png"
+
+
+GRADE_FIGURE_TITLE = "Clue count vs grade level (expressive range)"
+
+
+def draw_figures(
+    attempts: pd.DataFrame,
+    puzzles: pd.DataFrame,
+    out: Path,
+    scales: dict[str, Scale] | None = None,
+) -> list[str]:
+    """Every figure of :data:`FIGURES` into ``out``, and :data:`GRADE_FIGURE` when some puzzle
+    has a grade; the names of the figures drawn."""
+    plot_reject_cases(attempts, out / "reject_cases.png")
+    plot_calls_cdf(puzzles, out / "calls_cdf.png")
+    plot_calls_vs_clues(puzzles, out / "calls_vs_clues.png")
+    plot_coord_heatmap(attempts, puzzles, out / "reject_coords.png")
+    plot_verdict_matrix(puzzles, out / "verdict_matrix.png")
+    plot_holdout_reject_rate(puzzles, out / "holdout_reject_rate.png")
+    plot_expressive_range(puzzles, out / "expressive_range.png")
+    plot_settlement(puzzles, out / "settlement.png")
+    drawn = list(FIGURES)
+    if plot_grade_range(puzzles, out / GRADE_FIGURE, scales):
+        drawn.append(GRADE_FIGURE)
+    return drawn

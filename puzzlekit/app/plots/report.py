@@ -1,0 +1,215 @@
+"""``report/report.md`` of a run directory: the figures embedded, every number computed from the
+Parquet rows and the manifest (none typed by hand).
+
+Not for: the tables or figures themselves (:mod:`puzzlekit.app.plots.tables`,
+:mod:`puzzlekit.app.plots.figures`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from puzzlekit.app.plots.figures import FIGURES, GRADE_FIGURE, GRADE_FIGURE_TITLE, draw_figures
+from puzzlekit.app.plots.tables import (
+    ARM,
+    calls_table,
+    expressive_table,
+    grade_scales,
+    grade_table,
+    graded_rows,
+    load_run,
+    metrics_table,
+    reject_case_table,
+    settlement_table,
+    timing_table,
+    top_coords_table,
+    verdict_matrix,
+)
+
+
+def _fmt(value: Any) -> str:
+    if isinstance(value, float):
+        if np.isnan(value):
+            return "–"
+        return f"{value:.0f}" if abs(value) >= 100 else f"{value:.3g}"
+    return str(value)
+
+
+def _md_table(df: pd.DataFrame) -> str:
+    if df.empty:
+        return "(no rows)\n"
+    cols = [str(c) for c in df.columns]
+    lines = ["| " + " | ".join(cols) + " |", "|" + "---|" * len(cols)]
+    for row in df.itertuples(index=False):
+        lines.append("| " + " | ".join(_fmt(v) for v in row) + " |")
+    return "\n".join(lines) + "\n"
+
+
+def _fig(name: str) -> list[str]:
+    title = GRADE_FIGURE_TITLE if name == GRADE_FIGURE else FIGURES[name]
+    return [f"![{title}]({name})", ""]
+
+
+def _head(run: Path, attempts: pd.DataFrame, puzzles: pd.DataFrame, manifest: dict) -> list[str]:
+    pre = manifest.get("preregistration", {})
+    metrics: Sequence[str] = pre.get("metrics", [])
+    table = metrics_table(attempts, puzzles)
+    scalar = [m for m in metrics if m in table.columns]
+    n_filter = int((attempts["side"] == "filter").sum()) if len(attempts) else 0
+    n_hold = int((attempts["side"] == "holdout").sum()) if len(attempts) else 0
+    accepted = int((puzzles["status"] == "accepted").sum()) if len(puzzles) else 0
+    return [
+        f"# Run {manifest.get('name', run.name)}",
+        "",
+        manifest.get("description", ""),
+        "",
+        f"- config `{manifest.get('configPath')}`, digest `{manifest.get('configDigest')}`",
+        f"- git revision `{manifest.get('gitRevision')}` (local changes: "
+        f"{manifest.get('gitDirty')}); executor {manifest.get('executor')}, "
+        f"{manifest.get('workers')} workers; {manifest.get('start')} to {manifest.get('end')}",
+        f"- {len(puzzles)} trials, {accepted} accepted by the filter; {n_filter} filter calls, "
+        f"{n_hold} holdout calls",
+        "",
+        "## Pre-registered hypotheses",
+        "",
+        *[f"- {h}" for h in pre.get("hypotheses", [])],
+        "",
+        "## Pre-registered metrics (per arm)",
+        "",
+        _md_table(table[[*ARM, "trials", "accepted", *scalar]] if len(table) else table),
+    ]
+
+
+def _rejects(attempts: pd.DataFrame, puzzles: pd.DataFrame) -> list[str]:
+    cases = reject_case_table(attempts)
+    lines = [
+        "## Reject-case distribution",
+        "",
+        "Share of each reject case among the filter's rejects, per strategy / filter.",
+        "",
+        *_fig("reject_cases.png"),
+        _md_table(cases.reset_index()) if not cases.empty else "(no rejects)\n",
+        "## Filter calls to acceptance",
+        "",
+        "Share of trials accepted within n filter calls (all k pooled); exhausted trials stay in "
+        "the denominator, so a line ends at the accept rate.",
+        "",
+        *_fig("calls_cdf.png"),
+        _md_table(calls_table(puzzles)),
+        *_fig("calls_vs_clues.png"),
+        "## Coordinates named in rejects",
+        "",
+        "Left: the top coordinate of each filter reject (the most discriminative cell of a "
+        "MULTIPLE, the first clue of an UNSOLVABLE conflict). Right: every coordinate named in "
+        "the holdout's rejects of filter-accepted puzzles.",
+        "",
+        *_fig("reject_coords.png"),
+        _md_table(top_coords_table(attempts, puzzles)),
+    ]
+    return lines
+
+
+def _holdout(puzzles: pd.DataFrame) -> list[str]:
+    vm = verdict_matrix(puzzles)
+    hold_rej = puzzles[puzzles["holdoutRejected"].fillna(False).astype(bool)]
+    with_coords = sum(1 for c in hold_rej["holdoutCoords"] if c is not None and len(c))
+    return [
+        "## Filter × holdout verdicts",
+        "",
+        "Filter-accepted puzzles by the holdout's verdict (counts; the colour is the row share).",
+        "",
+        *_fig("verdict_matrix.png"),
+        _md_table(vm.reset_index()) if not vm.empty else "(no holdout verdicts)\n",
+        f"Holdout rejects: {len(hold_rej)}, of which {with_coords} name coordinates.",
+        "",
+        *_fig("holdout_reject_rate.png"),
+    ]
+
+
+def _expressive(puzzles: pd.DataFrame, drawn: list[str]) -> list[str]:
+    lines = [
+        "## Expressive range: clue count vs forced cells",
+        "",
+        "An accepted puzzle forces every cell, so its own backbone is uninformative. Each "
+        "accepted puzzle is probed instead: one clue, chosen by the trial's seed, is removed and "
+        "the rest verified by the exact sat verifier, whose `forcedCells` stat is the backbone "
+        "(cells with one value in every solution, clue cells included; every cell when the "
+        "removed clue was redundant). Few forced cells: the puzzle hangs on each clue; many: it "
+        "has slack. The probe is a measurement, outside the filter's budget "
+        "(`probeForcedCells` in puzzles.parquet; the filter's own `forcedCells` on each "
+        "MULTIPLE attempt is `forcedCells` in attempts.parquet).",
+        "",
+        *_fig("expressive_range.png"),
+        _md_table(expressive_table(puzzles)),
+        "## Expressive range: clue count vs grade",
+        "",
+        "Each accepted puzzle of a graded family is graded by the logical solver of "
+        "`puzzlekit.grading.techniques` (techniques only): `level` is the tier of the hardest "
+        "technique it needs (0 = easiest; `search` when the techniques got stuck), `technique` "
+        "that technique. A puzzle the techniques cannot finish (also one that is not unique, "
+        "e.g. accepted by a faulty filter) gets the last tier. Levels name different techniques "
+        "in different families, so there is one panel per schema, its level axis labelled by "
+        "the family's techniques; points are jittered. Columns `level` and `technique` of "
+        "puzzles.parquet; `grade = false` in the config turns grading off.",
+        "",
+    ]
+    if GRADE_FIGURE not in drawn:
+        return [
+            *lines,
+            "Note: no accepted puzzle has a grade (no graded family among the schemas, no "
+            "accepted puzzle, `grade = false` in the config, or a run from before grading), so "
+            "this figure is not drawn.",
+            "",
+        ]
+    lines += [*_fig(GRADE_FIGURE), _md_table(grade_table(puzzles))]
+    acc_schemas = puzzles.loc[puzzles["status"] == "accepted", "schema"].unique()
+    ungraded = sorted(set(acc_schemas) - set(graded_rows(puzzles)["schema"].unique()))
+    if ungraded:
+        lines += [f"Schemas without grades: {', '.join(ungraded)}.", ""]
+    return lines
+
+
+def _settlement(attempts: pd.DataFrame, puzzles: pd.DataFrame) -> list[str]:
+    settled = settlement_table(puzzles)
+    return [
+        "## Escalation targets and kernel outcomes",
+        "",
+        "Each loop outcome settled by the stopping pipeline (kind), its escalation target and "
+        "the review kernel's outcome.",
+        "",
+        *_fig("settlement.png"),
+        _md_table(settled) if not settled.empty else "(no settlements)\n",
+        "## Verifier time",
+        "",
+        "Seconds per call (holdout calls include the pipe to its process).",
+        "",
+        _md_table(timing_table(attempts)),
+    ]
+
+
+def write_report(run_dir: str | Path) -> Path:
+    """Draw the figures and write ``report/report.md``; returns its path.
+
+    Every number in the report is computed here from ``attempts.parquet``, ``puzzles.parquet``
+    and ``manifest.json``.
+    """
+    run = Path(run_dir)
+    attempts, puzzles, manifest = load_run(run)
+    out = run / "report"
+    out.mkdir(exist_ok=True)
+    drawn = draw_figures(attempts, puzzles, out, grade_scales(manifest))
+    lines = [
+        *_head(run, attempts, puzzles, manifest),
+        *_rejects(attempts, puzzles),
+        *_holdout(puzzles),
+        *_expressive(puzzles, drawn),
+        *_settlement(attempts, puzzles),
+    ]
+    report = out / "report.md"
+    report.write_text("\n".join(lines), encoding="utf-8")
+    return report

@@ -1,0 +1,236 @@
+"""The tables of a run's report, computed from its Parquet rows with pandas.
+
+Every number in ``report/report.md`` comes from one of these functions; the notebooks call the
+same ones. Column names are those of :mod:`puzzlekit.loop.rows` (documented in docs/data.md).
+
+Not for: figures (:mod:`puzzlekit.app.plots.figures`) or the Markdown
+(:mod:`puzzlekit.app.plots.report`).
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+ARM = ["schema", "strategy", "k", "filter"]
+
+
+def load_run(run_dir: str | Path) -> tuple[pd.DataFrame, pd.DataFrame, dict[str, Any]]:
+    """``(attempts, puzzles, manifest)`` of a run directory; the rows of a run written with an
+    older row schema get today's column names (:func:`puzzlekit.loop.row_schema.upgrade_frame`)."""
+    from puzzlekit.loop.row_schema import upgrade_frame
+
+    run = Path(run_dir)
+    manifest = json.loads((run / "manifest.json").read_text(encoding="utf-8"))
+    version = int(manifest.get("rowSchemaVersion", 1))
+    attempts = upgrade_frame(pd.read_parquet(run / "attempts.parquet"), version)
+    puzzles = upgrade_frame(pd.read_parquet(run / "puzzles.parquet"), version)
+    return attempts, puzzles, manifest
+
+
+def metrics_table(attempts: pd.DataFrame, puzzles: pd.DataFrame) -> pd.DataFrame:
+    """One row per arm: trials, accepted, the pre-registrable metrics."""
+    rows = []
+    for key, grp in puzzles.groupby(ARM, sort=True):
+        acc = grp[grp["status"] == "accepted"]
+        checked = acc[acc["holdoutVerdict"].notna()]
+        rows.append(
+            {
+                **dict(zip(ARM, key, strict=True)),
+                "trials": len(grp),
+                "accepted": len(acc),
+                "accept_rate": len(acc) / len(grp) if len(grp) else np.nan,
+                "holdout_reject_rate": (
+                    float(checked["holdoutRejected"].mean()) if len(checked) else np.nan
+                ),
+                "calls_per_accept_mean": float(acc["filterCalls"].mean()) if len(acc) else np.nan,
+                "calls_per_accept_median": (
+                    float(acc["filterCalls"].median()) if len(acc) else np.nan
+                ),
+                "final_clues_mean": float(acc["clueCount"].mean()) if len(acc) else np.nan,
+            }
+        )
+    return pd.DataFrame(rows)
+
+
+def reject_case_table(attempts: pd.DataFrame) -> pd.DataFrame:
+    """Share of each reject case among filter rejects, per strategy × filter."""
+    rej = attempts[(attempts["side"] == "filter") & attempts["rejectCase"].notna()]
+    if rej.empty:
+        return pd.DataFrame()
+    counts = rej.groupby(["strategy", "filter", "rejectCase"]).size().unstack(fill_value=0)
+    return counts.div(counts.sum(axis=1), axis=0)
+
+
+def verdict_matrix(puzzles: pd.DataFrame) -> pd.DataFrame:
+    """Filter-accepted puzzles counted by (strategy, filter) × holdout verdict."""
+    acc = puzzles[(puzzles["status"] == "accepted") & puzzles["holdoutVerdict"].notna()]
+    if acc.empty:
+        return pd.DataFrame()
+    return pd.crosstab([acc["strategy"], acc["filter"]], acc["holdoutVerdict"])
+
+
+def reject_coords(attempts: pd.DataFrame, puzzles: pd.DataFrame) -> dict[str, list[Any]]:
+    """Coordinates named in rejects: each filter reject's top coordinate, and every coordinate
+    of each holdout reject's detail."""
+    filt = attempts[(attempts["side"] == "filter") & attempts["topCoord"].notna()]
+    hold = puzzles[puzzles["holdoutRejected"].fillna(False).astype(bool)]
+    held: list[Any] = []
+    for coords in hold["holdoutCoords"].dropna():
+        held += [_coord(c) for c in coords]
+    return {
+        "filter rejects (top coordinate)": [_coord(c) for c in filt["topCoord"]],
+        "holdout rejects (all coordinates)": held,
+    }
+
+
+def _coord(value: Any) -> list[int]:
+    """A coordinate as read from Parquet (a numpy array) as a list of ints."""
+    return [int(x) for x in value]
+
+
+def graded_rows(puzzles: pd.DataFrame) -> pd.DataFrame:
+    """Accepted puzzles with a grade (``level`` not null); none for runs without the column."""
+    if "level" not in puzzles or "status" not in puzzles:
+        return puzzles.iloc[0:0]
+    return puzzles[(puzzles["status"] == "accepted") & puzzles["level"].notna()]
+
+
+Scale = tuple[tuple[str, ...], ...]
+
+
+def grade_scales(manifest: dict[str, Any]) -> dict[str, Scale]:
+    """Schema label → its family's scale of techniques (level = tier index), from the manifest.
+
+    Only schemas of graded families; an unreadable schema is left out (its panel is then labelled
+    from the rows' own techniques).
+    """
+    from puzzlekit.grading.techniques import GRADED_FAMILIES, family_scale
+
+    out: dict[str, Scale] = {}
+    for schema in manifest.get("config", {}).get("schemas", []):
+        family, label = schema.get("family"), schema.get("label")
+        if family not in GRADED_FAMILIES or not isinstance(label, str):
+            continue
+        try:
+            out[label] = family_scale(family, schema.get("params", {}))
+        except Exception:  # a schema this version cannot build: fall back to the rows
+            continue
+    return out
+
+
+def grade_table(puzzles: pd.DataFrame) -> pd.DataFrame:
+    """Per schema × strategy × filter: accepted, graded, mean clues and level, and how many
+    puzzles have each hardest technique (named, not numbered: a level means different
+    techniques in different families), easiest first."""
+    from puzzlekit.grading.techniques import TIERS
+
+    graded = graded_rows(puzzles)
+    if graded.empty:
+        return pd.DataFrame()
+    keys = ["schema", "strategy", "filter"]
+    accepted = puzzles[puzzles["status"] == "accepted"].groupby(keys).size()
+    order = {name: i for i, name in enumerate(t for tier in TIERS for t in tier)}
+    techniques = sorted(
+        graded["technique"].dropna().astype(str).unique(), key=lambda t: (order.get(t, 99), t)
+    )
+    rows = []
+    for key, grp in graded.groupby(keys, sort=True):
+        rows.append(
+            {
+                **dict(zip(keys, key, strict=True)),
+                "accepted": int(accepted.get(key, 0)),
+                "graded": len(grp),
+                "clues_mean": float(grp["clueCount"].mean()),
+                "level_mean": float(grp["level"].astype(float).mean()),
+                **{t: int((grp["technique"] == t).sum()) for t in techniques},
+            }
+        )
+    return pd.DataFrame(rows)
+
+
+def settlement_table(puzzles: pd.DataFrame) -> pd.DataFrame:
+    """Loops per strategy × filter × stopping-pipeline kind × escalation target × kernel outcome."""
+    cols = ["stopKind", "escalationTarget", "kernelOutcome"]
+    if any(c not in puzzles for c in cols) or not puzzles["stopKind"].notna().any():
+        return pd.DataFrame()
+    return (
+        puzzles.fillna({c: "-" for c in cols})
+        .groupby(["strategy", "filter", *cols])
+        .size()
+        .rename("loops")
+        .reset_index()
+    )
+
+
+def calls_table(puzzles: pd.DataFrame) -> pd.DataFrame:
+    """Per strategy × filter: trials, accepted, and quantiles of filter calls to acceptance."""
+    rows = []
+    for (strategy, filt), grp in puzzles.groupby(["strategy", "filter"], sort=True):
+        calls = grp.loc[grp["status"] == "accepted", "filterCalls"].astype(float)
+        q = calls.quantile([0.25, 0.5, 0.75, 0.9]) if len(calls) else pd.Series(dtype=float)
+        rows.append(
+            {
+                "strategy": strategy,
+                "filter": filt,
+                "trials": len(grp),
+                "accepted": len(calls),
+                "p25": q.get(0.25, np.nan),
+                "median": q.get(0.5, np.nan),
+                "p75": q.get(0.75, np.nan),
+                "p90": q.get(0.9, np.nan),
+                "max": float(calls.max()) if len(calls) else np.nan,
+            }
+        )
+    return pd.DataFrame(rows)
+
+
+def top_coords_table(attempts: pd.DataFrame, puzzles: pd.DataFrame, n: int = 5) -> pd.DataFrame:
+    rows = []
+    for source, coords in reject_coords(attempts, puzzles).items():
+        counts = pd.Series([json.dumps(c, separators=(",", ":")) for c in coords]).value_counts()
+        for coord, count in counts.head(n).items():
+            rows.append({"rejects": source, "coord": coord, "count": int(count), "of": len(coords)})
+    return pd.DataFrame(rows)
+
+
+def expressive_table(puzzles: pd.DataFrame) -> pd.DataFrame:
+    acc = puzzles[puzzles["status"] == "accepted"]
+    if "probeForcedCells" not in acc:
+        return pd.DataFrame()
+    rows = []
+    for (strategy, filt), grp in acc.groupby(["strategy", "filter"], sort=True):
+        probed = grp[grp["probeForcedCells"].notna()]
+        rows.append(
+            {
+                "strategy": strategy,
+                "filter": filt,
+                "accepted": len(grp),
+                "probed": len(probed),
+                "clues_mean": float(probed["clueCount"].mean()) if len(probed) else np.nan,
+                "forced_mean": (
+                    float(probed["probeForcedCells"].mean()) if len(probed) else np.nan
+                ),
+                "forced_min": float(probed["probeForcedCells"].min()) if len(probed) else np.nan,
+                "removed_clue_redundant": (
+                    float((probed["probeVerdict"] == "UNIQUE").mean()) if len(probed) else np.nan
+                ),
+            }
+        )
+    return pd.DataFrame(rows)
+
+
+def timing_table(attempts: pd.DataFrame) -> pd.DataFrame:
+    """Seconds per verifier call by side and verifier label (filter label, or the holdout)."""
+    df = attempts[attempts["seconds"].notna()]
+    if df.empty:
+        return pd.DataFrame()
+    who = df["filter"].where(df["side"] == "filter", "holdout")
+    g = df.assign(verifier=who).groupby(["side", "verifier"])["seconds"]
+    return pd.DataFrame(
+        {"calls": g.size(), "median_s": g.median(), "p90_s": g.quantile(0.9), "total_s": g.sum()}
+    ).reset_index()

@@ -1,0 +1,178 @@
+"""The holdout side of the loop, set up in one place: a verifier that receives only an accepted
+instance's canonical JSON and its digest, and whose reports never reach the strategy.
+
+:func:`shared_holdout` is the one set-up every loop driver uses: one holdout per verifier,
+settings and thread, started on first use and reused by every loop of the process after (a fresh
+Python process with numpy and python-sat costs hundreds of milliseconds, so it is started once
+per run, not once per puzzle). It is a :class:`WorkerHoldout`, a long-lived process of its own,
+where this process may have children; an :class:`InlineHoldout` where it may not (a daemonic
+executor worker) or when asked (``process=False``). Either one sees only bytes and a digest,
+checks the digest before verifying and checks that the verifier left its input unchanged.
+
+Not for: running loops (:mod:`puzzlekit.loop.driver`) or choosing backends
+(:mod:`puzzlekit.verifiers.registry`).
+"""
+
+from __future__ import annotations
+
+import atexit
+import json
+import multiprocessing as mp
+import threading
+from collections.abc import Callable, Mapping, Sequence
+from functools import partial
+from typing import Any
+
+from puzzlekit.core.model import Instance, sha256_digest
+from puzzlekit.core.report import VerifierReport
+
+
+def instance_state(instance: Instance) -> str:
+    """The instance's content, serialized afresh: no cached bytes, so a mutation shows."""
+    return json.dumps(instance.to_json_obj(), sort_keys=True, default=repr)
+
+
+def _check_material(verifier: Any, canonical: bytes, digest: str, cap: int) -> dict[str, Any]:
+    if sha256_digest(canonical) != digest:
+        raise ValueError(f"holdout material does not match its digest {digest}")
+    instance = Instance.from_json(canonical)
+    before = instance_state(instance)
+    report = verifier.verify(instance, solution_cap=cap)
+    if instance_state(instance) != before or report.instance_digest != digest:
+        raise ValueError(f"holdout verifier changed its input {digest}")
+    return report.to_json_obj()
+
+
+class InlineHoldout:
+    """A holdout in this process (tests, debugging); it still sees only bytes and a digest."""
+
+    def __init__(self, verifier: Any) -> None:
+        self._verifier = verifier
+        self.name = getattr(verifier, "name", "holdout")
+
+    def check(self, canonical: bytes, digest: str, solution_cap: int) -> VerifierReport:
+        return VerifierReport.from_json_obj(
+            _check_material(self._verifier, bytes(canonical), digest, solution_cap)
+        )
+
+    def close(self) -> None:
+        return None
+
+
+def _worker_main(conn: Any, factory: Callable[[], Any], plugins: Sequence[str] = ()) -> None:
+    from puzzlekit.core.plugins import PluginError, use_plugins
+
+    failed = None
+    try:
+        use_plugins(plugins)  # before the factory: it may name a plugin's verifier
+    except PluginError as exc:
+        failed = str(exc)
+    verifier = factory() if failed is None else None
+    while True:
+        msg = conn.recv()
+        if msg is None:
+            break
+        if failed is not None:
+            conn.send(("error", failed))
+            continue
+        canonical, digest, cap = msg
+        try:
+            conn.send(("ok", _check_material(verifier, canonical, digest, cap)))
+        except Exception as exc:  # reported to the parent, which raises it there
+            conn.send(("error", f"{type(exc).__name__}: {exc}"))
+    conn.close()
+
+
+class WorkerHoldout:
+    """A holdout verifier in its own long-lived process, started once and reused.
+
+    ``factory`` must be picklable (a module-level function or ``functools.partial``); it builds
+    the verifier inside the worker, so no verifier object is shared with the loop's process.
+    ``plugins``: modules the worker imports first (default: the ones loaded per use in this
+    process, :func:`puzzlekit.core.plugins.per_use_modules`), so a plugin's verifier, family or
+    tool is seen there too.
+    """
+
+    def __init__(
+        self,
+        factory: Callable[[], Any],
+        name: str = "holdout",
+        plugins: Sequence[str] | None = None,
+    ) -> None:
+        from puzzlekit.core.plugins import per_use_modules
+
+        self.name = name
+        modules = tuple(per_use_modules() if plugins is None else plugins)
+        ctx = mp.get_context("spawn")
+        self._conn, child = ctx.Pipe()
+        self._proc = ctx.Process(target=_worker_main, args=(child, factory, modules), daemon=True)
+        self._proc.start()
+        child.close()
+
+    def check(self, canonical: bytes, digest: str, solution_cap: int) -> VerifierReport:
+        self._conn.send((bytes(canonical), digest, solution_cap))
+        status, payload = self._conn.recv()
+        if status != "ok":
+            raise RuntimeError(f"holdout worker failed: {payload}")
+        return VerifierReport.from_json_obj(payload)
+
+    @property
+    def pid(self) -> int | None:
+        return self._proc.pid
+
+    def close(self) -> None:
+        if self._proc.is_alive():
+            try:
+                self._conn.send(None)
+            except (BrokenPipeError, OSError):
+                pass
+            self._proc.join(timeout=5)
+            if self._proc.is_alive():
+                self._proc.kill()
+
+    def __enter__(self) -> WorkerHoldout:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+
+def build_verifier(name: str, settings: Mapping[str, Any]) -> Any:
+    """The verifier ``name`` with ``settings``, built where it is called (inside the worker)."""
+    from puzzlekit.verifiers.registry import get_verifier
+
+    return get_verifier(name, **settings)
+
+
+_SHARED: dict[str, Any] = {}
+_AT_EXIT: list[bool] = []
+
+
+def close_holdouts() -> None:
+    """Close every shared holdout of this process (also done at exit)."""
+    for holdout in _SHARED.values():
+        holdout.close()
+    _SHARED.clear()
+
+
+def shared_holdout(
+    name: str, settings: Mapping[str, Any] | None = None, process: bool = True
+) -> Any:
+    """This process's (and thread's) holdout ``name`` with ``settings``: started on first use,
+    reused after; see the module docstring for where it runs."""
+    settings = dict(settings or {})
+    # one per thread too: a holdout's pipe serves one caller at a time (threaded Dask workers)
+    ident = [name, settings, process, threading.get_ident()]
+    key = json.dumps(ident, sort_keys=True, default=repr)
+    holdout = _SHARED.get(key)
+    if holdout is None:
+        factory = partial(build_verifier, name, settings)
+        if process and not mp.current_process().daemon:
+            holdout = WorkerHoldout(factory, name)
+        else:
+            holdout = InlineHoldout(factory())
+        if not _AT_EXIT:
+            atexit.register(close_holdouts)
+            _AT_EXIT.append(True)
+        _SHARED[key] = holdout
+    return holdout
