@@ -1,6 +1,6 @@
 """The audit steps of one loop outcome: its reports turned into eight-valued reasoning steps.
 
-The sequence (DESIGN §7): the instance is valid (ZERO on INVALID_SPEC); the filter's verdict; the
+The sequence: the instance is valid (ZERO on INVALID_SPEC); the filter's verdict; the
 holdout's verdict; a replay of the filter on the same digest gives the same verdict (FLOWING if
 not); filter and holdout agree (BOTH if not); the holdout is another backend than the filter
 (SELF if not). A loop that spent its budget ends its sequence with NEITHER: the question is still

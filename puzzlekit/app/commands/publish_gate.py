@@ -1,4 +1,4 @@
-"""``puzzlekit publish-gate CONFIG``: the publish gate's prospective test (issue 6 part 7).
+"""``puzzlekit publish-gate CONFIG``: the publish gate's prospective test.
 
 Runs :func:`puzzlekit.app.studies.publish_gate.run_publish_gate` over the config's arms and
 schemas and prints one JSON row per (arm, schema), then the pre-registered hypotheses that
