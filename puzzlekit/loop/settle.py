@@ -1,6 +1,7 @@
 """Settling one loop outcome: audit it, stop or clear it, escalate or decide, and act.
 
-This is the top floor of the flow (docs/architecture.md). One :class:`~puzzlekit.loop.driver.LoopResult`
+This is the last stage of the flow (docs/architecture.md). One
+:class:`~puzzlekit.loop.driver.LoopResult`
 goes in; one :class:`Settlement` comes out, after these stages:
 
 1. :func:`puzzlekit.loop.steps.audit_steps` turns the loop's reports into eight-valued audit
