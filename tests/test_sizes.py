@@ -18,9 +18,6 @@ PACKAGE = Path(puzzlekit.__file__).resolve().parent
 MAX_MODULE_LINES = 500
 MAX_FUNCTION_LINES = 80
 
-#: floors being split on other branches at the same time; the marks go once those are merged
-ELSEWHERE = {"app", "loop", "quality", "generators"}
-
 
 def floors() -> list[str]:
     subpackages = sorted(p.name for p in PACKAGE.iterdir() if (p / "__init__.py").is_file())
@@ -54,15 +51,7 @@ def oversized(path: Path, root: Path = PACKAGE.parent) -> list[str]:
     return found
 
 
-def _param(floor: str):
-    if floor in ELSEWHERE:
-        return pytest.param(
-            floor, marks=pytest.mark.xfail(reason="split on another branch", strict=False)
-        )
-    return floor
-
-
-@pytest.mark.parametrize("floor", [_param(f) for f in floors()])
+@pytest.mark.parametrize("floor", floors())
 def test_modules_and_functions_stay_small(floor: str):
     found = [line for path in modules(floor) for line in oversized(path)]
     assert not found, f"over the size limits in the {floor} floor:\n" + "\n".join(found)

@@ -20,6 +20,7 @@ an argument error but an ``INVALID_SPEC`` report whose violations carry coordina
 """
 
 import json
+from collections.abc import Awaitable, Callable
 from typing import Annotated, Any, Literal
 
 # the work and its worker process live in mcp_work; their names stay importable from here
@@ -89,11 +90,7 @@ def games_available() -> bool:
 
 def build_server(limits: Limits = DEFAULT_LIMITS, worker: Worker | None = None) -> Any:
     """An :class:`mcp.server.mcpserver.MCPServer` with the puzzlekit tools."""
-    import anyio
     from mcp.server.mcpserver import MCPServer
-    from mcp.server.mcpserver.exceptions import ToolError
-    from mcp_types import CallToolResult, TextContent, ToolAnnotations
-    from pydantic import Field
 
     import puzzlekit
 
@@ -107,7 +104,25 @@ def build_server(limits: Limits = DEFAULT_LIMITS, worker: Worker | None = None) 
             + COORDINATES_DOC
         ),
     )
-    read_only = ToolAnnotations(readOnlyHint=True, idempotentHint=True, openWorldHint=False)
+    run = _runner(work)
+    _add_schema_list(server, run, limits)
+    _add_verify(server, run, limits)
+    _add_generate(server, run, limits)
+    if games_available():
+        _add_game_verdict(server, run, limits)
+    server.puzzlekit_worker = work  # type: ignore[attr-defined]
+    return server
+
+
+#: ``run(op, kwargs, timeout)``: one call's work in the worker, its failures as tool errors
+Run = Callable[[str, dict[str, Any], float], Awaitable[dict[str, Any]]]
+
+
+def _runner(work: Worker) -> Run:
+    """The coroutine each tool awaits: ``op`` in ``work`` off the event loop, under ``timeout``;
+    bad arguments, a timeout and a crash of the worker each become a one-line tool error."""
+    import anyio
+    from mcp.server.mcpserver.exceptions import ToolError
 
     async def run(op: str, kwargs: dict[str, Any], timeout: float) -> dict[str, Any]:
         try:
@@ -119,15 +134,33 @@ def build_server(limits: Limits = DEFAULT_LIMITS, worker: Worker | None = None) 
         except WorkFailed as exc:
             raise ToolError(f"internal error: {exc}") from None
 
-    def result(text: str, structured: dict[str, Any]) -> CallToolResult:
-        return CallToolResult(
-            content=[TextContent(type="text", text=text)], structured_content=structured
-        )
+    return run
+
+
+def _result(text: str, structured: dict[str, Any]) -> Any:
+    """A tool's answer: ``text`` for the reader, ``structured`` for the program."""
+    from mcp_types import CallToolResult, TextContent
+
+    return CallToolResult(
+        content=[TextContent(type="text", text=text)], structured_content=structured
+    )
+
+
+def _read_only() -> Any:
+    """The annotations of every tool here: reads only, same answer twice, no outside world."""
+    from mcp_types import ToolAnnotations
+
+    return ToolAnnotations(readOnlyHint=True, idempotentHint=True, openWorldHint=False)
+
+
+def _add_schema_list(server: Any, run: Run, limits: Limits) -> None:
+    """Register ``puzzle_schema_list`` on ``server``."""
+    from mcp_types import CallToolResult
 
     @server.tool(
         name="puzzle_schema_list",
         title="List puzzle schemas",
-        annotations=read_only,
+        annotations=_read_only(),
         description=(
             "List every registered puzzle schema: `family`, `params` (pass them to "
             "puzzle_verify / puzzle_generate), `clueKinds`, number of `variables`, "
@@ -137,12 +170,18 @@ def build_server(limits: Limits = DEFAULT_LIMITS, worker: Worker | None = None) 
     )
     async def puzzle_schema_list() -> CallToolResult:
         out = await run("schemas", {}, limits.max_seconds)
-        return result(json.dumps(out, ensure_ascii=False), out)
+        return _result(json.dumps(out, ensure_ascii=False), out)
+
+
+def _add_verify(server: Any, run: Run, limits: Limits) -> None:
+    """Register ``puzzle_verify`` on ``server``."""
+    from mcp_types import CallToolResult
+    from pydantic import Field
 
     @server.tool(
         name="puzzle_verify",
         title="Verify a puzzle",
-        annotations=read_only,
+        annotations=_read_only(),
         description=(
             "Verify one puzzle: does it have exactly one solution? Give either `instance` (a "
             'JSON object {"family", "params", "clues"}) or `family` + `params` + `text` in the '
@@ -202,7 +241,13 @@ def build_server(limits: Limits = DEFAULT_LIMITS, worker: Worker | None = None) 
             "limits": limits,
         }
         out = await run("verify", kwargs, budget_seconds + limits.grace_seconds)
-        return result(out["json"], out["report"])
+        return _result(out["json"], out["report"])
+
+
+def _add_generate(server: Any, run: Run, limits: Limits) -> None:
+    """Register ``puzzle_generate`` on ``server``."""
+    from mcp_types import CallToolResult
+    from pydantic import Field
 
     @server.tool(
         name="puzzle_generate",
@@ -216,7 +261,7 @@ def build_server(limits: Limits = DEFAULT_LIMITS, worker: Worker | None = None) 
             "time: the text is JSON Lines, one record per loop, with `status`, `instance`, "
             "`text`, `clueCount`, `filterVerdict`, `holdoutVerdict`, `solution`. " + COORDINATES_DOC
         ),
-        annotations=ToolAnnotations(readOnlyHint=True, idempotentHint=True, openWorldHint=False),
+        annotations=_read_only(),
     )
     async def puzzle_generate(
         family: Annotated[str, Field(description="Family name, e.g. sudoku.")],
@@ -277,58 +322,57 @@ def build_server(limits: Limits = DEFAULT_LIMITS, worker: Worker | None = None) 
             "limits": limits,
         }
         out = await run("generate", kwargs, time_limit_seconds)
-        return result(out["jsonl"], {"accepted": out["accepted"], "puzzles": out["puzzles"]})
+        return _result(out["jsonl"], {"accepted": out["accepted"], "puzzles": out["puzzles"]})
 
-    if games_available():
 
-        @server.tool(
-            name="game_verdict",
-            title="Solve a game position",
-            annotations=read_only,
-            description=(
-                "The exact value of a game position under perfect play for the side to move: "
-                "`value` WIN, DRAW or LOSS, `distance` in plies to the end, and `moves`, one per "
-                "legal move with its `value` and `distance` for the mover, `coord`, `fieldName` "
-                "and `move` (how a player writes it). `game` is one of "
-                + ", ".join(GAMES)
-                + ". `position` is the rows from top to bottom joined by '/' with x, o and '.', "
-                "e.g. 'x.o/.x./...'; Nim: heap sizes '3,4,5' (moves h2-3 take 3 from heap 2). "
-                "The side to move comes from the piece counts (x first) unless `to_move` is set. "
-                + COORDINATES_DOC
-            ),
-        )
-        async def game_verdict(
-            game: Annotated[
-                str, Field(description="tictactoe, mnk, connect or nim (or a plugin's game).")
-            ],
-            position: Annotated[str, Field(description="Rows joined by '/', or Nim heaps.")],
-            to_move: Annotated[
-                Literal["x", "o"] | None, Field(description="Side to move (default: counts).")
-            ] = None,
-            k: Annotated[
-                int | None, Field(description="k in a row (mnk 3, connect 4).", ge=1)
-            ] = None,
-            solver: Annotated[
-                Literal["alphabeta", "minimax"], Field(description="Search algorithm.")
-            ] = "alphabeta",
-            budget_seconds: Annotated[
-                float, Field(description="Search time budget.", gt=0, le=limits.max_seconds)
-            ] = 10.0,
-        ) -> CallToolResult:
-            kwargs = {
-                "game": game,
-                "position": position,
-                "to_move": to_move,
-                "k": k,
-                "solver": solver,
-                "budget_seconds": budget_seconds,
-                "limits": limits,
-            }
-            out = await run("game", kwargs, budget_seconds + limits.grace_seconds)
-            return result(json.dumps(out, ensure_ascii=False), out)
+def _add_game_verdict(server: Any, run: Run, limits: Limits) -> None:
+    """Register ``game_verdict`` on ``server`` (only when :func:`games_available`)."""
+    from mcp_types import CallToolResult
+    from pydantic import Field
 
-    server.puzzlekit_worker = work  # type: ignore[attr-defined]
-    return server
+    @server.tool(
+        name="game_verdict",
+        title="Solve a game position",
+        annotations=_read_only(),
+        description=(
+            "The exact value of a game position under perfect play for the side to move: "
+            "`value` WIN, DRAW or LOSS, `distance` in plies to the end, and `moves`, one per "
+            "legal move with its `value` and `distance` for the mover, `coord`, `fieldName` "
+            "and `move` (how a player writes it). `game` is one of "
+            + ", ".join(GAMES)
+            + ". `position` is the rows from top to bottom joined by '/' with x, o and '.', "
+            "e.g. 'x.o/.x./...'; Nim: heap sizes '3,4,5' (moves h2-3 take 3 from heap 2). "
+            "The side to move comes from the piece counts (x first) unless `to_move` is set. "
+            + COORDINATES_DOC
+        ),
+    )
+    async def game_verdict(
+        game: Annotated[
+            str, Field(description="tictactoe, mnk, connect or nim (or a plugin's game).")
+        ],
+        position: Annotated[str, Field(description="Rows joined by '/', or Nim heaps.")],
+        to_move: Annotated[
+            Literal["x", "o"] | None, Field(description="Side to move (default: counts).")
+        ] = None,
+        k: Annotated[int | None, Field(description="k in a row (mnk 3, connect 4).", ge=1)] = None,
+        solver: Annotated[
+            Literal["alphabeta", "minimax"], Field(description="Search algorithm.")
+        ] = "alphabeta",
+        budget_seconds: Annotated[
+            float, Field(description="Search time budget.", gt=0, le=limits.max_seconds)
+        ] = 10.0,
+    ) -> CallToolResult:
+        kwargs = {
+            "game": game,
+            "position": position,
+            "to_move": to_move,
+            "k": k,
+            "solver": solver,
+            "budget_seconds": budget_seconds,
+            "limits": limits,
+        }
+        out = await run("game", kwargs, budget_seconds + limits.grace_seconds)
+        return _result(json.dumps(out, ensure_ascii=False), out)
 
 
 def serve(

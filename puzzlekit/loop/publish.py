@@ -45,6 +45,7 @@ DEFAULT_POLICY = "puzzle-corpus-default"
 
 _IDENT = re.compile(r"^[a-z0-9][a-z0-9._:-]*$")
 _DIGEST = re.compile(r"^sha256:[0-9a-f]{64}$")
+_CONTRACT = f"contract {REQUEST_SCHEMA}"
 
 
 @dataclass(frozen=True)
@@ -313,21 +314,50 @@ def derive_request(
     if parse_datetime(observed_at) is None:
         raise ValueError(f"observed_at {observed_at!r} is not an RFC 3339 date-time")
     hexdigest = instance_digest.split(":", 1)[1]
-    records: list[Provenance] = []
-
-    def note(path: str, value: Any, sources: tuple[str, ...] | str, rule: str) -> Any:
-        records.append(
-            Provenance(path, value, (sources,) if isinstance(sources, str) else sources, rule)
-        )
-        return value
-
-    instance_src = f"instance {instance_digest}"
-    contract = f"contract {REQUEST_SCHEMA}"
+    note = _Notes()
     sides = [
         ("filter", filter_report, kind_of(filter_report, kinds)),
         ("holdout", holdout_report, kind_of(holdout_report, kinds)),
     ]
+    evidence_items, all_refs = _evidence_items(note, instance_digest, sides)
+    risk = _risk(note, instance_digest, sides, corpus, all_refs)
+    action = _action(note, instance_digest, corpus, proposed_by, risk)
+    request = {
+        "schema": note("schema", REQUEST_SCHEMA, _CONTRACT, "the contract"),
+        "request_id": note(
+            "request_id", f"publish:{hexdigest}", f"instance {instance_digest}", "instance digest"
+        ),
+        "action": action,
+        "evidence_state": {"items": evidence_items},
+        "observed_at": note(
+            "observed_at", observed_at, "the gathering of the evidence", "when it was gathered"
+        ),
+    }
+    return DerivedRequest(request, tuple(note.records))
 
+
+class _Notes:
+    """The provenance of one derivation: calling it records a field and returns its value, so
+    the records come in the order the fields are derived."""
+
+    def __init__(self) -> None:
+        self.records: list[Provenance] = []
+
+    def __call__(self, path: str, value: Any, sources: tuple[str, ...] | str, rule: str) -> Any:
+        self.records.append(
+            Provenance(path, value, (sources,) if isinstance(sources, str) else sources, rule)
+        )
+        return value
+
+
+def _evidence_items(
+    note: _Notes,
+    instance_digest: str,
+    sides: list[tuple[str, VerifierReport, VerifierKind]],
+) -> tuple[list[dict[str, Any]], tuple[str, ...]]:
+    """One evidence item per report (sorted by evidence id), and the reports' references in that
+    order."""
+    instance_src = f"instance {instance_digest}"
     items = []
     for side, report, kind in sides:
         ref = _report_ref(side, report)
@@ -361,31 +391,38 @@ def derive_request(
                 "produced_by": note(f"{base}.produced_by", produced, ref, "report source"),
             }
         )
+    return evidence_items, tuple(ref for *_, ref, _ in items)
 
+
+def _risk(
+    note: _Notes,
+    instance_digest: str,
+    sides: list[tuple[str, VerifierReport, VerifierKind]],
+    corpus: CorpusPolicy,
+    all_refs: tuple[str, ...],
+) -> dict[str, Any]:
+    """``action.risk``: impact and exposure from the corpus, uncertainty from the largest doubt
+    in the verification (:func:`_uncertainty`), and a rationale summing them up."""
     doubts = _uncertainty(instance_digest, sides)
     uncertainty = max((d[0] for d in doubts), default=0.0)
-    all_refs = tuple(ref for *_, ref, _ in items)
     if doubts:
         uncertainty_rule = "largest doubt: " + "; ".join(f"{d[1]} ({d[0]})" for d in doubts)
         uncertainty_sources = tuple(dict.fromkeys(d[2] for d in doubts))
     else:
         uncertainty_rule = "two independent exact verifications of this instance agree"
         uncertainty_sources = all_refs
-    reversibility, why_reversible = corpus.reversibility()
-    impact = IMPACT_BY_VISIBILITY[corpus.visibility]
-    exposure = EXPOSURE_BY_VISIBILITY[corpus.visibility]
+    (_, filter_report, _), (_, holdout_report, _) = sides
     verdicts = f"filter {filter_report.verdict.value}, holdout {holdout_report.verdict.value}"
-
-    risk = {
+    return {
         "impact": note(
             "action.risk.impact",
-            impact,
+            IMPACT_BY_VISIBILITY[corpus.visibility],
             corpus.source,
             f"a wrong puzzle in a {corpus.visibility} corpus",
         ),
         "exposure": note(
             "action.risk.exposure",
-            exposure,
+            EXPOSURE_BY_VISIBILITY[corpus.visibility],
             corpus.source,
             f"share of a {corpus.visibility} corpus's audience that sees a new entry",
         ),
@@ -400,11 +437,24 @@ def derive_request(
             "summary of the derivations of impact, exposure and uncertainty",
         ),
     }
-    action = {
+
+
+def _action(
+    note: _Notes,
+    instance_digest: str,
+    corpus: CorpusPolicy,
+    proposed_by: str,
+    risk: dict[str, Any],
+) -> dict[str, Any]:
+    """``action``: what is appended where, by whom, with which dimensions and reversibility."""
+    instance_src = f"instance {instance_digest}"
+    hexdigest = instance_digest.split(":", 1)[1]
+    reversibility, why_reversible = corpus.reversibility()
+    return {
         "action_id": note(
             "action.action_id", f"corpus-append:{hexdigest}", instance_src, "instance digest"
         ),
-        "action_kind": note("action.action_kind", ACTION_KIND, contract, "the publish gate"),
+        "action_kind": note("action.action_kind", ACTION_KIND, _CONTRACT, "the publish gate"),
         "domain": note("action.domain", corpus.corpus_id, corpus.source, "the target corpus"),
         "summary": note(
             "action.summary",
@@ -421,22 +471,12 @@ def derive_request(
         "requested_dimensions": note(
             "action.requested_dimensions",
             list(ACTION_DIMENSIONS[ACTION_KIND]),
-            contract,
+            _CONTRACT,
             "what a corpus append does: it writes into the corpus (execute)",
         ),
         "reversibility": note("action.reversibility", reversibility, corpus.source, why_reversible),
         "risk": risk,
     }
-    request = {
-        "schema": note("schema", REQUEST_SCHEMA, contract, "the contract"),
-        "request_id": note("request_id", f"publish:{hexdigest}", instance_src, "instance digest"),
-        "action": action,
-        "evidence_state": {"items": evidence_items},
-        "observed_at": note(
-            "observed_at", observed_at, "the gathering of the evidence", "when it was gathered"
-        ),
-    }
-    return DerivedRequest(request, tuple(records))
 
 
 @cache

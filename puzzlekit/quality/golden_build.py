@@ -12,12 +12,13 @@ Not for: re-verifying corpora (:mod:`puzzlekit.quality.golden`).
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
-from puzzlekit.core.model import Clue, Instance
+from puzzlekit.core.model import Clue, Instance, Schema
 from puzzlekit.core.report import Verdict, VerifierReport
 from puzzlekit.families import Family, get_family
 from puzzlekit.quality.golden_entries import CASES, GoldenEntry, registered_ids, write_corpus
@@ -104,7 +105,6 @@ def build_entries(
     else on the recorder.
     """
     from puzzlekit.core.solutions import random_solution
-    from puzzlekit.quality.sampling import outside_coord, replace_ints
     from puzzlekit.verifiers.registry import get_verifier
 
     fam = get_family(family) if isinstance(family, str) else family
@@ -113,122 +113,15 @@ def build_entries(
     cases_of = fam.golden_instances(dict(params), seed=seed)
     if cases_of:
         return _record_own(fam, cases_of, recorder, verifier)
-    schema = fam.schema(dict(params))
-    pdict = schema.params_dict()
-    nvars = len(schema.variables)
-    cap = CAP_SMALL if nvars <= SMALL_VARIABLES else CAP_BIG
-    search = _fast_exact(Instance.make(fam.name, pdict, []), verifier)
+    b = _Builder.make(fam, params, recorder, verifier)
     rng = np.random.default_rng([seed, 8])
-
-    def inst(clues: Sequence[Clue]) -> Instance:
-        return Instance.make(fam.name, pdict, clues)
-
-    def verdict(clues: Sequence[Clue], k: int = 2) -> VerifierReport:
-        return search.verify(inst(clues), solution_cap=k)
-
-    sol = random_solution(schema, rng)
-    clues = list(fam.clues_from_solution(schema, sol))
-    order = [int(i) for i in rng.permutation(len(clues))]
-    floor = round(KEEP_BIG * len(clues)) if nvars > DENSE_VARIABLES else 1
-    current = list(clues)
-    for i in order:
-        trial = [c for c in current if c.id != clues[i].id]
-        if len(trial) >= floor and verdict(trial).verdict is Verdict.UNIQUE:
-            current = trial
-    multiple: list[Clue] | None = None
-    for c in current:  # the puzzle is minimal (or at the floor): most drops break uniqueness
-        trial = [x for x in current if x.id != c.id]
-        rep = verdict(trial, cap)
-        if rep.verdict is Verdict.MULTIPLE and (multiple is None or rep.solution_count < cap):
-            multiple = trial
-            if rep.solution_count < cap:  # prefer an exact count
-                break
-    if multiple is None:
-        raise RuntimeError(f"{fam.name} {pdict}: no clue drop breaks uniqueness")
-    capped = list(multiple)
-    for c in list(multiple):
-        if capped != multiple and verdict(capped, cap).solution_count >= cap:
-            break
-        capped = [x for x in capped if x.id != c.id]
-
-    other = {c.id: c for c in fam.clues_from_solution(schema, random_solution(schema, rng))}
-    unsolvable: list[Clue] | None = None
-    fallback: list[Clue] | None = None
-    base = current if nvars <= DENSE_VARIABLES else clues
-    tries = 0
-    for c in base:
-        swap = other.get(c.id)
-        if swap is None or swap == c or tries >= MAX_SWAPS:
-            continue
-        trial = [swap if x.id == c.id else x for x in base]
-        rep = search.verify(inst(trial), solution_cap=2)
-        if rep.verdict is not Verdict.UNSOLVABLE or not rep.reject_detail:
-            continue
-        ids = set(rep.reject_detail.conflict.clue_ids) if rep.reject_detail.conflict else set()
-        extra = [x for x in trial if x.id not in ids][:4]
-        reduced = [x for x in trial if x.id in ids or x in extra]
-        big = nvars > DENSE_VARIABLES
-        if (big and len(ids) > 3) or (not big and len(ids) < 3 and fallback is not None):
-            continue
-        tries += 1
-        if not _quick(recorder, inst(reduced), cap):
-            continue
-        if big or len(ids) >= 3:  # prefer a conflict beyond two equal values in one unit
-            unsolvable = reduced
-            break
-        fallback = reduced
-    unsolvable = unsolvable or fallback
-    unsolvable_note = "one clue from another solution, with its conflict and a few clues"
-    if unsolvable is None and nvars <= DENSE_VARIABLES:
-        present = {x.id for x in current}
-        truth = set(clues)
-        for extra_clue in other.values():
-            if extra_clue.id in present or extra_clue in truth:
-                continue
-            trial = [*current, extra_clue]
-            rep = search.verify(inst(trial), solution_cap=2)
-            rd = rep.reject_detail
-            if rep.verdict is not Verdict.UNSOLVABLE or rd is None or rd.conflict is None:
-                continue  # the other solution's clue holds in this one too
-            ids = set(rd.conflict.clue_ids)
-            extra = [x for x in trial if x.id not in ids][:4]
-            reduced = [x for x in trial if x.id in ids or x in extra]
-            if _quick(recorder, inst(reduced), cap):
-                unsolvable = reduced
-                unsolvable_note = (
-                    f"the unique case and clue {extra_clue.id} of another solution (false of "
-                    "its own), with the conflict and a few clues"
-                )
-                break
-    if unsolvable is None:
-        raise RuntimeError(f"{fam.name} {pdict}: no clue swap made the puzzle unsolvable")
-
-    few = current[:3]
-    first = few[0]
-    outside = outside_coord(schema, first.coords[0]) if first.coords else None
-    invalid: dict[str, tuple[str, list[Clue]]] = {}
-    if outside is not None:
-        moved = Clue.make(first.id, first.kind, first.data_dict(), [outside, *first.coords[1:]])
-        invalid["invalid-outside"] = (
-            f"clue {first.id} moved to {list(outside)}, outside the grid",
-            [moved, *few[1:]],
-        )
-    top = max(max(v.domain) for v in schema.variables)
-
-    def out_of_domain(c: Clue) -> dict[str, Any]:
-        return replace_ints(c.data_dict(), lambda v: top + 1)
-
-    valued = next((c for c in current if out_of_domain(c) != c.data_dict()), None)
-    if valued is None:
-        raise RuntimeError(f"{fam.name} {pdict}: no clue of the unique case holds a number")
-    bad = Clue.make(valued.id, valued.kind, out_of_domain(valued), valued.coords)
-    invalid["invalid-value"] = (
-        f"clue {valued.id} with {top + 1}, out of the domain",
-        [bad, *[c for c in few if c.id != valued.id]][:3],
-    )
-    twin = Clue(first.id, few[1].kind, few[1].data, few[1].coords)
-    invalid["invalid-duplicate"] = (f"clue id {first.id} on two clues", [first, twin, *few[2:]])
-
+    sol = random_solution(b.schema, rng)
+    clues = list(fam.clues_from_solution(b.schema, sol))
+    current = _unique_case(b, clues, [int(i) for i in rng.permutation(len(clues))])
+    multiple = _multiple_case(b, current)
+    capped = _capped_case(b, multiple)
+    other = {c.id: c for c in fam.clues_from_solution(b.schema, random_solution(b.schema, rng))}
+    unsolvable, unsolvable_note = _unsolvable_case(b, clues, current, other)
     cases: list[tuple[str, str, list[Clue], Verdict]] = [
         (
             "unique",
@@ -239,23 +132,209 @@ def build_entries(
         ("multiple", "the unique case less one clue it needs", multiple, Verdict.MULTIPLE),
         (
             "multiple-capped",
-            f"clues dropped until {cap} solutions (the cap) are found",
+            f"clues dropped until {b.cap} solutions (the cap) are found",
             capped,
             Verdict.MULTIPLE,
         ),
         ("unsolvable", unsolvable_note, unsolvable, Verdict.UNSOLVABLE),
     ]
-    cases += [(k, note, cs, Verdict.INVALID_SPEC) for k, (note, cs) in invalid.items()]
+    cases += [
+        (k, note, cs, Verdict.INVALID_SPEC) for k, (note, cs) in _invalid_cases(b, current).items()
+    ]
+    return _record(b, cases)
+
+
+@dataclass(frozen=True)
+class _Builder:
+    """One schema being built: its family and params, the solution cap of its entries, the
+    backend that searches for cases and the one that records them (named ``verifier``)."""
+
+    fam: Family
+    schema: Schema
+    pdict: dict[str, Any]
+    nvars: int
+    cap: int
+    search: Any
+    recorder: Any
+    verifier: str
+
+    @classmethod
+    def make(cls, fam: Family, params: Mapping[str, Any], recorder: Any, verifier: str) -> _Builder:
+        schema = fam.schema(dict(params))
+        pdict = schema.params_dict()
+        nvars = len(schema.variables)
+        cap = CAP_SMALL if nvars <= SMALL_VARIABLES else CAP_BIG
+        search = _fast_exact(Instance.make(fam.name, pdict, []), verifier)
+        return cls(fam, schema, pdict, nvars, cap, search, recorder, verifier)
+
+    @property
+    def big(self) -> bool:
+        """More variables than :data:`DENSE_VARIABLES`: cases keep more clues, conflicts stay
+        small."""
+        return self.nvars > DENSE_VARIABLES
+
+    def inst(self, clues: Sequence[Clue]) -> Instance:
+        return Instance.make(self.fam.name, self.pdict, clues)
+
+    def verdict(self, clues: Sequence[Clue], k: int = 2) -> VerifierReport:
+        return self.search.verify(self.inst(clues), solution_cap=k)
+
+
+def _unique_case(b: _Builder, clues: list[Clue], order: list[int]) -> list[Clue]:
+    """Drop the solution's clues in ``order`` while the puzzle stays UNIQUE (down to the floor
+    of a big schema)."""
+    floor = round(KEEP_BIG * len(clues)) if b.big else 1
+    current = list(clues)
+    for i in order:
+        trial = [c for c in current if c.id != clues[i].id]
+        if len(trial) >= floor and b.verdict(trial).verdict is Verdict.UNIQUE:
+            current = trial
+    return current
+
+
+def _multiple_case(b: _Builder, current: list[Clue]) -> list[Clue]:
+    """``current`` less the first clue it needs, preferring a solution count below the cap."""
+    multiple: list[Clue] | None = None
+    for c in current:  # the puzzle is minimal (or at the floor): most drops break uniqueness
+        trial = [x for x in current if x.id != c.id]
+        rep = b.verdict(trial, b.cap)
+        if rep.verdict is Verdict.MULTIPLE and (multiple is None or rep.solution_count < b.cap):
+            multiple = trial
+            if rep.solution_count < b.cap:  # prefer an exact count
+                break
+    if multiple is None:
+        raise RuntimeError(f"{b.fam.name} {b.pdict}: no clue drop breaks uniqueness")
+    return multiple
+
+
+def _capped_case(b: _Builder, multiple: list[Clue]) -> list[Clue]:
+    """``multiple`` with more clues dropped until the cap is reached."""
+    capped = list(multiple)
+    for c in list(multiple):
+        if capped != multiple and b.verdict(capped, b.cap).solution_count >= b.cap:
+            break
+        capped = [x for x in capped if x.id != c.id]
+    return capped
+
+
+def _unsolvable_case(
+    b: _Builder, clues: list[Clue], current: list[Clue], other: Mapping[str, Clue]
+) -> tuple[list[Clue], str]:
+    """The ``unsolvable`` case and its note: a swapped clue if one makes a conflict, else (on
+    schemas that are not big) one false clue of another solution added."""
+    unsolvable = _by_swap(b, current if not b.big else clues, other)
+    if unsolvable is not None:
+        return unsolvable, "one clue from another solution, with its conflict and a few clues"
+    if not b.big:
+        found = _by_false_clue(b, clues, current, other)
+        if found is not None:
+            return found
+    raise RuntimeError(f"{b.fam.name} {b.pdict}: no clue swap made the puzzle unsolvable")
+
+
+def _by_swap(b: _Builder, base: list[Clue], other: Mapping[str, Clue]) -> list[Clue] | None:
+    """One clue of ``base`` replaced by ``other``'s clue of the same id, reduced to the conflict
+    and four other clues; a conflict of three clues or more preferred (at most three when big)."""
+    unsolvable: list[Clue] | None = None
+    fallback: list[Clue] | None = None
+    tries = 0
+    for c in base:
+        swap = other.get(c.id)
+        if swap is None or swap == c or tries >= MAX_SWAPS:
+            continue
+        trial = [swap if x.id == c.id else x for x in base]
+        rep = b.search.verify(b.inst(trial), solution_cap=2)
+        if rep.verdict is not Verdict.UNSOLVABLE or not rep.reject_detail:
+            continue
+        ids = set(rep.reject_detail.conflict.clue_ids) if rep.reject_detail.conflict else set()
+        extra = [x for x in trial if x.id not in ids][:4]
+        reduced = [x for x in trial if x.id in ids or x in extra]
+        big = b.big
+        if (big and len(ids) > 3) or (not big and len(ids) < 3 and fallback is not None):
+            continue
+        tries += 1
+        if not _quick(b.recorder, b.inst(reduced), b.cap):
+            continue
+        if big or len(ids) >= 3:  # prefer a conflict beyond two equal values in one unit
+            unsolvable = reduced
+            break
+        fallback = reduced
+    return unsolvable or fallback
+
+
+def _by_false_clue(
+    b: _Builder, clues: list[Clue], current: list[Clue], other: Mapping[str, Clue]
+) -> tuple[list[Clue], str] | None:
+    """``current`` plus one clue of another solution that is false of its own, reduced to the
+    conflict and four other clues, with its note (None if no such clue gives a quick proof)."""
+    present = {x.id for x in current}
+    truth = set(clues)
+    for extra_clue in other.values():
+        if extra_clue.id in present or extra_clue in truth:
+            continue
+        trial = [*current, extra_clue]
+        rep = b.search.verify(b.inst(trial), solution_cap=2)
+        rd = rep.reject_detail
+        if rep.verdict is not Verdict.UNSOLVABLE or rd is None or rd.conflict is None:
+            continue  # the other solution's clue holds in this one too
+        ids = set(rd.conflict.clue_ids)
+        extra = [x for x in trial if x.id not in ids][:4]
+        reduced = [x for x in trial if x.id in ids or x in extra]
+        if _quick(b.recorder, b.inst(reduced), b.cap):
+            note = (
+                f"the unique case and clue {extra_clue.id} of another solution (false of "
+                "its own), with the conflict and a few clues"
+            )
+            return reduced, note
+    return None
+
+
+def _invalid_cases(b: _Builder, current: list[Clue]) -> dict[str, tuple[str, list[Clue]]]:
+    """The ``invalid-*`` cases from the first clues of ``current``: one moved outside the grid,
+    a number out of the domain, one clue id on two clues."""
+    from puzzlekit.quality.sampling import outside_coord, replace_ints
+
+    few = current[:3]
+    first = few[0]
+    outside = outside_coord(b.schema, first.coords[0]) if first.coords else None
+    invalid: dict[str, tuple[str, list[Clue]]] = {}
+    if outside is not None:
+        moved = Clue.make(first.id, first.kind, first.data_dict(), [outside, *first.coords[1:]])
+        invalid["invalid-outside"] = (
+            f"clue {first.id} moved to {list(outside)}, outside the grid",
+            [moved, *few[1:]],
+        )
+    top = max(max(v.domain) for v in b.schema.variables)
+
+    def out_of_domain(c: Clue) -> dict[str, Any]:
+        return replace_ints(c.data_dict(), lambda v: top + 1)
+
+    valued = next((c for c in current if out_of_domain(c) != c.data_dict()), None)
+    if valued is None:
+        raise RuntimeError(f"{b.fam.name} {b.pdict}: no clue of the unique case holds a number")
+    bad = Clue.make(valued.id, valued.kind, out_of_domain(valued), valued.coords)
+    invalid["invalid-value"] = (
+        f"clue {valued.id} with {top + 1}, out of the domain",
+        [bad, *[c for c in few if c.id != valued.id]][:3],
+    )
+    twin = Clue(first.id, few[1].kind, few[1].data, few[1].coords)
+    invalid["invalid-duplicate"] = (f"clue id {first.id} on two clues", [first, twin, *few[2:]])
+    return invalid
+
+
+def _record(b: _Builder, cases: list[tuple[str, str, list[Clue], Verdict]]) -> list[GoldenEntry]:
+    """Record each case with the recorder; RuntimeError if its verdict is not the one the search
+    found."""
     out = []
     for case, note, cs, expected in cases:
-        instance = inst(cs)
-        rep = recorder.verify(instance, solution_cap=cap)
+        instance = b.inst(cs)
+        rep = b.recorder.verify(instance, solution_cap=b.cap)
         if rep.verdict is not expected:
             raise RuntimeError(
-                f"{fam.name} {pdict} case {case}: {verifier} says {rep.verdict.value}, "
+                f"{b.fam.name} {b.pdict} case {case}: {b.verifier} says {rep.verdict.value}, "
                 f"the search said {expected.value}; the backends disagree"
             )
-        out.append(GoldenEntry.record(case, note, instance, verifier, cap, rep))
+        out.append(GoldenEntry.record(case, note, instance, b.verifier, b.cap, rep))
     return out
 
 

@@ -5,8 +5,13 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+from typing import TYPE_CHECKING
 
 from puzzlekit.app.cli import UsageError
+
+if TYPE_CHECKING:
+    from puzzlekit.core.family import Family
+    from puzzlekit.loop.batch import GenerateConfig
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -60,23 +65,54 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def cmd_generate(args: argparse.Namespace) -> int:
-    from tqdm import tqdm
+    from puzzlekit.loop.batch import GenerateConfig
 
-    from puzzlekit.core.model import SpecError
+    params = _params(args.params)
+    family, holdout = _check_names(args)
+    _check_values(args, family, params)
+    config = GenerateConfig(
+        family=args.family,
+        params=params,
+        count=args.count,
+        strategy=args.strategy,
+        clues=args.clues,
+        minimize=args.minimize,
+        symmetric=args.symmetric,
+        filter=args.filter,
+        holdout=None if holdout == "none" else holdout,
+        seed=args.seed,
+        max_calls=args.max_calls,
+        ledger=args.ledger,
+        corpus=args.corpus,
+        difficulty=args.difficulty,
+    )
+    _write_records(config, args)
+    return 0
+
+
+def _params(text: str | None) -> dict:
+    """``--params`` as a dict ({} when absent)."""
+    if not text:
+        return {}
+    try:
+        params = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise UsageError(f"--params is not JSON: {exc.msg}") from None
+    if not isinstance(params, dict):
+        raise UsageError("--params must be a JSON object")
+    return params
+
+
+def _check_names(args: argparse.Namespace) -> tuple[Family, str]:
+    """Look up the family, strategy and verifiers named; fill in the default filter on ``args``.
+
+    Returns the family and the holdout name ("none" to skip). Unknown names (UnknownName) give
+    one line naming the closest known ones, exit 2.
+    """
     from puzzlekit.families import FAMILIES
     from puzzlekit.generators import STRATEGIES
-    from puzzlekit.loop.batch import GenerateConfig, dumps, generate
     from puzzlekit.verifiers.registry import VERIFIERS, default_filter_name, default_holdout_name
 
-    params = {}
-    if args.params:
-        try:
-            params = json.loads(args.params)
-        except json.JSONDecodeError as exc:
-            raise UsageError(f"--params is not JSON: {exc.msg}") from None
-        if not isinstance(params, dict):
-            raise UsageError("--params must be a JSON object")
-    # unknown names (UnknownName) give one line naming the closest known ones, exit 2
     family = FAMILIES.get(args.family)
     STRATEGIES.get(args.strategy)
     if args.filter is None:
@@ -87,6 +123,15 @@ def cmd_generate(args: argparse.Namespace) -> int:
     for name in (args.filter, holdout):
         if name != "none":
             VERIFIERS.get(name)
+    return family, holdout
+
+
+def _check_values(args: argparse.Namespace, family: Family, params: dict) -> None:
+    """The params, counts, difficulty level and output directories, each against its range."""
+    import os
+
+    from puzzlekit.core.model import SpecError
+
     try:
         schema = family.schema(params)
     except SpecError as exc:
@@ -105,27 +150,17 @@ def cmd_generate(args: argparse.Namespace) -> int:
         top = len(family_scale(args.family, params)) - 1
         if not 0 <= args.difficulty <= top:
             raise UsageError(f"--difficulty must be in 0..{top} for {args.family}")
-    import os
-
     for flag, path in (("--ledger", args.ledger), ("--corpus", args.corpus)):
         if path is not None and not os.path.isdir(os.path.dirname(os.path.abspath(path))):
             raise UsageError(f"{flag}: no directory for {path}")
-    config = GenerateConfig(
-        family=args.family,
-        params=params,
-        count=args.count,
-        strategy=args.strategy,
-        clues=args.clues,
-        minimize=args.minimize,
-        symmetric=args.symmetric,
-        filter=args.filter,
-        holdout=None if holdout == "none" else holdout,
-        seed=args.seed,
-        max_calls=args.max_calls,
-        ledger=args.ledger,
-        corpus=args.corpus,
-        difficulty=args.difficulty,
-    )
+
+
+def _write_records(config: GenerateConfig, args: argparse.Namespace) -> None:
+    """Run the loop, one JSON line per record to ``--out`` (or stdout), progress on stderr."""
+    from tqdm import tqdm
+
+    from puzzlekit.loop.batch import dumps, generate
+
     try:
         out = open(args.out, "w", encoding="utf-8") if args.out else sys.stdout
     except OSError as exc:
@@ -145,4 +180,3 @@ def cmd_generate(args: argparse.Namespace) -> int:
     finally:
         if out is not sys.stdout:
             out.close()
-    return 0
