@@ -43,7 +43,7 @@ def test_generate_writes_verified_puzzles_and_one_seed_gives_identical_bytes(cap
         (["sudoku", "--count", "0"], "--count must be at least 1"),
         (["sudoku", "--clues", "200"], "--clues must be in 0..81"),
         (["nosuch"], "unknown family 'nosuch'"),
-        (["sudoku", "--strategy", "smart"], "invalid choice"),
+        (["sudoku", "--strategy", "smart"], "--strategy: unknown strategy 'smart'"),
     ],
 )
 def test_generate_bad_arguments_exit_2_with_one_line(capsys, args, needle):
@@ -76,3 +76,41 @@ def test_generate_defaults_to_the_familys_own_filter_and_an_independent_holdout(
     assert code == 0
     rows = [json.loads(line) for line in out.splitlines()]
     assert all(r["filterVerdict"] == "UNIQUE" and r["holdoutVerdict"] == "UNIQUE" for r in rows)
+
+
+class _Echo:
+    """A strategy that only the test registers: blind under another name, counting starts."""
+
+    name = "test-echo"
+    starts = 0
+
+    def __init__(self, k):
+        from puzzlekit.generators.blind import Blind
+
+        self._inner = Blind(k)
+
+    def start(self, schema, rng):
+        type(self).starts += 1
+        return self._inner.start(schema, rng)
+
+    def propose(self, step, report, rng):
+        return self._inner.propose(step, report, rng)
+
+
+@pytest.fixture
+def echo_strategy():
+    from puzzlekit.generators import STRATEGIES, register_strategy
+
+    register_strategy(_Echo.name, _Echo)
+    _Echo.starts = 0
+    yield _Echo
+    STRATEGIES.unregister(_Echo.name)
+
+
+def test_generate_takes_a_strategy_registered_after_the_parser_was_built(capsys, echo_strategy):
+    args = ["sudoku", "--params", '{"size": 4}', "--count", "2", "--seed", "2", "--clues", "12"]
+    code, out, _ = _run(capsys, *args, "--strategy", echo_strategy.name)
+    assert code == 0 and echo_strategy.starts > 0
+    rows = [json.loads(line) for line in out.splitlines()]
+    assert [r["strategy"] for r in rows] == [echo_strategy.name] * 2
+    assert all(r["status"] == "accepted" for r in rows)

@@ -38,7 +38,6 @@ from typing import Any
 
 from puzzlekit.core.model import canonical_json, sha256_digest
 
-STRATEGY_NAMES = ("adaptive", "blind")
 EXECUTORS = ("local", "dask", "serial")
 METRICS = {
     "accept_rate": "share of trials the filter accepted within the budget",
@@ -241,6 +240,7 @@ def parse_config(raw: Mapping[str, Any], source: str | None = None) -> Experimen
     """Check ``raw`` (a parsed TOML document) and fill in defaults; :class:`ConfigError` else."""
     from puzzlekit.core.model import SpecError
     from puzzlekit.families import get_family
+    from puzzlekit.generators import STRATEGIES
 
     r = _Reader(source)
     top = r.table(
@@ -305,8 +305,8 @@ def parse_config(raw: Mapping[str, Any], source: str | None = None) -> Experimen
         path = f"strategies[{i}]"
         t = r.table(item, path, ("name", "clues"))
         sname = r.get(t, "name", path, str)
-        if sname not in STRATEGY_NAMES:
-            raise r.fail(f"{path}.name", f"expected one of {', '.join(STRATEGY_NAMES)}")
+        if sname not in STRATEGIES:  # built-ins and plugins
+            raise r.fail(f"{path}.name", f"expected one of {', '.join(STRATEGIES.names())}")
         clues = t.get("clues")
         if isinstance(clues, int) and not isinstance(clues, bool):
             clues = [clues]

@@ -54,6 +54,7 @@ from puzzlekit.core.model import (
     Violation,
 )
 from puzzlekit.families import Family, Repair, register_family
+
 from puzzlekit_takuzu.lines import (
     DISTINCT,
     LINE,

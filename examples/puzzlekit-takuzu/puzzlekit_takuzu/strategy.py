@@ -17,7 +17,6 @@ Not for: producing good puzzles quickly (use ``adaptive``).
 from __future__ import annotations
 
 import numpy as np
-
 from puzzlekit.core.report import Verdict, VerifierReport
 from puzzlekit.families import get_family
 from puzzlekit.generators import register_strategy

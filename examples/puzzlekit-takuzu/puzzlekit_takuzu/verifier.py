@@ -40,6 +40,7 @@ from puzzlekit.verifiers.base import (
     undecided_report,
 )
 from puzzlekit.verifiers.registry import register_verifier
+
 from puzzlekit_takuzu.family import Takuzu
 from puzzlekit_takuzu.lines import board, rule_specs, solve
 

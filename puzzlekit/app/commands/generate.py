@@ -14,7 +14,11 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("family")
     p.add_argument("--params", help="family params as JSON")
     p.add_argument("--count", type=int, default=1, help="accepted puzzles wanted")
-    p.add_argument("--strategy", choices=("adaptive", "blind"), default="adaptive")
+    p.add_argument(
+        "--strategy",
+        default="adaptive",
+        help="a registered strategy: adaptive, blind, or one a plugin adds (default: adaptive)",
+    )
     p.add_argument(
         "--clues",
         type=int,
@@ -59,7 +63,9 @@ def cmd_generate(args: argparse.Namespace) -> int:
     from tqdm import tqdm
 
     from puzzlekit.core.model import SpecError
+    from puzzlekit.core.plugins import UnknownName
     from puzzlekit.families import get_family
+    from puzzlekit.generators import STRATEGIES
     from puzzlekit.loop.batch import GenerateConfig, dumps, generate
     from puzzlekit.verifiers.registry import (
         default_filter_name,
@@ -79,6 +85,10 @@ def cmd_generate(args: argparse.Namespace) -> int:
         schema = get_family(args.family).schema(params)
     except SpecError as exc:
         raise UsageError(str(exc)) from None
+    try:  # looked up here, not by argparse: plugins register strategies too
+        STRATEGIES.get(args.strategy)
+    except UnknownName as exc:
+        raise UsageError(f"--strategy: {exc}") from None
     names = verifier_names()
     if args.filter is None:
         args.filter = default_filter_name(args.family)
