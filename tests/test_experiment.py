@@ -47,7 +47,6 @@ def mutate(path_fn):
     return raw
 
 
-
 def test_a_config_names_any_registered_strategy_and_an_unknown_one_is_refused_with_the_known():
     from puzzlekit.generators import STRATEGIES, register_strategy
     from puzzlekit.generators.blind import Blind
@@ -63,6 +62,7 @@ def test_a_config_names_any_registered_strategy_and_an_unknown_one_is_refused_wi
     finally:
         STRATEGIES.unregister("test-blind-twin")
     assert [s.name for s in config.strategies] == ["test-blind-twin"]
+
 
 @pytest.mark.parametrize(
     "edit,path",
