@@ -4,7 +4,8 @@ Importing this module registers, in puzzlekit's registries:
 
 - the family ``takuzu`` (:class:`~puzzlekit_takuzu.family.Takuzu`),
 - the verifier ``takuzu-lines`` (:class:`~puzzlekit_takuzu.verifier.TakuzuLines`),
-- the strategy ``random-gap`` (:class:`~puzzlekit_takuzu.strategy.RandomGap`).
+- the strategies ``random-gap`` and ``rule-out`` (:class:`~puzzlekit_takuzu.strategy.RandomGap`,
+  :class:`~puzzlekit_takuzu.strategy.RuleOut`).
 
 Installed, the package declares this module in the entry-point group ``puzzlekit.plugins``, so
 every puzzlekit command sees them; uninstalled, name it per use (``--plugin puzzlekit_takuzu``,
@@ -15,8 +16,8 @@ puzzlekit repository for the walk-through.
 from __future__ import annotations
 
 from puzzlekit_takuzu.family import TAKUZU, Takuzu
-from puzzlekit_takuzu.strategy import RandomGap
+from puzzlekit_takuzu.strategy import RandomGap, RuleOut
 from puzzlekit_takuzu.verifier import TakuzuLines
 
 __version__ = "0.1.0"
-__all__ = ["TAKUZU", "RandomGap", "Takuzu", "TakuzuLines"]
+__all__ = ["TAKUZU", "RandomGap", "RuleOut", "Takuzu", "TakuzuLines"]
