@@ -14,7 +14,8 @@ comparison a researcher wants:
 - ``rule-out``: repair at a cell whose true value (the strategy knows the solution it builds the
   puzzle from) rules out the most solutions of the report, the share the design calls the
   discriminative power; any cell where some found solution differs from the true one is a
-  candidate, not only the gap's. Ties are broken uniformly.
+  candidate, not only the gap's. Ties are broken uniformly; among the cell's moves, those the
+  family ranks best (``rules_out``, see ``puzzlekit.families.Repair``) are preferred.
 
 Every other case (UNSOLVABLE, UNDECIDED, DOMAIN_TOO_LARGE, INVALID_SPEC) is handled as
 ``adaptive`` handles it. Both read only what every report carries, so they work for every family;
@@ -27,7 +28,7 @@ from __future__ import annotations
 
 import numpy as np
 from puzzlekit.core.report import Verdict, VerifierReport
-from puzzlekit.families import get_family
+from puzzlekit.families import Repair, get_family
 from puzzlekit.generators import register_strategy
 from puzzlekit.generators.adaptive import Adaptive, repair_moves
 from puzzlekit.generators.base import Step, in_schema_order
@@ -39,6 +40,10 @@ class _GapRepair(Adaptive):
     def cells(self, step: Step, report: VerifierReport, rng: np.random.Generator) -> list[tuple]:
         """The candidate cells, best first (groups of equals already shuffled by ``rng``)."""
         raise NotImplementedError
+
+    def pick(self, moves: list[Repair], rng: np.random.Generator) -> Repair:
+        """One of a cell's moves: uniformly."""
+        return moves[int(rng.integers(len(moves)))]
 
     def propose(self, step: Step, report: VerifierReport, rng: np.random.Generator) -> Step:
         rd = report.reject_detail
@@ -52,7 +57,7 @@ class _GapRepair(Adaptive):
         for coord in self.cells(step, report, rng):
             moves = repair_moves(fam, schema, inst, step.solution, coord, report.solutions)
             if moves:
-                move = moves[int(rng.integers(len(moves)))]
+                move = self.pick(moves, rng)
                 return step.then(in_schema_order(move.apply(inst), schema), move.action, coord)
         return self.restart(step, rng)
 
@@ -87,6 +92,13 @@ class RuleOut(_GapRepair):
             group = scored[score]
             out += [tuple(group[int(i)]) for i in rng.permutation(len(group))]
         return out
+
+    def pick(self, moves: list[Repair], rng: np.random.Generator) -> Repair:
+        """One of the moves the family ranks best (``rules_out``), else one of all: uniformly."""
+        ranked = [m.rules_out for m in moves if m.rules_out is not None]
+        if ranked:
+            moves = [m for m in moves if m.rules_out == max(ranked)]
+        return moves[int(rng.integers(len(moves)))]
 
 
 register_strategy(RandomGap.name, RandomGap)
