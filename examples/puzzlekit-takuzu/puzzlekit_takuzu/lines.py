@@ -124,17 +124,18 @@ def _pattern_set(n: int) -> frozenset[int]:
 
 @dataclass(frozen=True)
 class Board:
-    """What :func:`solve` searches: per line its candidate patterns, and the pairs of lines
-    that must differ (``partners[axis][i]``: the lines line ``i`` must differ from)."""
+    """What :func:`solve` searches: per line its candidate patterns (None: the line's rule is
+    off, any pattern will do), and the pairs of lines that must differ (``partners[axis][i]``:
+    the lines line ``i`` must differ from)."""
 
     n: int
-    patterns: Mapping[str, tuple[tuple[int, ...], ...]]
+    patterns: Mapping[str, tuple[tuple[int, ...] | None, ...]]
     partners: Mapping[str, tuple[tuple[int, ...], ...]]
 
 
 def board(n: int, active: Iterable[RuleSpec] | None = None) -> Board:
     """The board of the rules in ``active`` (default: every rule of :func:`rule_specs`); a line
-    whose ``line`` rule is not active may take any of the ``2**n`` patterns."""
+    whose ``line`` rule is not active may take any pattern."""
     specs = rule_specs(n) if active is None else tuple(active)
     valid = {ROW: [False] * n, COL: [False] * n}
     pairs: dict[str, list[set[int]]] = {
@@ -147,9 +148,8 @@ def board(n: int, active: Iterable[RuleSpec] | None = None) -> Board:
         elif s.kind == DISTINCT:
             pairs[s.axis][s.line].add(s.other)
             pairs[s.axis][s.other].add(s.line)
-    anything = tuple(range(1 << n))
     patterns = {
-        axis: tuple(line_patterns(n) if valid[axis][i] else anything for i in range(n))
+        axis: tuple(line_patterns(n) if valid[axis][i] else None for i in range(n))
         for axis in (ROW, COL)
     }
     partners = {axis: tuple(tuple(sorted(p)) for p in pairs[axis]) for axis in (ROW, COL)}
@@ -184,11 +184,34 @@ def _cross(axis: str) -> str:
     return COL if axis == ROW else ROW
 
 
-def _candidates(b: Board, st: _State, axis: str, i: int) -> list[int]:
-    full = (1 << b.n) - 1
+#: a line without its rule lists its completions only when there are at most 2**this many
+#: (else it tells nothing until more of it is known)
+FREE_LINE_UNKNOWN = 10
+
+
+def _candidates(b: Board, st: _State, axis: str, i: int) -> list[int] | None:
+    """The patterns line ``i`` may still take; None when its rule is off and it has too many
+    unknown cells to list them (it rules nothing out yet)."""
+    n = b.n
+    full = (1 << n) - 1
     mask, bits = st.mask[axis][i], st.bits[axis][i]
     taken = {st.bits[axis][j] for j in b.partners[axis][i] if st.mask[axis][j] == full}
-    return [p for p in b.patterns[axis][i] if p & mask == bits and p not in taken]
+    patterns = b.patterns[axis][i]
+    if patterns is not None:
+        return [p for p in patterns if p & mask == bits and p not in taken]
+    unknown = ~mask & full
+    if unknown.bit_count() > FREE_LINE_UNKNOWN:
+        return None
+    out = []
+    sub = unknown
+    while True:  # every subset of the unknown cells set to 1, in decreasing order
+        if bits | sub not in taken:
+            out.append(bits | sub)
+        if not sub:
+            break
+        sub = (sub - 1) & unknown
+    out.reverse()
+    return out
 
 
 def _propagate(b: Board, st: _State, queue: list[tuple[str, int]]) -> bool:
@@ -200,6 +223,8 @@ def _propagate(b: Board, st: _State, queue: list[tuple[str, int]]) -> bool:
         axis, i = queue.pop()
         queued.discard((axis, i))
         cands = _candidates(b, st, axis, i)
+        if cands is None:
+            continue
         if not cands:
             return False
         mask = st.mask[axis][i]
@@ -269,20 +294,39 @@ def solve(
     return found
 
 
-def _branch_line(b: Board, st: _State, lex: bool) -> tuple[str, int, list[int]] | None:
-    """The line to branch on and its candidates; None when every cell is known."""
-    full = (1 << b.n) - 1
-    if lex:
-        row = next((r for r in range(b.n) if st.mask[ROW][r] != full), None)
-        return None if row is None else (ROW, row, _candidates(b, st, ROW, row))
+def _branch(b: Board, st: _State, lex: bool) -> tuple[str, int, list[int], int] | None:
+    """What to branch on: a line, its candidate patterns and the cells they set (a mask);
+    None when every cell is known.
+
+    ``lex``: the first incomplete row. Otherwise the line with the fewest candidates. A line
+    that cannot list its candidates (its rule off, many cells unknown) is branched on one cell
+    at a time: its first unknown cell, 0 then 1 (the first incomplete row's, when no line can).
+    """
+    n = b.n
+    full = (1 << n) - 1
     best = None
-    for axis in (ROW, COL):
-        for i in range(b.n):
-            if st.mask[axis][i] != full:
-                cands = _candidates(b, st, axis, i)
-                if best is None or len(cands) < len(best[2]):
-                    best = (axis, i, cands)
-    return best
+    if lex:
+        row = next((r for r in range(n) if st.mask[ROW][r] != full), None)
+        if row is None:
+            return None
+        cands = _candidates(b, st, ROW, row)
+        best = None if cands is None else (ROW, row, cands, ~st.mask[ROW][row] & full)
+    else:
+        for axis in (ROW, COL):
+            for i in range(n):
+                if st.mask[axis][i] != full:
+                    cands = _candidates(b, st, axis, i)
+                    if cands is not None and (best is None or len(cands) < len(best[2])):
+                        best = (axis, i, cands, ~st.mask[axis][i] & full)
+    if best is not None:
+        return best
+    row = next((r for r in range(n) if st.mask[ROW][r] != full), None)
+    if row is None:
+        return None
+    unknown = ~st.mask[ROW][row] & full
+    cell = 1 << (unknown.bit_length() - 1)  # the leftmost unknown cell
+    bits = st.bits[ROW][row]
+    return (ROW, row, [bits, bits | cell], cell)
 
 
 def _search(
@@ -299,12 +343,11 @@ def _search(
     if not _propagate(b, st, queue):
         return
     n = b.n
-    full = (1 << n) - 1
-    branch = _branch_line(b, st, lex)
+    branch = _branch(b, st, lex)
     if branch is None:
         found.append(_as_solution(st, n))
         return
-    axis, line, cands = branch
+    axis, line, cands, setting = branch
     if rng is not None:
         cands = [cands[int(i)] for i in rng.permutation(len(cands))]
     other = _cross(axis)
@@ -312,13 +355,12 @@ def _search(
         if len(found) >= cap:
             return
         child = st.copy()
-        unknown = ~st.mask[axis][line] & full
         for k in range(n):
             bit = 1 << (n - 1 - k)
-            if unknown & bit:
+            if setting & bit:
                 r, c = (line, k) if axis == ROW else (k, line)
                 child.set(n, r, c, 1 if p & bit else 0)
-        nxt = [(axis, line), *[(other, k) for k in range(n) if unknown & (1 << (n - 1 - k))]]
+        nxt = [(axis, line), *[(other, k) for k in range(n) if setting & (1 << (n - 1 - k))]]
         nxt += [(axis, j) for j in b.partners[axis][line]]
         _search(b, child, nxt, cap, tick, found, lex, rng)
 
