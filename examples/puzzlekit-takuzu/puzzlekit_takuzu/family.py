@@ -220,7 +220,11 @@ class Takuzu(Family):
         if var is None:
             return []
         true = self.given(var.coord, solution[var.name])
-        here = [c for c in instance.clues if c.kind == "given" and tuple(c.coords[0]) == var.coord]
+        here = [
+            c
+            for c in instance.clues
+            if c.kind == "given" and len(c.coords) == 1 and tuple(c.coords[0]) == var.coord
+        ]
         if not here:
             return [Repair("reveal", var.coord, add=(true,))]
         wrong = [c for c in here if c.data_dict().get("value") != solution[var.name]]

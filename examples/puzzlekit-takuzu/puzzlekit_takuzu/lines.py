@@ -7,11 +7,12 @@ into constraints (``puzzlekit_takuzu.family``) and the verifier into the line pa
 distinct pairs that :func:`solve` searches (``puzzlekit_takuzu.verifier``), so both always
 speak of the same rules under the same ids.
 
-:func:`solve` enumerates solutions in lexicographic order of the cells in schema order (row by
-row): it branches on the first incomplete row, over that row's candidate patterns in increasing
-order, after propagating every line to a fixpoint (a cell that every candidate pattern of its
+:func:`solve` propagates every line to a fixpoint (a cell that every candidate pattern of its
 line agrees on is fixed; a line with no candidate is a contradiction; a complete line excludes
-its pattern from the lines it must differ from).
+its pattern from the lines it must differ from), then branches. By default it branches on the
+first incomplete row, over that row's candidate patterns in increasing order, so solutions come
+in lexicographic order of the cells in schema order (row by row); for satisfiability checks over
+a subset of the rules it branches on the line with the fewest candidates instead.
 
 Not for: reading instances or building reports (``puzzlekit_takuzu.verifier``); drawing random
 grids (``puzzlekit_takuzu.family``).
@@ -20,7 +21,7 @@ grids (``puzzlekit_takuzu.family``).
 from __future__ import annotations
 
 import functools
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -110,16 +111,6 @@ def line_automaton(n: int) -> tuple[int, frozenset[int], tuple[tuple[int, int, i
             transitions.append((ids[state], v, ids[nxt]))
     accepting = frozenset(i for (o, z, _, _), i in ids.items() if o == half and z == half)
     return 0, accepting, tuple(sorted(transitions))
-
-
-def is_valid_line(word: int, n: int) -> bool:
-    """Whether ``word`` is balanced and has no three equal cells in a run."""
-    return word in _pattern_set(n)
-
-
-@functools.lru_cache(maxsize=32)
-def _pattern_set(n: int) -> frozenset[int]:
-    return frozenset(line_patterns(n))
 
 
 @dataclass(frozen=True)
@@ -369,14 +360,3 @@ def _as_solution(st: _State, n: int) -> dict[str, int]:
     return {
         cell_name(r, c): (st.bits[ROW][r] >> (n - 1 - c)) & 1 for r in range(n) for c in range(n)
     }
-
-
-def grid_words(rows: Sequence[Sequence[int]]) -> list[int]:
-    """Rows of 0/1 values as line patterns (first cell most significant)."""
-    out = []
-    for row in rows:
-        w = 0
-        for v in row:
-            w = (w << 1) | int(v)
-        out.append(w)
-    return out
