@@ -47,6 +47,24 @@ def mutate(path_fn):
     return raw
 
 
+def test_a_config_names_any_registered_strategy_and_an_unknown_one_is_refused_with_the_known():
+    from puzzlekit.generators import STRATEGIES, register_strategy
+    from puzzlekit.generators.blind import Blind
+
+    raw = smoke_raw()
+    raw["strategies"] = [{"name": "test-blind-twin", "clues": [5]}]
+    with pytest.raises(ConfigError) as err:
+        parse_config(raw)
+    assert err.value.path == "strategies[0].name"
+    assert "unknown strategy 'test-blind-twin'; closest: blind" in str(err.value)
+    register_strategy("test-blind-twin", Blind)
+    try:
+        config = parse_config(raw)
+    finally:
+        STRATEGIES.unregister("test-blind-twin")
+    assert [s.name for s in config.strategies] == ["test-blind-twin"]
+
+
 @pytest.mark.parametrize(
     "edit,path",
     [
