@@ -31,3 +31,32 @@ def test_the_wheel_installs_only_the_puzzlekit_package(tmp_path: Path) -> None:
     text = zipfile.ZipFile(wheel).read(entry_points).decode()
     assert "puzzlekit = puzzlekit.app.cli:main" in text
     assert "puzzlekit.quality.pytest_plugin" in text
+
+
+def _pip(*args: str) -> None:
+    out = subprocess.run(
+        [sys.executable, "-m", "pip", *args], capture_output=True, text=True, timeout=600
+    )
+    assert out.returncode == 0, out.stderr
+
+
+def test_a_regular_install_of_the_wheel_imports_every_floor_and_verifies(tmp_path: Path) -> None:
+    """Installed from the wheel (ahead of any source tree on the path), the floors import and a
+    puzzle verifies: verifiers and generators ship inside puzzlekit."""
+    wheels, site = tmp_path / "wheels", tmp_path / "site"
+    _pip("wheel", "-q", "--no-deps", "-w", str(wheels), str(ROOT))
+    (wheel,) = wheels.glob("puzzlekit-*.whl")
+    _pip("install", "-q", "--no-deps", "--target", str(site), str(wheel))
+    code = (
+        f"import sys; sys.path.insert(0, {str(site)!r})\n"
+        "import puzzlekit, puzzlekit.verifiers.sat, puzzlekit.generators.adaptive\n"
+        "import puzzlekit.app.cli\n"
+        "print(puzzlekit.__file__)\n"
+        "print(puzzlekit.verify(puzzlekit.parse('sudoku', '1' + '.' * 15)).verdict.value)\n"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, cwd=tmp_path, timeout=120
+    )
+    assert out.returncode == 0, out.stderr
+    where, verdict = out.stdout.split()
+    assert where.startswith(str(site)) and verdict == "MULTIPLE"

@@ -275,8 +275,8 @@ def _accept(
     """What follows the filter's UNIQUE: the minimize hook, then the holdout's check (skipped
     when the hook dropped the puzzle). Only bytes and a digest go to the holdout."""
     instance, report, calls, shaped = _minimized(instance, report, filter, rng, minimize, cap)
-    shaping = getattr(shaped, "shaping", None)
-    if getattr(shaped, "dropped", False):
+    shaping = shaped.shaping if shaped is not None else None
+    if shaped is not None and shaped.dropped:
         return _Accepted("dropped", instance, report, calls, None, None, shaping)
     hold = hold_seconds = None
     if holdout is not None:
@@ -299,7 +299,7 @@ def _minimized(
     if minimize is None:
         return instance, report, 0, None
     result = minimize(instance, filter, rng, solution=report.solutions[0])
-    if result.instance.digest != instance.digest and not getattr(result, "dropped", False):
+    if result.instance.digest != instance.digest and not result.dropped:
         report = filter.verify(result.instance, solution_cap=cap)
     return result.instance, report, result.calls, result
 
