@@ -18,7 +18,7 @@ JSON format: ``{"family": "futoshiki", "params": {"size": 4}, "clues": [{"id": "
 Text format: Simon Tatham's ``unequal`` game description, one puzzle a line: ``N:`` then, for
 every cell in row-major order, its given (``0`` for none) followed by the letters ``U``, ``R``,
 ``D``, ``L`` of the neighbours it is greater than, and a comma; e.g. ``4:0,0,0D,0R,...``.
-"Adjacent" mode descriptions (``Na:``) are not Futoshiki and are refused.
+"Adjacent" mode descriptions (``Na:``) belong to the family ``futoshiki-adjacent``.
 
 Repair moves at a cell: reveal its digit, or add the true inequality between it and a neighbour
 that has none yet.
@@ -198,7 +198,7 @@ class Futoshiki(GivensGrid):
                             "malformed",
                             None,
                             "line",
-                            "adjacent-mode descriptions are not Futoshiki",
+                            "adjacent-mode descriptions are family futoshiki-adjacent",
                         )
                     ]
                 )

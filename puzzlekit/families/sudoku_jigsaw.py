@@ -81,7 +81,7 @@ class SudokuJigsaw(GivensGrid):
     name = "sudoku-jigsaw"
     description = "Sudoku with N irregular regions of N cells instead of boxes"
     param_keys = ("size", "regions", "seed")
-    listed_params = ({"size": 4}, {"size": 6})
+    listed_params = ({"size": 4}, {"size": 6}, {"size": 9})
 
     def normalize_params(self, params: Mapping[str, Any]) -> dict[str, Any]:
         n = self._check_size(params, default=9)
