@@ -4,11 +4,13 @@ from __future__ import annotations
 
 import argparse
 import json
+import sys
+from collections.abc import Iterator
 from typing import Any
 
 from puzzlekit.app.cli import UsageError
 from puzzlekit.core.report import Verdict, VerifierReport
-from puzzlekit.io.inputs import InputItem, iter_items, read_text
+from puzzlekit.io.inputs import InputItem, iter_stream, open_input
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -80,18 +82,29 @@ def check_family_arg(family: str | None, input_format: str = "auto") -> None:
     FAMILIES.get(family)
 
 
+def params_arg(raw: str | None, flag: str = "--params") -> dict[str, Any] | None:
+    """The JSON object of a ``--params`` argument, read through the reading boundary."""
+    from puzzlekit.core.reading import ReadError, loads
+
+    if raw is None:
+        return None
+    try:
+        params = loads(raw.encode("utf-8", "surrogatepass"), flag)
+    except ReadError as exc:
+        detail = exc.detail if exc.field == flag else str(exc)
+        raise UsageError(
+            f"{flag} is {detail}" if detail.startswith("not ") else f"{flag}: {detail}"
+        ) from None
+    if not isinstance(params, dict):
+        raise UsageError(f"{flag} must be a JSON object")
+    return params
+
+
 def _settings(args: argparse.Namespace) -> tuple[dict[str, Any] | None, Any, Any]:
     from puzzlekit.verifiers.base import SearchBudget
     from puzzlekit.verifiers.registry import VERIFIERS, get_verifier
 
-    params = None
-    if args.params is not None:
-        try:
-            params = json.loads(args.params)
-        except json.JSONDecodeError as exc:
-            raise UsageError(f"--params is not JSON: {exc.msg}") from None
-        if not isinstance(params, dict):
-            raise UsageError("--params must be a JSON object")
+    params = params_arg(args.params)
     if args.cap < 2:
         raise UsageError(
             f"--cap must be at least 2 (uniqueness needs a second solution), got {args.cap}"
@@ -116,13 +129,30 @@ def _settings(args: argparse.Namespace) -> tuple[dict[str, Any] | None, Any, Any
     return params, verifier_for, budget
 
 
-def _items(args: argparse.Namespace, params: dict[str, Any] | None):
+def input_items(
+    path: str, family: str | None, params: dict[str, Any] | None, input_format: str
+) -> Iterator[InputItem]:
+    """The items of the input file ``path`` (``-``: stdin), read lazily: each is answered
+    before the next line is read. A file that cannot be opened is a UsageError (exit 2)."""
     try:
-        text = read_text(args.file)
-    except (OSError, UnicodeDecodeError) as exc:
-        reason = getattr(exc, "strerror", None) or exc
-        raise UsageError(f"cannot read {args.file}: {reason}") from None
-    return iter_items(text, args.family, params, getattr(args, "input_format", "auto"))
+        stream = open_input(path)
+    except OSError as exc:
+        raise UsageError(f"cannot read {path}: {exc.strerror or exc}") from None
+    return _closing(stream, iter_stream(stream, family, params, input_format))
+
+
+def _closing(stream: Any, items: Iterator[InputItem]) -> Iterator[InputItem]:
+    try:
+        yield from items
+    except OSError as exc:  # a read error halfway (a device, a vanished file)
+        raise UsageError(f"cannot read on: {exc.strerror or exc}") from None
+    finally:
+        if stream is not getattr(sys.stdin, "buffer", None):
+            stream.close()
+
+
+def _items(args: argparse.Namespace, params: dict[str, Any] | None) -> Iterator[InputItem]:
+    return input_items(args.file, args.family, params, getattr(args, "input_format", "auto"))
 
 
 def verify_item(item: InputItem, verifier_for: Any, cap: int, budget: Any) -> VerifierReport:
