@@ -87,6 +87,7 @@ from puzzlekit.audit.kernel_schema import (
     schema_violations,
 )
 from puzzlekit.core.clock import parse_datetime
+from puzzlekit.core.reading import faults
 
 __all__ = [
     "AGENCY_DIMENSIONS",
@@ -156,10 +157,20 @@ def decide(
     Raises :class:`KernelInputError` only when no decision can be built (see the module
     docstring); every other defect fails closed on the factor that reads it.
     """
-    if parse_datetime(computed_at) is None:
-        raise ValueError(f"computed_at is {describe(computed_at)}, not an RFC 3339 date-time")
+    if not isinstance(computed_at, str) or parse_datetime(computed_at) is None:
+        raise KernelInputError(
+            [f"computed_at is {describe(computed_at)}, not an RFC 3339 date-time"]
+        )
     if not isinstance(request, Mapping):
         raise KernelInputError([f"request is {describe(request)}, which is not an object"])
+    # the reading boundary: what canonical JSON cannot hold has no digest, hence no identity
+    for name, doc, error in (
+        ("policy", policy, UndigestiblePolicyError),
+        ("request", request, KernelInputError),
+    ):
+        found = faults(doc, name, limit=3)
+        if found:
+            raise error([f"{f.path}: {f.detail}" for f in found])
     digest_of_policy = policy_digest(policy)  # raises UndigestiblePolicyError
     p = normalize_policy(policy)
     r = normalize_request(request)

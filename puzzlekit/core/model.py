@@ -15,7 +15,14 @@ from dataclasses import dataclass, field
 from typing import Any, TypeAlias
 
 from puzzlekit.core.jsondata import canonical_json, freeze, sha256_digest, thaw
-from puzzlekit.core.reading import MAX_SAFE_INT, ReadError, faults, parse_json, valid_unicode
+from puzzlekit.core.reading import (
+    MAX_SAFE_INT,
+    ReadError,
+    ascii_int,
+    faults,
+    parse_json,
+    valid_unicode,
+)
 
 _thaw = thaw  # the name families imported before thaw moved to core.jsondata
 
@@ -472,6 +479,16 @@ class SpecError(ValueError):
     def __init__(self, violations: Sequence[Violation]) -> None:
         self.violations = tuple(violations)
         super().__init__("; ".join(f"{v.field_name}: {v.detail}" for v in self.violations))
+
+
+def text_int(text: str, field: str, coord: Coord | None = None) -> int:
+    """The number written ``text`` in a text format: ASCII digits only (``²``, ``٣`` and ``３``
+    are not digits here), at most 15 of them; a ``malformed`` SpecError naming ``field``
+    otherwise (see :func:`puzzlekit.core.reading.ascii_int`)."""
+    try:
+        return ascii_int(text, field, coord=coord)
+    except ReadError as exc:
+        raise SpecError([Violation("malformed", exc.coord, exc.field, exc.detail)]) from None
 
 
 @dataclass(frozen=True)

@@ -53,6 +53,7 @@ from puzzlekit.core.model import (
     SpecError,
     Variable,
 )
+from puzzlekit.core.reading import is_digits
 from puzzlekit.families import Family, Repair, pick_in_order, register_family
 from puzzlekit.families._regions import (
     cell_name,
@@ -316,12 +317,12 @@ class Kakuro(Family):
                     down, _, across = tok.partition("\\")
                     for kind, part in (("down", down), ("across", across)):
                         if part:
-                            if not part.isdigit():
+                            if not is_digits(part) or len(part) > 6:
                                 raise fail("malformed", (r, c), cell_name(r, c), f"bad sum {tok!r}")
                             sums[(kind, (r, c))] = int(part)
                 elif tok == ".":
                     line += "."
-                elif tok.isdigit() and len(tok) == 1 and tok != "0":
+                elif is_digits(tok) and len(tok) == 1 and tok != "0":
                     line += "."
                     givens.append(self.given((r, c), int(tok)))
                 else:
