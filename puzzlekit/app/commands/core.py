@@ -82,6 +82,23 @@ def check_family_arg(family: str | None, input_format: str = "auto") -> None:
     FAMILIES.get(family)
 
 
+def budget_arg(seconds: float | None, nodes: int | None) -> Any:
+    """The SearchBudget of ``--budget-seconds`` and ``--budget-nodes`` (defaults where not
+    given); a UsageError (exit 2) for a budget that is not positive and finite."""
+    import math
+
+    from puzzlekit.verifiers.base import SearchBudget
+
+    if seconds is not None and not (math.isfinite(seconds) and seconds > 0):
+        raise UsageError(f"--budget-seconds must be a positive number of seconds, got {seconds}")
+    if nodes is not None and nodes < 1:
+        raise UsageError(f"--budget-nodes must be at least 1, got {nodes}")
+    return SearchBudget(
+        nodes=nodes if nodes is not None else SearchBudget.nodes,
+        seconds=seconds if seconds is not None else SearchBudget.seconds,
+    )
+
+
 def params_arg(raw: str | None, flag: str = "--params") -> dict[str, Any] | None:
     """The JSON object of a ``--params`` argument, read through the reading boundary."""
     from puzzlekit.core.reading import ReadError, loads
@@ -101,7 +118,6 @@ def params_arg(raw: str | None, flag: str = "--params") -> dict[str, Any] | None
 
 
 def _settings(args: argparse.Namespace) -> tuple[dict[str, Any] | None, Any, Any]:
-    from puzzlekit.verifiers.base import SearchBudget
     from puzzlekit.verifiers.registry import VERIFIERS, get_verifier
 
     params = params_arg(args.params)
@@ -112,10 +128,7 @@ def _settings(args: argparse.Namespace) -> tuple[dict[str, Any] | None, Any, Any
     if args.verifier is not None:
         VERIFIERS.get(args.verifier)  # UnknownName: one line naming the closest, exit 2
     check_family_arg(args.family, getattr(args, "input_format", "auto"))
-    budget = SearchBudget(
-        nodes=args.budget_nodes if args.budget_nodes is not None else SearchBudget.nodes,
-        seconds=args.budget_seconds if args.budget_seconds is not None else SearchBudget.seconds,
-    )
+    budget = budget_arg(args.budget_seconds, args.budget_nodes)
     verifiers: dict[str, Any] = {}
 
     def verifier_for(instance: Any) -> Any:
@@ -161,7 +174,10 @@ def verify_item(item: InputItem, verifier_for: Any, cap: int, budget: Any) -> Ve
 
     if item.instance is None:
         return invalid_report(item.raw_digest, item.violations, source("input", "1"), cap)
-    return verifier_for(item.instance).verify(item.instance, solution_cap=cap, budget=budget)
+    from puzzlekit.verifiers.registry import verify_or_decline
+
+    verifier = verifier_for(item.instance)
+    return verify_or_decline(verifier, item.instance, solution_cap=cap, budget=budget)
 
 
 def render_text(item: InputItem, rep: VerifierReport) -> str:
