@@ -132,6 +132,9 @@ def verify_work(
 
     for field, value in (("instance", instance), ("params", params), ("text", text)):
         _check_size(field, value, limits.max_input_chars)
+    for field, value in (("text", text), ("family", family), ("verifier", verifier)):
+        if value is not None and not isinstance(value, str):
+            raise ArgumentError(field, f"must be a string, got {type(value).__name__}")
     _check_number("cap", cap, integer=True)
     _check_number("budget_seconds", budget_seconds)
     if budget_nodes is not None:
@@ -180,6 +183,8 @@ def verify_work(
     else:
         if family is None:
             raise ArgumentError("family", "required with text")
+        if params is not None and not isinstance(params, Mapping):
+            raise ArgumentError("params", "must be a JSON object")
         fam = _family("family", family)
         assert text is not None
         raw = text

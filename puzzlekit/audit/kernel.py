@@ -278,6 +278,8 @@ def check_decision(
     the request) granted dimensions within the requested ones.
     """
     problems = [v.reason for v in schema_violations(decision, DECISION_SCHEMA, "decision")]
+    if not isinstance(decision, Mapping):
+        return problems or ["decision is not a JSON object"]
     factors = decision.get("factors")
     if not isinstance(factors, list) or not all(isinstance(f, Mapping) for f in factors):
         return problems + ["decision.factors is not an array of factor objects"]
