@@ -81,7 +81,7 @@ def registered_schemas() -> list[dict[str, Any]]:
 
 #: what a family's hook raises when data of the right JSON shape holds the wrong kinds of values
 #: (an object where a name belongs, a list where a number does): read as a malformed input
-_MISREAD = (TypeError, ValueError, KeyError, IndexError, AttributeError)
+MISREAD_ERRORS = (TypeError, ValueError, KeyError, IndexError, AttributeError)
 
 
 def _misread(family: Family, field: str, coord: Any, exc: Exception) -> Violation:
@@ -97,11 +97,15 @@ def resolve(instance: Instance) -> Problem:
     family = get_family(instance.family)
     try:
         schema = family.schema(instance.params_dict())
-    except _MISREAD as exc:
+    except SpecError:
+        raise
+    except MISREAD_ERRORS as exc:
         raise SpecError([_misread(family, "params", None, exc)]) from None
     try:
         violations = list(family.validate_clues(schema, instance.clues))
-    except _MISREAD as exc:
+    except SpecError:
+        raise
+    except MISREAD_ERRORS as exc:
         raise SpecError([_misread(family, "clues", None, exc)]) from None
     pairs = []
     for clue in instance.clues:
@@ -109,7 +113,7 @@ def resolve(instance: Instance) -> Problem:
             pairs.append((clue.id, tuple(family.clue_constraints(schema, clue))))
         except SpecError as exc:
             violations.extend(exc.violations)
-        except _MISREAD as exc:
+        except MISREAD_ERRORS as exc:
             at = clue.coords[0] if clue.coords else None
             violations.append(_misread(family, f"clue {clue.id}", at, exc))
     if violations:

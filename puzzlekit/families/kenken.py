@@ -107,6 +107,7 @@ def pair_tuples(n: int, op: str, target: int) -> frozenset[tuple[int, int]]:
 
 class KenKen(CageGrid, GivensGrid):
     name = "kenken"
+    size_limits = {"size": 9}
     description = "N×N Latin square in cages with + − × ÷ targets (Tatham's Keen)"
     clue_kinds = ("cage", "given")
     param_keys = ("size",)

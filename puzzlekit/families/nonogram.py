@@ -100,6 +100,7 @@ def runs_automaton(runs: tuple[int, ...]) -> Automaton:
 
 class Nonogram(Family):
     name = "nonogram"
+    size_limits = {"rows": MAX_SIDE, "cols": MAX_SIDE}
     description = "R×C black-and-white picture; row and column clues give the runs of filled cells"
     clue_kinds = ("row", "col", "cell")
     listed_params = (

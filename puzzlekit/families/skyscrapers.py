@@ -117,6 +117,7 @@ def visibility_automaton(n: int, value: int) -> Automaton:
 
 class Skyscrapers(Family):
     name = "skyscrapers"
+    size_limits = {"size": 9}
     description = "N×N Latin square of heights; edge clues count the buildings seen"
     clue_kinds = ("edge", "given")
     listed_params = ({"size": 4}, {"size": 5}, {"size": 6}, {"size": 8})

@@ -80,6 +80,7 @@ LETTERS = string.ascii_uppercase
 
 class StarBattle(Family):
     name = "starbattle"
+    size_limits = {"size": 14, "stars": 3, "regions": 14}
     description = "N×N grid; k stars per row, column and region, no two stars touching"
     clue_kinds = ("region", "star", "empty")
     listed_params = (

@@ -59,6 +59,11 @@ def cmd_schemas(args: argparse.Namespace) -> int:
             f"{row['family']:<{width}}{row['variables']:>9}{row['domainSize']:>8}  "
             f"{kinds:<32}{params}"
         )
+    limits = {r["family"]: r.get("limits") for r in rows if r.get("limits")}
+    if limits:
+        print("\nsize limits (params beyond them are INVALID_SPEC before any work):")
+        for family, lim in limits.items():
+            print(f"  {family:<{width}}" + ", ".join(f"{k} <= {v}" for k, v in lim.items()))
     return 0
 
 

@@ -150,6 +150,7 @@ class Nim(Game):
 
 class NimFamily(OnlyWinningMove):
     name = "owm-nim"
+    size_limits = {"heaps": MAX_HEAPS, "max": MAX_STONES}
     description = "only winning move in a Nim position (normal play)"
     game_keys = ("heaps", "max")
     listed_params = ({"heaps": 3, "max": 4},)
