@@ -87,7 +87,7 @@ from puzzlekit.audit.kernel_schema import (
     schema_violations,
 )
 from puzzlekit.core.clock import parse_datetime
-from puzzlekit.core.reading import faults
+from puzzlekit.core.reading import MAX_DEPTH, nesting_depth_of
 
 __all__ = [
     "AGENCY_DIMENSIONS",
@@ -163,14 +163,13 @@ def decide(
         )
     if not isinstance(request, Mapping):
         raise KernelInputError([f"request is {describe(request)}, which is not an object"])
-    # the reading boundary: what canonical JSON cannot hold has no digest, hence no identity
+    # the reading boundary: documents nested too deeply are read by nothing further on
     for name, doc, error in (
         ("policy", policy, UndigestiblePolicyError),
         ("request", request, KernelInputError),
     ):
-        found = faults(doc, name, limit=3)
-        if found:
-            raise error([f"{f.path}: {f.detail}" for f in found])
+        if nesting_depth_of(doc) > MAX_DEPTH:
+            raise error([f"{name} is nested deeper than {MAX_DEPTH} levels"])
     digest_of_policy = policy_digest(policy)  # raises UndigestiblePolicyError
     p = normalize_policy(policy)
     r = normalize_request(request)

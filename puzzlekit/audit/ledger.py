@@ -40,7 +40,7 @@ from typing import Any
 import rfc8785
 
 from puzzlekit.core.jsondata import plain
-from puzzlekit.core.reading import ReadError, faults, loads, parse_json
+from puzzlekit.core.reading import MAX_DEPTH, ReadError, faults, loads, parse_json
 
 FORMAT_VERSION = 1
 GENESIS = "sha256:" + "0" * 64
@@ -145,10 +145,12 @@ class Verification:
 # --- hashing --------------------------------------------------------------------------------
 
 
-def _check_json(value: Any, where: str) -> None:
+def _check_json(value: Any, where: str, depth: int = 0) -> None:
     """Raise :class:`BodyError` naming where ``value`` is not float-free JSON data."""
     if value is None or isinstance(value, bool | str):
         return
+    if depth > MAX_DEPTH:
+        raise BodyError(f"{where} is nested deeper than {MAX_DEPTH} levels")
     if isinstance(value, int):
         if abs(value) > _MAX_SAFE_INT:
             raise BodyError(
@@ -165,11 +167,11 @@ def _check_json(value: Any, where: str) -> None:
         for key, item in value.items():
             if not isinstance(key, str):
                 raise BodyError(f"{where} has the key {key!r}; JSON object keys are strings")
-            _check_json(item, f"{where}.{key}")
+            _check_json(item, f"{where}.{key}", depth + 1)
         return
     if isinstance(value, list | tuple):
         for i, item in enumerate(value):
-            _check_json(item, f"{where}[{i}]")
+            _check_json(item, f"{where}[{i}]", depth + 1)
         return
     raise BodyError(f"{where} is a {type(value).__name__}, which is not JSON data")
 
@@ -178,10 +180,10 @@ def normalize_body(body: Any) -> dict[str, Any]:
     """``body`` as plain JSON data; raises :class:`BodyError` if it is not a float-free object."""
     if not isinstance(body, Mapping):
         raise BodyError(f"a ledger body must be a JSON object, got {type(body).__name__}")
-    found = faults(body)
+    _check_json(body, "$")
+    found = faults(body)  # what remains: strings that are not valid Unicode
     if found:
         raise BodyError(f"{found[0].path}: {found[0].detail}")
-    _check_json(body, "$")
     return plain(body)
 
 

@@ -114,6 +114,26 @@ def nesting_depth(text: str, limit: int = MAX_DEPTH) -> int:
     return deepest
 
 
+def nesting_depth_of(value: Any, limit: int = MAX_DEPTH) -> int:
+    """How deeply lists, tuples and mappings nest in ``value``, counted up to ``limit + 1``
+    (so a value nested thousands deep is measured without recursing that far)."""
+    deepest = 0
+    stack = [(value, 1)]
+    while stack:
+        item, depth = stack.pop()
+        if isinstance(item, Mapping):
+            children: Any = item.values()
+        elif isinstance(item, list | tuple):
+            children = item
+        else:
+            continue
+        deepest = max(deepest, depth)
+        if deepest > limit:
+            return deepest
+        stack.extend((child, depth + 1) for child in children)
+    return deepest
+
+
 def parse_json(text: str | bytes, field: str = "$") -> Any:
     """``text`` parsed as JSON, nesting bounded; a number that cannot be held is left as an
     :class:`Unreadable` leaf (see :func:`faults`). Raises :class:`ReadError` when ``text`` is

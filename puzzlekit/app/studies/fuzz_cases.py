@@ -36,6 +36,9 @@ EVIL_TOKENS = (
     '{"r":1}',
     "-1",
     "0",
+    "2000",
+    "100000",
+    "-2000",
     "true",
     "null",
     '""',
@@ -257,6 +260,48 @@ def _stream_case(rng: random.Random, seeds: Seeds, command: str) -> Case:
     return Case(command, [command, "-", *extra], stdin=data, items=items)
 
 
+def _document_case(rng: random.Random, seeds: Seeds) -> Case:
+    """One pretty-printed instance or array over several lines (items not predicted), a line
+    longer than the reader takes, or a layout far beyond a family's declared limits."""
+    roll = rng.random()
+    if roll < 0.02:
+        data = b"[" * 10 + b"1," * (2_200_000) + b"\n" + json.dumps(seeds.instances[0]).encode()
+        return Case("verify", ["verify", "-", "--budget-seconds", "2"], stdin=data, items=2)
+    if roll < 0.04:
+        layout = ["#" * rng.choice([40, 2000])] * rng.choice([3, 2000])
+        obj = {"family": "kakuro", "params": {"layout": layout}, "clues": []}
+        return Case("verify", ["verify", "-"], stdin=json.dumps(obj).encode() + b"\n", items=1)
+    objs = [rng.choice(seeds.instances) for _ in range(rng.randint(1, 3))]
+    doc: Any = objs if len(objs) > 1 or rng.random() < 0.5 else objs[0]
+    text = break_json(rng, doc, rng.randint(0, 2)) if rng.random() < 0.8 else json.dumps(doc)
+    text = json.dumps(_lenient(text), indent=2) if rng.random() < 0.3 else text
+    text = text.replace(", ", ",\n") if rng.random() < 0.7 else text
+    return Case("verify", ["verify", "-", "--budget-seconds", "2"], stdin=to_bytes(rng, text))
+
+
+def _generate_case(rng: random.Random, seeds: Seeds) -> Case:
+    family = rng.choice(["sudoku", "latin", "kenken", "nonogram", "owm-nim", "sudok", "٣"])
+    argv = ["generate", family, "--count", "1", "--max-calls", "3", "--seed", "1"]
+    flag = rng.choice(["--params", "--count", "--seed", "--clues", "--max-calls"])
+    if flag == "--params":
+        small = {"sudoku": {"size": 4, "box": [2, 2]}, "nonogram": {"rows": 4, "cols": 4}}
+        value = break_json(rng, small.get(family, {"size": 4}))
+    else:
+        value = rng.choice(BAD_NUMBERS)
+    return Case("generate", [*argv, flag, value, "--holdout", "none"])
+
+
+def _game_case(rng: random.Random, seeds: Seeds) -> Case:
+    game, position = rng.choice(
+        [("tictactoe", "x.o/.x./..."), ("nim", "3,4,5"), ("mnk", "x.../.o../..../...."),
+         ("connect", "..../..../..../xo..")]
+    )  # fmt: skip
+    argv = ["game-verdict", game, break_text(rng, position), "--budget-seconds", "2"]
+    if rng.random() < 0.3:
+        argv += [rng.choice(["--k", "--budget-seconds"]), rng.choice(BAD_NUMBERS)]
+    return Case("game-verdict", argv)
+
+
 def _args_case(rng: random.Random, seeds: Seeds) -> Case:
     command = rng.choice(["verify", "solve", "grade"])
     argv = [command, "{dir}/in.jsonl"]
@@ -384,6 +429,9 @@ BUILDERS: dict[str, tuple[int, Any]] = {
     "solve": (8, lambda rng, s: _stream_case(rng, s, "solve")),
     "grade": (8, lambda rng, s: _stream_case(rng, s, "grade")),
     "args": (6, _args_case),
+    "document": (3, _document_case),
+    "generate": (2, _generate_case),
+    "game-verdict": (3, _game_case),
     "decide": (8, _decide_case),
     "ledger": (6, lambda rng, s: _ledger_case(rng)),
     "regress": (2, _regress_case),
