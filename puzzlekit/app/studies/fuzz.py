@@ -23,6 +23,7 @@ import contextlib
 import functools
 import io
 import json
+import os
 import random
 import signal
 import sqlite3
@@ -47,6 +48,10 @@ class Outcome:
     stderr: str
     error: str | None = None  # the traceback of an exception that escaped
     hang: bool = False
+
+
+#: case directories in memory where the machine has a tmpfs (most cases write a file or two)
+_TMP = "/dev/shm" if os.path.isdir("/dev/shm") and os.access("/dev/shm", os.W_OK) else None
 
 
 class _Hang(BaseException):
@@ -152,7 +157,7 @@ def run_case(case: Case, timeout: float = 60.0) -> Outcome:
     hang = False
     saved_stdin = sys.stdin
     try:
-        with tempfile.TemporaryDirectory(prefix="pk-fuzz-") as tmp:
+        with tempfile.TemporaryDirectory(prefix="pk-fuzz-", dir=_TMP) as tmp:
             for name, data in case.files.items():
                 target = Path(tmp) / name
                 target.parent.mkdir(parents=True, exist_ok=True)
@@ -217,6 +222,12 @@ def case_from_json(obj: dict[str, Any]) -> Case:
     return Case(**obj)
 
 
+def inputs_of(case: Case) -> int:
+    """How many bad inputs a case feeds: its input lines when the reader answers each line,
+    else one (an argument set, a document, a ledger, a call)."""
+    return case.items if case.items is not None else 1
+
+
 def fuzz(
     seeds: Seeds,
     cases: int,
@@ -236,6 +247,7 @@ def fuzz(
             outcome = run_case(case, timeout)
             why = judge(case, outcome)
             tally[case.command]["cases"] += 1
+            tally[case.command]["inputs"] += inputs_of(case)
             if why is not None:
                 kind = why if why in ("hang", "traceback") else "failure"
                 tally[case.command][kind] += 1
@@ -255,21 +267,52 @@ def fuzz(
 
 
 def format_tally(tally: dict[str, Counter], seconds: float) -> str:
-    rows = ["| command | cases | tracebacks | hangs | failures |", "|---|---:|---:|---:|---:|"]
+    rows = [
+        "| command | cases | inputs | tracebacks | hangs | failures |",
+        "|---|---:|---:|---:|---:|---:|",
+    ]
     total: Counter = Counter()
     for command in sorted(tally):
         c = tally[command]
         total.update(c)
         rows.append(
-            f"| {command} | {c['cases']} | {c['traceback']} | {c['hang']} | {c['failure']} |"
+            f"| {command} | {c['cases']} | {c['inputs']} | {c['traceback']} | {c['hang']} | "
+            f"{c['failure']} |"
         )
     rows.append(
-        f"| **all** | {total['cases']} | {total['traceback']} | {total['hang']} | "
-        f"{total['failure']} |"
+        f"| **all** | {total['cases']} | {total['inputs']} | {total['traceback']} | "
+        f"{total['hang']} | {total['failure']} |"
     )
     rate = total["cases"] / seconds if seconds else 0.0
-    rows.append(f"\n{total['cases']} cases in {seconds:.0f} s ({rate:.1f} cases/s)")
+    rows.append(
+        f"\n{total['cases']} cases ({total['inputs']} inputs) in {seconds:.0f} s "
+        f"({rate:.1f} cases/s)"
+    )
     return "\n".join(rows)
+
+
+def _part(seeds: Seeds, cases: int, seed: int, timeout: float, out: str, progress: int) -> Any:
+    reuse_parser()
+    return dict(fuzz(seeds, cases, seed, timeout, Path(out), progress))
+
+
+def _in_parallel(seeds: Seeds, args: argparse.Namespace) -> dict[str, Counter]:
+    """``args.jobs`` processes (fork), job i running its share of the cases from seed + i and
+    writing failures to ``<out>.i``; their counts summed."""
+    import multiprocessing as mp
+
+    shares = [args.cases // args.jobs + (i < args.cases % args.jobs) for i in range(args.jobs)]
+    parts = [
+        (seeds, n, args.seed + i, args.timeout, f"{args.out}.{i}", args.progress)
+        for i, n in enumerate(shares)
+    ]
+    with mp.get_context("fork").Pool(args.jobs) as pool:
+        results = pool.starmap(_part, parts)
+    tally: dict[str, Counter] = defaultdict(Counter)
+    for result in results:
+        for command, counts in result.items():
+            tally[command].update(counts)
+    return tally
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -281,13 +324,18 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--data", default="tests/data", help="test data (tatham, rbk) to seed from")
     p.add_argument("--out", default="fuzz-failures.jsonl", help="failing cases (JSON Lines)")
     p.add_argument("--progress", type=int, default=1000, help="a status line every N cases")
+    p.add_argument("--jobs", type=int, default=1, help="worker processes; job i runs seed+i (1)")
     args = p.parse_args(argv)
     seeds = load_seeds(Path(args.golden), Path(args.data))
     reuse_parser()
     start = time.monotonic()
-    tally = fuzz(seeds, args.cases, args.seed, args.timeout, Path(args.out), args.progress)
+    if args.jobs > 1:
+        tally = _in_parallel(seeds, args)
+    else:
+        tally = fuzz(seeds, args.cases, args.seed, args.timeout, Path(args.out), args.progress)
     print(format_tally(tally, time.monotonic() - start))
-    print(f"kinds: {', '.join(sorted(BUILDERS))}; failing cases in {args.out}")
+    where = args.out if args.jobs == 1 else f"{args.out}.<job>"
+    print(f"kinds: {', '.join(sorted(BUILDERS))}; failing cases in {where}")
     bad = sum(c["traceback"] + c["hang"] + c["failure"] for c in tally.values())
     return 1 if bad else 0
 
