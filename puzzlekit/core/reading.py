@@ -290,10 +290,11 @@ class Line:
     raw: bytes = b""
 
 
-def iter_lines(stream: IO[bytes], max_bytes: int = MAX_LINE_BYTES) -> Iterator[Line]:
-    """The lines of a binary stream, read one at a time (memory bounded by ``max_bytes``): a line
-    longer than that comes back as an error and reading goes on after its next newline; a line
-    that is not UTF-8 comes back as an error too."""
+def iter_lines(stream: IO[bytes], max_bytes: int | None = None) -> Iterator[Line]:
+    """The lines of a binary stream, read one at a time (memory bounded by ``max_bytes``,
+    default :data:`MAX_LINE_BYTES`): a line longer than that comes back as an error and reading
+    goes on after its next newline; a line that is not UTF-8 comes back as an error too."""
+    max_bytes = max_bytes or MAX_LINE_BYTES
     number = 0
     while True:
         chunk = stream.readline(max_bytes + 1)
