@@ -228,6 +228,34 @@ def inputs_of(case: Case) -> int:
     return case.items if case.items is not None else 1
 
 
+def load_reproducer(path: Path, data: Path) -> tuple[Case, dict[str, Any]]:
+    """A checked-in reproducer (``tests/data/fuzz_corpus/*.json``): its case and what it must
+    give. ``stdin`` is text (``repeat`` times, then ``stdin_suffix``); a file is text,
+    ``{"hex": ...}`` bytes or ``{"copy": path}`` under ``data``; ``{data}`` in argv is ``data``."""
+    obj = json.loads(path.read_text("utf-8"))
+    raw = obj["case"]
+    stdin = raw.get("stdin", "") * raw.get("repeat", 1) + raw.get("stdin_suffix", "")
+    if raw.get("stdin_template") == "kakuro-layout":
+        layout = ["#" * 2000] * 2000
+        stdin = json.dumps({"family": "kakuro", "params": {"layout": layout}, "clues": []})
+    files = {}
+    for name, spec in raw.get("files", {}).items():
+        if isinstance(spec, str):
+            files[name] = spec.encode("utf-8", "surrogatepass")
+        elif "hex" in spec:
+            files[name] = bytes.fromhex(spec["hex"])
+        else:
+            files[name] = (data / spec["copy"]).read_bytes()
+    case = Case(
+        raw["command"],
+        [a.replace("{data}", str(data)) for a in raw["argv"]],
+        stdin=stdin.encode("utf-8", "surrogatepass"),
+        files=files,
+        ledger=raw.get("ledger"),
+    )
+    return case, obj["expect"]
+
+
 def fuzz(
     seeds: Seeds,
     cases: int,
