@@ -263,14 +263,18 @@ def fuzz(
     timeout: float = 60.0,
     out: Path | None = None,
     progress: int = 0,
+    max_seconds: float | None = None,
 ) -> dict[str, Counter]:
-    """Run ``cases`` generated cases; per command, the counts of cases and of each failure."""
+    """Run ``cases`` generated cases (fewer when ``max_seconds`` run out first); per command,
+    the counts of cases, inputs and each kind of failure."""
     rng = random.Random(seed)
     tally: dict[str, Counter] = defaultdict(Counter)
     sink = out.open("w", encoding="utf-8") if out else None
     start = time.monotonic()
     try:
         for n in range(1, cases + 1):
+            if max_seconds is not None and time.monotonic() - start > max_seconds:
+                break
             case = make_case(rng, seeds)
             outcome = run_case(case, timeout)
             why = judge(case, outcome)
@@ -319,9 +323,9 @@ def format_tally(tally: dict[str, Counter], seconds: float) -> str:
     return "\n".join(rows)
 
 
-def _part(seeds: Seeds, cases: int, seed: int, timeout: float, out: str, progress: int) -> Any:
+def _part(seeds: Seeds, cases: int, seed: int, args: argparse.Namespace, out: str) -> Any:
     reuse_parser()
-    return dict(fuzz(seeds, cases, seed, timeout, Path(out), progress))
+    return dict(fuzz(seeds, cases, seed, args.timeout, Path(out), args.progress, args.max_seconds))
 
 
 def _in_parallel(seeds: Seeds, args: argparse.Namespace) -> dict[str, Counter]:
@@ -330,10 +334,7 @@ def _in_parallel(seeds: Seeds, args: argparse.Namespace) -> dict[str, Counter]:
     import multiprocessing as mp
 
     shares = [args.cases // args.jobs + (i < args.cases % args.jobs) for i in range(args.jobs)]
-    parts = [
-        (seeds, n, args.seed + i, args.timeout, f"{args.out}.{i}", args.progress)
-        for i, n in enumerate(shares)
-    ]
+    parts = [(seeds, n, args.seed + i, args, f"{args.out}.{i}") for i, n in enumerate(shares)]
     with mp.get_context("fork").Pool(args.jobs) as pool:
         results = pool.starmap(_part, parts)
     tally: dict[str, Counter] = defaultdict(Counter)
@@ -352,6 +353,9 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--data", default="tests/data", help="test data (tatham, rbk) to seed from")
     p.add_argument("--out", default="fuzz-failures.jsonl", help="failing cases (JSON Lines)")
     p.add_argument("--progress", type=int, default=1000, help="a status line every N cases")
+    p.add_argument(
+        "--max-seconds", type=float, default=None, help="stop starting cases after this long"
+    )
     p.add_argument("--jobs", type=int, default=1, help="worker processes; job i runs seed+i (1)")
     args = p.parse_args(argv)
     seeds = load_seeds(Path(args.golden), Path(args.data))
@@ -360,7 +364,10 @@ def main(argv: list[str] | None = None) -> int:
     if args.jobs > 1:
         tally = _in_parallel(seeds, args)
     else:
-        tally = fuzz(seeds, args.cases, args.seed, args.timeout, Path(args.out), args.progress)
+        tally = fuzz(
+            seeds, args.cases, args.seed, args.timeout, Path(args.out), args.progress,
+            args.max_seconds,
+        )  # fmt: skip
     print(format_tally(tally, time.monotonic() - start))
     where = args.out if args.jobs == 1 else f"{args.out}.<job>"
     print(f"kinds: {', '.join(sorted(BUILDERS))}; failing cases in {where}")

@@ -226,7 +226,7 @@ def _lines_answered(data: bytes, document: bool = True) -> int | None:
 def _json_lines(rng: random.Random, seeds: Seeds) -> bytes:
     """A valid instance line (so the input is read as lines), then broken instance lines."""
     lines = []
-    for _ in range(rng.randint(1, 4)):
+    for _ in range(rng.randint(1, 8)):
         obj = rng.choice(seeds.instances)
         broken = rng.random() < 0.8
         lines.append(break_json(rng, obj, rng.randint(1, 2)) if broken else json.dumps(obj))
