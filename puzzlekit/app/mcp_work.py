@@ -51,11 +51,31 @@ class ArgumentError(Exception):
 
 
 def _check_size(field: str, value: Any, limit: int) -> None:
+    """``value`` passes the reading boundary (:mod:`puzzlekit.core.reading`: bounded nesting,
+    numbers canonical JSON can hold, valid Unicode) and is at most ``limit`` characters."""
+    from puzzlekit.core.reading import faults
+
     if value is None:
         return
+    found = faults(value, field)
+    if found:
+        raise ArgumentError(found[0].path, found[0].detail)
     n = len(value) if isinstance(value, str) else len(json.dumps(value, default=str))
     if n > limit:
         raise ArgumentError(field, f"{n} characters, over the limit of {limit}")
+
+
+def _check_number(field: str, value: Any, *, integer: bool = False) -> None:
+    """A number argument of the right type, finite (ranges are checked where it is used)."""
+    import math
+
+    kinds = int if integer else int | float
+    if isinstance(value, bool) or not isinstance(value, kinds):
+        raise ArgumentError(
+            field, f"must be {'an integer' if integer else 'a number'}, got {value!r}"
+        )
+    if isinstance(value, float) and not math.isfinite(value):
+        raise ArgumentError(field, f"must be finite, got {value!r}")
 
 
 def _lookup(field: str, registry: Any, name: str) -> Any:
@@ -101,11 +121,24 @@ def verify_work(
 ) -> dict[str, Any]:
     """The report JSON of one puzzle; ``json`` is the exact line ``puzzlekit verify`` prints."""
     from puzzlekit.core.model import Instance, SpecError, sha256_digest
+    from puzzlekit.core.reading import ReadError, loads
     from puzzlekit.verifiers.base import SearchBudget, invalid_report, source
-    from puzzlekit.verifiers.registry import VERIFIERS, default_verifier_name, get_verifier
+    from puzzlekit.verifiers.registry import (
+        VERIFIERS,
+        default_verifier_name,
+        get_verifier,
+        verify_or_decline,
+    )
 
     for field, value in (("instance", instance), ("params", params), ("text", text)):
         _check_size(field, value, limits.max_input_chars)
+    for field, value in (("text", text), ("family", family), ("verifier", verifier)):
+        if value is not None and not isinstance(value, str):
+            raise ArgumentError(field, f"must be a string, got {type(value).__name__}")
+    _check_number("cap", cap, integer=True)
+    _check_number("budget_seconds", budget_seconds)
+    if budget_nodes is not None:
+        _check_number("budget_nodes", budget_nodes, integer=True)
     if instance is not None and text is not None:
         raise ArgumentError("instance", "give either instance or family + text, not both")
     if instance is None and text is None:
@@ -134,9 +167,9 @@ def verify_work(
         if isinstance(instance, str):
             raw = instance
             try:
-                obj = json.loads(instance)
-            except json.JSONDecodeError as exc:
-                raise ArgumentError("instance", f"not JSON: {exc.msg} at {exc.pos}") from None
+                obj = loads(instance, "instance")
+            except ReadError as exc:
+                raise ArgumentError(exc.field, exc.detail) from None
         if not isinstance(obj, dict):
             raise ArgumentError("instance", 'must be a JSON object {"family", "params", "clues"}')
         if not isinstance(obj.get("family"), str):
@@ -150,6 +183,8 @@ def verify_work(
     else:
         if family is None:
             raise ArgumentError("family", "required with text")
+        if params is not None and not isinstance(params, Mapping):
+            raise ArgumentError("params", "must be a JSON object")
         fam = _family("family", family)
         assert text is not None
         raw = text
@@ -163,7 +198,7 @@ def verify_work(
         )
     else:
         name = verifier or default_verifier_name(inst)
-        rep = get_verifier(name).verify(inst, solution_cap=cap, budget=budget)
+        rep = verify_or_decline(get_verifier(name), inst, solution_cap=cap, budget=budget)
     return {"json": rep.to_json(), "report": rep.to_json_obj()}
 
 

@@ -16,6 +16,8 @@ from typing import Any
 
 import rfc8785
 
+from puzzlekit.core.reading import MAX_DEPTH, faults
+
 
 def plain(value: Any, leaf: Callable[[Any], Any] | None = None) -> Any:
     """``value`` as plain JSON-able Python: mappings become dicts with string keys (a key that is
@@ -32,11 +34,19 @@ def plain(value: Any, leaf: Callable[[Any], Any] | None = None) -> Any:
 
 
 def freeze(value: Any) -> Any:
-    """Turn JSON-like data (dicts, lists) into hashable immutable data (tuples of pairs, tuples)."""
+    """Turn JSON-like data (dicts, lists) into hashable immutable data (tuples of pairs, tuples).
+
+    Raises ValueError for data nested deeper than :data:`~puzzlekit.core.reading.MAX_DEPTH`."""
+    return _freeze(value, 0)
+
+
+def _freeze(value: Any, depth: int) -> Any:
+    if isinstance(value, Mapping | list | tuple) and depth >= MAX_DEPTH:
+        raise ValueError(f"data nested deeper than {MAX_DEPTH} levels")
     if isinstance(value, Mapping):
-        return tuple(sorted((str(k), freeze(v)) for k, v in value.items()))
+        return tuple(sorted((str(k), _freeze(v, depth + 1)) for k, v in value.items()))
     if isinstance(value, list | tuple):
-        return tuple(freeze(v) for v in value)
+        return tuple(_freeze(v, depth + 1) for v in value)
     return value
 
 
@@ -53,7 +63,7 @@ def thaw(value: Any) -> Any:
     return value
 
 
-def _dumps_is_canonical(obj: Any) -> bool:
+def _dumps_is_canonical(obj: Any, depth: int = 0) -> bool:
     """True when ``obj`` holds only objects and strings of printable ASCII, arrays, bools, None
     and integers within ±2**53: data whose RFC 8785 form equals sorted compact ``json.dumps``."""
     if isinstance(obj, str):
@@ -62,11 +72,13 @@ def _dumps_is_canonical(obj: Any) -> bool:
         return True
     if isinstance(obj, int):
         return -(2**53) < obj < 2**53
+    if depth >= MAX_DEPTH:
+        return False
     if isinstance(obj, list | tuple):
-        return all(_dumps_is_canonical(v) for v in obj)
+        return all(_dumps_is_canonical(v, depth + 1) for v in obj)
     if isinstance(obj, dict):
         return all(
-            isinstance(k, str) and _dumps_is_canonical(k) and _dumps_is_canonical(v)
+            isinstance(k, str) and _dumps_is_canonical(k) and _dumps_is_canonical(v, depth + 1)
             for k, v in obj.items()
         )
     return False
@@ -78,10 +90,15 @@ def canonical_json(obj: Any) -> bytes:
     Instances are hashed on every verifier call, and the ``rfc8785`` package takes milliseconds
     for an 81-clue grid; for data that :func:`_dumps_is_canonical` accepts, sorted compact
     ``json.dumps`` gives the same bytes (tests compare both on generated data), everything else
-    goes to ``rfc8785``.
+    goes to ``rfc8785``. Data that canonical JSON cannot hold (NaN, integers beyond ±2**53, lone
+    surrogates: ``rfc8785.CanonicalizationError``) and data nested too deeply raise ValueError;
+    input read through :mod:`puzzlekit.core.reading` never holds either.
     """
     if _dumps_is_canonical(obj):
         return json.dumps(obj, sort_keys=True, separators=(",", ":")).encode("ascii")
+    found = faults(obj)
+    if found:
+        raise rfc8785.CanonicalizationError(f"{found[0].path}: {found[0].detail}")
     return rfc8785.dumps(obj)
 
 

@@ -10,12 +10,19 @@ re-exported here (:func:`freeze`, :func:`canonical_json`, :func:`sha256_digest`)
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, TypeAlias
 
 from puzzlekit.core.jsondata import canonical_json, freeze, sha256_digest, thaw
+from puzzlekit.core.reading import (
+    MAX_SAFE_INT,
+    ReadError,
+    ascii_int,
+    faults,
+    parse_json,
+    valid_unicode,
+)
 
 _thaw = thaw  # the name families imported before thaw moved to core.jsondata
 
@@ -321,12 +328,17 @@ class Instance:
 
     @classmethod
     def from_json_obj(cls, obj: Any) -> Instance:
-        """Read the JSON instance format. Raises :class:`SpecError` naming what is malformed."""
+        """Read the JSON instance format. Raises :class:`SpecError` naming what is malformed:
+        anything the reading boundary refuses (:mod:`puzzlekit.core.reading`) is a ``malformed``
+        violation at its path, with the clue's coordinate when it is inside a clue."""
         if not isinstance(obj, Mapping):
             raise SpecError(
                 [Violation("malformed", None, "$", "an instance must be a JSON object")]
             )
-        problems = []
+        problems = [
+            Violation("malformed", None, f.path, f.detail)
+            for f in faults({k: v for k, v in obj.items() if k != "clues"}, limit=8)
+        ]
         family = obj.get("family")
         if not isinstance(family, str):
             problems.append(Violation("malformed", None, "family", "missing or not a string"))
@@ -334,34 +346,17 @@ class Instance:
         if not isinstance(params, Mapping):
             problems.append(Violation("malformed", None, "params", "must be a JSON object"))
         raw_clues = obj.get("clues", [])
-        if not isinstance(raw_clues, list):
+        if not isinstance(raw_clues, list | tuple):
             problems.append(Violation("malformed", None, "clues", "must be a JSON array"))
             raw_clues = []
-        unknown = sorted(set(obj) - {"family", "params", "clues"})
+        unknown = sorted(str(k) for k in set(obj) - {"family", "params", "clues"})
         for key in unknown:
             problems.append(Violation("unknown-field", None, key, "not a field of an instance"))
         clues = []
         for i, rc in enumerate(raw_clues):
-            where = f"clues[{i}]"
-            if not isinstance(rc, Mapping):
-                problems.append(Violation("malformed", None, where, "a clue must be a JSON object"))
-                continue
-            cid, kind = rc.get("id"), rc.get("kind")
-            data, coords = rc.get("data", {}), rc.get("coords", [])
-            if not isinstance(cid, str | int) or not isinstance(kind, str):
-                problems.append(
-                    Violation("malformed", None, where, "a clue needs an id and a kind")
-                )
-                continue
-            if not isinstance(data, Mapping) or not isinstance(coords, list):
-                problems.append(
-                    Violation("malformed", None, where, "data must be an object, coords an array")
-                )
-                continue
-            try:
-                clues.append(Clue.make(str(cid), kind, data, [thaw_coord(c) for c in coords]))
-            except TypeError as exc:
-                problems.append(Violation("malformed", None, where, str(exc)))
+            clue = _read_clue(f"clues[{i}]", rc, problems)
+            if clue is not None:
+                clues.append(clue)
         if problems:
             raise SpecError(problems)
         return cls.make(family, params, clues)
@@ -369,10 +364,61 @@ class Instance:
     @classmethod
     def from_json(cls, text: str | bytes) -> Instance:
         try:
-            obj = json.loads(text)
-        except (json.JSONDecodeError, UnicodeDecodeError) as exc:
-            raise SpecError([Violation("malformed", None, "$", f"not JSON: {exc}")]) from None
+            obj = parse_json(text)
+        except ReadError as exc:
+            raise SpecError([Violation("malformed", None, exc.field, exc.detail)]) from None
         return cls.from_json_obj(obj)
+
+
+def _read_coord(raw: Any) -> Coord | None:
+    """A coordinate of the JSON format (an array of integers and names, or one of them)."""
+    coord = thaw_coord(raw)
+    ok = all(
+        (isinstance(x, int) and not isinstance(x, bool) and abs(x) <= MAX_SAFE_INT)
+        or (isinstance(x, str) and valid_unicode(x))
+        for x in coord
+    )
+    return coord if ok and len(coord) <= 8 else None
+
+
+def _read_clue(where: str, rc: Any, problems: list[Violation]) -> Clue | None:
+    """One clue of the JSON format, or None with its violations added to ``problems``."""
+    if not isinstance(rc, Mapping):
+        problems.append(Violation("malformed", None, where, "a clue must be a JSON object"))
+        return None
+    cid, kind = rc.get("id"), rc.get("kind")
+    data, raw_coords = rc.get("data", {}), rc.get("coords", [])
+    if (
+        not isinstance(cid, str | int)
+        or isinstance(cid, bool)
+        or not isinstance(kind, str)
+        or faults([cid, kind])
+    ):
+        problems.append(Violation("malformed", None, where, "a clue needs an id and a kind"))
+        return None
+    if not isinstance(data, Mapping) or not isinstance(raw_coords, list | tuple):
+        problems.append(
+            Violation("malformed", None, where, "data must be an object, coords an array")
+        )
+        return None
+    coords = []
+    for j, raw in enumerate(raw_coords):
+        coord = _read_coord(raw)
+        if coord is None:
+            detail = "a coordinate is an array of integers (or names), e.g. [0, 2]"
+            problems.append(Violation("malformed", None, f"{where}.coords[{j}]", detail))
+            return None
+        coords.append(coord)
+    found = faults(data, f"{where}.data", limit=4)
+    if found:
+        at = coords[0] if coords else None
+        problems.extend(Violation("malformed", at, f.path, f.detail) for f in found)
+        return None
+    try:
+        return Clue.make(str(cid), kind, data, coords)
+    except (TypeError, ValueError) as exc:
+        problems.append(Violation("malformed", None, where, str(exc)))
+        return None
 
 
 # --- invalid input --------------------------------------------------------------------------
@@ -433,6 +479,16 @@ class SpecError(ValueError):
     def __init__(self, violations: Sequence[Violation]) -> None:
         self.violations = tuple(violations)
         super().__init__("; ".join(f"{v.field_name}: {v.detail}" for v in self.violations))
+
+
+def text_int(text: str, field: str, coord: Coord | None = None) -> int:
+    """The number written ``text`` in a text format: ASCII digits only (``²``, ``٣`` and ``３``
+    are not digits here), at most 15 of them; a ``malformed`` SpecError naming ``field``
+    otherwise (see :func:`puzzlekit.core.reading.ascii_int`)."""
+    try:
+        return ascii_int(text, field, coord=coord)
+    except ReadError as exc:
+        raise SpecError([Violation("malformed", exc.coord, exc.field, exc.detail)]) from None
 
 
 @dataclass(frozen=True)

@@ -19,6 +19,7 @@ or registries (:mod:`puzzlekit.core.plugins`).
 
 from __future__ import annotations
 
+import math
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Protocol, runtime_checkable
@@ -49,6 +50,22 @@ class SearchBudget:
 
     nodes: int | None = 5_000_000
     seconds: float | None = 120.0
+
+    def __post_init__(self) -> None:
+        nodes, seconds = self.nodes, self.seconds
+        if nodes is not None and (
+            not isinstance(nodes, int) or isinstance(nodes, bool) or nodes < 1
+        ):
+            raise ValueError(f"a node budget is a positive integer (or None), got {nodes!r}")
+        if seconds is not None and (
+            not isinstance(seconds, int | float)
+            or isinstance(seconds, bool)
+            or not math.isfinite(seconds)
+            or seconds <= 0
+        ):
+            raise ValueError(
+                f"a seconds budget is a positive finite number (or None), got {seconds!r}"
+            )
 
 
 @dataclass(frozen=True)

@@ -79,20 +79,43 @@ def registered_schemas() -> list[dict[str, Any]]:
     return [fam.describe(params) for fam in families() for params in fam.listed_params]
 
 
+#: what a family's hook raises when data of the right JSON shape holds the wrong kinds of values
+#: (an object where a name belongs, a list where a number does): read as a malformed input
+MISREAD_ERRORS = (TypeError, ValueError, KeyError, IndexError, AttributeError)
+
+
+def _misread(family: Family, field: str, coord: Any, exc: Exception) -> Violation:
+    detail = f"{family.name} cannot read this ({type(exc).__name__}: {exc})"
+    return Violation("malformed", coord, field, detail[:500])
+
+
 def resolve(instance: Instance) -> Problem:
     """Check an instance against its family and turn its clues into constraints.
 
     Raises SpecError listing every violation found (not only the first).
     """
     family = get_family(instance.family)
-    schema = family.schema(instance.params_dict())
-    violations = list(family.validate_clues(schema, instance.clues))
+    try:
+        schema = family.schema(instance.params_dict())
+    except SpecError:
+        raise
+    except MISREAD_ERRORS as exc:
+        raise SpecError([_misread(family, "params", None, exc)]) from None
+    try:
+        violations = list(family.validate_clues(schema, instance.clues))
+    except SpecError:
+        raise
+    except MISREAD_ERRORS as exc:
+        raise SpecError([_misread(family, "clues", None, exc)]) from None
     pairs = []
     for clue in instance.clues:
         try:
             pairs.append((clue.id, tuple(family.clue_constraints(schema, clue))))
         except SpecError as exc:
             violations.extend(exc.violations)
+        except MISREAD_ERRORS as exc:
+            at = clue.coords[0] if clue.coords else None
+            violations.append(_misread(family, f"clue {clue.id}", at, exc))
     if violations:
         raise SpecError(violations)
     return Problem(instance, schema, tuple(pairs))

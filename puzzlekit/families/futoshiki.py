@@ -39,7 +39,9 @@ from puzzlekit.core.model import (
     Solution,
     SpecError,
     Violation,
+    text_int,
 )
+from puzzlekit.core.reading import is_digits
 from puzzlekit.families import Repair, register_family
 from puzzlekit.families._cages import neighbours
 from puzzlekit.families._grid import SYMBOLS, GivensGrid, cell_name, check_described_size
@@ -67,11 +69,11 @@ def _split_cells(body: str, n: int) -> tuple[dict[int, tuple[int, str]], list[Vi
         if pos == len(body):
             break
         start = pos
-        while pos < len(body) and body[pos].isdigit():
+        while pos < len(body) and is_digits(body[pos]):
             pos += 1
         if start == pos:
             return cells, [Violation("malformed", None, "line", f"expected a number at {pos}")]
-        value = int(body[start:pos])
+        value = text_int(body[start:pos], "line")
         start = pos
         while pos < len(body) and body[pos] in FLAGS:
             pos += 1
@@ -190,8 +192,8 @@ class Futoshiki(GivensGrid):
     def parse_text(self, text: str, params: Mapping[str, Any] | None = None) -> Instance:
         line = text.strip()
         head, sep, body = line.partition(":")
-        if not sep or not head.isdigit():
-            if head[:-1].isdigit() and head.endswith("a"):
+        if not sep or not is_digits(head):
+            if is_digits(head[:-1]) and head.endswith("a"):
                 raise SpecError(
                     [
                         Violation(
@@ -205,7 +207,7 @@ class Futoshiki(GivensGrid):
             raise SpecError(
                 [Violation("malformed", None, "line", "expected N: then the cell list")]
             )
-        n = int(head)
+        n = text_int(head, "line")
         check_described_size(n, params)
         schema = self.schema({"size": n})
         cells, problems = _split_cells(body, n)

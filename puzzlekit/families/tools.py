@@ -19,13 +19,13 @@ Not for: calling tools over MCP; the oracle runs in this process.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from puzzlekit.core.plugins import Registry
+from puzzlekit.core.reading import loads
 
 Oracle = Callable[[Mapping[str, Any]], str]
 
@@ -93,7 +93,7 @@ def load_mcp_tools(
     DuplicateName for a tool name already registered (unless ``replace``).
     """
     if isinstance(source, str | Path):
-        data = json.loads(Path(source).read_text("utf-8"))
+        data = loads(Path(source).read_bytes(), str(source))  # ReadError is a ValueError
     else:
         data = source
     if isinstance(data, Mapping) and "result" in data:

@@ -107,3 +107,23 @@ def registry_verify_fn(instance_json: str, verifier_name: str, budget_seconds: f
         budget = SearchBudget(nodes=nodes, seconds=budget_seconds)
     verifier = get_verifier(verifier_name)
     return verifier.verify(Instance.from_json(instance_json), budget=budget).to_json_obj()
+
+
+def verify_or_decline(
+    verifier: Verifier, instance: Instance, *, solution_cap: int, budget: Any = None
+) -> Any:
+    """``verifier.verify(instance)``; a backend that declines the instance's family (raises
+    ``NotImplementedError``, or ``NotEncodable`` for SAT) gives an INVALID_SPEC report naming the
+    verifier and why, so that a named ``--verifier`` never ends a run with a traceback."""
+    from puzzlekit.core.model import Violation
+    from puzzlekit.verifiers.reports import invalid_report, source
+    from puzzlekit.verifiers.sat_encoding import NotEncodable
+
+    try:
+        return verifier.verify(instance, solution_cap=solution_cap, budget=budget)
+    except (NotImplementedError, NotEncodable) as exc:
+        name = str(getattr(verifier, "name", type(verifier).__name__))
+        why = f"the {name} verifier cannot verify a {instance.family} instance: {exc}"
+        v = Violation("not-enumerable", None, "verifier", why)
+        src = source(name, str(getattr(verifier, "version", "")))
+        return invalid_report(instance, (v,), src, solution_cap)

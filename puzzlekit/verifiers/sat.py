@@ -61,7 +61,7 @@ from puzzlekit.core.model import (
 )
 from puzzlekit.core.protocols import Verifier
 from puzzlekit.core.report import Conflict, Verdict, VerifierReport
-from puzzlekit.families import Family, get_family
+from puzzlekit.families import MISREAD_ERRORS, Family, get_family
 from puzzlekit.verifiers.base import (
     DEFAULT_CAP,
     DEFAULT_MAX_CARTESIAN_LOG10,
@@ -305,14 +305,17 @@ class SatVerifier(Verifier):
                 family = get_family(instance.family)
                 schema = family.schema(instance.params_dict())
                 self._schemas[key] = (family, schema, (schema.family, freeze(schema.params_dict())))
-            except SpecError:
+            except (SpecError, *MISREAD_ERRORS):
                 self._schemas[key] = None
         entry = self._schemas[key]
         if entry is None:
             return _violations(instance)
         family, schema, schema_key = entry
         engine = self._engines.get((*schema_key, False)) or self._engine(schema, guard_rules=False)
-        if family.validate_clues(schema, instance.clues):
+        try:
+            if family.validate_clues(schema, instance.clues):
+                return _violations(instance)
+        except MISREAD_ERRORS:
             return _violations(instance)
         out = []
         cache = engine.clue_cache
@@ -322,7 +325,7 @@ class SatVerifier(Verifier):
             if lits is None:
                 try:
                     constraints = family.clue_constraints(schema, clue)
-                except SpecError:
+                except (SpecError, *MISREAD_ERRORS):
                     return _violations(instance)
                 lits = engine.clue_literals(ckey, constraints)
             out.append((clue.id, lits))

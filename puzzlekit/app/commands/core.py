@@ -4,11 +4,13 @@ from __future__ import annotations
 
 import argparse
 import json
+import sys
+from collections.abc import Iterator
 from typing import Any
 
 from puzzlekit.app.cli import UsageError
 from puzzlekit.core.report import Verdict, VerifierReport
-from puzzlekit.io.inputs import InputItem, iter_items, read_text
+from puzzlekit.io.inputs import InputItem, iter_stream, open_input
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -57,6 +59,11 @@ def cmd_schemas(args: argparse.Namespace) -> int:
             f"{row['family']:<{width}}{row['variables']:>9}{row['domainSize']:>8}  "
             f"{kinds:<32}{params}"
         )
+    limits = {r["family"]: r.get("limits") for r in rows if r.get("limits")}
+    if limits:
+        print("\nsize limits (params beyond them are INVALID_SPEC before any work):")
+        for family, lim in limits.items():
+            print(f"  {family:<{width}}" + ", ".join(f"{k} <= {v}" for k, v in lim.items()))
     return 0
 
 
@@ -80,18 +87,45 @@ def check_family_arg(family: str | None, input_format: str = "auto") -> None:
     FAMILIES.get(family)
 
 
-def _settings(args: argparse.Namespace) -> tuple[dict[str, Any] | None, Any, Any]:
+def budget_arg(seconds: float | None, nodes: int | None) -> Any:
+    """The SearchBudget of ``--budget-seconds`` and ``--budget-nodes`` (defaults where not
+    given); a UsageError (exit 2) for a budget that is not positive and finite."""
+    import math
+
     from puzzlekit.verifiers.base import SearchBudget
+
+    if seconds is not None and not (math.isfinite(seconds) and seconds > 0):
+        raise UsageError(f"--budget-seconds must be a positive number of seconds, got {seconds}")
+    if nodes is not None and nodes < 1:
+        raise UsageError(f"--budget-nodes must be at least 1, got {nodes}")
+    return SearchBudget(
+        nodes=nodes if nodes is not None else SearchBudget.nodes,
+        seconds=seconds if seconds is not None else SearchBudget.seconds,
+    )
+
+
+def params_arg(raw: str | None, flag: str = "--params") -> dict[str, Any] | None:
+    """The JSON object of a ``--params`` argument, read through the reading boundary."""
+    from puzzlekit.core.reading import ReadError, loads
+
+    if raw is None:
+        return None
+    try:
+        params = loads(raw.encode("utf-8", "surrogatepass"), flag)
+    except ReadError as exc:
+        detail = exc.detail if exc.field == flag else str(exc)
+        raise UsageError(
+            f"{flag} is {detail}" if detail.startswith("not ") else f"{flag}: {detail}"
+        ) from None
+    if not isinstance(params, dict):
+        raise UsageError(f"{flag} must be a JSON object")
+    return params
+
+
+def _settings(args: argparse.Namespace) -> tuple[dict[str, Any] | None, Any, Any]:
     from puzzlekit.verifiers.registry import VERIFIERS, get_verifier
 
-    params = None
-    if args.params is not None:
-        try:
-            params = json.loads(args.params)
-        except json.JSONDecodeError as exc:
-            raise UsageError(f"--params is not JSON: {exc.msg}") from None
-        if not isinstance(params, dict):
-            raise UsageError("--params must be a JSON object")
+    params = params_arg(args.params)
     if args.cap < 2:
         raise UsageError(
             f"--cap must be at least 2 (uniqueness needs a second solution), got {args.cap}"
@@ -99,10 +133,7 @@ def _settings(args: argparse.Namespace) -> tuple[dict[str, Any] | None, Any, Any
     if args.verifier is not None:
         VERIFIERS.get(args.verifier)  # UnknownName: one line naming the closest, exit 2
     check_family_arg(args.family, getattr(args, "input_format", "auto"))
-    budget = SearchBudget(
-        nodes=args.budget_nodes if args.budget_nodes is not None else SearchBudget.nodes,
-        seconds=args.budget_seconds if args.budget_seconds is not None else SearchBudget.seconds,
-    )
+    budget = budget_arg(args.budget_seconds, args.budget_nodes)
     verifiers: dict[str, Any] = {}
 
     def verifier_for(instance: Any) -> Any:
@@ -116,13 +147,30 @@ def _settings(args: argparse.Namespace) -> tuple[dict[str, Any] | None, Any, Any
     return params, verifier_for, budget
 
 
-def _items(args: argparse.Namespace, params: dict[str, Any] | None):
+def input_items(
+    path: str, family: str | None, params: dict[str, Any] | None, input_format: str
+) -> Iterator[InputItem]:
+    """The items of the input file ``path`` (``-``: stdin), read lazily: each is answered
+    before the next line is read. A file that cannot be opened is a UsageError (exit 2)."""
     try:
-        text = read_text(args.file)
-    except (OSError, UnicodeDecodeError) as exc:
-        reason = getattr(exc, "strerror", None) or exc
-        raise UsageError(f"cannot read {args.file}: {reason}") from None
-    return iter_items(text, args.family, params, getattr(args, "input_format", "auto"))
+        stream = open_input(path)
+    except OSError as exc:
+        raise UsageError(f"cannot read {path}: {exc.strerror or exc}") from None
+    return _closing(stream, iter_stream(stream, family, params, input_format))
+
+
+def _closing(stream: Any, items: Iterator[InputItem]) -> Iterator[InputItem]:
+    try:
+        yield from items
+    except OSError as exc:  # a read error halfway (a device, a vanished file)
+        raise UsageError(f"cannot read on: {exc.strerror or exc}") from None
+    finally:
+        if stream is not getattr(sys.stdin, "buffer", None):
+            stream.close()
+
+
+def _items(args: argparse.Namespace, params: dict[str, Any] | None) -> Iterator[InputItem]:
+    return input_items(args.file, args.family, params, getattr(args, "input_format", "auto"))
 
 
 def verify_item(item: InputItem, verifier_for: Any, cap: int, budget: Any) -> VerifierReport:
@@ -131,7 +179,10 @@ def verify_item(item: InputItem, verifier_for: Any, cap: int, budget: Any) -> Ve
 
     if item.instance is None:
         return invalid_report(item.raw_digest, item.violations, source("input", "1"), cap)
-    return verifier_for(item.instance).verify(item.instance, solution_cap=cap, budget=budget)
+    from puzzlekit.verifiers.registry import verify_or_decline
+
+    verifier = verifier_for(item.instance)
+    return verify_or_decline(verifier, item.instance, solution_cap=cap, budget=budget)
 
 
 def render_text(item: InputItem, rep: VerifierReport) -> str:

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
 from typing import Any
 
 GAMES = ("tictactoe", "mnk", "connect", "nim")
@@ -60,6 +61,7 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def cmd_game_verdict(args: argparse.Namespace) -> int:
+    from puzzlekit.app.cli import UsageError
     from puzzlekit.core.model import SpecError
     from puzzlekit.verifiers.base import BudgetExceeded, SearchBudget
     from puzzlekit.verifiers.gametree import game_verdict
@@ -75,7 +77,10 @@ def cmd_game_verdict(args: argparse.Namespace) -> int:
             where = f" at {list(v.coord)}" if v.coord is not None else ""
             print(f"invalid position: {v.violation_type}{where} {v.field_name}: {v.detail}")
         return 1
-    budget = SearchBudget(nodes=None, seconds=args.budget_seconds)
+    seconds = args.budget_seconds
+    if seconds is not None and not (math.isfinite(seconds) and seconds > 0):
+        raise UsageError(f"--budget-seconds must be a positive number of seconds, got {seconds}")
+    budget = SearchBudget(nodes=None, seconds=seconds)
     try:
         verdict = game_verdict(game, state, solver=args.solver, budget=budget)
     except BudgetExceeded as exc:

@@ -19,9 +19,8 @@ import json
 from typing import Any
 
 from puzzlekit.app.cli import UsageError
-from puzzlekit.app.commands.core import check_family_arg
+from puzzlekit.app.commands.core import check_family_arg, input_items, params_arg
 from puzzlekit.core.model import SpecError
-from puzzlekit.io.inputs import iter_items, read_text
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -47,29 +46,12 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.set_defaults(func=cmd_grade)
 
 
-def _params(raw: str | None) -> dict[str, Any] | None:
-    if raw is None:
-        return None
-    try:
-        params = json.loads(raw)
-    except json.JSONDecodeError as exc:
-        raise UsageError(f"--params is not JSON: {exc.msg}") from None
-    if not isinstance(params, dict):
-        raise UsageError("--params must be a JSON object")
-    return params
-
-
 def cmd_grade(args: argparse.Namespace) -> int:
     from puzzlekit.grading.techniques import grade
 
-    params = _params(args.params)
+    params = params_arg(args.params)
     check_family_arg(args.family, args.input_format)
-    try:
-        text = read_text(args.file)
-    except (OSError, UnicodeDecodeError) as exc:
-        reason = getattr(exc, "strerror", None) or exc
-        raise UsageError(f"cannot read {args.file}: {reason}") from None
-    for item in iter_items(text, args.family, params, args.input_format):
+    for item in input_items(args.file, args.family, params, args.input_format):
         out: dict[str, Any] = {"input": item.position}
         violations = item.violations
         if item.instance is not None:
