@@ -44,8 +44,8 @@ from puzzlekit.audit.stopping import (
     run_stopping_condition,
 )
 from puzzlekit.core.clock import frozen_clock
-from puzzlekit.core.report import VerifierReport
-from puzzlekit.loop.driver import LoopBudget, LoopResult, guarded_verify
+from puzzlekit.core.report import Verdict, VerifierReport
+from puzzlekit.loop.driver import CONTAMINATED, LoopBudget, LoopResult, guarded_verify
 from puzzlekit.loop.publish import DEFAULT_CORPUS, CorpusPolicy, DerivedRequest, default_policy
 from puzzlekit.loop.publish import derive_request as _derive_request
 from puzzlekit.loop.steps import audit_steps
@@ -261,8 +261,9 @@ def settle(
 ) -> Settlement:
     """Audit, stop or clear, escalate or decide, and act on one loop outcome.
 
-    ``filter`` is the loop's filter verifier: it replays the accepted instance once, and its
-    ``name`` identifies the filter backend. ``ledger`` anchors escalations and records corpus
+    ``filter`` is the loop's filter verifier: it replays the accepted instance once (unless the
+    loop recorded its replay, :attr:`LoopResult.replay_verdict`), and its ``name`` identifies the
+    filter backend when the result does not record one. ``ledger`` anchors escalations and records corpus
     appends; ``store`` (default: one on ``ledger``) holds the queues; ``dispatcher`` (default:
     one on ``store`` that re-verifies through the verifier registry) runs escalation targets.
     Without a store a stop is recorded as ``escalated`` and a review or hold as needed but not
@@ -273,13 +274,17 @@ def settle(
     observed_at = observed_at or computed_at
     if parse_datetime(computed_at) is None or parse_datetime(observed_at) is None:
         raise ValueError(f"computed_at {computed_at!r} / observed_at {observed_at!r}: not RFC 3339")
-    filter_name = str(getattr(filter, "name", "filter"))
+    filter_name = result.filter_name or str(getattr(filter, "name", "filter"))
     inst = result.instance
     digest = inst.digest if inst is not None else None
     seq_id = sequence_id or f"loop:{result.strategy}:{result.seed}:{digest}"
 
     replay_verdict = None
-    if result.accepted and inst is not None:
+    if result.accepted and inst is not None and result.replay_verdict is not None:
+        # replayed in the loop's own process (an isolated loop: the filter never runs here)
+        recorded = result.replay_verdict
+        replay_verdict = None if recorded == CONTAMINATED else Verdict(recorded)
+    elif result.accepted and inst is not None:
         again, _ = guarded_verify(filter, inst, solution_cap)
         # a replay that changed its input carries no verdict; the step stays open (NEITHER)
         replay_verdict = again.verdict if again is not None else None
