@@ -329,16 +329,26 @@ class Instance:
         """The digest of :meth:`fresh_canonical_json`."""
         return sha256_digest(self.fresh_canonical_json())
 
-    def cache_intact(self) -> bool:
+    def cache_intact(self, fresh: bytes | None = None) -> bool:
         """True when no cached bytes or digest (the instance's or a clue's) differ from the
-        content; a verifier that rewrote one has contaminated its evaluation."""
-        fresh = self.fresh_canonical_json()
+        content; a verifier that rewrote one has contaminated its evaluation. ``fresh``: this
+        instance's :meth:`fresh_canonical_json`, when the caller has it already."""
+        fresh = self.fresh_canonical_json() if fresh is None else fresh
         cached = self.__dict__.get("_canonical")
         digest = self.__dict__.get("_digest")
         return (
             self._assembled() == fresh
             and (cached is None or cached == fresh)
             and (digest is None or digest == sha256_digest(fresh))
+        )
+
+    def content(self) -> tuple[Any, ...]:
+        """The content as nested tuples, copied out of the objects: equal before and after an
+        evaluation unless something changed a field in place. Cheap (no serialization)."""
+        return (
+            self.family,
+            self.params,
+            tuple((c.id, c.kind, c.data, c.coords) for c in self.clues),
         )
 
     def with_clues(self, clues: Iterable[Clue]) -> Instance:

@@ -269,7 +269,7 @@ _REGISTRIES: list[Registry] = []
 def registries_state() -> dict[tuple[str, str], int]:
     """Which object each name of each registry is bound to now (by identity). An evaluation
     keeps it when every binding it found is still there afterwards (lazy loading only adds)."""
-    return {(r.kind, n): id(o) for r in _REGISTRIES for n, o in r.snapshot()}
+    return {(r.kind, n): id(o) for r in _REGISTRIES for n, o in list(r._items.items())}
 
 
 def _caller_module() -> str:

@@ -25,7 +25,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from puzzlekit.core.jsondata import canonical_json, frozen, plain, sha256_digest
+from puzzlekit.core.jsondata import frozen
 from puzzlekit.core.plugins import Registry
 
 Oracle = Callable[[Mapping[str, Any]], str]
@@ -76,13 +76,10 @@ def register_tool(
     )
 
 
-def tools_state() -> dict[str, str]:
-    """Each registered tool's name and a digest of its input schema, read now (nothing is
-    loaded): a tool whose schema changed shows a different digest."""
-    return {
-        name: sha256_digest(canonical_json(plain(tool.input_schema)))
-        for name, tool in TOOLS.snapshot()
-    }
+def tools_state() -> dict[str, int]:
+    """Each registered tool's name and a hash of its input schema's content, read now (nothing
+    is loaded): a schema changed in place, past its read-only surface, hashes differently."""
+    return {name: hash(tool.input_schema) for name, tool in TOOLS.snapshot()}
 
 
 def get_tool(name: str) -> Tool:

@@ -163,19 +163,20 @@ def guarded_verify(
     verifier: Any, instance: Instance, solution_cap: int
 ) -> tuple[VerifierReport | None, float]:
     """Verify and check the evaluation left everything as it was; ``None`` means a contaminated
-    evaluation. The digest is recomputed from the content on both sides of the call (never read
-    from a cache), the instance's cached bytes must still match its content, the report must
-    name that digest, and the shared registries (tools, families, verifiers, strategies) must
-    be unchanged."""
-    digest = instance.fresh_digest()
+    evaluation. The content is copied out before the call and compared after it; the digest
+    is recomputed from the content (never read from a cache) and the report must name it; the
+    instance's cached bytes must still match its content; and the shared registries (tools,
+    families, verifiers, strategies) must be as they were."""
+    content = instance.content()
     registries = registry_state()
     t0 = time.perf_counter()
     report = verifier.verify(instance, solution_cap=solution_cap)
     seconds = time.perf_counter() - t0
+    fresh = instance.fresh_canonical_json()
     if (
-        instance.fresh_digest() != digest
-        or not instance.cache_intact()
-        or report.instance_digest != digest
+        instance.content() != content
+        or not instance.cache_intact(fresh)
+        or report.instance_digest != sha256_digest(fresh)
         or not registry_kept(registries, registry_state())
     ):
         return None, seconds

@@ -56,11 +56,14 @@ def _check_material(verifier: Any, canonical: bytes, digest: str, cap: int) -> d
     instance = Instance.from_json(canonical)
     if instance.fresh_digest() != digest:
         raise ValueError(f"holdout material {digest} is not in canonical form")
+    content = instance.content()
     registries = registry_state()
     report = verifier.verify(instance, solution_cap=cap)
+    fresh = instance.fresh_canonical_json()
     if (
-        instance.fresh_digest() != digest
-        or not instance.cache_intact()
+        instance.content() != content
+        or sha256_digest(fresh) != digest
+        or not instance.cache_intact(fresh)
         or report.instance_digest != digest
         or not registry_kept(registries, registry_state())
     ):

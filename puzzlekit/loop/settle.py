@@ -81,10 +81,17 @@ def derive_and_decide(
     computed_at: str,
     policy: Mapping[str, Any] | None = None,
     corpus: CorpusPolicy = DEFAULT_CORPUS,
+    verifiers: tuple[str, str] | None = None,
 ) -> tuple[DerivedRequest, dict[str, Any]]:
-    """The derived request and the kernel's decision for publishing one instance. Pure."""
+    """The derived request and the kernel's decision for publishing one instance. Pure.
+    ``verifiers``: the filter's and the holdout's registry names from the run's own record."""
     derived = _derive_request(
-        instance_digest, filter_report, holdout_report, observed_at=observed_at, corpus=corpus
+        instance_digest,
+        filter_report,
+        holdout_report,
+        observed_at=observed_at,
+        corpus=corpus,
+        verifiers=verifiers,
     )
     decision = decide(
         policy if policy is not None else default_policy(), derived.request, computed_at=computed_at
@@ -274,7 +281,9 @@ def settle(
     observed_at = observed_at or computed_at
     if parse_datetime(computed_at) is None or parse_datetime(observed_at) is None:
         raise ValueError(f"computed_at {computed_at!r} / observed_at {observed_at!r}: not RFC 3339")
+    # the verifiers the loop called, from its own record (never from what a report declares)
     filter_name = result.filter_name or str(getattr(filter, "name", "filter"))
+    holdout_name = result.holdout_name or holdout_name
     inst = result.instance
     digest = inst.digest if inst is not None else None
     seq_id = sequence_id or f"loop:{result.strategy}:{result.seed}:{digest}"
@@ -372,7 +381,15 @@ def _decided(
     """An all-clear: the kernel decides, and the decision is acted on."""
     fr, hr, digest = result.filter_report, result.holdout_report, base["instance_digest"]
     assert fr is not None and hr is not None and digest is not None
-    derived, decision = derive_and_decide(digest, fr, hr, policy=policy, corpus=corpus, **when)
+    derived, decision = derive_and_decide(
+        digest,
+        fr,
+        hr,
+        policy=policy,
+        corpus=corpus,
+        verifiers=(case.filter_verifier, case.holdout_verifier or "?"),
+        **when,
+    )
     kernel_outcome = str(decision["outcome"])
     required = tuple(decision.get("routing", {}).get("required_evidence_modes", ()))
     if kernel_outcome == "auto_apply":
