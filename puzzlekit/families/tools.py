@@ -71,9 +71,7 @@ def register_tool(
 ) -> Tool:
     """Register tool ``name``; returns it. A name already registered raises
     :class:`~puzzlekit.core.plugins.DuplicateName` unless ``replace``."""
-    return TOOLS.register(
-        name, Tool(name, input_schema, oracle, description), replace=replace
-    )
+    return TOOLS.register(name, Tool(name, input_schema, oracle, description), replace=replace)
 
 
 def tools_state() -> dict[str, int]:

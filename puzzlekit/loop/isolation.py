@@ -218,7 +218,10 @@ def serve(read_fd: int, write_fd: int) -> None:
         outbox.send_bytes(json.dumps(reply).encode("utf-8"))
 
 
-_BOOT = "import sys; from puzzlekit.loop.isolation import serve; serve(int(sys.argv[1]), int(sys.argv[2]))"
+_BOOT = (
+    "import sys; from puzzlekit.loop.isolation import serve; "
+    "serve(int(sys.argv[1]), int(sys.argv[2]))"
+)
 
 
 class LoopWorker:

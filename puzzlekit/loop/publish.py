@@ -36,6 +36,9 @@ from typing import Any
 
 from puzzlekit.audit.kernel import REQUEST_SCHEMA, parse_datetime
 from puzzlekit.core.report import Verdict, VerifierReport
+from puzzlekit.loop.kinds import UNKNOWN_KIND as UNKNOWN_KIND
+from puzzlekit.loop.kinds import VERIFIER_KINDS as VERIFIER_KINDS
+from puzzlekit.loop.kinds import VerifierKind as VerifierKind
 
 ACTION_KIND = "puzzle.corpus_append"
 #: What each action kind does, as agency dimensions: appending writes into the corpus. Judging
@@ -47,85 +50,6 @@ _IDENT = re.compile(r"^[a-z0-9][a-z0-9._:-]*$")
 _DIGEST = re.compile(r"^sha256:[0-9a-f]{64}$")
 _CONTRACT = f"contract {REQUEST_SCHEMA}"
 
-
-@dataclass(frozen=True)
-class VerifierKind:
-    """What a verifier's verdicts are worth as evidence.
-
-    ``exact``: its UNIQUE and UNSOLVABLE are proofs over the whole finite model.
-    ``witnesses_sound``: a MULTIPLE it reports comes with real solutions of the full rules.
-    ``uncertainty``: how much doubt its UNIQUE leaves (0 for a proof).
-    """
-
-    verifier: str
-    exact: bool
-    mode: str
-    assurance: str
-    witnesses_sound: bool
-    uncertainty: float
-    basis: str
-
-
-VERIFIER_KINDS: Mapping[str, VerifierKind] = {
-    k.verifier: k
-    for k in (
-        VerifierKind(
-            "enumerative",
-            True,
-            "exhaustive_enumeration",
-            "bounded_checked",
-            True,
-            0.0,
-            "backtracking covers every assignment of the finite domain",
-        ),
-        VerifierKind(
-            "sat",
-            True,
-            "sat_proof",
-            "bounded_checked",
-            True,
-            0.0,
-            "a second solution is refuted by UNSAT under a blocking clause",
-        ),
-        VerifierKind(
-            "sampling",
-            False,
-            "sampling_search",
-            "statistically_supported",
-            True,
-            0.5,
-            "random restarts find solutions but cannot exclude an unseen second one",
-        ),
-        VerifierKind(
-            "budgeted",
-            False,
-            "budgeted_search",
-            "evaluator_supported",
-            True,
-            0.5,
-            "a search cut off by its budget cannot exclude an unexplored second solution",
-        ),
-        VerifierKind(
-            "faulty",
-            False,
-            "relaxed_model_check",
-            "runtime_observed",
-            False,
-            1.0,
-            "checks a model with one rule class removed, so its verdicts are about another puzzle",
-        ),
-    )
-}
-#: Any verifier id not in :data:`VERIFIER_KINDS`: the weakest assurance, full uncertainty.
-UNKNOWN_KIND = VerifierKind(
-    "unknown",
-    False,
-    "unclassified_verifier",
-    "runtime_observed",
-    False,
-    1.0,
-    "an unclassified verifier's verdicts carry no known assurance",
-)
 
 VISIBILITIES = ("private", "internal", "public")
 RETRACTIONS = ("tombstone", "none")

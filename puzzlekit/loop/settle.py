@@ -270,9 +270,10 @@ def settle(
 
     ``filter`` is the loop's filter verifier: it replays the accepted instance once (unless the
     loop recorded its replay, :attr:`LoopResult.replay_verdict`), and its ``name`` identifies the
-    filter backend when the result does not record one. ``ledger`` anchors escalations and records corpus
-    appends; ``store`` (default: one on ``ledger``) holds the queues; ``dispatcher`` (default:
-    one on ``store`` that re-verifies through the verifier registry) runs escalation targets.
+    filter backend when the result does not record one. ``ledger`` anchors escalations and
+    records corpus appends; ``store`` (default: one on ``ledger``) holds the queues;
+    ``dispatcher`` (default: one on ``store`` that re-verifies through the verifier registry)
+    runs escalation targets.
     Without a store a stop is recorded as ``escalated`` and a review or hold as needed but not
     queued. ``computed_at`` (RFC 3339, default: now) is when the kernel decides and escalations
     are emitted; ``observed_at`` (default: ``computed_at``) is when the evidence was gathered.
