@@ -1,5 +1,6 @@
 """Plain JSON data: the one conversion of mappings and sequences into plain Python (:func:`plain`),
-the frozen form that frozen dataclasses hold (:func:`freeze`, :func:`thaw`), and the canonical
+the frozen form that frozen dataclasses hold (:func:`freeze`, :func:`thaw`; :func:`frozen`, a
+read-only form that still reads as mappings and sequences), and the canonical
 bytes and digest that identify data (:func:`canonical_json`, :func:`sha256_digest`).
 
 Every floor that needs one of these calls it from here; :mod:`puzzlekit.core.model` re-exports
@@ -48,6 +49,55 @@ def _freeze(value: Any, depth: int) -> Any:
     if isinstance(value, list | tuple):
         return tuple(_freeze(v, depth + 1) for v in value)
     return value
+
+
+class FrozenDict(dict):  # type: ignore[type-arg]
+    """A read-only ``dict``: reads like a dict (``json.dumps``, ``dict(...)``, ``isinstance(...,
+    dict)`` keep working), and every method that would change it raises ``TypeError``. Made by
+    :func:`frozen`, which freezes its values too; copying or pickling gives an equal one."""
+
+    __slots__ = ()
+
+    def _readonly(self, *args: Any, **kwargs: Any) -> Any:
+        raise TypeError("this mapping is read-only (immutable report or instance material)")
+
+    __setitem__ = __delitem__ = __ior__ = _readonly
+    clear = pop = popitem = setdefault = update = _readonly
+
+    def __hash__(self) -> int:  # type: ignore[override]
+        return hash(frozenset(self.items()))
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return (FrozenDict, (dict(self),))
+
+    def __copy__(self) -> FrozenDict:
+        return self
+
+    def __deepcopy__(self, memo: Any) -> FrozenDict:
+        return self
+
+
+def frozen(value: Any) -> Any:
+    """``value`` immutable all the way down and still readable as JSON data: mappings become
+    :class:`FrozenDict` s, lists and tuples become tuples, recursively (other leaves as they
+    are). Unlike :func:`freeze`, a mapping stays a mapping."""
+    if isinstance(value, FrozenDict):
+        if all(_is_frozen(v) for v in value.values()):
+            return value
+        return FrozenDict({k: frozen(v) for k, v in value.items()})
+    if isinstance(value, Mapping):
+        return FrozenDict({k: frozen(v) for k, v in value.items()})
+    if isinstance(value, list | tuple):
+        return tuple(frozen(v) for v in value)
+    return value
+
+
+def _is_frozen(value: Any) -> bool:
+    if isinstance(value, FrozenDict):
+        return True  # frozen() builds them frozen all the way down
+    if isinstance(value, tuple):
+        return all(_is_frozen(v) for v in value)
+    return not isinstance(value, Mapping | list | set | bytearray)
 
 
 def thaw(value: Any) -> Any:

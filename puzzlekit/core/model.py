@@ -296,19 +296,22 @@ class Instance:
             "clues": [c.to_json_obj() for c in self.clues],
         }
 
+    def _assembled(self) -> bytes:
+        return (
+            b'{"clues":['
+            + b",".join(c.canonical_json() for c in self.clues)
+            + b'],"family":'
+            + canonical_json(self.family)
+            + b',"params":'
+            + canonical_json(self.params_dict())
+            + b"}"
+        )
+
     def canonical_json(self) -> bytes:
         """RFC 8785 bytes: assembled from the clues' cached bytes (members sorted by key)."""
         cached = self.__dict__.get("_canonical")
         if cached is None:
-            cached = (
-                b'{"clues":['
-                + b",".join(c.canonical_json() for c in self.clues)
-                + b'],"family":'
-                + canonical_json(self.family)
-                + b',"params":'
-                + canonical_json(self.params_dict())
-                + b"}"
-            )
+            cached = self._assembled()
             object.__setattr__(self, "_canonical", cached)
         return cached
 
@@ -322,6 +325,38 @@ class Instance:
             cached = sha256_digest(self.canonical_json())
             object.__setattr__(self, "_digest", cached)
         return cached
+
+    def fresh_canonical_json(self) -> bytes:
+        """The canonical bytes computed from the content alone, bypassing every cache (the
+        instance's and its clues'): what crosses a boundary (a filter call, the holdout hand-off,
+        the publish gate), so a rewritten cache cannot pass for the puzzle."""
+        return canonical_json(self.to_json_obj())
+
+    def fresh_digest(self) -> str:
+        """The digest of :meth:`fresh_canonical_json`."""
+        return sha256_digest(self.fresh_canonical_json())
+
+    def cache_intact(self, fresh: bytes | None = None) -> bool:
+        """True when no cached bytes or digest (the instance's or a clue's) differ from the
+        content; a verifier that rewrote one has contaminated its evaluation. ``fresh``: this
+        instance's :meth:`fresh_canonical_json`, when the caller has it already."""
+        fresh = self.fresh_canonical_json() if fresh is None else fresh
+        cached = self.__dict__.get("_canonical")
+        digest = self.__dict__.get("_digest")
+        return (
+            self._assembled() == fresh
+            and (cached is None or cached == fresh)
+            and (digest is None or digest == sha256_digest(fresh))
+        )
+
+    def content(self) -> tuple[Any, ...]:
+        """The content as nested tuples, copied out of the objects: equal before and after an
+        evaluation unless something changed a field in place. Cheap (no serialization)."""
+        return (
+            self.family,
+            self.params,
+            tuple((c.id, c.kind, c.data, c.coords) for c in self.clues),
+        )
 
     def with_clues(self, clues: Iterable[Clue]) -> Instance:
         return Instance(self.family, self.params, tuple(clues))

@@ -27,15 +27,21 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable, Iterable, Iterator, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 import numpy as np
 
-from puzzlekit.core.model import Coord, Instance, Schema
+from puzzlekit.core.model import Coord, Instance, Schema, sha256_digest
 from puzzlekit.core.protocols import Holdout as Holdout
 from puzzlekit.core.report import Verdict, VerifierReport
-from puzzlekit.loop.holdout import InlineHoldout, WorkerHoldout, instance_state, shared_holdout
+from puzzlekit.loop.holdout import (
+    InlineHoldout,
+    WorkerHoldout,
+    registry_kept,
+    registry_state,
+    shared_holdout,
+)
 
 __all__ = [
     "CONTAMINATED",
@@ -116,10 +122,17 @@ class LoopResult:
     seed: int = 0
     start_clues: int = 0
     notes: tuple[str, ...] = field(default_factory=tuple)
-    holdout_seconds: float | None = None  # wall time of the holdout's check, pipe included
+    holdout_seconds: float | None = None  # wall time of the holdout's check
     #: what a shaping minimize hook reported (``puzzlekit.generators.graded``: level, grader calls,
     # ...)
     shaping: Mapping[str, Any] | None = None
+    #: the filter's verdict when it replayed the accepted instance in the loop's own process
+    # (``"contaminated"`` when the replay changed its input; None: not replayed there)
+    replay_verdict: str | None = None
+    #: the backends the loop called, from the driver's own record (never from a report's
+    # ``source``): the registry names of the filter and the holdout
+    filter_name: str | None = None
+    holdout_name: str | None = None
 
     @property
     def accepted(self) -> bool:
@@ -149,13 +162,23 @@ def top_coord(report: VerifierReport) -> Coord | None:
 def guarded_verify(
     verifier: Any, instance: Instance, solution_cap: int
 ) -> tuple[VerifierReport | None, float]:
-    """Verify and check the input is unchanged; ``None`` means a contaminated evaluation."""
-    digest = instance.digest
-    before = instance_state(instance)
+    """Verify and check the evaluation left everything as it was; ``None`` means a contaminated
+    evaluation. The content is copied out before the call and compared after it; the digest
+    is recomputed from the content (never read from a cache) and the report must name it; the
+    instance's cached bytes must still match its content; and the shared registries (tools,
+    families, verifiers, strategies) must be as they were."""
+    content = instance.content()
+    registries = registry_state()
     t0 = time.perf_counter()
     report = verifier.verify(instance, solution_cap=solution_cap)
     seconds = time.perf_counter() - t0
-    if instance_state(instance) != before or report.instance_digest != digest:
+    fresh = instance.fresh_canonical_json()
+    if (
+        instance.content() != content
+        or not instance.cache_intact(fresh)
+        or report.instance_digest != sha256_digest(fresh)
+        or not registry_kept(registries, registry_state())
+    ):
         return None, seconds
     return report, seconds
 
@@ -281,7 +304,9 @@ def _accept(
     hold = hold_seconds = None
     if holdout is not None:
         h0 = time.perf_counter()
-        hold = holdout.check(instance.canonical_json(), instance.digest, cap)
+        # the material handed over is serialized afresh from the content, never from a cache
+        material = instance.fresh_canonical_json()
+        hold = holdout.check(material, sha256_digest(material), cap)
         hold_seconds = time.perf_counter() - h0
     return _Accepted("accepted", instance, report, calls, hold, hold_seconds, shaping)
 
@@ -353,10 +378,16 @@ class LoopSpec:
 class LoopDriver:
     """Runs loops of one :class:`LoopSpec`: set up once, then :meth:`run` per seed.
 
-    The holdout comes from :func:`puzzlekit.loop.holdout.shared_holdout` (started once per
-    process and reused by every driver after); the strategy is a fresh one from the registry for
-    every loop, so a loop depends on its spec and seed alone. ``wrap_filter`` wraps the filter
-    verifier once (e.g. to count its calls); the wrapper must pass ``verify`` through unchanged.
+    With a holdout (and ``spec.holdout_process``, the default) the loop is isolated by process
+    (:mod:`puzzlekit.loop.isolation`): the strategy and the filter run in this process's loop
+    process, and the holdout judges each accepted instance here, from its canonical bytes, so
+    nothing the strategy or the filter runs can reach the holdout or its reports.
+    ``holdout_process=False`` runs everything in this process (debugging; not isolated).
+    Without a holdout there is nothing to hide and the loop runs here. The strategy is a fresh
+    one from the registry for every loop, so a loop depends on its spec and seed alone.
+    ``wrap_filter`` wraps the filter verifier once (e.g. to count its calls; it must pass
+    ``verify`` through unchanged): only for a loop run here. ``holdout``: a holdout object to use
+    instead of ``spec.holdout``.
     """
 
     def __init__(
@@ -369,7 +400,7 @@ class LoopDriver:
         from puzzlekit.families import get_family
         from puzzlekit.generators import STRATEGIES
         from puzzlekit.loop.hooks import minimize_hook
-        from puzzlekit.verifiers.registry import get_verifier
+        from puzzlekit.verifiers.registry import VERIFIERS, get_verifier
 
         self.spec = spec
         self.family = get_family(spec.family)
@@ -382,17 +413,36 @@ class LoopDriver:
         else:
             self.k = default_clues(n_vars)
         self._strategy = STRATEGIES.get(spec.strategy)
-        filt = get_verifier(spec.filter, **spec.filter_settings)
-        self.filter = wrap_filter(filt) if wrap_filter is not None else filt
-        if holdout is None and spec.holdout is not None:
-            holdout = shared_holdout(spec.holdout, spec.holdout_settings, spec.holdout_process)
+        self.isolated = spec.holdout_process and (holdout is not None or spec.holdout is not None)
+        if self.isolated:
+            if wrap_filter is not None:
+                raise ValueError("wrap_filter wraps a filter run in this process: pass no holdout")
+            from puzzlekit.loop.isolation import shared_loop_worker
+
+            VERIFIERS.get(spec.filter)  # the name is checked here, the filter built there
+            self.filter: Any = FilterRecord(spec.filter)
+            self._worker = shared_loop_worker()
+            self._worker.setup(spec)
+            self.minimize = None
+            if holdout is None:
+                holdout = shared_holdout(spec.holdout, spec.holdout_settings, process=False)
+        else:
+            filt = get_verifier(spec.filter, **spec.filter_settings)
+            self.filter = wrap_filter(filt) if wrap_filter is not None else filt
+            if holdout is None and spec.holdout is not None:
+                holdout = shared_holdout(spec.holdout, spec.holdout_settings, process=False)
+            self.minimize = minimize_hook(spec)
         self.holdout = holdout
-        self.minimize = minimize_hook(spec)
 
     def run(self, seed: int) -> LoopResult:
         """One loop with ``seed``; one seed gives one result (timings aside)."""
+        holdout_name = getattr(self.holdout, "name", None) if self.holdout is not None else None
+        names = {"filter_name": self.spec.filter, "holdout_name": holdout_name}
+        if self.isolated:
+            result = self._worker.run(self.spec, seed)
+            return replace(judged(result, self.holdout, self.spec.solution_cap), **names)
         strategy = self._strategy(self.k)
-        return run_loop(
+        result = run_loop(
             self.schema,
             strategy,
             self.filter,
@@ -401,11 +451,30 @@ class LoopDriver:
             seed,
             minimize=self.minimize,
         )
+        return replace(result, **names)
 
     def batch(self, seed: int, indices: Iterable[int]) -> Iterator[tuple[int, LoopResult]]:
         """``(i, result)`` of loop ``i`` of the batch with ``seed``, for each ``i`` in turn."""
         for i in indices:
             yield i, self.run(loop_seed(seed, i))
+
+
+@dataclass(frozen=True)
+class FilterRecord:
+    """The filter of an isolated loop, as this process knows it: its registry name only (the
+    verifier itself runs in the loop process)."""
+
+    name: str
+
+
+def judged(result: LoopResult, holdout: Holdout | None, cap: int) -> LoopResult:
+    """``result`` with the holdout's report on its accepted instance (from fresh bytes)."""
+    if holdout is None or not result.accepted or result.instance is None:
+        return result
+    material = result.instance.fresh_canonical_json()
+    h0 = time.perf_counter()
+    report = holdout.check(material, sha256_digest(material), cap)
+    return replace(result, holdout_report=report, holdout_seconds=time.perf_counter() - h0)
 
 
 def drive(spec: LoopSpec, seed: int, count: int) -> Iterator[LoopResult]:

@@ -32,14 +32,42 @@ def instance_state(instance: Instance) -> str:
     return json.dumps(instance.to_json_obj(), sort_keys=True, default=repr)
 
 
+def registry_state() -> dict[Any, Any]:
+    """What an evaluation must leave as it found it: which object every name of every registry
+    is bound to, and the content of every registered tool's input schema. Compare two with
+    :func:`registry_kept` (names loaded meanwhile are allowed, nothing else)."""
+    from puzzlekit.core.plugins import registries_state
+    from puzzlekit.families.tools import tools_state
+
+    return {**registries_state(), **{("tool-schema", k): v for k, v in tools_state().items()}}
+
+
+def registry_kept(before: Mapping[Any, Any], after: Mapping[Any, Any]) -> bool:
+    """True when every binding of ``before`` is in ``after`` unchanged."""
+    return all(after.get(k, _MISSING) == v for k, v in before.items())
+
+
+_MISSING = object()
+
+
 def _check_material(verifier: Any, canonical: bytes, digest: str, cap: int) -> dict[str, Any]:
     if sha256_digest(canonical) != digest:
         raise ValueError(f"holdout material does not match its digest {digest}")
     instance = Instance.from_json(canonical)
-    before = instance_state(instance)
+    if instance.fresh_digest() != digest:
+        raise ValueError(f"holdout material {digest} is not in canonical form")
+    content = instance.content()
+    registries = registry_state()
     report = verifier.verify(instance, solution_cap=cap)
-    if instance_state(instance) != before or report.instance_digest != digest:
-        raise ValueError(f"holdout verifier changed its input {digest}")
+    fresh = instance.fresh_canonical_json()
+    if (
+        instance.content() != content
+        or sha256_digest(fresh) != digest
+        or not instance.cache_intact(fresh)
+        or report.instance_digest != digest
+        or not registry_kept(registries, registry_state())
+    ):
+        raise ValueError(f"holdout verifier changed its input or a registry {digest}")
     return report.to_json_obj()
 
 
