@@ -150,7 +150,7 @@ def verify_with(
         solutions,
         cart,
         stats,
-        lambda: minimal_conflict(backend, problem, budget),
+        lambda: minimal_conflict(backend, problem, budget, meter),
     )
 
 

@@ -208,8 +208,9 @@ def _enumerate(
 
     The solutions come back sorted lexicographically over the variables taken in ``order``.
     ``lex_first``: the first ``cap`` solutions in that lexicographic order, which depend on the
-    instance alone, not on what the solver learnt before: variable by variable, the solver is asked for a smaller value until it says
-    there is none. The verifier passes :func:`~puzzlekit.verifiers.search.search_order`, a
+    instance alone, not on what the solver learnt before: variable by variable, the solver is
+    asked for a smaller value until it says there is none. The verifier passes
+    :func:`~puzzlekit.verifiers.search.search_order`, a
     permutation drawn from the instance digest, so that the solutions reported at the cap do
     not all differ in the last cells of reading order.
     """
