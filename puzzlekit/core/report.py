@@ -44,12 +44,19 @@ def _coord_py(coord: Any) -> Coord | None:
 
 @dataclass(frozen=True)
 class GapItem:
-    """A variable whose value differs across the found solutions (MULTIPLE)."""
+    """A variable whose value differs across the found solutions (MULTIPLE).
+
+    ``discriminative_power``: the share of the found solutions that a clue here, with the target
+    solution's value, rules out. ``tie_group``: the rank of that power among the gap's distinct
+    powers (0: tied for the top); items of one group tie, and their order among themselves was
+    drawn by a generator seeded from the instance digest.
+    """
 
     coord: Coord
     field_name: str
     values_in_solutions: tuple[Any, ...]
     discriminative_power: float
+    tie_group: int = 0
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "coord", tuple(self.coord))
@@ -61,6 +68,7 @@ class GapItem:
             "fieldName": self.field_name,
             "valuesInSolutions": list(self.values_in_solutions),
             "discriminativePower": self.discriminative_power,
+            "tieGroup": self.tie_group,
         }
 
     @classmethod
@@ -70,6 +78,7 @@ class GapItem:
             o["fieldName"],
             tuple(o["valuesInSolutions"]),
             o["discriminativePower"],
+            o.get("tieGroup", 0),
         )
 
 
@@ -130,18 +139,23 @@ class Conflict:
     """A set of clues that cannot hold together under ``rules``.
 
     ``minimal`` is true when dropping any one clue makes the rest satisfiable (checked, not
-    assumed); it is false only when the budget ran out while shrinking.
+    assumed); it is false only when the budget ran out while shrinking. ``kind`` says how small:
+    ``direct`` (two clues that clash on their own: equal givens in one all-different group, a
+    given outside its domain), ``minimum`` (no smaller clue set conflicts: a smallest MUS), or
+    ``minimal`` (no clue can be dropped, but a smaller set may exist).
     """
 
     clues: tuple[ConflictClue, ...]
     rules: tuple[ConflictRule, ...]
     minimal: bool
+    kind: str = "minimal"
 
     def to_json_obj(self) -> dict[str, Any]:
         return {
             "clues": [c.to_json_obj() for c in self.clues],
             "rules": [r.to_json_obj() for r in self.rules],
             "minimal": self.minimal,
+            "conflictKind": self.kind,
         }
 
     @classmethod
@@ -150,6 +164,7 @@ class Conflict:
             tuple(ConflictClue.from_json_obj(c) for c in o["clues"]),
             tuple(ConflictRule.from_json_obj(r) for r in o["rules"]),
             o["minimal"],
+            o.get("conflictKind", "minimal"),
         )
 
     @property

@@ -51,6 +51,8 @@ from puzzlekit.verifiers.base import (
     Meter,
     SearchBudget,
     Verifier,
+    search_order,
+    sort_solutions,
     source,
     verify_with,
 )
@@ -256,7 +258,11 @@ class _Backend:
     ) -> list[dict[str, int]]:
         p = pc.Problem(pc.BacktrackingSolver())
         names = problem.schema.names
-        for name in names:
+        # the solver breaks ties between equally constrained variables by the order they were
+        # added: an order drawn from the instance digest keeps the solutions reported at the cap
+        # free of reading-order bias (search_order)
+        order = search_order(names, problem.instance.digest)
+        for name in order:
             p.addVariable(name, list(domains[name]))
         for c in constraints:
             if len(c.vars) > 1:  # unary constraints are already applied to the domains
@@ -270,9 +276,7 @@ class _Backend:
         except BudgetExceeded as exc:
             exc.solutions = found  # type: ignore[attr-defined]
             raise
-        if len(found) < cap:  # all solutions: report them in a history-free order, as sat does
-            found.sort(key=lambda s: [s[n] for n in names])
-        return found
+        return sort_solutions(found, order)  # a history-free order, as sat reports them
 
 
 class EnumerativeVerifier(Verifier):

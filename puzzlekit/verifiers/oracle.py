@@ -39,6 +39,7 @@ from puzzlekit.verifiers.base import (
     culprits_over,
     discriminative_gap,
     invalid_report,
+    rank_gap,
     report,
     shrink_conflict,
     source,
@@ -360,7 +361,7 @@ class PlainOracleVerifier(Verifier):
                 instance,
                 src,
                 cap=solution_cap,
-                detail=RejectDetail(Verdict.DOMAIN_TOO_LARGE),
+                detail=_plain_too_large(hidden, list(props), codes, self.max_completions),
                 diagnostics=[f"{size} completions"],
             )
         expected = params.get("expectedVerdict")
@@ -372,7 +373,7 @@ class PlainOracleVerifier(Verifier):
         if len(found) == 1:
             verdict, detail = Verdict.UNIQUE, None
         elif found:
-            gap = _plain_gap(shown, hidden, list(props))
+            gap = _plain_gap(shown, hidden, list(props), instance.digest)
             detail = RejectDetail(
                 Verdict.MULTIPLE, discriminative_gap=gap, verdict_distribution=distribution
             )
@@ -393,6 +394,21 @@ class PlainOracleVerifier(Verifier):
             stats={"nodes": total},
         )
         return replace(rep, dispatch_error_count=errors)
+
+
+def _plain_too_large(
+    hidden: Sequence[str], order: Sequence[str], codes: Mapping[str, Sequence[Any]], limit: int
+) -> RejectDetail:
+    """DOMAIN_TOO_LARGE of the plain oracle: every open field's cardinality, and the culprits
+    that take the completions over ``limit``."""
+    cards = [
+        FieldCardinality((order.index(k),), k, len(codes[k])) for k in hidden if len(codes[k]) > 1
+    ]
+    return RejectDetail(
+        Verdict.DOMAIN_TOO_LARGE,
+        field_cardinalities=tuple(cards),
+        culprits=tuple(culprits_over(cards, math.log10(max(limit, 1)))),
+    )
 
 
 def _bad(kind: str, where: str, detail: str) -> Violation:
@@ -481,15 +497,9 @@ def _plain_enumerate(
 
 
 def _plain_gap(
-    solutions: Sequence[Mapping[str, int]], hidden: Sequence[str], order: Sequence[str]
+    solutions: Sequence[Mapping[str, int]],
+    hidden: Sequence[str],
+    order: Sequence[str],
+    digest: str,
 ) -> tuple[Any, ...]:
-    from puzzlekit.core.report import GapItem
-
-    out = []
-    for k in hidden:
-        values = sorted({s[k] for s in solutions})
-        if len(values) > 1:
-            power = round(len(values) / len(solutions), 6)
-            out.append(GapItem((order.index(k),), k, tuple(values), power))
-    out.sort(key=lambda g: -g.discriminative_power)
-    return tuple(out)
+    return tuple(rank_gap([((order.index(k),), k) for k in hidden], solutions, digest))

@@ -71,6 +71,7 @@ from puzzlekit.verifiers.base import (
     invalid_report,
     narrow_domains,
     outcome_report,
+    search_order,
     shrink_conflict,
     source,
     too_large_report,
@@ -213,9 +214,10 @@ class SatVerifier(Verifier):
         assumptions = sorted({lit for _, lits in clue_lits for lit in lits})
         cart = engine.clue_cartesian(assumptions)
         try:
-            solutions = _enumerate(engine, assumptions, cap, run)
+            order = search_order(engine.names, instance.digest)
+            solutions = _enumerate(engine, assumptions, cap, run, order)
             if len(solutions) == cap and self.canonical:  # reported ones: not history's choice
-                solutions = _enumerate(engine, assumptions, cap, run, lex_first=True)
+                solutions = _enumerate(engine, assumptions, cap, run, order, lex_first=True)
         except BudgetExceeded as exc:
             return undecided_report(
                 problem.get(),

@@ -29,6 +29,7 @@ from puzzlekit.verifiers.base import (
     BudgetExceeded,
     SearchBudget,
     cartesian,
+    sort_solutions,
 )
 from puzzlekit.verifiers.sat_encoding import _check_encodable, _Cnf, _rule_groups
 
@@ -196,13 +197,22 @@ class _Run:
 
 
 def _enumerate(
-    engine: _Engine, assumptions: list[int], cap: int, run: _Run, lex_first: bool = False
+    engine: _Engine,
+    assumptions: list[int],
+    cap: int,
+    run: _Run,
+    order: Sequence[str],
+    lex_first: bool = False,
 ) -> list[dict[str, int]]:
     """Up to ``cap`` solutions, each blocked under one activation literal retired afterwards.
 
-    ``lex_first``: the first ``cap`` solutions in lexicographic order (values in schema order),
-    which depend on the instance alone, not on what the solver learnt before: variable by
-    variable, the solver is asked for a smaller value until it says there is none.
+    The solutions come back sorted lexicographically over the variables taken in ``order``.
+    ``lex_first``: the first ``cap`` solutions in that lexicographic order, which depend on the
+    instance alone, not on what the solver learnt before: variable by variable, the solver is
+    asked for a smaller value until it says there is none. The verifier passes
+    :func:`~puzzlekit.verifiers.search.search_order`, a
+    permutation drawn from the instance digest, so that the solutions reported at the cap do
+    not all differ in the last cells of reading order.
     """
     found: list[dict[str, int]] = []
     fixed = {lit for lit in assumptions if lit <= engine.cnf.nx}
@@ -215,7 +225,7 @@ def _enumerate(
                 break
             model = engine.decode(engine.solver.get_model())
             prefix = list(prefix) if lex_first else []
-            for name in engine.names if lex_first else ():
+            for name in order if lex_first else ():
                 value = model[name]
                 if lit[name][value] not in fixed:
                     while run.solve(engine, [*prefix, engine.below(name, value)]):
@@ -228,17 +238,12 @@ def _enumerate(
                     act = engine.new_activation()
                 engine.solver.add_clause([-act, *engine.blocking(model)])
     except BudgetExceeded as exc:
-        exc.solutions = _sorted(engine, found)  # type: ignore[attr-defined]
+        exc.solutions = sort_solutions(found, order)  # type: ignore[attr-defined]
         raise
     finally:
         if act is not None:
             engine.solver.add_clause([-act])
-    return _sorted(engine, found)
-
-
-def _sorted(engine: _Engine, solutions: list[dict[str, int]]) -> list[dict[str, int]]:
-    names = engine.names
-    return sorted(solutions, key=lambda s: [s[n] for n in names])
+    return sort_solutions(found, order)
 
 
 def _backbone(

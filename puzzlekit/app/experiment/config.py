@@ -21,6 +21,7 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
+from puzzlekit.app.experiment.hypotheses import Hypothesis, read_hypothesis
 from puzzlekit.core.jsondata import plain
 from puzzlekit.core.model import canonical_json, sha256_digest
 
@@ -78,7 +79,7 @@ class HoldoutSpec:
 
 @dataclass(frozen=True)
 class Preregistration:
-    hypotheses: tuple[str, ...]
+    hypotheses: tuple[Hypothesis, ...]
     metrics: tuple[str, ...]
 
 
@@ -111,6 +112,9 @@ class ExperimentConfig:
         ``plugins`` appears only when the config names some, so a config without plugins keeps
         the digest it had before the key existed."""
         out = plain(asdict(self))
+        # a free-text hypothesis stays a string, so such a config keeps its digest
+        hyps = [h.to_json_obj() for h in self.preregistration.hypotheses]
+        out["preregistration"]["hypotheses"] = plain(hyps)
         if not self.plugins:
             del out["plugins"]
         return out
@@ -334,7 +338,7 @@ def _preregistration(r: _Reader, top: dict[str, Any]) -> Preregistration:
     if "preregistration" not in top:
         raise r.fail("preregistration", "required: declare hypotheses and metrics up front")
     pre = r.table(top["preregistration"], "preregistration", ("hypotheses", "metrics"))
-    hypotheses = r.strings(pre, "hypotheses", "preregistration")
+    hypotheses = _hypotheses(r, pre)
     metrics = r.strings(pre, "metrics", "preregistration")
     if not hypotheses:
         raise r.fail("preregistration.hypotheses", "declare at least one hypothesis")
@@ -347,6 +351,17 @@ def _preregistration(r: _Reader, top: dict[str, Any]) -> Preregistration:
                 f"unknown metric {m!r}; known: {', '.join(sorted(METRICS))}",
             )
     return Preregistration(hypotheses, metrics)
+
+
+def _hypotheses(r: _Reader, pre: dict[str, Any]) -> tuple[Hypothesis, ...]:
+    out = []
+    for i, item in enumerate(r.array(pre, "hypotheses", "preregistration")):
+        try:
+            out.append(read_hypothesis(item, f"preregistration.hypotheses[{i}]"))
+        except ValueError as exc:
+            path, _, message = str(exc).partition(": ")
+            raise r.fail(path, message) from None
+    return tuple(out)
 
 
 def _plugins(r: _Reader, top: dict[str, Any]) -> tuple[str, ...]:

@@ -20,6 +20,7 @@ from puzzlekit.app.experiment.config import ExperimentConfig
 from puzzlekit.app.experiment.manifest import RunError, new_manifest, now, resumed_manifest
 from puzzlekit.app.experiment.store import merge_parts, save_task, task_done, write_json
 from puzzlekit.app.experiment.tasks import Task, TaskResult, plan, run_task
+from puzzlekit.core.model import canonical_json
 
 
 def execute(
@@ -103,7 +104,11 @@ def _open_run(
                     "kind": "preregistration",
                     "configDigest": config.digest,
                     "name": config.name,
-                    "hypotheses": list(config.preregistration.hypotheses),
+                    # the ledger holds no floats: a checkable hypothesis as its canonical JSON
+                    "hypotheses": [
+                        h.claim if not h.checkable else canonical_json(h.to_json_obj()).decode()
+                        for h in config.preregistration.hypotheses
+                    ],
                     "metrics": list(config.preregistration.metrics),
                 }
             )

@@ -15,6 +15,7 @@ import numpy as np
 import pandas as pd
 
 from puzzlekit.app.plots.figures import FIGURES, GRADE_FIGURE, GRADE_FIGURE_TITLE, draw_figures
+from puzzlekit.app.plots.hypotheses import hypotheses_section
 from puzzlekit.app.plots.tables import (
     ARM,
     calls_table,
@@ -74,10 +75,6 @@ def _head(run: Path, attempts: pd.DataFrame, puzzles: pd.DataFrame, manifest: di
         f"{manifest.get('workers')} workers; {manifest.get('start')} to {manifest.get('end')}",
         f"- {len(puzzles)} trials, {accepted} accepted by the filter; {n_filter} filter calls, "
         f"{n_hold} holdout calls",
-        "",
-        "## Pre-registered hypotheses",
-        "",
-        *[f"- {h}" for h in pre.get("hypotheses", [])],
         "",
         "## Pre-registered metrics (per arm)",
         "",
@@ -205,6 +202,7 @@ def write_report(run_dir: str | Path) -> Path:
     drawn = draw_figures(attempts, puzzles, out, grade_scales(manifest))
     lines = [
         *_head(run, attempts, puzzles, manifest),
+        *hypotheses_section(manifest, puzzles),
         *_rejects(attempts, puzzles),
         *_holdout(puzzles),
         *_expressive(puzzles, drawn),
