@@ -223,7 +223,8 @@ def cmd_verify(args: argparse.Namespace) -> int:
 
 
 def cmd_solve(args: argparse.Namespace) -> int:
-    from puzzlekit.families import get_family
+    from puzzlekit.core.model import SpecError
+    from puzzlekit.families import MISREAD_ERRORS, get_family
 
     params, verifier_for, budget = _settings(args)
     for item in _items(args, params):
@@ -236,8 +237,8 @@ def cmd_solve(args: argparse.Namespace) -> int:
                 try:
                     full = item.instance.with_clues(fam.clues_from_solution(schema, sol))
                     formatted.append(fam.format_text(full))
-                except NotImplementedError:
-                    formatted.append(sol)
+                except (NotImplementedError, SpecError, StopIteration, *MISREAD_ERRORS):
+                    formatted.append(sol)  # no text for this solution: the assignment itself
         if args.format == "json":
             out = {
                 "input": item.position,

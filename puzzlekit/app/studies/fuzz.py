@@ -223,9 +223,9 @@ def case_from_json(obj: dict[str, Any]) -> Case:
 
 
 def inputs_of(case: Case) -> int:
-    """How many bad inputs a case feeds: its input lines when the reader answers each line,
-    else one (an argument set, a document, a ledger, a call)."""
-    return case.items if case.items is not None else 1
+    """How many malformed inputs a case feeds (:attr:`Case.bad`): its broken input lines when
+    the reader answers each line, else one (an argument set, a document, a ledger, a call)."""
+    return case.bad
 
 
 def load_reproducer(path: Path, data: Path) -> tuple[Case, dict[str, Any]]:
