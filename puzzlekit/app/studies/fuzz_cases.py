@@ -229,7 +229,7 @@ def _json_lines(rng: random.Random, seeds: Seeds) -> tuple[bytes, int]:
     broken; and how many are."""
     lines = []
     bad = 0
-    for _ in range(rng.randint(1, 8)):
+    for _ in range(rng.randint(1, 12)):
         obj = rng.choice(seeds.instances)
         broken = rng.random() < 0.8
         bad += broken
@@ -247,12 +247,12 @@ def _stream_case(rng: random.Random, seeds: Seeds, command: str) -> Case:
         items = 1 + (_lines_answered(rest, document=False) or 0)
     elif roll < 0.8 and seeds.texts:
         family, line = rng.choice(seeds.texts)
-        lines = [break_text(rng, line) for _ in range(rng.randint(1, 3))]
+        lines = [break_text(rng, line) for _ in range(rng.randint(1, 6))]
         data = to_bytes(rng, "\n".join(lines) + "\n")
         extra = ["--family", family]
         items = bad = _lines_answered(data)
     else:
-        lines = [break_text(rng, rng.choice(seeds.tatham)) for _ in range(rng.randint(1, 3))]
+        lines = [break_text(rng, rng.choice(seeds.tatham)) for _ in range(rng.randint(1, 6))]
         data = to_bytes(rng, "\n".join(lines) + "\n")
         extra = ["--input-format", "tatham"]
         items = bad = _lines_answered(data)
