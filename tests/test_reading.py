@@ -271,3 +271,19 @@ def test_mcp_verify_arguments_go_through_the_boundary() -> None:
         verify_work(instance=SUDOKU4, budget_nodes=0)
     with pytest.raises(ArgumentError, match="params"):
         verify_work(family="sudoku", text="." * 16, params=[1])
+
+
+class _Zeros(io.RawIOBase):
+    """/dev/zero: a line that never ends."""
+
+    def readable(self) -> bool:
+        return True
+
+    def readline(self, size: int | None = -1) -> bytes:
+        return b"\0" * (size if size and size > 0 else 1024)
+
+
+def test_an_endless_line_is_answered_at_once(monkeypatch) -> None:
+    monkeypatch.setattr(reading, "MAX_LINE_BYTES", 1000)
+    item = next(iter_stream(_Zeros()))
+    assert item.instance is None and "longer than 1000 bytes" in item.violations[0].detail
