@@ -174,6 +174,7 @@ def run_case(case: Case, timeout: float = 60.0) -> Outcome:
                     code = main(argv)
     except _Hang:
         hang = True
+        error = traceback.format_exc(limit=-8)  # where it was when the time ran out
     except SystemExit as exc:
         code = exc.code if isinstance(exc.code, int) else 2
     except BaseException:  # noqa: BLE001 - the point is to catch what escapes
