@@ -232,6 +232,8 @@ def test_schemas_lists_every_family_declared_limits(capsys) -> None:
         ["--budget-nodes", "-3"],
         ["--params", '{"size": NaN}'],
         ["--params", "[" * 5000],
+        ["--cap", "99999999999999999999"],
+        ["--cap", "9" * 5000],
     ],
 )
 def test_unusable_budgets_and_params_are_one_line_and_exit_2(capsys, args: list[str]) -> None:

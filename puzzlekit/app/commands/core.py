@@ -123,6 +123,7 @@ def params_arg(raw: str | None, flag: str = "--params") -> dict[str, Any] | None
 
 
 def _settings(args: argparse.Namespace) -> tuple[dict[str, Any] | None, Any, Any]:
+    from puzzlekit.core.reading import MAX_SAFE_INT
     from puzzlekit.verifiers.registry import VERIFIERS, get_verifier
 
     params = params_arg(args.params)
@@ -130,6 +131,8 @@ def _settings(args: argparse.Namespace) -> tuple[dict[str, Any] | None, Any, Any
         raise UsageError(
             f"--cap must be at least 2 (uniqueness needs a second solution), got {args.cap}"
         )
+    if args.cap > MAX_SAFE_INT:
+        raise UsageError(f"--cap must be at most {MAX_SAFE_INT}, got {args.cap}")
     if args.verifier is not None:
         VERIFIERS.get(args.verifier)  # UnknownName: one line naming the closest, exit 2
     check_family_arg(args.family, getattr(args, "input_format", "auto"))
