@@ -232,6 +232,8 @@ def test_schemas_lists_every_family_declared_limits(capsys) -> None:
         ["--budget-nodes", "-3"],
         ["--params", '{"size": NaN}'],
         ["--params", "[" * 5000],
+        ["--cap", "99999999999999999999"],
+        ["--cap", "9" * 5000],
     ],
 )
 def test_unusable_budgets_and_params_are_one_line_and_exit_2(capsys, args: list[str]) -> None:
@@ -271,3 +273,19 @@ def test_mcp_verify_arguments_go_through_the_boundary() -> None:
         verify_work(instance=SUDOKU4, budget_nodes=0)
     with pytest.raises(ArgumentError, match="params"):
         verify_work(family="sudoku", text="." * 16, params=[1])
+
+
+class _Zeros(io.RawIOBase):
+    """/dev/zero: a line that never ends."""
+
+    def readable(self) -> bool:
+        return True
+
+    def readline(self, size: int | None = -1) -> bytes:
+        return b"\0" * (size if size and size > 0 else 1024)
+
+
+def test_an_endless_line_is_answered_at_once(monkeypatch) -> None:
+    monkeypatch.setattr(reading, "MAX_LINE_BYTES", 1000)
+    item = next(iter_stream(_Zeros()))
+    assert item.instance is None and "longer than 1000 bytes" in item.violations[0].detail

@@ -107,28 +107,20 @@ def schema_list() -> dict[str, Any]:
     }
 
 
-def verify_work(
-    *,
-    instance: Mapping[str, Any] | str | None = None,
-    family: str | None = None,
-    params: Mapping[str, Any] | None = None,
-    text: str | None = None,
-    verifier: str | None = None,
-    cap: int = 100,
-    budget_seconds: float = 10.0,
-    budget_nodes: int | None = None,
-    limits: Limits = Limits(),
-) -> dict[str, Any]:
-    """The report JSON of one puzzle; ``json`` is the exact line ``puzzlekit verify`` prints."""
-    from puzzlekit.core.model import Instance, SpecError, sha256_digest
-    from puzzlekit.core.reading import ReadError, loads
-    from puzzlekit.verifiers.base import SearchBudget, invalid_report, source
-    from puzzlekit.verifiers.registry import (
-        VERIFIERS,
-        default_verifier_name,
-        get_verifier,
-        verify_or_decline,
-    )
+def _check_verify_args(
+    instance: Any,
+    family: Any,
+    params: Any,
+    text: Any,
+    verifier: Any,
+    cap: Any,
+    budget_seconds: Any,
+    budget_nodes: Any,
+    limits: Limits,
+) -> None:
+    """The arguments of :func:`verify_work` through the reading boundary, their types and
+    ranges; an ArgumentError naming the first that cannot be used."""
+    from puzzlekit.verifiers.registry import VERIFIERS
 
     for field, value in (("instance", instance), ("params", params), ("text", text)):
         _check_size(field, value, limits.max_input_chars)
@@ -155,6 +147,29 @@ def verify_work(
         raise ArgumentError("budget_nodes", f"must be at least 1, got {budget_nodes}")
     if verifier is not None:
         _lookup("verifier", VERIFIERS, verifier)
+
+
+def verify_work(
+    *,
+    instance: Mapping[str, Any] | str | None = None,
+    family: str | None = None,
+    params: Mapping[str, Any] | None = None,
+    text: str | None = None,
+    verifier: str | None = None,
+    cap: int = 100,
+    budget_seconds: float = 10.0,
+    budget_nodes: int | None = None,
+    limits: Limits = Limits(),
+) -> dict[str, Any]:
+    """The report JSON of one puzzle; ``json`` is the exact line ``puzzlekit verify`` prints."""
+    from puzzlekit.core.model import Instance, SpecError, sha256_digest
+    from puzzlekit.core.reading import ReadError, loads
+    from puzzlekit.verifiers.base import SearchBudget, invalid_report, source
+    from puzzlekit.verifiers.registry import default_verifier_name, get_verifier, verify_or_decline
+
+    _check_verify_args(
+        instance, family, params, text, verifier, cap, budget_seconds, budget_nodes, limits
+    )
     budget = SearchBudget(
         nodes=budget_nodes if budget_nodes is not None else SearchBudget.nodes,
         seconds=budget_seconds,

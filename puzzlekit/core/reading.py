@@ -302,10 +302,10 @@ def iter_lines(stream: IO[bytes], max_bytes: int | None = None) -> Iterator[Line
             return
         number += 1
         if len(chunk) > max_bytes and not chunk.endswith(b"\n"):
-            head = chunk[:max_bytes]
-            while chunk and not chunk.endswith(b"\n"):  # skip to the next newline
+            # answered at once (the rest may never end: /dev/zero), then skipped to its newline
+            yield Line(number, None, f"a line longer than {max_bytes} bytes", chunk[:max_bytes])
+            while chunk and not chunk.endswith(b"\n"):
                 chunk = stream.readline(max_bytes)
-            yield Line(number, None, f"a line longer than {max_bytes} bytes", head)
             continue
         try:
             text = chunk.decode("utf-8")

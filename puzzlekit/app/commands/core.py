@@ -123,6 +123,7 @@ def params_arg(raw: str | None, flag: str = "--params") -> dict[str, Any] | None
 
 
 def _settings(args: argparse.Namespace) -> tuple[dict[str, Any] | None, Any, Any]:
+    from puzzlekit.core.reading import MAX_SAFE_INT
     from puzzlekit.verifiers.registry import VERIFIERS, get_verifier
 
     params = params_arg(args.params)
@@ -130,6 +131,8 @@ def _settings(args: argparse.Namespace) -> tuple[dict[str, Any] | None, Any, Any
         raise UsageError(
             f"--cap must be at least 2 (uniqueness needs a second solution), got {args.cap}"
         )
+    if args.cap > MAX_SAFE_INT:
+        raise UsageError(f"--cap must be at most {MAX_SAFE_INT}, got {args.cap}")
     if args.verifier is not None:
         VERIFIERS.get(args.verifier)  # UnknownName: one line naming the closest, exit 2
     check_family_arg(args.family, getattr(args, "input_format", "auto"))
@@ -223,7 +226,8 @@ def cmd_verify(args: argparse.Namespace) -> int:
 
 
 def cmd_solve(args: argparse.Namespace) -> int:
-    from puzzlekit.families import get_family
+    from puzzlekit.core.model import SpecError
+    from puzzlekit.families import MISREAD_ERRORS, get_family
 
     params, verifier_for, budget = _settings(args)
     for item in _items(args, params):
@@ -236,8 +240,8 @@ def cmd_solve(args: argparse.Namespace) -> int:
                 try:
                     full = item.instance.with_clues(fam.clues_from_solution(schema, sol))
                     formatted.append(fam.format_text(full))
-                except NotImplementedError:
-                    formatted.append(sol)
+                except (NotImplementedError, SpecError, StopIteration, *MISREAD_ERRORS):
+                    formatted.append(sol)  # no text for this solution: the assignment itself
         if args.format == "json":
             out = {
                 "input": item.position,

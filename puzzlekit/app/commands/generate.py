@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 from typing import TYPE_CHECKING
 
@@ -92,15 +91,9 @@ def cmd_generate(args: argparse.Namespace) -> int:
 
 def _params(text: str | None) -> dict:
     """``--params`` as a dict ({} when absent)."""
-    if not text:
-        return {}
-    try:
-        params = json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise UsageError(f"--params is not JSON: {exc.msg}") from None
-    if not isinstance(params, dict):
-        raise UsageError("--params must be a JSON object")
-    return params
+    from puzzlekit.app.commands.core import params_arg
+
+    return params_arg(text) or {}
 
 
 def _check_names(args: argparse.Namespace) -> tuple[Family, str]:
@@ -131,6 +124,7 @@ def _check_values(args: argparse.Namespace, family: Family, params: dict) -> Non
     import os
 
     from puzzlekit.core.model import SpecError
+    from puzzlekit.core.reading import MAX_SAFE_INT
 
     try:
         schema = family.schema(params)
@@ -138,6 +132,8 @@ def _check_values(args: argparse.Namespace, family: Family, params: dict) -> Non
         raise UsageError(str(exc)) from None
     if args.count < 1:
         raise UsageError(f"--count must be at least 1, got {args.count}")
+    if not 0 <= args.seed <= MAX_SAFE_INT:
+        raise UsageError(f"--seed must be in 0..{MAX_SAFE_INT}, got {args.seed}")
     if args.clues is not None and not 0 <= args.clues <= len(schema.variables):
         raise UsageError(f"--clues must be in 0..{len(schema.variables)}, got {args.clues}")
     if args.max_calls < 1:

@@ -174,6 +174,7 @@ def run_case(case: Case, timeout: float = 60.0) -> Outcome:
                     code = main(argv)
     except _Hang:
         hang = True
+        error = traceback.format_exc(limit=-8)  # where it was when the time ran out
     except SystemExit as exc:
         code = exc.code if isinstance(exc.code, int) else 2
     except BaseException:  # noqa: BLE001 - the point is to catch what escapes
@@ -223,9 +224,9 @@ def case_from_json(obj: dict[str, Any]) -> Case:
 
 
 def inputs_of(case: Case) -> int:
-    """How many bad inputs a case feeds: its input lines when the reader answers each line,
-    else one (an argument set, a document, a ledger, a call)."""
-    return case.items if case.items is not None else 1
+    """How many malformed inputs a case feeds (:attr:`Case.bad`): its broken input lines when
+    the reader answers each line, else one (an argument set, a document, a ledger, a call)."""
+    return case.bad
 
 
 def load_reproducer(path: Path, data: Path) -> tuple[Case, dict[str, Any]]:

@@ -64,6 +64,7 @@ class Case:
     call: str | None = None
     kwargs: dict[str, Any] = field(default_factory=dict)
     items: int | None = None  # input items a streaming command must answer (None: not checked)
+    bad: int = 1  # how many malformed inputs the case holds (lines, documents, argument sets)
     ledger: str | None = None  # a file to build as a ledger first (entries mutated in ``files``)
 
 
@@ -223,41 +224,44 @@ def _lines_answered(data: bytes, document: bool = True) -> int | None:
     return count
 
 
-def _json_lines(rng: random.Random, seeds: Seeds) -> bytes:
-    """A valid instance line (so the input is read as lines), then broken instance lines."""
+def _json_lines(rng: random.Random, seeds: Seeds) -> tuple[bytes, int]:
+    """A valid instance line (so the input is read as lines), then instance lines, most of them
+    broken; and how many are."""
     lines = []
-    for _ in range(rng.randint(1, 8)):
+    bad = 0
+    for _ in range(rng.randint(1, 12)):
         obj = rng.choice(seeds.instances)
         broken = rng.random() < 0.8
+        bad += broken
         lines.append(break_json(rng, obj, rng.randint(1, 2)) if broken else json.dumps(obj))
     head = json.dumps(rng.choice(seeds.instances)).encode()
-    return head + b"\n" + to_bytes(rng, "\n".join(lines) + "\n")
+    return head + b"\n" + to_bytes(rng, "\n".join(lines) + "\n"), bad
 
 
 def _stream_case(rng: random.Random, seeds: Seeds, command: str) -> Case:
     extra: list[str] = []
     roll = rng.random()
     if roll < 0.5:
-        data = _json_lines(rng, seeds)
+        data, bad = _json_lines(rng, seeds)
         _, _, rest = data.partition(b"\n")
         items = 1 + (_lines_answered(rest, document=False) or 0)
     elif roll < 0.8 and seeds.texts:
         family, line = rng.choice(seeds.texts)
-        lines = [break_text(rng, line) for _ in range(rng.randint(1, 3))]
+        lines = [break_text(rng, line) for _ in range(rng.randint(1, 6))]
         data = to_bytes(rng, "\n".join(lines) + "\n")
         extra = ["--family", family]
-        items = _lines_answered(data)
+        items = bad = _lines_answered(data)
     else:
-        lines = [break_text(rng, rng.choice(seeds.tatham)) for _ in range(rng.randint(1, 3))]
+        lines = [break_text(rng, rng.choice(seeds.tatham)) for _ in range(rng.randint(1, 6))]
         data = to_bytes(rng, "\n".join(lines) + "\n")
         extra = ["--input-format", "tatham"]
-        items = _lines_answered(data)
+        items = bad = _lines_answered(data)
     if command == "grade":
         extra.append("--no-search")
     else:
         verifier = rng.choice(VERIFIER_CHOICES)
         extra += ["--budget-seconds", "2"] + (["--verifier", verifier] if verifier else [])
-    return Case(command, [command, "-", *extra], stdin=data, items=items)
+    return Case(command, [command, "-", *extra], stdin=data, items=items, bad=max(1, bad or 1))
 
 
 def _document_case(rng: random.Random, seeds: Seeds) -> Case:
