@@ -352,9 +352,9 @@ class LoopSpec:
     clues (``None``: :func:`default_clues` of the schema, or every variable with
     ``difficulty``). ``filter`` and ``holdout`` name verifiers of the registry, built with their
     settings; ``holdout=None`` runs no holdout; ``holdout_process=False`` runs the loop in the
-    holdout's process (debugging: not isolated). ``minimize`` drops clues of each accepted puzzle while it stays UNIQUE
-    (``symmetric``: in rotational pairs); ``difficulty`` shapes it to that grade level
-    (:mod:`puzzlekit.loop.hooks`).
+    holdout's process (debugging: not isolated). ``minimize`` drops clues of each accepted
+    puzzle while it stays UNIQUE (``symmetric``: in rotational pairs); ``difficulty`` shapes it
+    to that grade level (:mod:`puzzlekit.loop.hooks`).
     """
 
     family: str
