@@ -3,10 +3,10 @@
 ``adversary`` is the adaptive strategy plus a search for the holdout at the start of every loop
 (so also for what earlier loops left behind): it walks the call frames (``sys._getframe``),
 scans every object ``gc`` tracks, reads every module's globals and every registry's entries,
-looking for a holdout object (anything with a ``check`` whose class calls itself a holdout) or a holdout's
-report (a report by the ``enumerative`` verifier, the holdout of the tests, or a loop result
-carrying one). It queries any holdout it finds with its own candidate. It appends what it found,
-with its process id, as one JSON line to the file named by ``PK_ADVERSARY_LOG``.
+looking for a holdout object (anything with a ``check`` whose class calls itself a holdout) or
+a holdout's report (a report by the ``enumerative`` verifier, the holdout of the tests, or a
+loop result carrying one). It queries any holdout it finds with its own candidate. It appends
+what it found, with its process id, as one JSON line to the file named by ``PK_ADVERSARY_LOG``.
 
 The tests name this module as a plugin (``plugins = ["tests.adversary_plugin"]`` or
 ``use_plugins``), so it is registered in whichever process runs the strategy. Not a test module.

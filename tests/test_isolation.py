@@ -139,3 +139,35 @@ def test_no_executor_lets_the_strategy_reach_the_holdout(
     assert os.getpid() not in {r["pid"] for r in rows}
     puzzles = pd.read_parquet(run / "puzzles.parquet")
     assert puzzles["holdoutVerdict"].notna().any(), "the holdout judged nothing"
+
+
+def test_the_loop_process_sends_json_that_is_checked_on_arrival():
+    from puzzlekit.families import get_family
+    from puzzlekit.generators.adaptive import Adaptive
+    from puzzlekit.loop.driver import LoopBudget, run_loop
+    from puzzlekit.loop.isolation import LoopWorkerError, result_from_json, result_to_json
+    from puzzlekit.verifiers.registry import get_verifier
+
+    schema = get_family("sudoku").schema({"size": 4})
+    res = run_loop(schema, Adaptive(4), get_verifier("sat"), None, LoopBudget(), 3)
+    wire = json.loads(json.dumps(result_to_json(res)))
+    back = result_from_json(wire)
+    assert back.instance == res.instance and back.status == "accepted"
+    assert [a.to_json_obj() for a in back.trace] == [a.to_json_obj() for a in res.trace]
+    assert back.filter_report.content_json_obj() == res.filter_report.content_json_obj()
+    # an accepted instance under a filter report of another instance is refused
+    other = {
+        **wire,
+        "filterReport": {**wire["filterReport"], "instanceDigest": "sha256:" + "0" * 64},
+    }
+    with pytest.raises(LoopWorkerError, match="another instance"):
+        result_from_json(other)
+    # so is an instance sent in a form that is not its canonical one
+    spaced = {**wire, "instance": json.dumps(json.loads(wire["instance"]), indent=1)}
+    with pytest.raises(LoopWorkerError, match="non-canonical"):
+        result_from_json(spaced)
+
+
+def test_the_driver_records_the_verifiers_it_called(adversary_log):
+    result = LoopDriver(spec()).run(loop_seed(5, 0))
+    assert (result.filter_name, result.holdout_name) == ("sat", HOLDOUT)

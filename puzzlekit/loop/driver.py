@@ -3,13 +3,15 @@ repairs, until the filter accepts or the budget is spent; then the holdout verif
 instance.
 
 The split is the point. The **filter** is the verifier whose reports the strategy reads. The
-**holdout** receives only the accepted instance's canonical JSON and digest, in its own worker
-process, and its report goes into the :class:`LoopResult`, never to the strategy: the strategy
-object is not given the holdout, its report, or the result. So the holdout reject rate (filter
-accepted, holdout rejected) is an honest measure of the filter.
+**holdout** receives only the accepted instance's canonical JSON and digest, and its report goes
+into the :class:`LoopResult`, never to the strategy. :class:`LoopDriver` runs the strategy and
+the filter in a loop process of their own (:mod:`puzzlekit.loop.isolation`) and the holdout in
+the process that started it, so nothing the strategy runs can reach the holdout or its reports.
+So the holdout reject rate (filter accepted, holdout rejected) is an honest measure of the filter.
 
-Evaluator isolation: the instance's digest is recomputed from its canonical JSON after every
-filter call; a verifier that changed its input yields a ``contaminated`` attempt, not a verdict.
+Evaluator isolation (:func:`guarded_verify`): the instance's content is copied before every
+filter call and its digest recomputed from the content after it; a verifier that changed its
+input, its cached bytes or a registry yields a ``contaminated`` attempt, not a verdict.
 
 Two levels: :func:`run_loop` runs one loop on objects (a schema, a strategy, a verifier, a
 holdout); :class:`LoopDriver` is the one driver every producer uses (``puzzlekit generate``,
@@ -349,10 +351,10 @@ class LoopSpec:
     ``strategy`` names a factory in :data:`puzzlekit.generators.STRATEGIES`, started from ``k``
     clues (``None``: :func:`default_clues` of the schema, or every variable with
     ``difficulty``). ``filter`` and ``holdout`` name verifiers of the registry, built with their
-    settings; ``holdout=None`` runs no holdout, ``holdout_process=False`` keeps it in this
-    process. ``minimize`` drops clues of each accepted puzzle while it stays UNIQUE
-    (``symmetric``: in rotational pairs); ``difficulty`` shapes it to that grade level
-    (:mod:`puzzlekit.loop.hooks`).
+    settings; ``holdout=None`` runs no holdout; ``holdout_process=False`` runs the loop in the
+    holdout's process (debugging: not isolated). ``minimize`` drops clues of each accepted
+    puzzle while it stays UNIQUE (``symmetric``: in rotational pairs); ``difficulty`` shapes it
+    to that grade level (:mod:`puzzlekit.loop.hooks`).
     """
 
     family: str

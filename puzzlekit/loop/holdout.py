@@ -4,10 +4,12 @@ instance's canonical JSON and its digest, and whose reports never reach the stra
 :func:`shared_holdout` is the one set-up every loop driver uses: one holdout per verifier,
 settings and thread, started on first use and reused by every loop of the process after (a fresh
 Python process with numpy and python-sat costs hundreds of milliseconds, so it is started once
-per run, not once per puzzle). It is a :class:`WorkerHoldout`, a long-lived process of its own,
-where this process may have children; an :class:`InlineHoldout` where it may not (a daemonic
-executor worker) or when asked (``process=False``). Either one sees only bytes and a digest,
-checks the digest before verifying and checks that the verifier left its input unchanged.
+per run, not once per puzzle). The loop driver asks for it in its own process
+(``process=False``: an :class:`InlineHoldout`), because it runs the strategy and the filter in
+a loop process of their own (:mod:`puzzlekit.loop.isolation`); a :class:`WorkerHoldout` (a
+long-lived process of its own) is there for callers that run a loop beside the holdout. Either
+one sees only bytes and a digest, checks the digest before verifying and checks that the
+verifier left its input, its cached bytes and the registries unchanged.
 
 Not for: running loops (:mod:`puzzlekit.loop.driver`) or choosing backends
 (:mod:`puzzlekit.verifiers.registry`).

@@ -224,6 +224,13 @@ _BOOT = (
 )
 
 
+def _stderr_fd() -> Any:
+    try:
+        return sys.stderr.fileno()
+    except (AttributeError, OSError, ValueError):
+        return subprocess.DEVNULL
+
+
 class LoopWorker:
     """The judging process's handle on its loop process (see the module docstring)."""
 
@@ -234,6 +241,7 @@ class LoopWorker:
             [sys.executable, "-c", _BOOT, str(down_r), str(up_w)],
             pass_fds=(down_r, up_w),
             stdin=subprocess.DEVNULL,
+            stdout=_stderr_fd(),  # a plugin's prints never mix into this process's output
         )
         os.close(down_r)
         os.close(up_w)

@@ -249,6 +249,19 @@ def _reasons(decision: Mapping[str, Any]) -> list[str]:
     return out
 
 
+def _replay(result: LoopResult, filter: Any, solution_cap: int) -> Verdict | None:
+    """The filter's verdict when it replays the accepted instance; None when it changed its
+    input (the step stays open, NEITHER) or nothing was accepted."""
+    if not result.accepted or result.instance is None:
+        return None
+    if result.replay_verdict is not None:
+        # replayed in the loop's own process (an isolated loop: the filter never runs here)
+        recorded = result.replay_verdict
+        return None if recorded == CONTAMINATED else Verdict(recorded)
+    again, _ = guarded_verify(filter, result.instance, solution_cap)
+    return again.verdict if again is not None else None
+
+
 def settle(
     result: LoopResult,
     *,
@@ -289,15 +302,7 @@ def settle(
     digest = inst.digest if inst is not None else None
     seq_id = sequence_id or f"loop:{result.strategy}:{result.seed}:{digest}"
 
-    replay_verdict = None
-    if result.accepted and inst is not None and result.replay_verdict is not None:
-        # replayed in the loop's own process (an isolated loop: the filter never runs here)
-        recorded = result.replay_verdict
-        replay_verdict = None if recorded == CONTAMINATED else Verdict(recorded)
-    elif result.accepted and inst is not None:
-        again, _ = guarded_verify(filter, inst, solution_cap)
-        # a replay that changed its input carries no verdict; the step stays open (NEITHER)
-        replay_verdict = again.verdict if again is not None else None
+    replay_verdict = _replay(result, filter, solution_cap)
     steps = audit_steps(
         result, filter_name=filter_name, holdout_name=holdout_name, replay_verdict=replay_verdict
     )
