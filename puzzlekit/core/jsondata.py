@@ -31,10 +31,19 @@ def plain(value: Any, leaf: Callable[[Any], Any] | None = None) -> Any:
     return value if leaf is None else leaf(value)
 
 
+class FrozenMap(tuple):
+    """A frozen mapping: a tuple of ``(key, value)`` pairs sorted by key, marked as a mapping so
+    that :func:`thaw` gives back an object even when it is empty (``{}`` stays ``{}``, not
+    ``[]``)."""
+
+    __slots__ = ()
+
+
 def freeze(value: Any) -> Any:
-    """Turn JSON-like data (dicts, lists) into hashable immutable data (tuples of pairs, tuples)."""
+    """Turn JSON-like data (dicts, lists) into hashable immutable data (:class:`FrozenMap` of
+    pairs, tuples)."""
     if isinstance(value, Mapping):
-        return tuple(sorted((str(k), freeze(v)) for k, v in value.items()))
+        return FrozenMap(sorted((str(k), freeze(v)) for k, v in value.items()))
     if isinstance(value, list | tuple):
         return tuple(freeze(v) for v in value)
     return value
@@ -43,6 +52,8 @@ def freeze(value: Any) -> Any:
 def thaw(value: Any) -> Any:
     """The inverse of :func:`freeze`: tuples of ``(str, value)`` pairs become dicts, other tuples
     lists."""
+    if isinstance(value, FrozenMap):
+        return {k: thaw(v) for k, v in value}
     if isinstance(value, tuple):
         if value and all(
             isinstance(p, tuple) and len(p) == 2 and isinstance(p[0], str) for p in value
