@@ -96,6 +96,7 @@ def test_every_parquet_field_carries_a_description(run, name, schema):
         "fieldName",
         "valuesInSolutions",
         "discriminativePower",
+        "tieGroup",
     }
 
 

@@ -34,8 +34,17 @@ def plain(value: Any, leaf: Callable[[Any], Any] | None = None) -> Any:
     return value if leaf is None else leaf(value)
 
 
+class FrozenMap(tuple):
+    """A frozen mapping: a tuple of ``(key, value)`` pairs sorted by key, marked as a mapping so
+    that :func:`thaw` gives back an object even when it is empty (``{}`` stays ``{}``, not
+    ``[]``)."""
+
+    __slots__ = ()
+
+
 def freeze(value: Any) -> Any:
-    """Turn JSON-like data (dicts, lists) into hashable immutable data (tuples of pairs, tuples).
+    """Turn JSON-like data (dicts, lists) into hashable immutable data (:class:`FrozenMap` of
+    pairs, tuples).
 
     Raises ValueError for data nested deeper than :data:`~puzzlekit.core.reading.MAX_DEPTH`."""
     return _freeze(value, 0)
@@ -45,7 +54,7 @@ def _freeze(value: Any, depth: int) -> Any:
     if isinstance(value, Mapping | list | tuple) and depth >= MAX_DEPTH:
         raise ValueError(f"data nested deeper than {MAX_DEPTH} levels")
     if isinstance(value, Mapping):
-        return tuple(sorted((str(k), _freeze(v, depth + 1)) for k, v in value.items()))
+        return FrozenMap(sorted((str(k), _freeze(v, depth + 1)) for k, v in value.items()))
     if isinstance(value, list | tuple):
         return tuple(_freeze(v, depth + 1) for v in value)
     return value
@@ -103,6 +112,8 @@ def _is_frozen(value: Any) -> bool:
 def thaw(value: Any) -> Any:
     """The inverse of :func:`freeze`: tuples of ``(str, value)`` pairs become dicts, other tuples
     lists."""
+    if isinstance(value, FrozenMap):
+        return {k: thaw(v) for k, v in value}
     if isinstance(value, tuple):
         if value and all(
             isinstance(p, tuple) and len(p) == 2 and isinstance(p[0], str) for p in value

@@ -176,14 +176,20 @@ class Regular:
 
 @dataclass(frozen=True)
 class Predicate:
-    """Opaque Python over ``vars`` (oracle families); only the enumerative backend can use it."""
+    """Opaque Python over ``vars`` (oracle families); only the enumerative backend can use it.
+
+    ``fn`` may raise (an oracle's dispatch error): the assignment then does not hold, and a
+    backend that calls ``fn`` itself counts it in ``dispatchErrorCount``."""
 
     vars: tuple[str, ...]
     fn: Callable[..., bool] = field(compare=False)
     origin: Origin = field(default=Origin("rule", "predicate"))
 
     def holds(self, sol: Solution) -> bool:
-        return bool(self.fn(*(sol[v] for v in self.vars)))
+        try:
+            return bool(self.fn(*(sol[v] for v in self.vars)))
+        except Exception:  # a dispatch error is not a satisfied constraint
+            return False
 
 
 Constraint: TypeAlias = AllDifferent | Linear | Compare | Table | Count | Regular | Predicate

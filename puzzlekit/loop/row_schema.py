@@ -43,6 +43,12 @@ GAP_ITEM = pa.struct(
             pa.float64(),
             "share of the found solutions a clue here (target value) would rule out",
         ),
+        _f(
+            "tieGroup",
+            pa.int64(),
+            "rank of discriminativePower in the gap (0: tied for the top); order within a "
+            "group drawn from the instance digest",
+        ),
     ]
 )
 CONFLICT_CLUE = pa.struct(
@@ -66,6 +72,7 @@ CONFLICT = pa.struct(
         _f("clues", pa.list_(CONFLICT_CLUE), "a set of clues that cannot hold together"),
         _f("rules", pa.list_(CONFLICT_RULE), "the rules involved"),
         _f("minimal", pa.bool_(), "dropping any one clue makes the rest satisfiable"),
+        _f("conflictKind", pa.string(), "direct (a clash without search), minimum or minimal"),
     ]
 )
 FIELD_CARDINALITY = pa.struct(

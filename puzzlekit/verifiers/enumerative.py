@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import itertools
 from collections.abc import Mapping, Sequence
+from dataclasses import replace
 
 import constraint as pc
 
@@ -215,7 +216,9 @@ class _ExactSum(pc.ExactSumConstraint):
             super().preProcess(variables, domains, constraints, vconstraints)
 
 
-def _to_pc(c: Constraint, domains: Mapping[str, Sequence[int]]) -> pc.Constraint:
+def _to_pc(
+    c: Constraint, domains: Mapping[str, Sequence[int]], errors: set | None = None
+) -> pc.Constraint:
     if isinstance(c, AllDifferent):
         values = frozenset(x for v in c.vars for x in domains[v])
         if len(values) == len(c.vars):
@@ -243,11 +246,27 @@ def _to_pc(c: Constraint, domains: Mapping[str, Sequence[int]]) -> pc.Constraint
         return _RegularConstraint(c.automaton)
     if isinstance(c, Predicate):
         fn = c.fn
-        return pc.FunctionConstraint(lambda *xs: bool(fn(*xs)))
+        raised = errors if errors is not None else set()
+
+        def holds(*xs: int) -> bool:
+            try:
+                return bool(fn(*xs))
+            except Exception:  # a dispatch error: counted once per input, not a solution
+                raised.add(xs)
+                return False
+
+        return pc.FunctionConstraint(holds)
     raise TypeError(f"not a constraint of the vocabulary: {c!r}")
 
 
 class _Backend:
+    def __init__(self) -> None:
+        #: the distinct predicate inputs that raised in the current verification's search (its
+        #: first solve; the checks of conflict shrinking are not counted, as the oracles count
+        #: the completions of their one enumeration)
+        self.dispatch_errors: set[tuple] = set()
+        self.searched = False
+
     def solve(
         self,
         problem: Problem,
@@ -258,6 +277,8 @@ class _Backend:
     ) -> list[dict[str, int]]:
         p = pc.Problem(pc.BacktrackingSolver())
         names = problem.schema.names
+        errors = set() if self.searched else self.dispatch_errors
+        self.searched = True
         # the solver breaks ties between equally constrained variables by the order they were
         # added: an order drawn from the instance digest keeps the solutions reported at the cap
         # free of reading-order bias (search_order)
@@ -266,7 +287,7 @@ class _Backend:
             p.addVariable(name, list(domains[name]))
         for c in constraints:
             if len(c.vars) > 1:  # unary constraints are already applied to the domains
-                p.addConstraint(_to_pc(c, domains), list(c.vars))
+                p.addConstraint(_to_pc(c, domains, errors), list(c.vars))
         p.addConstraint(_Guard(meter), list(names))
         found: list[dict[str, int]] = []
         try:
@@ -298,7 +319,11 @@ class EnumerativeVerifier(Verifier):
         solution_cap: int = DEFAULT_CAP,
         budget: SearchBudget | None = None,
     ) -> VerifierReport:
-        return verify_with(
+        """Verify ``instance``; ``dispatchErrorCount`` counts the distinct inputs on which a
+        ``Predicate`` (an oracle) raised, among those the search reached."""
+        self._backend.dispatch_errors = set()
+        self._backend.searched = False
+        rep = verify_with(
             self._backend,
             instance,
             source(self.name, self.version),
@@ -306,3 +331,5 @@ class EnumerativeVerifier(Verifier):
             budget=budget,
             max_cartesian_log10=self.max_cartesian_log10,
         )
+        errors = len(self._backend.dispatch_errors)
+        return replace(rep, dispatch_error_count=errors) if errors else rep

@@ -74,7 +74,7 @@ STREAM_TIES, STREAM_ORDER = 0, 1
 def digest_rng(digest: str, stream: int = STREAM_TIES) -> np.random.Generator:
     """A generator seeded from an instance digest and a stream number: one instance, one draw,
     in every process (the gap's tie order and the search order draw from separate streams)."""
-    return np.random.default_rng([int(digest.rsplit(":", 1)[-1][:16] or "0", 16), stream])
+    return np.random.default_rng([int(digest.rsplit(":", 1)[-1] or "0", 16), stream])
 
 
 def search_order(names: Sequence[str], digest: str) -> list[str]:

@@ -23,6 +23,7 @@ from puzzlekit.app.plots.tables import (
     grade_scales,
     grade_table,
     graded_rows,
+    grid_shapes,
     load_run,
     metrics_table,
     reject_case_table,
@@ -101,9 +102,11 @@ def _rejects(attempts: pd.DataFrame, puzzles: pd.DataFrame) -> list[str]:
         *_fig("calls_vs_clues.png"),
         "## Coordinates named in rejects",
         "",
-        "Left: the top coordinate of each filter reject (the most discriminative cell of a "
-        "MULTIPLE, the first clue of an UNSOLVABLE conflict). Right: every coordinate named in "
-        "the holdout's rejects of filter-accepted puzzles.",
+        "One row per schema, each grid sized from its schema. Left: the top coordinate of each "
+        "filter reject (the first cell of a MULTIPLE's gap, ties drawn from the instance digest; "
+        "the first clue of an UNSOLVABLE conflict). Middle: every cell of the gap of each "
+        "filter MULTIPLE. Right: every coordinate named in the holdout's rejects of "
+        "filter-accepted puzzles.",
         "",
         *_fig("reject_coords.png"),
         _md_table(top_coords_table(attempts, puzzles)),
@@ -199,7 +202,7 @@ def write_report(run_dir: str | Path) -> Path:
     attempts, puzzles, manifest = load_run(run)
     out = run / "report"
     out.mkdir(exist_ok=True)
-    drawn = draw_figures(attempts, puzzles, out, grade_scales(manifest))
+    drawn = draw_figures(attempts, puzzles, out, grade_scales(manifest), grid_shapes(manifest))
     lines = [
         *_head(run, attempts, puzzles, manifest),
         *hypotheses_section(manifest, puzzles),
