@@ -28,23 +28,13 @@ import numpy as np
 
 from puzzlekit.core.protocols import SearchBudget
 from puzzlekit.families.games import _c4kernel as K
+from puzzlekit.families.games._game import Unfinished
 
 #: transposition table slots (a prime near 2**23; 8 bytes each: 64 MiB)
 TABLE_SIZE = 8_388_593
 #: nodes between two looks at the clock
 CLOCK_INTERVAL = 1 << 14
 COLS, ROWS, K_IN_ROW = K.W, K.H, 4
-
-
-class Unfinished(Exception):
-    """The budget ran out: what ran out, its limit, and the nodes and seconds spent."""
-
-    def __init__(self, resource: str, limit: float, nodes: int, seconds: float) -> None:
-        super().__init__(f"the {resource} budget of {limit} ran out")
-        self.resource = resource
-        self.limit = limit
-        self.nodes = nodes
-        self.seconds = seconds
 
 
 @dataclass(frozen=True)
