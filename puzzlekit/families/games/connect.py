@@ -25,7 +25,7 @@ from puzzlekit.families.games import Game, GameInfo, Move, State, int_param
 from puzzlekit.families.games.mnk import MAX_SIDE, MNKFamily, MNKGame
 
 #: generated 7×6 positions have at least this many stones (the holdouts follow in seconds)
-MIN_STONES_7X6 = 26
+MIN_STONES_7X6 = 28
 
 
 class Connect(MNKGame):
