@@ -71,6 +71,14 @@ class ConnectFamily(MNKFamily):
             raise SpecError(problems)
         return {"rows": rows, "cols": cols, "k": k}
 
+    def _pick(self, game: Game, state: State, moves: list[Move], rng: Any) -> Move:
+        """Connect Four playouts avoid one-ply blunders (completing four, or letting the other
+        side complete four next), so that games reach the middle and the end of the board."""
+        if isinstance(game, Connect) and game.is_connect_four():
+            quiet = [m for m in moves if not _blunder(game, state, m)]
+            moves = quiet or moves
+        return moves[int(rng.integers(len(moves)))]
+
     def _targets_ok(self, game: Game, state: Any) -> bool:
         if game.is_terminal(state):
             return False
@@ -95,6 +103,14 @@ def _trivial(game: Connect, state: State) -> bool:
         if game.play(other, m)[2]:
             return True
     return False
+
+
+def _blunder(game: Connect, state: State, move: Move) -> bool:
+    """Whether ``move`` ends the game or lets the other side complete four at once."""
+    after = game.play(state, move)
+    if after[2]:  # type: ignore[index]
+        return True
+    return any(game.play(after, m)[2] for m in game.legal_moves(after))  # type: ignore[index]
 
 
 CONNECT = register_family(ConnectFamily())
