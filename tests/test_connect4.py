@@ -79,7 +79,7 @@ def test_a_tiny_table_replaces_entries_and_stays_exact() -> None:
     [
         (21, 0, (1, 1)),  # (43 - 0) // 2: the side to move wins with its first stone
         (1, 0, (1, 41)),  # the empty board: x wins with its 21st stone, the 41st ply
-        (-1, 1, (-1, 41)),  # o to move after one stone, x wins on ply 41
+        (-1, 1, (-1, 40)),  # o to move after one stone: x wins on ply 41, 40 plies on
         (0, 30, (0, 12)),  # a draw ends when the board is full
         (6, 30, (1, 1)),  # 30 stones, win at once: (43 - 30) // 2
         (5, 30, (1, 3)),  # win with the stone after next
