@@ -208,3 +208,23 @@ def test_the_generic_alphabeta_table_is_bounded(monkeypatch: pytest.MonkeyPatch)
     assert [(m.name, m.result, m.distance) for m in small.moves] == [
         (m.name, m.result, m.distance) for m in full.moves
     ]
+
+
+def test_game_verdict_command_solves_connect_four_and_reports_an_undecided_budget(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    from puzzlekit.app.cli import main
+
+    p = next(p for p in LATE_MID if p["band"] == "late")
+    cells, side = cells_of(p["moves"])
+    text = GAME.rows_text((cells, side, 0))
+    assert main(["game-verdict", "connect", text, "--json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    result, distance = connect4.result_distance(p["score"], p["stones"])
+    assert out["value"] == {1: "WIN", 0: "DRAW", -1: "LOSS"}[result]
+    assert out["distance"] == distance
+    empty = "/".join(["......."] * 6)
+    assert main(["game-verdict", "connect", empty, "--budget-nodes", "3000"]) == 1
+    assert "undecided: the nodes budget of 3000 ran out after 3001 nodes" in capsys.readouterr().out
+    assert main(["game-verdict", "connect", empty, "--budget-seconds", "-1"]) == 2
+    assert main(["game-verdict", "nim", "3,4,5", "--solver", "compiled"]) == 2

@@ -1,5 +1,12 @@
-"""Exact game verifiers: ``gametree`` (negamax, alpha-beta, transposition table) and ``minimax``
-(plain minimax, no pruning, no table: the independent holdout for small positions).
+"""Exact game verifiers: ``gametree`` (a game's compiled solver where it has one, Connect Four
+7×6; otherwise negamax, alpha-beta and a transposition table), ``alphabeta`` (that general
+search alone: the holdout of ``gametree`` on Connect Four 7×6) and ``minimax`` (plain minimax,
+no pruning, no table: the independent holdout for small positions).
+
+Every search has a budget (the verifiers: the caller's, else ``SearchBudget()``;
+:func:`game_verdict`: :data:`GAME_BUDGET`) and a bounded table (the alpha-beta table starts
+afresh past :data:`TABLE_ENTRIES`; the compiled solver's table has a fixed size); when the
+budget runs out the report is UNDECIDED with the nodes and seconds spent.
 
 :func:`game_verdict` answers for any game of :mod:`puzzlekit.families.games`: the value of the
 position for the side to move (WIN, LOSS or DRAW under perfect play), the distance to the end
