@@ -356,8 +356,9 @@ def _add_game_verdict(server: Any, run: Run, limits: Limits) -> None:
         ] = None,
         k: Annotated[int | None, Field(description="k in a row (mnk 3, connect 4).", ge=1)] = None,
         solver: Annotated[
-            Literal["alphabeta", "minimax"], Field(description="Search algorithm.")
-        ] = "alphabeta",
+            Literal["auto", "compiled", "alphabeta", "minimax"],
+            Field(description="Search algorithm (auto: compiled for Connect Four 7x6)."),
+        ] = "auto",
         budget_seconds: Annotated[
             float, Field(description="Search time budget.", gt=0, le=limits.max_seconds)
         ] = 10.0,

@@ -285,7 +285,7 @@ def game_work(
     position: str,
     to_move: str | None = None,
     k: int | None = None,
-    solver: str = "alphabeta",
+    solver: str = "auto",
     budget_seconds: float = 10.0,
     limits: Limits = Limits(),
 ) -> dict[str, Any]:
@@ -293,8 +293,8 @@ def game_work(
     from puzzlekit.app.commands.games import find_game
     from puzzlekit.core.model import SpecError
     from puzzlekit.core.plugins import UnknownName
-    from puzzlekit.verifiers.base import BudgetExceeded, SearchBudget
-    from puzzlekit.verifiers.gametree import game_verdict
+    from puzzlekit.verifiers.base import SearchBudget
+    from puzzlekit.verifiers.gametree import GameBudgetExceeded, game_verdict
 
     _check_size("position", position, limits.max_input_chars)
     if not 0 < budget_seconds <= limits.max_seconds:
@@ -323,10 +323,14 @@ def game_work(
         verdict = game_verdict(
             g, state, solver=solver, budget=SearchBudget(nodes=None, seconds=budget_seconds)
         )
-    except BudgetExceeded as exc:
+    except GameBudgetExceeded as exc:
         raise ArgumentError(
-            "budget_seconds", f"the {exc.resource} budget of {exc.limit} ran out; undecided"
+            "budget_seconds",
+            f"the {exc.resource} budget of {exc.limit} ran out after {exc.nodes} nodes and "
+            f"{exc.seconds:.2f} s; undecided",
         ) from None
+    except ValueError as exc:  # solver "compiled" on a game without one
+        raise ArgumentError("solver", str(exc)) from None
     obj = {"game": g.info.name, "params": dict(g.params), **verdict.to_json_obj()}
     obj["toMove"] = g.side_name(verdict.to_move)
     return obj

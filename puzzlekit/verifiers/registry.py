@@ -20,7 +20,7 @@ from puzzlekit.verifiers.base import Verifier
 def _load_builtin() -> None:
     from puzzlekit.verifiers import approximate
     from puzzlekit.verifiers.enumerative import EnumerativeVerifier
-    from puzzlekit.verifiers.gametree import GameTreeVerifier, MinimaxVerifier
+    from puzzlekit.verifiers.gametree import AlphaBetaVerifier, GameTreeVerifier, MinimaxVerifier
     from puzzlekit.verifiers.oracle import OracleVerifier, PlainOracleVerifier
     from puzzlekit.verifiers.sat import SatVerifier
 
@@ -30,6 +30,7 @@ def _load_builtin() -> None:
         VERIFIERS.register(name, factory)
     VERIFIERS.register("gametree", GameTreeVerifier)
     VERIFIERS.register("minimax", MinimaxVerifier)
+    VERIFIERS.register("alphabeta", AlphaBetaVerifier)
     VERIFIERS.register("oracle", OracleVerifier)
     VERIFIERS.register("oracle-plain", PlainOracleVerifier)
 
