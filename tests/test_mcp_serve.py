@@ -21,6 +21,7 @@ from mcp import Client
 
 from puzzlekit.app.cli import main
 from puzzlekit.app.mcp_transport import INVALID_REQUEST, PARSE_ERROR, line_error
+from tests.proc_helpers import descendants, needs_proc, wait_gone
 
 ROOT = Path(__file__).resolve().parent.parent
 SUDOKU4 = {"size": 4, "box": [2, 2]}
@@ -187,3 +188,25 @@ def test_a_remote_server_answers_only_requests_that_carry_its_token() -> None:
         proc.terminate()
         _, err = proc.communicate(timeout=60)
     assert "warning" in err and "0.0.0.0" in err
+
+
+@needs_proc
+def test_the_workers_end_with_a_killed_server() -> None:
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "puzzlekit", "mcp", "--workers", "2"],
+        cwd=ROOT,
+        stdin=subprocess.PIPE,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    try:
+        deadline = time.monotonic() + 120
+        kids = descendants(proc.pid)
+        while len(kids) < 2 and time.monotonic() < deadline:  # the two workers, at least
+            time.sleep(0.1)
+            kids = descendants(proc.pid)
+        assert len(kids) >= 2, "the server never started its workers"
+    finally:
+        proc.kill()
+        proc.wait(timeout=60)
+    assert not wait_gone(kids)

@@ -21,6 +21,7 @@ from puzzlekit.app.experiment import parse_config, plan, run_experiment
 from puzzlekit.app.experiment.store import KILL_ENV
 from puzzlekit.audit.ledger import Ledger
 from puzzlekit.core.files import atomic_write, is_temporary
+from tests.proc_helpers import descendants, needs_proc, wait_gone
 
 ROOT = Path(__file__).resolve().parent.parent
 SMOKE = ROOT / "experiments" / "smoke.toml"
@@ -125,62 +126,16 @@ def test_sigkill_at_any_point_then_resume_gives_the_rows_of_an_uninterrupted_run
     assert kinds.count("preregistration") == 1
 
 
-def _descendants(pid: int) -> dict[int, str]:
-    """Every process under ``pid`` (from /proc), with its start time to tell reused pids apart."""
-    children: dict[int, list[int]] = {}
-    start: dict[int, str] = {}
-    for entry in os.listdir("/proc"):
-        if not entry.isdigit():
-            continue
-        try:
-            stat = Path(f"/proc/{entry}/stat").read_text()
-        except OSError:
-            continue
-        fields = stat[stat.rindex(")") + 2 :].split()
-        children.setdefault(int(fields[1]), []).append(int(entry))
-        start[int(entry)] = fields[19]
-    out: dict[int, str] = {}
-    todo = [pid]
-    while todo:
-        for child in children.get(todo.pop(), []):
-            out[child] = start[child]
-            todo.append(child)
-    return out
-
-
-def _alive(procs: dict[int, str]) -> list[int]:
-    alive = []
-    for pid, started in procs.items():
-        try:
-            stat = Path(f"/proc/{pid}/stat").read_text()
-        except OSError:
-            continue
-        fields = stat[stat.rindex(")") + 2 :].split()
-        if fields[19] == started and fields[0] != "Z":
-            alive.append(pid)
-    return alive
-
-
 def _wait_for_workers(proc: subprocess.Popen, out: Path) -> dict[int, str]:
     """Poll until the run has saved a task and has its pool and holdout workers running."""
     deadline = time.monotonic() + 240
     while time.monotonic() < deadline:
         assert proc.poll() is None, "the run ended before it could be stopped"
-        kids = _descendants(proc.pid)
+        kids = descendants(proc.pid)
         if len(kids) >= 3 and list((out / "parts").glob("*.puzzles.parquet")):
             return kids
         time.sleep(0.05)
     raise AssertionError("the run never started its workers")
-
-
-def _wait_gone(procs: dict[int, str]) -> list[int]:
-    deadline = time.monotonic() + 60
-    while _alive(procs) and time.monotonic() < deadline:
-        time.sleep(0.1)
-    return _alive(procs)
-
-
-needs_proc = pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="needs /proc")
 
 
 @needs_proc
@@ -193,7 +148,7 @@ def test_no_child_process_outlives_a_killed_run(tmp_path) -> None:
     finally:
         proc.kill()
         proc.wait(timeout=60)
-    assert not _wait_gone(kids)
+    assert not wait_gone(kids)
 
 
 @needs_proc
@@ -212,7 +167,7 @@ def test_ctrl_c_ends_a_run_with_one_line_and_it_resumes(tmp_path) -> None:
     lines = err.strip().splitlines()
     assert len(lines) == 1 and lines[0].startswith("puzzlekit: interrupted"), err
     assert "--resume" in lines[0]
-    assert not _wait_gone(kids)
+    assert not wait_gone(kids)
     run = _serial(config, out, resume=True)
     assert len(pd.read_parquet(run / "puzzles.parquet")) == len(plan(config))  # a trial a task
 
