@@ -8,12 +8,12 @@ seconds or over ``--max-rss-mb`` is killed and reported so. A benchmark, not a t
 what it measured and nothing asserts.
 
 Inputs per family, from its largest registered schema or a larger one: the empty instance (no
-clues: the widest search); for families with given clues (up to 256 variables), a full set of
-givens from a random solution with one given changed (UNSOLVABLE: conflict shrinking); for
-Sudoku, a hard 9×9 of the top1465 set. Checks: each registered verifier with
-``solution_cap=2`` and ``SearchBudget(nodes=None, seconds=BUDGET)``; ``grade`` (with its SAT
-measures) where the family is graded. A verifier that does not take a family (it raises before
-searching) is listed as ``n/a``.
+clues: the widest search; for games the empty board); for families with given clues (up to
+256 variables), a full set of givens from a random solution with one given changed
+(UNSOLVABLE: conflict shrinking); for Sudoku, a hard 9×9 of the top1465 set. Checks: each
+registered verifier with ``solution_cap=2`` and ``SearchBudget(nodes=None, seconds=BUDGET)``;
+``grade`` (with its SAT measures) where the family is graded. A verifier that does not take a
+family (it raises before searching) is listed as ``n/a``.
 
 Each check runs in a ``fork`` of this process, whose imports and compiled code are warm (each
 verifier runs once on a small instance first), so the time measured is the check's own.
@@ -46,7 +46,7 @@ HARD_PARAMS: dict[str, list[dict[str, Any]]] = {
     "kenken": [{"size": 9}],
     "skyscrapers": [{"size": 9}],
     "sudoku-killer": [{"size": 9}],
-    "kakuro": [{"rows": 15, "cols": 15, "seed": 1}],
+    "kakuro": [{"rows": 12, "cols": 12, "seed": 1}],
     "nonogram": [{"rows": 30, "cols": 30, "density": 50}],
     "starbattle": [{"size": 10, "stars": 2}],
     "logicgrid": [{"preset": "einstein"}],
@@ -58,6 +58,14 @@ HARD_PARAMS: dict[str, list[dict[str, Any]]] = {
 
 #: a random solution of a bigger grid takes minutes (25x25 Sudoku: over 60 s)
 MAX_UNSOLVABLE_VARIABLES = 256
+
+#: games: the empty board (their instances are positions, in the family's text format)
+GAME_POSITIONS = {
+    "owm-connect": "/".join(["." * 7] * 6),
+    "owm-mnk": "/".join(["." * 5] * 5),
+    "owm-nim": "9,9,9,9,9",
+    "owm-tictactoe": ".../.../...",
+}
 
 HARD_SUDOKU = Path(__file__).resolve().parents[3] / "tests" / "data" / "sudoku9_top1465_sample.txt"
 
@@ -112,7 +120,11 @@ def cases(families: list[str] | None) -> list[tuple[str, str, Instance]]:
                 print(f"skipped {family} {params}: {exc}", file=sys.stderr)
                 continue
             label = json.dumps(params, separators=(",", ":"))
-            out.append((family, f"empty {label}", Instance.make(family, normal, [])))
+            if family in GAME_POSITIONS:
+                empty = fam.parse_text(GAME_POSITIONS[family], normal)
+            else:
+                empty = Instance.make(family, normal, [])
+            out.append((family, f"empty {label}", empty))
             bad = _unsolvable(family, normal)
             if bad is not None:
                 out.append((family, f"unsolvable {label}", bad))
@@ -120,6 +132,10 @@ def cases(families: list[str] | None) -> list[tuple[str, str, Instance]]:
         line = HARD_SUDOKU.read_text().split()[0]
         out.append(("sudoku", "top1465 #1", get_family("sudoku").parse_text(line, {"size": 9})))
     return out
+
+
+#: what a verifier raises for a family it does not take, before any search
+NOT_APPLICABLE = ("NotImplementedError", "SpecError", "NotEncodable")
 
 
 def _check(name: str, instance: Instance, seconds: float) -> dict[str, Any]:
@@ -229,7 +245,7 @@ def measure(args: argparse.Namespace) -> list[dict[str, Any]]:
                 lambda n=name, i=inst: _check(n, i, args.budget), args.kill_after, args.max_rss_mb
             )
             error = got.get("error")
-            na = error is not None and error.startswith(("NotImplementedError", "SpecError"))
+            na = error is not None and error.startswith(NOT_APPLICABLE)
             row = {
                 "family": family,
                 "input": label,
