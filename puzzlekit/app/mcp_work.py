@@ -357,7 +357,7 @@ class Worker:
     def start(self) -> None:
         if self._proc is not None and self._proc.is_alive():
             return
-        from puzzlekit.core.lifeline import parent_token
+        from puzzlekit.core.lifeline import parent_token, sigint_ignored
         from puzzlekit.core.plugins import per_use_modules
 
         plugins = tuple(per_use_modules() if self._plugins is None else self._plugins)
@@ -365,7 +365,8 @@ class Worker:
         self._conn, child = ctx.Pipe()
         args = (child, plugins, parent_token())
         self._proc = ctx.Process(target=_worker_main, args=args, daemon=True)
-        self._proc.start()
+        with sigint_ignored():
+            self._proc.start()
         child.close()
 
     def stop(self) -> None:

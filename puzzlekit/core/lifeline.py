@@ -1,8 +1,9 @@
 """Child processes that end with their parent, and that leave Ctrl-C to it.
 
 Every long-lived child puzzlekit starts (pool workers of ``puzzlekit run``, holdout workers, the
-MCP server's workers) calls :func:`follow_parent` first thing, with the :func:`parent_token` its
-parent took when it started the child. From then on the child:
+MCP server's workers) is started inside :func:`sigint_ignored` and calls :func:`follow_parent`
+first thing, with the :func:`parent_token` its parent took when it started the child. From then
+on the child:
 
 - exits (``os._exit``) as soon as its parent is gone, found by a daemon thread that polls
   ``os.getppid()`` (a dead parent's children are handed to another process). On Linux, when the
@@ -19,11 +20,13 @@ Not for: stopping children on purpose (their owners close them) or supervising t
 
 from __future__ import annotations
 
+import contextlib
 import os
 import signal
 import sys
 import threading
 import time
+from collections.abc import Iterator
 from dataclasses import dataclass
 
 #: how often a child looks at its parent, in seconds
@@ -46,6 +49,22 @@ class ParentToken:
 def parent_token() -> ParentToken:
     """This process as the parent of a child about to start (call it in the starting thread)."""
     return ParentToken(os.getpid(), threading.current_thread() is threading.main_thread())
+
+
+@contextlib.contextmanager
+def sigint_ignored() -> Iterator[None]:
+    """Start children inside this block: they begin with SIGINT ignored (a disposition kept
+    across ``exec``, which Python keeps too), so a Ctrl-C while they still import, before
+    :func:`follow_parent` moves them out of the terminal's group, gives them no traceback. Only
+    the main thread can change a disposition; elsewhere the block changes nothing."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    previous = signal.signal(signal.SIGINT, signal.SIG_IGN)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, previous)
 
 
 def _death_signal() -> None:

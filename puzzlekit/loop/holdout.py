@@ -110,7 +110,7 @@ class WorkerHoldout:
         name: str = "holdout",
         plugins: Sequence[str] | None = None,
     ) -> None:
-        from puzzlekit.core.lifeline import parent_token
+        from puzzlekit.core.lifeline import parent_token, sigint_ignored
         from puzzlekit.core.plugins import per_use_modules
 
         self.name = name
@@ -119,7 +119,8 @@ class WorkerHoldout:
         self._conn, child = ctx.Pipe()
         args = (child, factory, modules, parent_token())
         self._proc = ctx.Process(target=_worker_main, args=args, daemon=True)
-        self._proc.start()
+        with sigint_ignored():
+            self._proc.start()
         child.close()
 
     def check(self, canonical: bytes, digest: str, solution_cap: int) -> VerifierReport:

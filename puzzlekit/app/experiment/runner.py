@@ -58,7 +58,7 @@ def _execute_local(tasks: Sequence[Task], workers: int) -> Iterator[TaskResult]:
     import multiprocessing as mp
     from concurrent.futures import ProcessPoolExecutor, as_completed
 
-    from puzzlekit.core.lifeline import follow_parent, parent_token
+    from puzzlekit.core.lifeline import follow_parent, parent_token, sigint_ignored
 
     ctx = mp.get_context("spawn")
     pool = ProcessPoolExecutor(
@@ -66,7 +66,8 @@ def _execute_local(tasks: Sequence[Task], workers: int) -> Iterator[TaskResult]:
     )
     finished = False
     try:
-        futures = [pool.submit(run_task, t) for t in tasks]
+        with sigint_ignored():  # the pool starts its processes as tasks are submitted
+            futures = [pool.submit(run_task, t) for t in tasks]
         for fut in as_completed(futures):
             yield fut.result()
         finished = True
