@@ -118,10 +118,9 @@ def verify_work(
         raise ArgumentError("instance", "required (or family + text)")
     if instance is not None and params is not None:
         raise ArgumentError("params", "only with text; an instance carries its own params")
-    cap = solution_cap
-    if not 2 <= cap <= MAX_CAP:
+    if not 2 <= (cap := solution_cap) <= MAX_CAP:
         raise ArgumentError(
-            "solution_cap", f"must be in 2..{MAX_CAP} (uniqueness needs 2), got {cap}"
+            "solution_cap", f"must be in 2..{MAX_CAP} (2: UNIQUE or not), got {cap}"
         )
     if not 0 < budget_seconds <= limits.max_seconds:
         raise ArgumentError(
