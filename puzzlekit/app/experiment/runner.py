@@ -6,6 +6,12 @@ run's ledger) before the first trial, runs the pending tasks on an executor (:fu
 them at the end and draws the report. The same config and seeds give the same rows under every
 executor (timings aside).
 
+Crashes: the manifest is written first and every file atomically (:mod:`puzzlekit.core.files`),
+so a run killed at any point resumes (``--resume``) to the rows of an uninterrupted run; pool
+workers end with the run (:mod:`puzzlekit.core.lifeline`) and are stopped at once on Ctrl-C.
+``PUZZLEKIT_TEST_KILL_AT`` names a point where the run kills itself, for the tests
+(:func:`puzzlekit.app.experiment.store.kill_point`).
+
 Not for: what a task computes (:mod:`puzzlekit.app.experiment.tasks`) or plots
 (:mod:`puzzlekit.app.plots`).
 """
