@@ -4,7 +4,9 @@
 arguments (an unusable one raises :class:`ArgumentError` naming the field; an unknown family,
 verifier, strategy or game is named with the closest known names, as every command does) and
 return plain JSON objects. :class:`Worker` runs them in one spawned process under a deadline; the
-process imports the plugins loaded per use in the server's process first.
+process imports the plugins loaded per use in the server's process first, and ends with the server
+(:mod:`puzzlekit.core.lifeline`). :class:`WorkerPool` holds a few workers, so calls run side by
+side.
 
 Not for: the MCP protocol, tool descriptions or transports (:mod:`puzzlekit.app.mcp_server`).
 """
@@ -12,6 +14,7 @@ Not for: the MCP protocol, tool descriptions or transports (:mod:`puzzlekit.app.
 import json
 import multiprocessing as mp
 import os
+import queue
 import sys
 import threading
 from collections.abc import Callable, Mapping
@@ -27,6 +30,9 @@ COORDINATES_DOC = (
 
 GAMES = ("tictactoe", "mnk", "connect", "nim")
 MAX_CAP = 1000  # solutions in one report at most (a 9x9 solution is about 1 kB of JSON)
+#: solutions an agent gets unless it asks for more: enough for UNIQUE vs MULTIPLE and a
+#: discriminative gap, a few kB where a cap of 100 gave 92 kB on an empty 9x9
+DEFAULT_SOLUTION_CAP = 3
 
 
 @dataclass(frozen=True)
@@ -127,7 +133,7 @@ def _check_verify_args(
     for field, value in (("text", text), ("family", family), ("verifier", verifier)):
         if value is not None and not isinstance(value, str):
             raise ArgumentError(field, f"must be a string, got {type(value).__name__}")
-    _check_number("cap", cap, integer=True)
+    _check_number("solution_cap", cap, integer=True)
     _check_number("budget_seconds", budget_seconds)
     if budget_nodes is not None:
         _check_number("budget_nodes", budget_nodes, integer=True)
@@ -138,7 +144,9 @@ def _check_verify_args(
     if instance is not None and params is not None:
         raise ArgumentError("params", "only with text; an instance carries its own params")
     if not 2 <= cap <= MAX_CAP:
-        raise ArgumentError("cap", f"must be in 2..{MAX_CAP} (uniqueness needs 2), got {cap}")
+        raise ArgumentError(
+            "solution_cap", f"must be in 2..{MAX_CAP} (2: UNIQUE or not), got {cap}"
+        )
     if not 0 < budget_seconds <= limits.max_seconds:
         raise ArgumentError(
             "budget_seconds", f"must be in (0, {limits.max_seconds:g}], got {budget_seconds}"
@@ -156,7 +164,7 @@ def verify_work(
     params: Mapping[str, Any] | None = None,
     text: str | None = None,
     verifier: str | None = None,
-    cap: int = 100,
+    solution_cap: int = DEFAULT_SOLUTION_CAP,
     budget_seconds: float = 10.0,
     budget_nodes: int | None = None,
     limits: Limits = Limits(),
@@ -167,6 +175,7 @@ def verify_work(
     from puzzlekit.verifiers.base import SearchBudget, invalid_report, source
     from puzzlekit.verifiers.registry import default_verifier_name, get_verifier, verify_or_decline
 
+    cap = solution_cap
     _check_verify_args(
         instance, family, params, text, verifier, cap, budget_seconds, budget_nodes, limits
     )
@@ -344,7 +353,11 @@ _OPS: dict[str, Callable[..., dict[str, Any]]] = {
 }
 
 
-def _worker_main(conn: Any, plugins: tuple[str, ...] = ()) -> None:
+def _worker_main(conn: Any, plugins: tuple[str, ...] = (), parent: Any = None) -> None:
+    from puzzlekit.core.lifeline import follow_parent
+
+    if parent is not None:
+        follow_parent(parent)  # ends with the server, leaves Ctrl-C to it
     # stdout may be the MCP stdio channel of the parent: nothing of ours may write to it.
     os.dup2(2, 1)
     sys.stdout = sys.stderr
@@ -398,16 +411,20 @@ class Worker:
     def start(self) -> None:
         if self._proc is not None and self._proc.is_alive():
             return
+        from puzzlekit.core.lifeline import parent_token, sigint_ignored
         from puzzlekit.core.plugins import per_use_modules
 
         plugins = tuple(per_use_modules() if self._plugins is None else self._plugins)
         ctx = mp.get_context("spawn")
         self._conn, child = ctx.Pipe()
-        self._proc = ctx.Process(target=_worker_main, args=(child, plugins), daemon=True)
-        self._proc.start()
+        args = (child, plugins, parent_token())
+        self._proc = ctx.Process(target=_worker_main, args=args, daemon=True)
+        with sigint_ignored():
+            self._proc.start()
         child.close()
 
     def stop(self) -> None:
+        """Kill the process (a call in progress ends with WorkFailed)."""
         if self._proc is not None:
             self._proc.kill()
             self._proc.join(5)
@@ -438,3 +455,40 @@ class Worker:
             field, _, message = payload.partition(": ")
             raise ArgumentError(field, message)
         raise WorkFailed(payload)
+
+
+class WorkerPool:
+    """``size`` :class:`Worker` s; each call runs in an idle one, so one slow call holds one
+    worker while the others keep answering. A call waits for an idle worker at most its own time
+    limit (then :class:`WorkTimeout`), and then has that limit again for its work."""
+
+    def __init__(self, size: int = 3, plugins: tuple[str, ...] | None = None) -> None:
+        if size < 1:
+            raise ValueError(f"a worker pool needs at least one worker, got {size}")
+        self.size = size
+        self._workers = [Worker(plugins) for _ in range(size)]
+        self._idle: queue.LifoQueue[Worker] = queue.LifoQueue()
+        for worker in self._workers:
+            self._idle.put(worker)
+
+    def start(self) -> None:
+        """Start every worker now (a call starts a stopped one anyway)."""
+        for worker in self._workers:
+            worker.start()
+
+    def stop(self) -> None:
+        for worker in self._workers:
+            worker.stop()
+
+    def call(self, op: str, kwargs: Mapping[str, Any], timeout: float) -> dict[str, Any]:
+        """Run ``op`` in an idle worker; raises ArgumentError, WorkTimeout or WorkFailed."""
+        try:
+            worker = self._idle.get(timeout=timeout)
+        except queue.Empty:
+            raise WorkTimeout(
+                f"all {self.size} workers stayed busy for {timeout:g} s; try again later"
+            ) from None
+        try:
+            return worker.call(op, kwargs, timeout)
+        finally:
+            self._idle.put(worker)

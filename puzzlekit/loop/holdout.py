@@ -89,9 +89,14 @@ class InlineHoldout:
         return None
 
 
-def _worker_main(conn: Any, factory: Callable[[], Any], plugins: Sequence[str] = ()) -> None:
+def _worker_main(
+    conn: Any, factory: Callable[[], Any], plugins: Sequence[str] = (), parent: Any = None
+) -> None:
+    from puzzlekit.core.lifeline import follow_parent
     from puzzlekit.core.plugins import PluginError, use_plugins
 
+    if parent is not None:
+        follow_parent(parent)  # ends with the loop's process, leaves Ctrl-C to it
     failed = None
     try:
         use_plugins(plugins)  # before the factory: it may name a plugin's verifier
@@ -99,17 +104,23 @@ def _worker_main(conn: Any, factory: Callable[[], Any], plugins: Sequence[str] =
         failed = str(exc)
     verifier = factory() if failed is None else None
     while True:
-        msg = conn.recv()
+        try:
+            msg = conn.recv()
+        except (EOFError, OSError):  # the loop's process closed its end or died
+            return
         if msg is None:
             break
-        if failed is not None:
-            conn.send(("error", failed))
-            continue
-        canonical, digest, cap = msg
+        out: tuple[str, Any] = ("error", failed)
+        if failed is None:
+            canonical, digest, cap = msg
+            try:
+                out = ("ok", _check_material(verifier, canonical, digest, cap))
+            except Exception as exc:  # reported to the parent, which raises it there
+                out = ("error", f"{type(exc).__name__}: {exc}")
         try:
-            conn.send(("ok", _check_material(verifier, canonical, digest, cap)))
-        except Exception as exc:  # reported to the parent, which raises it there
-            conn.send(("error", f"{type(exc).__name__}: {exc}"))
+            conn.send(out)
+        except OSError:  # the loop's process is gone
+            return
     conn.close()
 
 
@@ -129,14 +140,17 @@ class WorkerHoldout:
         name: str = "holdout",
         plugins: Sequence[str] | None = None,
     ) -> None:
+        from puzzlekit.core.lifeline import parent_token, sigint_ignored
         from puzzlekit.core.plugins import per_use_modules
 
         self.name = name
         modules = tuple(per_use_modules() if plugins is None else plugins)
         ctx = mp.get_context("spawn")
         self._conn, child = ctx.Pipe()
-        self._proc = ctx.Process(target=_worker_main, args=(child, factory, modules), daemon=True)
-        self._proc.start()
+        args = (child, factory, modules, parent_token())
+        self._proc = ctx.Process(target=_worker_main, args=args, daemon=True)
+        with sigint_ignored():
+            self._proc.start()
         child.close()
 
     def check(self, canonical: bytes, digest: str, solution_cap: int) -> VerifierReport:

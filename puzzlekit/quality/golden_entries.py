@@ -148,11 +148,13 @@ def load_corpus(path: str | Path) -> list[GoldenEntry]:
 
 
 def write_corpus(path: str | Path, entries: Iterable[GoldenEntry]) -> None:
-    """Write entries as JSON Lines (keys sorted, so rewrites give small diffs)."""
+    """Write entries as JSON Lines (keys sorted, so rewrites give small diffs), atomically."""
+    from puzzlekit.core.files import write_text
+
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     lines = [
         json.dumps(e.to_json_obj(), sort_keys=True, ensure_ascii=False, separators=(",", ":"))
         for e in entries
     ]
-    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    write_text(path, "\n".join(lines) + "\n")  # atomic: a killed rebuild leaves the old corpus
