@@ -22,9 +22,12 @@ found, and the backbone (the cells with the same value in every solution) as ``f
 the report's stats, found by assumption checks with a bounded conflict budget each.
 
 The report content depends on the instance and the settings alone: solutions are sorted (by
-values in schema order); when the cap is reached, the solutions reported are the lexicographically
-first ones (found by asking the solver for smaller values variable by variable), whatever the
-solver learnt from earlier instances. One exception: with a node budget small enough to run out,
+values in schema order) and, when the cap is reached, they are the lexicographically first ones,
+by construction rather than by enumerating again: the solver enumerates up to twice the cap (when
+that exhausts the solutions, the smallest of all of them are the ones), else solutions are drawn
+in lexicographic order, each lowered variable by variable to the smallest one not yet drawn
+(unit propagation rules most smaller values out; the solver is asked about the rest), whatever
+the solver learnt from earlier instances. One exception: with a node budget small enough to run out,
 whether an instance decides can depend on what the schema's solver learnt before. The node
 budget counts solver conflicts; the time budget is checked every ``CHUNK`` conflicts.
 
@@ -213,9 +216,7 @@ class SatVerifier(Verifier):
         assumptions = sorted({lit for _, lits in clue_lits for lit in lits})
         cart = engine.clue_cartesian(assumptions)
         try:
-            solutions = _enumerate(engine, assumptions, cap, run)
-            if len(solutions) == cap and self.canonical:  # reported ones: not history's choice
-                solutions = _enumerate(engine, assumptions, cap, run, lex_first=True)
+            solutions = _enumerate(engine, assumptions, cap, run, lex_first=self.canonical)
         except BudgetExceeded as exc:
             return undecided_report(
                 problem.get(),

@@ -196,37 +196,39 @@ class _Run:
 
 
 def _enumerate(
-    engine: _Engine, assumptions: list[int], cap: int, run: _Run, lex_first: bool = False
+    engine: _Engine, assumptions: list[int], cap: int, run: _Run, lex_first: bool = True
 ) -> list[dict[str, int]]:
-    """Up to ``cap`` solutions, each blocked under one activation literal retired afterwards.
+    """Up to ``cap`` solutions, sorted (values in schema order).
 
-    ``lex_first``: the first ``cap`` solutions in lexicographic order (values in schema order),
-    which depend on the instance alone, not on what the solver learnt before: variable by
-    variable, the solver is asked for a smaller value until it says there is none.
+    ``lex_first``: the first ``cap`` solutions in lexicographic order, which depend on the
+    instance alone, not on what the solver learnt before. Canonical by construction: the
+    solver first enumerates up to twice the cap; when that exhausts the solutions, the
+    smallest ``cap`` of all of them are the ones; otherwise the solutions are drawn in
+    lexicographic order (:func:`_lex_first`), starting from the models already found. Without
+    it, the first ``cap`` found, which can depend on the solver's history.
     """
+    found = _blocked_enumeration(engine, assumptions, 2 * cap if lex_first else cap, run)
+    if len(found) <= cap or len(found) < 2 * cap:
+        return found[:cap]
+    return _lex_first(engine, assumptions, cap, run, found)
+
+
+def _blocked_enumeration(
+    engine: _Engine, assumptions: list[int], cap: int, run: _Run
+) -> list[dict[str, int]]:
+    """Up to ``cap`` solutions in the order found, each blocked under one activation literal
+    retired afterwards; sorted."""
     found: list[dict[str, int]] = []
-    fixed = {lit for lit in assumptions if lit <= engine.cnf.nx}
-    lit = engine.cnf.lit
     act = None
     try:
         while len(found) < cap:
-            prefix = assumptions if act is None else [*assumptions, act]
-            if not run.solve(engine, prefix):
+            if not run.solve(engine, assumptions if act is None else [*assumptions, act]):
                 break
-            model = engine.decode(engine.solver.get_model())
-            prefix = list(prefix) if lex_first else []
-            for name in engine.names if lex_first else ():
-                value = model[name]
-                if lit[name][value] not in fixed:
-                    while run.solve(engine, [*prefix, engine.below(name, value)]):
-                        model = engine.decode(engine.solver.get_model())
-                        value = model[name]
-                prefix.append(lit[name][value])
-            found.append(model)
+            found.append(engine.decode(engine.solver.get_model()))
             if len(found) < cap:
                 if act is None:
                     act = engine.new_activation()
-                engine.solver.add_clause([-act, *engine.blocking(model)])
+                engine.solver.add_clause([-act, *engine.blocking(found[-1])])
     except BudgetExceeded as exc:
         exc.solutions = _sorted(engine, found)  # type: ignore[attr-defined]
         raise
@@ -234,6 +236,65 @@ def _enumerate(
         if act is not None:
             engine.solver.add_clause([-act])
     return _sorted(engine, found)
+
+
+def _lex_first(
+    engine: _Engine,
+    assumptions: list[int],
+    cap: int,
+    run: _Run,
+    known: list[dict[str, int]],
+) -> list[dict[str, int]]:
+    """The first ``cap`` solutions in lexicographic order; ``known``: solutions already found
+    (sorted), from which each descent starts. Each solution drawn is blocked under one
+    activation literal, so the next descent finds the smallest of the rest."""
+    out: list[dict[str, int]] = []
+    act = engine.new_activation()
+    prefix = [*assumptions, act]
+    pending = list(known)
+    try:
+        while len(out) < cap:
+            start = pending.pop(0) if pending else None
+            if start is None:
+                if not run.solve(engine, prefix):
+                    break
+                start = engine.decode(engine.solver.get_model())
+            out.append(_lowest(engine, prefix, start, run))
+            pending = [s for s in pending if s != out[-1]]
+            if len(out) < cap:
+                engine.solver.add_clause([-act, *engine.blocking(out[-1])])
+    except BudgetExceeded as exc:
+        exc.solutions = _sorted(engine, out or known)  # type: ignore[attr-defined]
+        raise
+    finally:
+        engine.solver.add_clause([-act])
+    return out
+
+
+def _lowest(
+    engine: _Engine, assumptions: list[int], model: dict[str, int], run: _Run
+) -> dict[str, int]:
+    """The lexicographically smallest solution under ``assumptions``, starting from ``model``.
+
+    Variable by variable (schema order) the value is fixed once no smaller one is possible:
+    unit propagation under the values fixed so far rules most out for free; otherwise the
+    solver is asked for a smaller value until it says there is none.
+    """
+    solver, lit = engine.solver, engine.cnf.lit
+    prefix = list(assumptions)
+    implied = set(solver.propagate(assumptions=prefix)[1])
+    for name in engine.names:
+        row = lit[name]
+        value = model[name]
+        if all(-row[a] in implied for a in row if a < value):
+            prefix.append(row[value])
+            continue
+        while run.solve(engine, [*prefix, engine.below(name, value)]):
+            model = engine.decode(solver.get_model())
+            value = model[name]
+        prefix.append(row[value])
+        implied = set(solver.propagate(assumptions=prefix)[1])
+    return model
 
 
 def _sorted(engine: _Engine, solutions: list[dict[str, int]]) -> list[dict[str, int]]:
