@@ -26,7 +26,7 @@ Not for: writing rows or files (:mod:`puzzlekit.loop.rows`, the app) or settling
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Iterable, Iterator, Mapping
+from collections.abc import Callable, Collection, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -34,6 +34,7 @@ import numpy as np
 
 from puzzlekit.core.model import Coord, Instance, Schema
 from puzzlekit.core.protocols import Holdout as Holdout
+from puzzlekit.core.protocols import call_verify, strategy_extras
 from puzzlekit.core.report import Verdict, VerifierReport
 from puzzlekit.loop.holdout import InlineHoldout, WorkerHoldout, instance_state, shared_holdout
 
@@ -147,13 +148,14 @@ def top_coord(report: VerifierReport) -> Coord | None:
 
 
 def guarded_verify(
-    verifier: Any, instance: Instance, solution_cap: int
+    verifier: Any, instance: Instance, solution_cap: int, extras: Collection[str] = ()
 ) -> tuple[VerifierReport | None, float]:
-    """Verify and check the input is unchanged; ``None`` means a contaminated evaluation."""
+    """Verify (asking for ``extras``, see :func:`~puzzlekit.core.protocols.call_verify`) and
+    check the input is unchanged; ``None`` means a contaminated evaluation."""
     digest = instance.digest
     before = instance_state(instance)
     t0 = time.perf_counter()
-    report = verifier.verify(instance, solution_cap=solution_cap)
+    report = call_verify(verifier, instance, solution_cap=solution_cap, extras=extras)
     seconds = time.perf_counter() - t0
     if instance_state(instance) != before or report.instance_digest != digest:
         return None, seconds
@@ -201,9 +203,14 @@ def run_loop(
     seed: int,
     *,
     minimize: Callable[..., Any] | None = None,
+    extras: Collection[str] = (),
 ) -> LoopResult:
-    """Run one loop; see the module docstring. One seed gives one result (timings aside)."""
+    """Run one loop; see the module docstring. One seed gives one result (timings aside).
+
+    The filter is asked for the report extras the strategy declares (``strategy.extras``) and
+    ``extras`` (what the run's rows want), nothing more."""
     rng = np.random.default_rng(seed)
+    extras = strategy_extras(strategy) | frozenset(extras)
     t0 = time.perf_counter()
     gen_schema = filter.believed_schema(schema)
     step = strategy.start(gen_schema, rng)
@@ -211,7 +218,7 @@ def run_loop(
     trace: list[Attempt] = []
     report: VerifierReport | None = None
     for i in range(budget.max_calls):
-        report, seconds = guarded_verify(filter, step.instance, budget.solution_cap)
+        report, seconds = guarded_verify(filter, step.instance, budget.solution_cap, extras)
         trace.append(_attempt(i, step, report, seconds))
         if report is None:
             # a contaminated evaluation carries no verdict: start over from a fresh puzzle
@@ -220,7 +227,7 @@ def run_loop(
         if report.verdict is Verdict.UNIQUE:
             head = (tuple(trace), len(trace))
             cap = budget.solution_cap
-            done = _accept(step.instance, report, filter, holdout, rng, minimize, cap)
+            done = _accept(step.instance, report, filter, holdout, rng, minimize, cap, extras)
             return LoopResult(
                 done.status,
                 done.instance,
@@ -271,10 +278,13 @@ def _accept(
     rng: np.random.Generator,
     minimize: Callable[..., Any] | None,
     cap: int,
+    extras: Collection[str],
 ) -> _Accepted:
     """What follows the filter's UNIQUE: the minimize hook, then the holdout's check (skipped
     when the hook dropped the puzzle). Only bytes and a digest go to the holdout."""
-    instance, report, calls, shaped = _minimized(instance, report, filter, rng, minimize, cap)
+    instance, report, calls, shaped = _minimized(
+        instance, report, filter, rng, minimize, cap, extras
+    )
     shaping = shaped.shaping if shaped is not None else None
     if shaped is not None and shaped.dropped:
         return _Accepted("dropped", instance, report, calls, None, None, shaping)
@@ -293,6 +303,7 @@ def _minimized(
     rng: np.random.Generator,
     minimize: Callable[..., Any] | None,
     cap: int,
+    extras: Collection[str],
 ) -> tuple[Instance, VerifierReport, int, Any]:
     """The accepted instance after minimization (when asked), its filter report, the calls and
     the hook's own result. A changed instance is verified again by the filter."""
@@ -300,7 +311,7 @@ def _minimized(
         return instance, report, 0, None
     result = minimize(instance, filter, rng, solution=report.solutions[0])
     if result.instance.digest != instance.digest and not result.dropped:
-        report = filter.verify(result.instance, solution_cap=cap)
+        report = call_verify(filter, result.instance, solution_cap=cap, extras=extras)
     return result.instance, report, result.calls, result
 
 
@@ -327,7 +338,9 @@ class LoopSpec:
     settings; ``holdout=None`` runs no holdout, ``holdout_process=False`` keeps it in this
     process. ``minimize`` drops clues of each accepted puzzle while it stays UNIQUE
     (``symmetric``: in rotational pairs); ``difficulty`` shapes it to that grade level
-    (:mod:`puzzlekit.loop.hooks`).
+    (:mod:`puzzlekit.loop.hooks`). ``extras`` names the report extras the filter computes
+    on every call beyond those the strategy reads (:data:`puzzlekit.core.protocols.EXTRAS`;
+    ``("forcedCells",)`` fills the rows' ``forcedCells``); the holdout computes none.
     """
 
     family: str
@@ -344,6 +357,7 @@ class LoopSpec:
     minimize: bool = False
     symmetric: bool = False
     difficulty: int | None = None
+    extras: tuple[str, ...] = ()
 
     @property
     def budget(self) -> LoopBudget:
@@ -400,6 +414,7 @@ class LoopDriver:
             self.spec.budget,
             seed,
             minimize=self.minimize,
+            extras=self.spec.extras,
         )
 
     def batch(self, seed: int, indices: Iterable[int]) -> Iterator[tuple[int, LoopResult]]:

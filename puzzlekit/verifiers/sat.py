@@ -51,7 +51,7 @@ names and tunables of the other two.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Collection, Iterable, Mapping, Sequence
 from typing import Any
 
 from puzzlekit.core.model import (
@@ -62,7 +62,7 @@ from puzzlekit.core.model import (
     Violation,
     freeze,
 )
-from puzzlekit.core.protocols import Verifier
+from puzzlekit.core.protocols import FORCED_CELLS, Verifier
 from puzzlekit.core.report import Conflict, Verdict, VerifierReport
 from puzzlekit.families import Family, get_family
 from puzzlekit.verifiers.base import (
@@ -158,10 +158,15 @@ class SatVerifier(Verifier):
     """Exact verifier on an incremental SAT solver, one per schema; fast, no ``Predicate``.
 
     Settings: ``solver`` (a python-sat name, see :data:`SOLVERS`), ``max_cartesian_log10`` (as
-    the enumerative verifier), ``forced_cells`` (compute the backbone for MULTIPLE; it costs one
-    solver call per undetermined cell), ``canonical`` (at the cap, report the lexicographically
-    first solutions, about one solver call per variable; False reports the first ones found, which
-    can depend on the instances verified before).
+    the enumerative verifier), ``forced_cells`` (compute the backbone for MULTIPLE on every
+    call, as if every caller asked for the ``forcedCells`` extra; it costs up to one solver call
+    per undetermined cell), ``canonical`` (at the cap, report the lexicographically first
+    solutions, a few solver calls per solution; False reports the first ones found, which can
+    depend on the instances verified before).
+
+    Report extras (``verify(..., extras=...)``): ``forcedCells``, the backbone of a MULTIPLE
+    instance, with ``forcedCellsComplete`` False when the budget or the per-cell conflict limit
+    left cells undecided. Not asked (and ``forced_cells`` False), both are absent from ``stats``.
     """
 
     name = "sat"
@@ -173,7 +178,7 @@ class SatVerifier(Verifier):
         *,
         solver: str = "cadical153",
         max_cartesian_log10: float | None = DEFAULT_MAX_CARTESIAN_LOG10,
-        forced_cells: bool = True,
+        forced_cells: bool = False,
         canonical: bool = True,
     ) -> None:
         if solver not in SOLVERS:
@@ -192,8 +197,10 @@ class SatVerifier(Verifier):
         *,
         solution_cap: int = DEFAULT_CAP,
         budget: SearchBudget | None = None,
+        extras: Collection[str] = (),
     ) -> VerifierReport:
-        """Verify ``instance``. Raises :class:`NotEncodable` for a ``Predicate`` constraint."""
+        """Verify ``instance``, computing the ``extras`` asked for (``forcedCells``). Raises
+        :class:`NotEncodable` for a ``Predicate`` constraint."""
         if solution_cap < 2:
             raise ValueError("solution_cap must be at least 2: uniqueness needs a second solution")
         run = _Run(budget or SearchBudget())
@@ -229,7 +236,7 @@ class SatVerifier(Verifier):
                 run.seconds,
             )
         stats: dict[str, Any] = {}
-        if len(solutions) > 1 and self.forced_cells:
+        if len(solutions) > 1 and (self.forced_cells or FORCED_CELLS in extras):
             forced, complete = _backbone(engine, assumptions, solutions, run)
             stats["forcedCells"] = forced
             stats["forcedCellsComplete"] = complete

@@ -169,9 +169,14 @@ class _Run:
         return time.perf_counter() - self.start
 
     def solve(self, engine: _Engine, assumptions: Sequence[int], limit: int | None = None) -> bool:
-        """Satisfiable under ``assumptions``; BudgetExceeded when the budget (or ``limit``) ends."""
+        """Satisfiable under ``assumptions``; BudgetExceeded when the budget (or ``limit``) ends.
+
+        The clock is read before the call and after every ``CHUNK`` conflicts, so that many
+        short calls (the lexicographic descent, the backbone) honour the time budget too."""
         solver = engine.solver
         spent = 0
+        if self.deadline is not None and time.perf_counter() > self.deadline:
+            raise BudgetExceeded("seconds", self.budget.seconds)
         while True:
             allowed = CHUNK
             if self.budget.nodes is not None:
@@ -311,7 +316,9 @@ def _backbone(
     """Cells with the same value in every solution (``forcedCells``), and whether all were decided.
 
     Candidates are the cells on which the found solutions agree; a candidate is forced when unit
-    propagation fixes it or the solver refutes its negation within ``BACKBONE_CONFLICTS``.
+    propagation fixes it or the solver refutes its negation within ``BACKBONE_CONFLICTS``. The
+    verification's budget holds: when its time or nodes run out, the cells proved so far are
+    returned, marked incomplete.
     """
     schema = engine.schema
     lit = engine.cnf.lit
@@ -332,13 +339,15 @@ def _backbone(
         if lit[name][candidates[name]] in implied:
             forced.add(name)
             continue
+        if run.deadline is not None and time.perf_counter() > run.deadline:
+            return _forced_out(schema, forced, first), False  # out of time: what was found
         try:
             sat = run.solve(
                 engine, [*assumptions, -lit[name][candidates[name]]], BACKBONE_CONFLICTS
             )
         except BudgetExceeded as exc:
-            if exc.resource != "backbone":
-                raise
+            if exc.resource != "backbone":  # the verification's own budget ran out
+                return _forced_out(schema, forced, first), False
             complete = False
             continue
         if not sat:
@@ -347,12 +356,15 @@ def _backbone(
         other = engine.decode(engine.solver.get_model())
         for n in [n for n, a in candidates.items() if other[n] != a]:
             del candidates[n]
-    out = [
+    return _forced_out(schema, forced, first), complete
+
+
+def _forced_out(schema: Schema, forced: set[str], first: Mapping[str, int]) -> list[dict[str, Any]]:
+    return [
         {"coord": list(v.coord), "fieldName": v.name, "value": first[v.name]}
         for v in schema.variables
         if v.name in forced
     ]
-    return out, complete
 
 
 def _clue_domains(engine: _Engine, assumptions: list[int]) -> dict[str, Sequence[int]]:
