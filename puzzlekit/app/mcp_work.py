@@ -97,12 +97,15 @@ def verify_work(
     cap: int = 100,
     budget_seconds: float = 10.0,
     budget_nodes: int | None = None,
+    extras: tuple[str, ...] = (),
     limits: Limits = Limits(),
 ) -> dict[str, Any]:
-    """The report JSON of one puzzle; ``json`` is the exact line ``puzzlekit verify`` prints."""
+    """The report JSON of one puzzle; ``json`` is the exact line ``puzzlekit verify`` prints.
+    ``extras``: report extras to compute (``forcedCells``)."""
     from puzzlekit.core.model import Instance, SpecError, sha256_digest
+    from puzzlekit.core.protocols import EXTRAS, call_verify
     from puzzlekit.verifiers.base import SearchBudget, invalid_report, source
-    from puzzlekit.verifiers.registry import VERIFIERS, default_verifier_name, get_verifier
+    from puzzlekit.verifiers.registry import VERIFIERS, default_verifier_name, kept_verifier
 
     for field, value in (("instance", instance), ("params", params), ("text", text)):
         _check_size(field, value, limits.max_input_chars)
@@ -122,6 +125,11 @@ def verify_work(
         raise ArgumentError("budget_nodes", f"must be at least 1, got {budget_nodes}")
     if verifier is not None:
         _lookup("verifier", VERIFIERS, verifier)
+    for name in extras:
+        if name not in EXTRAS:
+            raise ArgumentError(
+                "extras", f"unknown report extra {name!r}; known: {', '.join(sorted(EXTRAS))}"
+            )
     budget = SearchBudget(
         nodes=budget_nodes if budget_nodes is not None else SearchBudget.nodes,
         seconds=budget_seconds,
@@ -163,7 +171,8 @@ def verify_work(
         )
     else:
         name = verifier or default_verifier_name(inst)
-        rep = get_verifier(name).verify(inst, solution_cap=cap, budget=budget)
+        with kept_verifier(name) as kept:
+            rep = call_verify(kept, inst, solution_cap=cap, budget=budget, extras=extras)
     return {"json": rep.to_json(), "report": rep.to_json_obj()}
 
 

@@ -51,6 +51,7 @@ names and tunables of the other two.
 
 from __future__ import annotations
 
+from collections import OrderedDict
 from collections.abc import Collection, Iterable, Mapping, Sequence
 from typing import Any
 
@@ -101,6 +102,7 @@ from puzzlekit.verifiers.sat_session import (
 __all__ = [
     "BACKBONE_CONFLICTS",
     "CHUNK",
+    "MAX_ENGINES",
     "MAX_FORBIDDEN_TUPLES",
     "MAX_STATES",
     "REBUILD_FACTOR",
@@ -120,6 +122,9 @@ SOLVERS = ("cadical153", "cadical195", "glucose4", "minisat22")
 #: REBUILD_MIN_VARS; every solver call pays for them (on KenKen 6x6 fresh cage layouts made a call
 #: seven times slower within a thousand puzzles)
 REBUILD_MIN_VARS, REBUILD_FACTOR = 2_000, 4
+#: schemas whose solvers one verifier keeps; the least recently used is closed beyond it (a
+#: verifier kept for the life of a process must not grow with every schema it ever saw)
+MAX_ENGINES = 32
 
 
 # --- the verifier ---------------------------------------------------------------------------
@@ -188,7 +193,7 @@ class SatVerifier(Verifier):
         self.forced_cells = forced_cells
         self.canonical = canonical
         self._schemas: dict[tuple[str, Any], tuple[Family, Schema, Any] | None] = {}
-        self._engines: dict[tuple[str, Any, bool], _Engine] = {}
+        self._engines: OrderedDict[tuple[str, Any, bool], _Engine] = OrderedDict()
         self._src = source(self.name, self.version)
 
     def verify(
@@ -319,7 +324,11 @@ class SatVerifier(Verifier):
         if entry is None:
             return _violations(instance)
         family, schema, schema_key = entry
-        engine = self._engines.get((*schema_key, False)) or self._engine(schema, guard_rules=False)
+        engine = self._engines.get((*schema_key, False))
+        if engine is None:
+            engine = self._engine(schema, guard_rules=False)
+        else:
+            self._engines.move_to_end((*schema_key, False))
         if family.validate_clues(schema, instance.clues):
             return _violations(instance)
         out = []
@@ -339,11 +348,16 @@ class SatVerifier(Verifier):
     def _engine(self, schema: Schema, guard_rules: bool) -> _Engine:
         key = (schema.family, freeze(schema.params_dict()), guard_rules)
         engine = self._engines.get(key)
-        if engine is None:
+        if engine is not None:
+            self._engines.move_to_end(key)
+        else:
             engine = _Engine(schema, self.solver, guard_rules)
             base = engine.base_vars
             engine.rebuild_at = base + max(REBUILD_MIN_VARS, REBUILD_FACTOR * base)
             self._engines[key] = engine
+            idle = [k for k, e in self._engines.items() if not e.sessions and e is not engine]
+            for old in idle[: max(0, len(self._engines) - MAX_ENGINES)]:
+                self._engines.pop(old).close()
         return engine
 
     def _maybe_rebuild(self, engine: _Engine) -> None:

@@ -15,6 +15,7 @@ in :mod:`puzzlekit.verifiers.sat_session`.
 
 from __future__ import annotations
 
+import functools
 import itertools
 import math
 from collections.abc import Callable, Iterable, Sequence
@@ -24,6 +25,7 @@ from pysat.card import CardEnc, EncType
 
 from puzzlekit.core.model import (
     AllDifferent,
+    Clue,
     Compare,
     Constraint,
     Count,
@@ -35,6 +37,7 @@ from puzzlekit.core.model import (
     SpecError,
     Table,
     compare,
+    thaw,
 )
 from puzzlekit.families import get_family
 
@@ -55,19 +58,37 @@ def encodable(instance: Instance) -> bool:
     """Whether the sat backend can verify ``instance``: no ``Predicate`` in its rules or clues.
 
     An instance that does not resolve counts as encodable: the sat backend reports it as
-    ``INVALID_SPEC`` just as the enumerative one does.
+    ``INVALID_SPEC`` just as the enumerative one does. The answer for the rules of each schema
+    and for each distinct clue is remembered (the default backend is chosen on every
+    ``pk.verify``).
     """
+    key = (instance.family, instance.params)
+    if not _rules_encodable(*key):
+        return False
+    return all(_clue_encodable(*key, c.kind, c.data, c.coords) for c in instance.clues)
+
+
+@functools.lru_cache(maxsize=256)
+def _rules_encodable(family_name: str, params: Any) -> bool:
     try:
-        family = get_family(instance.family)
-        schema = family.schema(instance.params_dict())
+        schema = get_family(family_name).schema({k: thaw(v) for k, v in params})
     except SpecError:
         return True
-    constraints: list[Constraint] = list(schema.rules)
-    for clue in instance.clues:
-        try:
-            constraints.extend(family.clue_constraints(schema, clue))
-        except SpecError:
-            continue
+    return _all_encodable(schema.rules, schema)
+
+
+@functools.lru_cache(maxsize=65_536)
+def _clue_encodable(family_name: str, params: Any, kind: str, data: Any, coords: Any) -> bool:
+    try:
+        family = get_family(family_name)
+        schema = family.schema({k: thaw(v) for k, v in params})
+        constraints = family.clue_constraints(schema, Clue("c", kind, data, coords))
+    except SpecError:
+        return True
+    return _all_encodable(constraints, schema)
+
+
+def _all_encodable(constraints: Iterable[Constraint], schema: Schema) -> bool:
     try:
         for c in constraints:
             _check_encodable(c, schema)
