@@ -34,9 +34,10 @@ budget counts solver conflicts; the time budget is checked every ``CHUNK`` confl
 ``cartesianSize`` is the product of the domain sizes with the variables that clues fix counted
 once: no propagation, so it is at least the enumerative backend's figure (which counts after
 ``puzzlekit.verifiers.base.narrow_domains`` and is 0 when narrowing empties a domain); narrowing
-costs milliseconds, a check here a fraction of one. ``DOMAIN_TOO_LARGE`` is decided exactly as the
-enumerative backend decides it, on ``narrow_domains``, whenever the full search space is over
-the limit.
+costs milliseconds (seconds at 25×25), a check here a fraction of one. ``DOMAIN_TOO_LARGE`` is
+decided exactly as the enumerative backend decides it, on ``narrow_domains``, whenever the space
+the clues leave (the variables they fix counted once) is over the limit; narrowing only shrinks
+that space, so below the limit the pass is skipped.
 
 Not for: ``Predicate`` constraints (oracle families; use the enumerative verifier, see
 :func:`encodable`), linear constraints whose partial sums take more than ``MAX_STATES`` values,
@@ -82,6 +83,7 @@ from puzzlekit.verifiers.base import (
     undecided_report,
 )
 from puzzlekit.verifiers.sat_encoding import (
+    AMO_ENCODINGS,
     MAX_FORBIDDEN_TUPLES,
     MAX_STATES,
     NotEncodable,
@@ -100,6 +102,7 @@ from puzzlekit.verifiers.sat_session import (
 )
 
 __all__ = [
+    "AMO_ENCODINGS",
     "BACKBONE_CONFLICTS",
     "CHUNK",
     "MAX_ENGINES",
@@ -118,8 +121,9 @@ VERSION = "1.0"
 #: python-sat solver names this backend is tested with
 SOLVERS = ("cadical153", "cadical195", "glucose4", "minisat22")
 #: a schema's solver is rebuilt once the variables added after its rules (clue encodings,
-#: activation literals: all kept for good) outnumber REBUILD_FACTOR times its own and
-#: REBUILD_MIN_VARS; every solver call pays for them (on KenKen 6x6 fresh cage layouts made a call
+#: activation literals: all kept for good) outnumber REBUILD_FACTOR times its own, REBUILD_MIN_VARS
+#: and REBUILD_FACTOR times those of the clue encodings of one instance verified on it (nonogram
+#: lines, cages); every solver call pays for them (on KenKen 6x6 fresh cage layouts made a call
 #: seven times slower within a thousand puzzles)
 REBUILD_MIN_VARS, REBUILD_FACTOR = 2_000, 4
 #: schemas whose solvers one verifier keeps; the least recently used is closed beyond it (a
@@ -185,9 +189,13 @@ class SatVerifier(Verifier):
         max_cartesian_log10: float | None = DEFAULT_MAX_CARTESIAN_LOG10,
         forced_cells: bool = False,
         canonical: bool = True,
+        amo: str = "auto",
     ) -> None:
         if solver not in SOLVERS:
             raise ValueError(f"solver must be one of {', '.join(SOLVERS)}, not {solver!r}")
+        if amo not in AMO_ENCODINGS:
+            raise ValueError(f"amo must be one of {', '.join(AMO_ENCODINGS)}, not {amo!r}")
+        self.amo = amo
         self.solver = solver
         self.max_cartesian_log10 = max_cartesian_log10
         self.forced_cells = forced_cells
@@ -217,16 +225,17 @@ class SatVerifier(Verifier):
         schema = engine.schema
         problem = _LazyProblem(instance, schema)
         limit = self.max_cartesian_log10
-        if limit is not None and engine.full_log10 > limit:
-            domains = narrow_domains(problem.get(), problem.get().all_constraints())
-            if domains is not None:
-                cart = cartesian(domains)
-                if cart[1] > limit:
-                    return too_large_report(
-                        problem.get(), src, cap, domains, cart, limit, run.seconds
-                    )
         assumptions = sorted({lit for _, lits in clue_lits for lit in lits})
         cart = engine.clue_cartesian(assumptions)
+        # narrowing only shrinks the space: when the clues already bound it, skip the pass
+        if limit is not None and cart[1] is not None and cart[1] > limit:
+            domains = narrow_domains(problem.get(), problem.get().all_constraints())
+            if domains is not None:
+                narrowed = cartesian(domains)
+                if narrowed[1] > limit:
+                    return too_large_report(
+                        problem.get(), src, cap, domains, narrowed, limit, run.seconds
+                    )
         try:
             solutions = _enumerate(engine, assumptions, cap, run, lex_first=self.canonical)
         except BudgetExceeded as exc:
@@ -332,7 +341,8 @@ class SatVerifier(Verifier):
         if family.validate_clues(schema, instance.clues):
             return _violations(instance)
         out = []
-        cache = engine.clue_cache
+        cache, clue_vars = engine.clue_cache, engine.clue_vars
+        load = 0
         for clue in instance.clues:
             ckey = (clue.kind, clue.data, clue.coords)
             lits = cache.get(ckey)
@@ -342,7 +352,12 @@ class SatVerifier(Verifier):
                 except SpecError:
                     return _violations(instance)
                 lits = engine.clue_literals(ckey, constraints)
+            if clue_vars:
+                load += clue_vars.get(ckey, 0)
             out.append((clue.id, lits))
+        # room for REBUILD_FACTOR instances' worth of clue encodings, so that the next instances
+        # (a loop's repairs share most clues) find theirs instead of a rebuilt solver
+        engine.rebuild_at = max(engine.rebuild_at, engine.base_vars + REBUILD_FACTOR * load)
         return engine, out
 
     def _engine(self, schema: Schema, guard_rules: bool) -> _Engine:
@@ -351,7 +366,7 @@ class SatVerifier(Verifier):
         if engine is not None:
             self._engines.move_to_end(key)
         else:
-            engine = _Engine(schema, self.solver, guard_rules)
+            engine = _Engine(schema, self.solver, guard_rules, self.amo)
             base = engine.base_vars
             engine.rebuild_at = base + max(REBUILD_MIN_VARS, REBUILD_FACTOR * base)
             self._engines[key] = engine

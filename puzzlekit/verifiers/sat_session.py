@@ -41,8 +41,10 @@ BACKBONE_CONFLICTS = 1_000
 class _Engine:
     """One solver holding one schema's encoding; rules hard, or each rule under a selector."""
 
-    def __init__(self, schema: Schema, solver_name: str, guard_rules: bool) -> None:
-        cnf = _Cnf(schema)
+    def __init__(
+        self, schema: Schema, solver_name: str, guard_rules: bool, amo: str = "auto"
+    ) -> None:
+        cnf = _Cnf(schema, amo)
         cnf.exactly_one_per_variable()
         self.rule_selector: dict[str, int] = {}
         for rid, rules in _rule_groups(schema).items():
@@ -57,6 +59,8 @@ class _Engine:
         _LIVE.add(self)
         cnf.clauses = []
         self.clue_cache: dict[tuple[Any, ...], tuple[int, ...]] = {}
+        #: variables each guarded clue's encoding added (clues that fix values add none)
+        self.clue_vars: dict[tuple[Any, ...], int] = {}
         self.base_vars = cnf.top
         self.rebuild_at: float = math.inf  # the verifier that owns the engine sets it
         self.sessions = 0  # open uniqueness sessions: the solver must outlive them
@@ -87,9 +91,11 @@ class _Engine:
             if all(len(vals) == 1 for vals in allowed.values()):
                 lits = tuple(sorted(cnf.lit[n][next(iter(vals))] for n, vals in allowed.items()))
         if lits is None:
+            before = cnf.top
             guard = cnf.new_var()
             for c in constraints:
                 cnf.encode(c, guard)
+            self.clue_vars[key] = cnf.top - before
             for clause in cnf.clauses:
                 self.solver.add_clause(clause)
             cnf.clauses = []
