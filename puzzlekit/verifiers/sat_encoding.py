@@ -125,7 +125,7 @@ def _check_encodable(c: Constraint, schema: Schema) -> None:
 #: and the sequential counter beyond
 AMO_ENCODINGS = ("auto", "pairwise", "seqcounter", "bitwise", "ladder")
 #: the longest at-most-one ``auto`` encodes pairwise
-PAIRWISE_MAX = 16
+PAIRWISE_MAX = 25
 
 
 class _Cnf:
@@ -168,8 +168,9 @@ class _Cnf:
     def at_most_one(self, lits: Sequence[int], guard: int | None) -> None:
         amo = self.amo
         if amo == "pairwise" or (amo == "auto" and len(lits) <= PAIRWISE_MAX) or len(lits) < 3:
-            for a, b in itertools.combinations(lits, 2):
-                self.add((-a, -b), guard)
+            neg = [-lit for lit in lits]
+            tail = [] if guard is None else [-guard]
+            self.clauses.extend([a, b, *tail] for a, b in itertools.combinations(neg, 2))
             return
         enc = EncType.seqcounter if amo == "auto" else getattr(EncType, amo)
         self._card(CardEnc.atmost(list(lits), 1, top_id=self.top, encoding=enc), guard)
