@@ -293,18 +293,20 @@ def _lowest(
     """
     solver, lit = engine.solver, engine.cnf.lit
     prefix = list(assumptions)
-    implied = set(solver.propagate(assumptions=prefix)[1])
+    implied: set[int] | None = None  # what propagation under ``prefix`` fixes, when known
     for name in engine.names:
         row = lit[name]
         value = model[name]
-        if all(-row[a] in implied for a in row if a < value):
-            prefix.append(row[value])
-            continue
-        while run.solve(engine, [*prefix, engine.below(name, value)]):
-            model = engine.decode(solver.get_model())
-            value = model[name]
+        smaller = [-row[a] for a in row if a < value]
+        if smaller:
+            if implied is None:
+                implied = set(solver.propagate(assumptions=prefix)[1])
+            if not all(x in implied for x in smaller):
+                while run.solve(engine, [*prefix, engine.below(name, value)]):
+                    model = engine.decode(solver.get_model())
+                    value = model[name]
+                implied = None  # the prefix grows by a value propagation had not fixed
         prefix.append(row[value])
-        implied = set(solver.propagate(assumptions=prefix)[1])
     return model
 
 
