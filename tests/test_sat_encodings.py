@@ -309,3 +309,16 @@ def test_a_schema_solver_outgrown_by_clue_encodings_is_rebuilt_but_not_under_a_s
     (engine,) = verifier._engines.values()
     check(4)
     assert list(verifier._engines.values()) == [engine]  # below the threshold: reused
+
+
+@pytest.mark.parametrize("cap", [2, 3, 7, 30])
+def test_at_the_cap_the_solutions_are_the_lexicographically_first(cap: int) -> None:
+    instance = Instance.make("sudoku", {"size": 4}, [_given(1, 2, 1)])
+    sat = SatVerifier()
+    everything = sat.verify(instance, solution_cap=1000)
+    assert not everything.solution_count_is_lower_bound and everything.solution_count > 2 * cap
+    names = list(everything.solutions[0])
+    ordered = sorted(everything.solutions, key=lambda s: [s[n] for n in names])
+    capped = sat.verify(instance, solution_cap=cap)
+    assert capped.solution_count_is_lower_bound
+    assert list(capped.solutions) == ordered[:cap]

@@ -265,12 +265,14 @@ def _lex_first(
     pending = list(known)
     try:
         while len(out) < cap:
-            start = pending.pop(0) if pending else None
-            if start is None:
-                if not run.solve(engine, prefix):
+            if not out:
+                start, same = pending.pop(0), 0
+            else:
+                found = _next_start(engine, prefix, out[-1], pending[0] if pending else None, run)
+                if found is None:
                     break
-                start = engine.decode(engine.solver.get_model())
-            out.append(_lowest(engine, prefix, start, run))
+                start, same = found
+            out.append(_lowest(engine, prefix, start, run, same))
             pending = [s for s in pending if s != out[-1]]
             if len(out) < cap:
                 engine.solver.add_clause([-act, *engine.blocking(out[-1])])
@@ -282,22 +284,64 @@ def _lex_first(
     return out
 
 
+def _next_start(
+    engine: _Engine,
+    prefix: list[int],
+    last: Mapping[str, int],
+    candidate: Mapping[str, int] | None,
+    run: _Run,
+) -> tuple[dict[str, int], int] | None:
+    """A solution left (``last`` and those below it blocked) sharing the longest prefix with
+    ``last`` any solution left shares, and that prefix's length; None when none is left.
+
+    Every solution left is above ``last``, so the smallest one shares that longest prefix, whose
+    values the descent of ``last`` proved minimal. Its length is found by bisection: the clues
+    plus ``last``'s first ``k`` values are satisfiable for ``k`` up to it and not beyond.
+    """
+    names, lit = engine.names, engine.cnf.lit
+    if candidate is None:
+        if not run.solve(engine, prefix):
+            return None
+        candidate = engine.decode(engine.solver.get_model())
+    best, lo, hi = dict(candidate), _common(names, candidate, last), len(names)
+    lits = [lit[n][last[n]] for n in names]
+    while hi - lo > 1:
+        mid = (lo + hi) // 2
+        if run.solve(engine, [*prefix, *lits[:mid]]):
+            best = engine.decode(engine.solver.get_model())
+            lo = _common(names, best, last)
+        else:
+            hi = mid
+    return best, lo
+
+
+def _common(names: Sequence[str], a: Mapping[str, int], b: Mapping[str, int]) -> int:
+    """How many variables (in schema order) ``a`` and ``b`` agree on before they first differ."""
+    n = 0
+    for name in names:
+        if a[name] != b[name]:
+            break
+        n += 1
+    return n
+
+
 def _lowest(
-    engine: _Engine, assumptions: list[int], model: dict[str, int], run: _Run
+    engine: _Engine, assumptions: list[int], model: dict[str, int], run: _Run, known: int = 0
 ) -> dict[str, int]:
     """The lexicographically smallest solution under ``assumptions``, starting from ``model``.
 
     Variable by variable (schema order) the value is fixed once no smaller one is possible:
     unit propagation under the values fixed so far rules most out for free; otherwise the
-    solver is asked for a smaller value until it says there is none.
+    solver is asked for a smaller value until it says there is none. The first ``known``
+    values of ``model`` are known to be minimal already.
     """
     solver, lit = engine.solver, engine.cnf.lit
     prefix = list(assumptions)
     implied: set[int] | None = None  # what propagation under ``prefix`` fixes, when known
-    for name in engine.names:
+    for i, name in enumerate(engine.names):
         row = lit[name]
         value = model[name]
-        smaller = [-row[a] for a in row if a < value]
+        smaller = [-row[a] for a in row if a < value] if i >= known else ()
         if smaller:
             if implied is None:
                 implied = set(solver.propagate(assumptions=prefix)[1])
