@@ -322,3 +322,14 @@ def test_at_the_cap_the_solutions_are_the_lexicographically_first(cap: int) -> N
     capped = sat.verify(instance, solution_cap=cap)
     assert capped.solution_count_is_lower_bound
     assert list(capped.solutions) == ordered[:cap]
+
+
+@pytest.mark.parametrize("amo", ["pairwise", "seqcounter", "bitwise", "ladder"])
+def test_every_at_most_one_encoding_gives_the_same_report(amo: str) -> None:
+    open_grid = Instance.make("sudoku", {"size": 6}, [_given(0, 0, 1), _given(1, 3, 2)])
+    clash = Instance.make("sudoku", {"size": 6}, [_given(0, 0, 1), _given(0, 4, 1)])
+    for instance in (open_grid, clash):
+        mine = SatVerifier(amo=amo).verify(instance, solution_cap=5)
+        assert mine.digest() == SatVerifier().verify(instance, solution_cap=5).digest()
+    with pytest.raises(ValueError, match="amo must be one of"):
+        SatVerifier(amo="product")

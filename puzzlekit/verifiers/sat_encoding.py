@@ -18,6 +18,7 @@ from __future__ import annotations
 import functools
 import itertools
 import math
+import threading
 from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
@@ -328,9 +329,10 @@ class _Cnf:
         tpl = _TEMPLATES.get(key)
         if tpl is None:
             tpl = _template(self.schema, key[1], start, step, accept)
-            _TEMPLATES[key] = tpl
-            while len(_TEMPLATES) > MAX_TEMPLATES:
-                _TEMPLATES.pop(next(iter(_TEMPLATES)))
+            with _TEMPLATES_LOCK:  # shared by every verifier of the process, in any thread
+                _TEMPLATES[key] = tpl
+                while len(_TEMPLATES) > MAX_TEMPLATES:
+                    del _TEMPLATES[next(iter(_TEMPLATES))]
         n_local, n_aux, flat, ends = tpl
         table = np.empty(n_local + n_aux + 2, dtype=np.int64)
         table[0] = 0
@@ -408,6 +410,7 @@ class _Cnf:
 #: unrolled automata kept as templates (:meth:`_Cnf.templated`), the oldest dropped beyond it
 MAX_TEMPLATES = 4_096
 _TEMPLATES: dict[Any, tuple[int, int, np.ndarray, list[int]]] = {}
+_TEMPLATES_LOCK = threading.Lock()
 #: the guard's place in a template's clauses (every clause of :meth:`_Cnf.layered` has it)
 _GUARD = 1 << 40
 
