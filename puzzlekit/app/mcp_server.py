@@ -276,6 +276,13 @@ def _add_verify(server: Any, run: Run, limits: Limits) -> None:
         budget_nodes: Annotated[
             int | None, Field(description="Search-node budget (deterministic).", ge=1)
         ] = None,
+        extras: Annotated[
+            list[Literal["forcedCells"]] | None,
+            Field(
+                description="Report extras to compute: forcedCells (the cells with one value "
+                "in every solution of a MULTIPLE puzzle, in stats). Default: none."
+            ),
+        ] = None,
     ) -> CallToolResult:
         kwargs = {
             "instance": instance,
@@ -286,6 +293,7 @@ def _add_verify(server: Any, run: Run, limits: Limits) -> None:
             "solution_cap": solution_cap,
             "budget_seconds": budget_seconds,
             "budget_nodes": budget_nodes,
+            "extras": tuple(extras or ()),
             "limits": limits,
         }
         out = await run("verify", kwargs, budget_seconds + limits.grace_seconds)

@@ -167,18 +167,28 @@ def verify_work(
     solution_cap: int = DEFAULT_SOLUTION_CAP,
     budget_seconds: float = 10.0,
     budget_nodes: int | None = None,
+    extras: tuple[str, ...] = (),
     limits: Limits = Limits(),
 ) -> dict[str, Any]:
-    """The report JSON of one puzzle; ``json`` is the exact line ``puzzlekit verify`` prints."""
+    """The report JSON of one puzzle; ``json`` is the exact line ``puzzlekit verify`` prints.
+    ``extras``: report extras to compute (``forcedCells``)."""
     from puzzlekit.core.model import Instance, SpecError, sha256_digest
+    from puzzlekit.core.protocols import EXTRAS
     from puzzlekit.core.reading import ReadError, loads
     from puzzlekit.verifiers.base import SearchBudget, invalid_report, source
-    from puzzlekit.verifiers.registry import default_verifier_name, get_verifier, verify_or_decline
+    from puzzlekit.verifiers.registry import default_verifier_name, kept_verifier, verify_or_decline
 
     cap = solution_cap
     _check_verify_args(
         instance, family, params, text, verifier, cap, budget_seconds, budget_nodes, limits
     )
+    if isinstance(extras, str) or not all(isinstance(n, str) for n in extras):
+        raise ArgumentError("extras", "must be a list of extra names")
+    for name in extras:
+        if name not in EXTRAS:
+            raise ArgumentError(
+                "extras", f"unknown report extra {name!r}; known: {', '.join(sorted(EXTRAS))}"
+            )
     budget = SearchBudget(
         nodes=budget_nodes if budget_nodes is not None else SearchBudget.nodes,
         seconds=budget_seconds,
@@ -222,7 +232,8 @@ def verify_work(
         )
     else:
         name = verifier or default_verifier_name(inst)
-        rep = verify_or_decline(get_verifier(name), inst, solution_cap=cap, budget=budget)
+        with kept_verifier(name) as kept:
+            rep = verify_or_decline(kept, inst, solution_cap=cap, budget=budget, extras=extras)
     return {"json": rep.to_json(), "report": rep.to_json_obj()}
 
 

@@ -28,7 +28,7 @@ Not for: writing rows or files (:mod:`puzzlekit.loop.rows`, the app) or settling
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Iterable, Iterator, Mapping
+from collections.abc import Callable, Collection, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field, replace
 from typing import Any
 
@@ -36,6 +36,7 @@ import numpy as np
 
 from puzzlekit.core.model import Coord, Instance, Schema, sha256_digest
 from puzzlekit.core.protocols import Holdout as Holdout
+from puzzlekit.core.protocols import call_verify, strategy_extras
 from puzzlekit.core.report import Verdict, VerifierReport
 from puzzlekit.loop.holdout import (
     InlineHoldout,
@@ -162,17 +163,18 @@ def top_coord(report: VerifierReport) -> Coord | None:
 
 
 def guarded_verify(
-    verifier: Any, instance: Instance, solution_cap: int
+    verifier: Any, instance: Instance, solution_cap: int, extras: Collection[str] = ()
 ) -> tuple[VerifierReport | None, float]:
-    """Verify and check the evaluation left everything as it was; ``None`` means a contaminated
-    evaluation. The content is copied out before the call and compared after it; the digest
-    is recomputed from the content (never read from a cache) and the report must name it; the
-    instance's cached bytes must still match its content; and the shared registries (tools,
-    families, verifiers, strategies) must be as they were."""
+    """Verify (asking for ``extras``, see :func:`~puzzlekit.core.protocols.call_verify`) and
+    check the evaluation left everything as it was; ``None`` means a contaminated evaluation.
+    The content is copied out before the call and compared after it; the digest is recomputed
+    from the content (never read from a cache) and the report must name it; the instance's
+    cached bytes must still match its content; and the shared registries (tools, families,
+    verifiers, strategies) must be as they were."""
     content = instance.content()
     registries = registry_state()
     t0 = time.perf_counter()
-    report = verifier.verify(instance, solution_cap=solution_cap)
+    report = call_verify(verifier, instance, solution_cap=solution_cap, extras=extras)
     seconds = time.perf_counter() - t0
     fresh = instance.fresh_canonical_json()
     if (
@@ -226,9 +228,14 @@ def run_loop(
     seed: int,
     *,
     minimize: Callable[..., Any] | None = None,
+    extras: Collection[str] = (),
 ) -> LoopResult:
-    """Run one loop; see the module docstring. One seed gives one result (timings aside)."""
+    """Run one loop; see the module docstring. One seed gives one result (timings aside).
+
+    The filter is asked for the report extras the strategy declares (``strategy.extras``) and
+    ``extras`` (what the run's rows want), nothing more."""
     rng = np.random.default_rng(seed)
+    extras = strategy_extras(strategy) | frozenset(extras)
     t0 = time.perf_counter()
     gen_schema = filter.believed_schema(schema)
     step = strategy.start(gen_schema, rng)
@@ -236,7 +243,7 @@ def run_loop(
     trace: list[Attempt] = []
     report: VerifierReport | None = None
     for i in range(budget.max_calls):
-        report, seconds = guarded_verify(filter, step.instance, budget.solution_cap)
+        report, seconds = guarded_verify(filter, step.instance, budget.solution_cap, extras)
         trace.append(_attempt(i, step, report, seconds))
         if report is None:
             # a contaminated evaluation carries no verdict: start over from a fresh puzzle
@@ -245,7 +252,7 @@ def run_loop(
         if report.verdict is Verdict.UNIQUE:
             head = (tuple(trace), len(trace))
             cap = budget.solution_cap
-            done = _accept(step.instance, report, filter, holdout, rng, minimize, cap)
+            done = _accept(step.instance, report, filter, holdout, rng, minimize, cap, extras)
             return LoopResult(
                 done.status,
                 done.instance,
@@ -296,10 +303,13 @@ def _accept(
     rng: np.random.Generator,
     minimize: Callable[..., Any] | None,
     cap: int,
+    extras: Collection[str],
 ) -> _Accepted:
     """What follows the filter's UNIQUE: the minimize hook, then the holdout's check (skipped
     when the hook dropped the puzzle). Only bytes and a digest go to the holdout."""
-    instance, report, calls, shaped = _minimized(instance, report, filter, rng, minimize, cap)
+    instance, report, calls, shaped = _minimized(
+        instance, report, filter, rng, minimize, cap, extras
+    )
     shaping = shaped.shaping if shaped is not None else None
     if shaped is not None and shaped.dropped:
         return _Accepted("dropped", instance, report, calls, None, None, shaping)
@@ -320,6 +330,7 @@ def _minimized(
     rng: np.random.Generator,
     minimize: Callable[..., Any] | None,
     cap: int,
+    extras: Collection[str],
 ) -> tuple[Instance, VerifierReport, int, Any]:
     """The accepted instance after minimization (when asked), its filter report, the calls and
     the hook's own result. A changed instance is verified again by the filter."""
@@ -327,7 +338,7 @@ def _minimized(
         return instance, report, 0, None
     result = minimize(instance, filter, rng, solution=report.solutions[0])
     if result.instance.digest != instance.digest and not result.dropped:
-        report = filter.verify(result.instance, solution_cap=cap)
+        report = call_verify(filter, result.instance, solution_cap=cap, extras=extras)
     return result.instance, report, result.calls, result
 
 
@@ -354,7 +365,10 @@ class LoopSpec:
     settings; ``holdout=None`` runs no holdout; ``holdout_process=False`` runs the loop in the
     holdout's process (debugging: not isolated). ``minimize`` drops clues of each accepted
     puzzle while it stays UNIQUE (``symmetric``: in rotational pairs); ``difficulty`` shapes it
-    to that grade level (:mod:`puzzlekit.loop.hooks`).
+    to that grade level (:mod:`puzzlekit.loop.hooks`). ``extras`` names the report extras the
+    filter computes on every call beyond those the strategy reads
+    (:data:`puzzlekit.core.protocols.EXTRAS`; ``("forcedCells",)`` fills the rows'
+    ``forcedCells``); the holdout computes none.
     """
 
     family: str
@@ -371,6 +385,7 @@ class LoopSpec:
     minimize: bool = False
     symmetric: bool = False
     difficulty: int | None = None
+    extras: tuple[str, ...] = ()
 
     @property
     def budget(self) -> LoopBudget:
@@ -452,6 +467,7 @@ class LoopDriver:
             self.spec.budget,
             seed,
             minimize=self.minimize,
+            extras=self.spec.extras,
         )
         return replace(result, **names)
 

@@ -141,7 +141,13 @@ ATTEMPT_FIELDS = [
     _f("rejectCase", pa.string(), "the reject detail's case; null for UNIQUE"),
     _f("topCoord", COORD, "first gap coord / conflict clue / culprit / violation coord"),
     _f("solutionCount", pa.int64(), "solutions found, up to the solution cap"),
-    _f("forcedCells", pa.int64(), "cells in the report's forcedCells stat (sat on MULTIPLE)"),
+    _f(
+        "forcedCells",
+        pa.int64(),
+        "cells in the report's forcedCells stat (sat on MULTIPLE); null unless the run asked "
+        "for the forcedCells extra (config extras, LoopSpec.extras, or a strategy that reads "
+        "it): the filter computes it only on request, the holdout never",
+    ),
     _f("discriminativeGap", pa.list_(GAP_ITEM), "the whole gap of a MULTIPLE (else null)"),
     _f("conflict", CONFLICT, "the conflict of an UNSOLVABLE: clue ids, coords, rules"),
     _f("culprits", pa.list_(FIELD_CARDINALITY), "culprits of DOMAIN_TOO_LARGE/UNDECIDED"),

@@ -104,7 +104,7 @@ def minimal_conflict(
     shared = meter or Meter(budget)
 
     def small() -> Meter:
-        left = None if budget.seconds is None else max(0.0, budget.seconds - shared.seconds)
+        left = None if budget.seconds is None else max(1e-9, budget.seconds - shared.seconds)
         return Meter(
             SearchBudget(
                 nodes=min(budget.nodes or RULE_CHECK_NODES, RULE_CHECK_NODES), seconds=left

@@ -25,7 +25,7 @@ Not for: speed on large grids, or families it cannot enumerate within the budget
 from __future__ import annotations
 
 import itertools
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from dataclasses import replace
 
 import constraint as pc
@@ -318,6 +318,7 @@ class EnumerativeVerifier(Verifier):
         *,
         solution_cap: int = DEFAULT_CAP,
         budget: SearchBudget | None = None,
+        extras: Collection[str] = (),
     ) -> VerifierReport:
         """Verify ``instance``; ``dispatchErrorCount`` counts the distinct inputs on which a
         ``Predicate`` (an oracle) raised, among those the search reached."""

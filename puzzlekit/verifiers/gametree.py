@@ -29,7 +29,7 @@ exhaustive search (a budget turns those into UNDECIDED).
 from __future__ import annotations
 
 import math
-from collections.abc import Callable
+from collections.abc import Callable, Collection
 from dataclasses import dataclass, replace
 from typing import Any
 
@@ -320,6 +320,7 @@ class GameTreeVerifier(Verifier):
         *,
         solution_cap: int = DEFAULT_CAP,
         budget: SearchBudget | None = None,
+        extras: Collection[str] = (),
     ) -> VerifierReport:
         if solution_cap < 2:
             raise ValueError("solution_cap must be at least 2: uniqueness needs a second solution")

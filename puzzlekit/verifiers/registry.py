@@ -4,13 +4,21 @@ Built-ins register here on the first lookup; third parties register their own wi
 :func:`register_verifier`, from their own package (entry point ``puzzlekit.plugins``) or a module
 named per use (``--plugin``), see :mod:`puzzlekit.core.plugins`. The CLI, experiments and the loop
 name a backend by its registered name (``"enumerative"``, ``"sat"``, ...).
+
+:func:`get_verifier` builds a new verifier; :func:`kept_verifier` lends one kept for the life of
+the process per name and settings (``pk.verify``, the CLI, the MCP worker), so that a one-shot
+verification does not rebuild what a verifier keeps (the sat backend's per-schema solver).
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import threading
+from collections import OrderedDict
+from collections.abc import Callable, Collection, Iterator
+from contextlib import contextmanager
 from typing import Any
 
+from puzzlekit.core.jsondata import freeze
 from puzzlekit.core.model import Instance
 from puzzlekit.core.plugins import Registry
 from puzzlekit.families import get_family
@@ -55,6 +63,59 @@ def get_verifier(name: str, **settings: Any) -> Verifier:
     """A new verifier ``name`` with ``settings``; :class:`~puzzlekit.core.plugins.UnknownName`
     (a LookupError naming the closest known names) otherwise."""
     return VERIFIERS.get(name)(**settings)
+
+
+#: how many (name, settings) the process keeps verifiers for; the least recently used is dropped
+KEPT_KEYS = 16
+#: idle verifiers kept per (name, settings): as many threads can verify at once without building
+KEPT_IDLE = 4
+
+_kept_lock = threading.Lock()
+_kept: OrderedDict[Any, list[Verifier]] = OrderedDict()
+
+
+@contextmanager
+def kept_verifier(name: str, **settings: Any) -> Iterator[Verifier]:
+    """Lend a verifier ``name`` with ``settings`` kept for the life of the process.
+
+    A verifier is used by one thread at a time (the sat backend is not thread-safe): each
+    borrower takes an idle one, or a new one when all are lent out, and gives it back after.
+    Kept: up to :data:`KEPT_IDLE` idle verifiers per (name, factory, settings) and
+    :data:`KEPT_KEYS` keys, least recently used dropped (memory stays bounded). The factory is
+    part of the key, so a name registered again (``replace=True``) gets new verifiers; settings
+    that cannot be hashed get a verifier that is not kept.
+    """
+    factory = VERIFIERS.get(name)
+    try:
+        key: Any = (name, factory, freeze(settings))
+        hash(key)
+    except TypeError:
+        key = None
+    verifier = None
+    if key is not None:
+        with _kept_lock:
+            idle = _kept.get(key)
+            if idle:
+                verifier = idle.pop()
+    if verifier is None:
+        verifier = factory(**settings)
+    try:
+        yield verifier
+    finally:
+        if key is not None:
+            with _kept_lock:
+                idle = _kept.setdefault(key, [])
+                _kept.move_to_end(key)
+                if len(idle) < KEPT_IDLE:
+                    idle.append(verifier)
+                while len(_kept) > KEPT_KEYS:
+                    _kept.popitem(last=False)
+
+
+def drop_kept() -> None:
+    """Forget every kept verifier (tests; a process that wants the memory back)."""
+    with _kept_lock:
+        _kept.clear()
 
 
 def default_verifier_name(instance: Instance | None = None) -> str:
@@ -111,17 +172,27 @@ def registry_verify_fn(instance_json: str, verifier_name: str, budget_seconds: f
 
 
 def verify_or_decline(
-    verifier: Verifier, instance: Instance, *, solution_cap: int, budget: Any = None
+    verifier: Verifier,
+    instance: Instance,
+    *,
+    solution_cap: int,
+    budget: Any = None,
+    extras: Collection[str] = (),
 ) -> Any:
-    """``verifier.verify(instance)``; a backend that declines the instance's family (raises
-    ``NotImplementedError``, or ``NotEncodable`` for SAT) gives an INVALID_SPEC report naming the
-    verifier and why, so that a named ``--verifier`` never ends a run with a traceback."""
+    """``verifier.verify(instance)`` (asking for ``extras`` as
+    :func:`~puzzlekit.core.protocols.call_verify` does); a backend that declines the
+    instance's family (raises ``NotImplementedError``, or ``NotEncodable`` for SAT) gives an
+    INVALID_SPEC report naming the verifier and why, so that a named ``--verifier`` never ends
+    a run with a traceback."""
     from puzzlekit.core.model import Violation
+    from puzzlekit.core.protocols import call_verify
     from puzzlekit.verifiers.reports import invalid_report, source
     from puzzlekit.verifiers.sat_encoding import NotEncodable
 
     try:
-        return verifier.verify(instance, solution_cap=solution_cap, budget=budget)
+        return call_verify(
+            verifier, instance, solution_cap=solution_cap, budget=budget, extras=extras
+        )
     except (NotImplementedError, NotEncodable) as exc:
         name = str(getattr(verifier, "name", type(verifier).__name__))
         why = f"the {name} verifier cannot verify a {instance.family} instance: {exc}"

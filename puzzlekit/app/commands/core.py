@@ -33,6 +33,14 @@ def register(sub: argparse._SubParsersAction) -> None:
         p.add_argument("--budget-seconds", type=float, default=None, help="wall-time budget")
         p.add_argument("--budget-nodes", type=int, default=None, help="search-node budget")
         p.add_argument("--format", choices=("json", "text"), default="json")
+        if name == "verify":
+            p.add_argument(
+                "--extras",
+                default="",
+                metavar="NAMES",
+                help="report extras to compute, comma-separated (forcedCells: the backbone of a "
+                "MULTIPLE puzzle, in stats); default none",
+            )
         p.add_argument(
             "--input-format",
             choices=("auto", "tatham"),
@@ -124,7 +132,7 @@ def params_arg(raw: str | None, flag: str = "--params") -> dict[str, Any] | None
 
 def _settings(args: argparse.Namespace) -> tuple[dict[str, Any] | None, Any, Any]:
     from puzzlekit.core.reading import MAX_SAFE_INT
-    from puzzlekit.verifiers.registry import VERIFIERS, get_verifier
+    from puzzlekit.verifiers.registry import VERIFIERS
 
     params = params_arg(args.params)
     if args.cap < 2:
@@ -137,17 +145,28 @@ def _settings(args: argparse.Namespace) -> tuple[dict[str, Any] | None, Any, Any
         VERIFIERS.get(args.verifier)  # UnknownName: one line naming the closest, exit 2
     check_family_arg(args.family, getattr(args, "input_format", "auto"))
     budget = budget_arg(args.budget_seconds, args.budget_nodes)
-    verifiers: dict[str, Any] = {}
 
     def verifier_for(instance: Any) -> Any:
+        """The name of the verifier for ``instance``; :func:`verify_item` borrows it from
+        :func:`~puzzlekit.verifiers.registry.kept_verifier` (kept for the process's life)."""
         from puzzlekit.verifiers.registry import default_verifier_name
 
-        name = args.verifier or default_verifier_name(instance)
-        if name not in verifiers:
-            verifiers[name] = get_verifier(name)
-        return verifiers[name]
+        return args.verifier or default_verifier_name(instance)
 
     return params, verifier_for, budget
+
+
+def extras_arg(text: str) -> tuple[str, ...]:
+    """``--extras a,b`` as names of :data:`~puzzlekit.core.protocols.EXTRAS`; UsageError else."""
+    from puzzlekit.core.protocols import EXTRAS
+
+    names = tuple(sorted({n.strip() for n in text.split(",") if n.strip()}))
+    for n in names:
+        if n not in EXTRAS:
+            raise UsageError(
+                f"--extras: unknown report extra {n!r}; known: {', '.join(sorted(EXTRAS))}"
+            )
+    return names
 
 
 def input_items(
@@ -176,16 +195,20 @@ def _items(args: argparse.Namespace, params: dict[str, Any] | None) -> Iterator[
     return input_items(args.file, args.family, params, getattr(args, "input_format", "auto"))
 
 
-def verify_item(item: InputItem, verifier_for: Any, cap: int, budget: Any) -> VerifierReport:
-    """The report for one input item; unreadable input gives INVALID_SPEC, never an exception."""
+def verify_item(
+    item: InputItem, verifier_for: Any, cap: int, budget: Any, extras: tuple[str, ...] = ()
+) -> VerifierReport:
+    """The report for one input item; unreadable input gives INVALID_SPEC, never an exception.
+    ``verifier_for(instance)`` names the verifier, kept for the life of the process."""
     from puzzlekit.verifiers.base import invalid_report, source
+    from puzzlekit.verifiers.registry import kept_verifier, verify_or_decline
 
     if item.instance is None:
         return invalid_report(item.raw_digest, item.violations, source("input", "1"), cap)
-    from puzzlekit.verifiers.registry import verify_or_decline
-
-    verifier = verifier_for(item.instance)
-    return verify_or_decline(verifier, item.instance, solution_cap=cap, budget=budget)
+    with kept_verifier(verifier_for(item.instance)) as verifier:
+        return verify_or_decline(
+            verifier, item.instance, solution_cap=cap, budget=budget, extras=extras
+        )
 
 
 def render_text(item: InputItem, rep: VerifierReport) -> str:
@@ -216,8 +239,9 @@ def render_text(item: InputItem, rep: VerifierReport) -> str:
 
 def cmd_verify(args: argparse.Namespace) -> int:
     params, verifier_for, budget = _settings(args)
+    extras = extras_arg(args.extras)
     for item in _items(args, params):
-        rep = verify_item(item, verifier_for, args.cap, budget)
+        rep = verify_item(item, verifier_for, args.cap, budget, extras)
         if args.format == "json":
             print(rep.to_json(), flush=True)
         else:

@@ -105,18 +105,22 @@ class ExperimentConfig:
     preregistration: Preregistration
     #: plugin modules (``plugins = [...]``), loaded before the rest was checked
     plugins: tuple[str, ...] = ()
+    #: report extras every filter call computes (``extras = ["forcedCells"]``): the rows'
+    #: ``forcedCells`` is null without it
+    extras: tuple[str, ...] = ()
 
     def to_json_obj(self) -> dict[str, Any]:
         """The parsed config with every default filled in; its digest identifies the run.
 
-        ``plugins`` appears only when the config names some, so a config without plugins keeps
-        the digest it had before the key existed."""
+        ``plugins`` and ``extras`` appear only when the config names some, so a config without
+        them keeps the digest it had before the keys existed."""
         out = plain(asdict(self))
         # a free-text hypothesis stays a string, so such a config keeps its digest
         hyps = [h.to_json_obj() for h in self.preregistration.hypotheses]
         out["preregistration"]["hypotheses"] = plain(hyps)
-        if not self.plugins:
-            del out["plugins"]
+        for key in ("plugins", "extras"):
+            if not out[key]:
+                del out[key]
         return out
 
     @property
@@ -231,6 +235,7 @@ def _verifier_spec(r: _Reader, raw: Any, path: str, *, holdout: bool) -> Any:
 TOP_KEYS = (
     "name",
     "plugins",
+    "extras",
     "description",
     "seed",
     "trials",
@@ -378,6 +383,19 @@ def _plugins(r: _Reader, top: dict[str, Any]) -> tuple[str, ...]:
     return tuple(modules)
 
 
+def _extras(r: _Reader, top: dict[str, Any]) -> tuple[str, ...]:
+    """The report extras the config asks of every filter call (sorted, each known)."""
+    from puzzlekit.core.protocols import EXTRAS
+
+    names = r.strings(top, "extras", "") if "extras" in top else ()
+    for i, name in enumerate(names):
+        if name not in EXTRAS:
+            raise r.fail(
+                f"extras[{i}]", f"unknown report extra {name!r}; known: {', '.join(sorted(EXTRAS))}"
+            )
+    return tuple(sorted(set(names)))
+
+
 def parse_config(raw: Mapping[str, Any], source: str | None = None) -> ExperimentConfig:
     """Check ``raw`` (a parsed TOML document) and fill in defaults; :class:`ConfigError` else.
 
@@ -418,6 +436,7 @@ def parse_config(raw: Mapping[str, Any], source: str | None = None) -> Experimen
         holdout=holdout,
         preregistration=preregistration,
         plugins=plugins,
+        extras=_extras(r, top),
     )
 
 
