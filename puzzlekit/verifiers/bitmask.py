@@ -40,14 +40,13 @@ import numpy as np
 from puzzlekit.core.model import Instance, Problem, Schema, SpecError, Violation
 from puzzlekit.core.protocols import Verifier
 from puzzlekit.core.report import Conflict, VerifierReport
-from puzzlekit.families import get_family
 from puzzlekit.verifiers.bitmask_compile import (
     MAX_ARITY,
     ClueEffect,
     CompiledSchema,
     NotCompilable,
     Structure,
-    compiled_schema,
+    compiled_for,
 )
 from puzzlekit.verifiers.bitmask_search import CHUNK, Search, restrict
 from puzzlekit.verifiers.reports import (
@@ -86,8 +85,7 @@ def compilable(instance: Instance) -> bool:
     ``INVALID_SPEC`` as the others do.
     """
     try:
-        family = get_family(instance.family)
-        cs = compiled_schema(family, family.schema(instance.params_dict()))
+        cs = compiled_for(instance)[1]
     except SpecError:
         return True
     except NotCompilable:
@@ -195,9 +193,10 @@ class BitmaskVerifier(Verifier):
         cs, effects = prepared
         view: Any = _View(instance, cs.schema)
         dom = cs.base_dom.copy()
-        for e in effects.values():
-            for i, m in e.unary:
-                dom[i] &= m
+        pairs = [p for e in effects.values() for p in e.unary]
+        if pairs:
+            idx, masks = zip(*pairs, strict=True)
+            restrict(dom, np.array(idx, np.int64), np.array(masks, np.int64))
         structure = cs.structure(list(effects.values()))
         search = Search(cs, structure, cap)
         limit = self.max_cartesian_log10
@@ -244,11 +243,10 @@ class BitmaskVerifier(Verifier):
     ) -> tuple[CompiledSchema, dict[str, ClueEffect]] | list[Violation]:
         """The compiled schema and each clue's effect, or the instance's violations."""
         try:
-            family = get_family(instance.family)
-            schema = family.schema(instance.params_dict())
+            family, cs = compiled_for(instance)
         except SpecError:
             return _violations(instance)
-        cs = compiled_schema(family, schema)
+        schema = cs.schema
         if family.validate_clues(schema, instance.clues):
             return _violations(instance)
         effects: dict[str, ClueEffect] = {}
@@ -290,21 +288,20 @@ def _domains(cs: CompiledSchema, dom: np.ndarray) -> dict[str, list[int]]:
 
 
 def _cartesian(cs: CompiledSchema, dom: np.ndarray) -> tuple[int | float | None, float]:
-    """``puzzlekit.verifiers.search.cartesian`` of the masks (same sums, cached by sizes)."""
+    """``puzzlekit.verifiers.search.cartesian`` of the masks (cached by how many variables have
+    each number of values)."""
     sizes = np.bitwise_count(dom.astype(np.uint64))
-    key = sizes.tobytes()
+    key = np.bincount(sizes).tobytes()
     found = cs.cart_cache.get(key)  # type: ignore[call-overload]
     if found is not None:
         return found
-    if 0 in sizes:
-        out: tuple[int | float | None, float] = (0, 0.0)
-    else:
-        log10 = sum(math.log10(int(k)) for k in sizes)
-        out = (None, round(log10, 6))
-        if log10 < 15.9 and math.prod(int(k) for k in sizes) < 2**53:
-            out = (math.prod(int(k) for k in sizes), round(log10, 6))
-        elif log10 < 308:
-            out = (float(10**log10), round(log10, 6))
+    log10 = sum(math.log10(k) for k in sizes.tolist() if k)
+    out: tuple[int | float | None, float] = (None, round(log10, 6))
+    size = math.prod(sizes.tolist()) if log10 < 15.9 else None
+    if size is not None and size < 2**53:
+        out = (size, round(log10, 6))
+    elif log10 < 308:
+        out = (float(10**log10), round(log10, 6))
     if len(cs.cart_cache) > 10_000:
         cs.cart_cache.clear()
     cs.cart_cache[key] = out  # type: ignore[index]

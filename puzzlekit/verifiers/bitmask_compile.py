@@ -29,13 +29,14 @@ from puzzlekit.core.model import (
     Clue,
     Compare,
     Constraint,
+    Instance,
     Linear,
     Schema,
     Table,
     compare,
     freeze,
 )
-from puzzlekit.families import Family
+from puzzlekit.families import Family, get_family
 from puzzlekit.verifiers.bitmask_kernel import MAX_VALUES
 
 #: the widest table (variables per tuple) the kernel's scratch space holds
@@ -54,10 +55,8 @@ class ClueEffect:
     units: tuple[tuple[int, ...], ...] = ()
     tables: tuple[tuple[tuple[int, ...], tuple[tuple[int, ...], ...]], ...] = ()
     linears: tuple[tuple[tuple[int, ...], tuple[int, ...], int, int], ...] = ()
-
-    @property
-    def only_unary(self) -> bool:
-        return not (self.units or self.tables or self.linears)
+    #: whether the clue only restricts domains (no constraint of its own)
+    only_unary: bool = True
 
 
 @dataclass
@@ -171,7 +170,8 @@ class CompiledSchema:
                 tables.append(self._table(c.vars, self._pairs(c), idx))
             elif isinstance(c, Table):
                 tables.append(self._table(c.vars, c.allowed, idx))
-        return ClueEffect(tuple(unary), tuple(units), tuple(tables), tuple(linears))
+        plain = not (units or tables or linears)
+        return ClueEffect(tuple(unary), tuple(units), tuple(tables), tuple(linears), plain)
 
     def _linear(self, c: Linear, where: str) -> tuple[tuple[int, ...], tuple[int, ...], int, int]:
         coef: dict[int, int] = {}
@@ -258,6 +258,7 @@ class CompiledSchema:
 
 
 _COMPILED: dict[tuple[str, Any], CompiledSchema | NotCompilable] = {}
+_BY_INSTANCE: dict[tuple[str, Any], tuple[Family, CompiledSchema]] = {}
 
 
 def compiled_schema(family: Family, schema: Schema) -> CompiledSchema:
@@ -272,4 +273,19 @@ def compiled_schema(family: Family, schema: Schema) -> CompiledSchema:
         _COMPILED[key] = found
     if isinstance(found, NotCompilable):
         raise NotCompilable(str(found))
+    return found
+
+
+def compiled_for(instance: Instance) -> tuple[Family, CompiledSchema]:
+    """The family and compiled schema of ``instance`` (cached by family name and params, so
+    that a check does not rebuild the schema). Raises SpecError for an unknown family or bad
+    params, :class:`NotCompilable` for a schema the kernel cannot take."""
+    key = (instance.family, instance.params)
+    found = _BY_INSTANCE.get(key)
+    if found is None:
+        family = get_family(instance.family)
+        found = (family, compiled_schema(family, family.schema(instance.params_dict())))
+        if len(_BY_INSTANCE) > 1024:
+            _BY_INSTANCE.clear()
+        _BY_INSTANCE[key] = found
     return found

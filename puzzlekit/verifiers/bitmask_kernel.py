@@ -65,28 +65,44 @@ def high_index(x: np.int64) -> np.int64:
 
 
 @njit(cache=True)
-def _units(dom, done, peer_start, peer_vars, unit_start, unit_vars) -> np.int64:
-    """Naked and hidden singles to a fixpoint: 1 changed, 0 unchanged, -1 contradiction."""
+def _units(dom, done, peer_start, peer_vars, unit_start, unit_vars, queue) -> np.int64:
+    """Naked and hidden singles to a fixpoint: 1 changed, 0 unchanged, -1 contradiction.
+
+    ``done[v]`` marks the variables whose single value has left their peers; ``queue`` is
+    scratch space (one slot per variable).
+    """
     changed = np.int64(0)
-    again = True
     nv = dom.shape[0]
-    while again:
-        again = False
-        for v in range(nv):
-            if done[v]:
-                continue
+    qn = 0
+    for v in range(nv):
+        if not done[v]:
             m = dom[v]
             if m == 0:
                 return -1
             if m & (m - 1) == 0:
                 done[v] = 1
-                for k in range(peer_start[v], peer_start[v + 1]):
-                    p = peer_vars[k]
-                    if dom[p] & m:
-                        dom[p] &= ~m
-                        if dom[p] == 0:
-                            return -1
-                        again = True
+                queue[qn] = v
+                qn += 1
+    while True:
+        qi = 0
+        while qi < qn:
+            v = queue[qi]
+            qi += 1
+            m = dom[v]
+            for k in range(peer_start[v], peer_start[v + 1]):
+                p = peer_vars[k]
+                d = dom[p]
+                if d & m:
+                    d &= ~m
+                    dom[p] = d
+                    changed = 1
+                    if d == 0:
+                        return -1
+                    if d & (d - 1) == 0 and not done[p]:
+                        done[p] = 1
+                        queue[qn] = p
+                        qn += 1
+        qn = 0
         for u in range(unit_start.shape[0] - 1):
             once = np.int64(0)
             twice = np.int64(0)
@@ -110,10 +126,13 @@ def _units(dom, done, peer_start, peer_vars, unit_start, unit_vars) -> np.int64:
                     if m & (m - 1):
                         return -1  # two values with one place each, the same place
                     dom[v] = m
-                    again = True
-        if again:
-            changed = 1
-    return changed
+                    changed = 1
+                    if not done[v]:
+                        done[v] = 1
+                        queue[qn] = v
+                        qn += 1
+        if qn == 0:
+            return changed
 
 
 @njit(cache=True)
@@ -188,22 +207,28 @@ def _linears(dom, values, lin_start, lin_vars, lin_coef, lin_lo, lin_hi) -> np.i
 
 
 @njit(cache=True)
-def propagate(dom, done, st, tab_vars, tup_masks, lin_vars, lin_coef, values, lin_lohi, support):
+def propagate(dom, done, st, tab_vars, tup_masks, lin_vars, lin_coef, values, lin_lohi, scratch):
     """All rules to a fixpoint on ``dom`` (changed in place); False on a contradiction.
 
-    ``st`` packs the CSR offsets: rows 0..5 are peer_start, peer_vars, unit_start, unit_vars,
-    tab_start, tup_start and lin_start (see :func:`search`).
+    ``st`` packs the CSR offsets: peer_start, peer_vars, unit_start, unit_vars, tab_start,
+    tup_start and lin_start (see :func:`search`); ``scratch`` holds at least one slot per
+    variable and per table column.
     """
     peer_start, peer_vars, unit_start, unit_vars, tab_start, tup_start, lin_start = st
+    tables = tab_start.shape[0] > 1
+    linears = lin_start.shape[0] > 1
     while True:
-        if _units(dom, done, peer_start, peer_vars, unit_start, unit_vars) < 0:
+        if _units(dom, done, peer_start, peer_vars, unit_start, unit_vars, scratch) < 0:
             return False
-        r = _tables(dom, tab_start, tab_vars, tup_start, tup_masks, support)
-        if r < 0:
-            return False
-        s = _linears(dom, values, lin_start, lin_vars, lin_coef, lin_lohi[0], lin_lohi[1])
-        if s < 0:
-            return False
+        r = s = 0
+        if tables:
+            r = _tables(dom, tab_start, tab_vars, tup_start, tup_masks, scratch)
+            if r < 0:
+                return False
+        if linears:
+            s = _linears(dom, values, lin_start, lin_vars, lin_coef, lin_lohi[0], lin_lohi[1])
+            if s < 0:
+                return False
         if r == 0 and s == 0:
             return True
 
@@ -223,7 +248,7 @@ def search(
     lin_coef,
     values,
     lin_lohi,
-    support,
+    scratch,
 ):
     """Count solutions depth first from ``doms[0]``, storing them (bit indices) in ``sols``.
 
@@ -245,7 +270,7 @@ def search(
             dom = doms[depth]
             ok = propagate(
                 dom, dones[depth], st, tab_vars, tup_masks, lin_vars, lin_coef, values, lin_lohi,
-                support,
+                scratch,
             )  # fmt: skip
             best = -1
             if ok:

@@ -43,7 +43,7 @@ class Search:
         self.branch = np.zeros((nv + 2, 2), np.int64)
         self.state = np.zeros(4, np.int64)
         self.sols = np.zeros((cap, nv), np.int64)
-        self.support = np.zeros(MAX_ARITY, np.int64)
+        self.support = np.zeros(max(MAX_ARITY, nv), np.int64)
         self.structure = structure
         self.args = structure.kernel_args(cs.values, self.support)
         self.nodes = 0
