@@ -15,7 +15,7 @@ UNSOLVABLE report's minimal conflict comes from ``sat``'s conflict shrinking (th
 it, on the domains ``narrow_domains`` leaves (computed here by the kernel's all-different rules,
 the same fixpoint). ``cartesianSize`` is counted as ``sat`` counts it: domains after the clues
 that restrict one variable, no propagation. Search nodes are the budget's nodes; the clock is
-read every :data:`CHUNK` nodes.
+read every :data:`~puzzlekit.verifiers.bitmask_search.CHUNK` nodes.
 
 Extras (``verify(..., extras=...)``): ``"forcedCells"`` puts the cells with one value in every
 solution in ``stats`` on a MULTIPLE report (as ``sat``): exact, with one search for a differing
@@ -48,7 +48,6 @@ from puzzlekit.verifiers.bitmask_compile import (
     Structure,
     compiled_for,
 )
-from puzzlekit.verifiers.bitmask_search import CHUNK, Search, restrict
 from puzzlekit.verifiers.reports import (
     invalid_report,
     outcome_report,
@@ -64,7 +63,7 @@ from puzzlekit.verifiers.search import (
     SearchBudget,
 )
 
-__all__ = ["CHUNK", "FAMILIES", "VERSION", "BitmaskVerifier", "NotCompilable", "compilable"]
+__all__ = ["FAMILIES", "VERSION", "BitmaskVerifier", "NotCompilable", "compilable"]
 
 VERSION = "1.0"
 #: the families this backend is the default verifier and filter of (measured faster than sat)
@@ -120,10 +119,14 @@ class _Session:
             for cid, e in clues.items()
         }
         self._plain = all(e.only_unary for e in clues.values())
+        from puzzlekit.verifiers.bitmask_search import Search
+
         self._search = Search(cs, cs.structure(()), 2)
 
     def unique_with(self, clue_ids: Iterable[str]) -> bool:
         """True when the solution is the only one of the clues ``clue_ids``."""
+        from puzzlekit.verifiers.bitmask_search import Search, restrict
+
         if self._search is None:
             raise RuntimeError("the uniqueness session is closed")
         ids = list(clue_ids)
@@ -183,6 +186,8 @@ class BitmaskVerifier(Verifier):
         extras: Collection[str] = (),
     ) -> VerifierReport:
         """Verify ``instance``. Raises :class:`NotCompilable` for a constraint it cannot take."""
+        from puzzlekit.verifiers.bitmask_search import Search, restrict
+
         if solution_cap < 2:
             raise ValueError("solution_cap must be at least 2: uniqueness needs a second solution")
         budget = budget or SearchBudget()
@@ -312,7 +317,7 @@ def _forced(
     cs: CompiledSchema,
     structure: Structure,
     dom: np.ndarray,
-    search: Search,
+    search: Any,
     budget: SearchBudget,
 ) -> tuple[list[dict[str, Any]], bool]:
     """The cells with one value in every solution (``forcedCells``, as sat's), and whether all
@@ -322,6 +327,8 @@ def _forced(
     first = sols[0]
     candidates = set(np.flatnonzero((sols == first).all(axis=0)).tolist())
     if search.found >= search.cap:
+        from puzzlekit.verifiers.bitmask_search import Search
+
         probe = Search(cs, structure, 1)
         for v in sorted(candidates):
             if v not in candidates:

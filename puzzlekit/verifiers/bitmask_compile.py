@@ -11,7 +11,7 @@ instances, whose clues only restrict domains, all share the schema's.
 
 Raises :class:`NotCompilable` for what the kernel cannot take: ``Count``, ``Regular`` and
 ``Predicate`` constraints, a linear ``!=``, non-integer values, more than
-:data:`~puzzlekit.verifiers.bitmask_kernel.MAX_VALUES` distinct values.
+:data:`MAX_VALUES` distinct values.
 Not for: searching (:mod:`~puzzlekit.verifiers.bitmask_kernel`) or reports.
 """
 
@@ -37,8 +37,9 @@ from puzzlekit.core.model import (
     freeze,
 )
 from puzzlekit.families import Family, get_family
-from puzzlekit.verifiers.bitmask_kernel import MAX_VALUES
 
+#: the most distinct values a problem may have (bits of an int64 mask, sign bit spared)
+MAX_VALUES = 62
 #: the widest table (variables per tuple) the kernel's scratch space holds
 MAX_ARITY = 64
 

@@ -1,8 +1,8 @@
 """The compiled core of the bitmask verifier: constraint propagation and a resumable search.
 
 Domains are int64 bit masks (bit ``i`` stands for the ``i``-th smallest value of the problem, at
-most :data:`MAX_VALUES` values). Constraints arrive as flat arrays (see
-:class:`puzzlekit.verifiers.bitmask_compile.Structure`):
+most :data:`~puzzlekit.verifiers.bitmask_compile.MAX_VALUES` values). Constraints arrive as flat
+arrays (see :class:`puzzlekit.verifiers.bitmask_compile.Structure`):
 
 - all-different units (CSR ``unit_start``/``unit_vars``) and each variable's peers (the variables
   that share a unit with it, CSR ``peer_start``/``peer_vars``): a fixed variable's value leaves
@@ -27,9 +27,6 @@ from __future__ import annotations
 
 import numpy as np
 from numba import njit
-
-#: the most distinct values a problem may have (bits of an int64 mask, sign bit spared)
-MAX_VALUES = 62
 
 #: what :func:`search` returns
 DONE, PAUSED = 0, 1
