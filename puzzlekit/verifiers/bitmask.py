@@ -176,6 +176,7 @@ class BitmaskVerifier(Verifier):
         self.forced_cells = forced_cells
         self._src = source(self.name, self.version)
         self._sat: Any = None
+        self._searches: dict[tuple[int, int], Any] = {}  # workspaces, reused
 
     def verify(
         self,
@@ -203,7 +204,12 @@ class BitmaskVerifier(Verifier):
             idx, masks = zip(*pairs, strict=True)
             restrict(dom, np.array(idx, np.int64), np.array(masks, np.int64))
         structure = cs.structure(list(effects.values()))
-        search = Search(cs, structure, cap)
+        search = self._searches.get((id(structure), cap))
+        if search is None or search.structure is not structure:
+            if len(self._searches) > 64:
+                self._searches.clear()
+            search = self._searches[(id(structure), cap)] = Search(cs, structure, cap)
+        search.reset()
         limit = self.max_cartesian_log10
         if limit is not None and cs.full_log10 > limit:
             narrowed = search.narrowed(dom)

@@ -81,7 +81,7 @@ class Structure:
 
     def units_args(self, values: np.ndarray, support: np.ndarray) -> tuple[Any, ...]:
         st, tv, tm, lv, lc, lohi = self.units_only
-        return (st, tv, tm, lv, lc, values, lohi, support)
+        return (st, tv, tm, lv, lc, values, lohi, support, -1)
 
 
 def _i64(xs: Sequence[int]) -> np.ndarray:
@@ -129,6 +129,7 @@ class CompiledSchema:
         }  # variables some rule keeps different (tables of clues are filtered by them)
         self._clue_cache: dict[tuple[Any, ...], ClueEffect] = {}
         self._structures: dict[tuple[ClueEffect, ...], Structure] = {}
+        self.base_structure = self._build([rules])
         self.cart_cache: dict[tuple[int, ...], tuple[int | float | None, float]] = {}
 
     def mask(self, values: Sequence[int]) -> int:
@@ -225,6 +226,8 @@ class CompiledSchema:
     def structure(self, effects: Sequence[ClueEffect]) -> Structure:
         """The kernel arrays of the rules plus the constraints of ``effects`` (cached)."""
         key = tuple(e for e in effects if not e.only_unary)
+        if not key:
+            return self.base_structure
         found = self._structures.get(key)
         if found is None:
             if len(self._structures) > 4096:
@@ -251,9 +254,15 @@ class CompiledSchema:
         lin_coef = _i64([a for lin in linears for a in lin[1]])
         lin_lohi = np.array([[lin[2] for lin in linears], [lin[3] for lin in linears]], np.int64)
         lin_lohi = lin_lohi.reshape(2, len(linears))
+        of_var: list[list[int]] = [[] for _ in range(nv)]
+        for i, u in enumerate(units):
+            for a in u:
+                of_var[a].append(i)
+        vu_start, vu_units = _csr(of_var)
         st = (peer_start, peer_vars, unit_start, unit_vars, tab_start, tup_start, lin_start)
+        st = (*st, vu_start, vu_units)
         empty, one = _i64([]), _i64([0])
-        st_units = (peer_start, peer_vars, unit_start, unit_vars, one, one, one)
+        st_units = (peer_start, peer_vars, unit_start, unit_vars, one, one, one, vu_start, vu_units)
         units_only = (st_units, empty, empty, empty, empty, np.zeros((2, 0), np.int64))
         return Structure(st, tab_vars, tup_masks, lin_vars, lin_coef, lin_lohi, units_only)
 

@@ -62,28 +62,38 @@ def high_index(x: np.int64) -> np.int64:
 
 
 @njit(cache=True)
-def _units(dom, done, peer_start, peer_vars, unit_start, unit_vars, queue) -> np.int64:
+def _units(dom, done, st, scratch, start) -> np.int64:
     """Naked and hidden singles to a fixpoint: 1 changed, 0 unchanged, -1 contradiction.
 
-    ``done[v]`` marks the variables whose single value has left their peers; ``queue`` is
-    scratch space (one slot per variable).
+    ``done[v]`` marks the variables whose single value has left their peers. ``start``: the one
+    variable changed since the last fixpoint (a branch), or -1 to look at every variable and
+    unit. ``scratch`` holds the queue of new singles (one slot per variable), then one dirty
+    flag per unit.
     """
-    changed = np.int64(0)
+    peer_start, peer_vars, unit_start, unit_vars = st[0], st[1], st[2], st[3]
+    vu_start, vu_units = st[7], st[8]
     nv = dom.shape[0]
+    nu = unit_start.shape[0] - 1
+    changed = np.int64(0)
     qn = 0
-    for v in range(nv):
+    for u in range(nu):
+        scratch[nv + u] = 1 if start < 0 else 0
+    if start >= 0:
+        for k in range(vu_start[start], vu_start[start + 1]):
+            scratch[nv + vu_units[k]] = 1
+    for v in range(nv) if start < 0 else range(start, start + 1):
         if not done[v]:
             m = dom[v]
             if m == 0:
                 return -1
             if m & (m - 1) == 0:
                 done[v] = 1
-                queue[qn] = v
+                scratch[qn] = v
                 qn += 1
     while True:
         qi = 0
         while qi < qn:
-            v = queue[qi]
+            v = scratch[qi]
             qi += 1
             m = dom[v]
             for k in range(peer_start[v], peer_start[v + 1]):
@@ -95,12 +105,17 @@ def _units(dom, done, peer_start, peer_vars, unit_start, unit_vars, queue) -> np
                     changed = 1
                     if d == 0:
                         return -1
+                    for j in range(vu_start[p], vu_start[p + 1]):
+                        scratch[nv + vu_units[j]] = 1
                     if d & (d - 1) == 0 and not done[p]:
                         done[p] = 1
-                        queue[qn] = p
+                        scratch[qn] = p
                         qn += 1
         qn = 0
-        for u in range(unit_start.shape[0] - 1):
+        for u in range(nu):
+            if not scratch[nv + u]:
+                continue
+            scratch[nv + u] = 0
             once = np.int64(0)
             twice = np.int64(0)
             a, b = unit_start[u], unit_start[u + 1]
@@ -124,9 +139,11 @@ def _units(dom, done, peer_start, peer_vars, unit_start, unit_vars, queue) -> np
                         return -1  # two values with one place each, the same place
                     dom[v] = m
                     changed = 1
+                    for j in range(vu_start[v], vu_start[v + 1]):
+                        scratch[nv + vu_units[j]] = 1
                     if not done[v]:
                         done[v] = 1
-                        queue[qn] = v
+                        scratch[qn] = v
                         qn += 1
         if qn == 0:
             return changed
@@ -204,19 +221,23 @@ def _linears(dom, values, lin_start, lin_vars, lin_coef, lin_lo, lin_hi) -> np.i
 
 
 @njit(cache=True)
-def propagate(dom, done, st, tab_vars, tup_masks, lin_vars, lin_coef, values, lin_lohi, scratch):
+def propagate(
+    dom, done, st, tab_vars, tup_masks, lin_vars, lin_coef, values, lin_lohi, scratch, start
+):
     """All rules to a fixpoint on ``dom`` (changed in place); False on a contradiction.
 
-    ``st`` packs the CSR offsets: peer_start, peer_vars, unit_start, unit_vars, tab_start,
-    tup_start and lin_start (see :func:`search`); ``scratch`` holds at least one slot per
-    variable and per table column.
+    ``st`` packs the CSR arrays: peer_start, peer_vars, unit_start, unit_vars, tab_start,
+    tup_start, lin_start, and each variable's units (var_unit_start, var_units); ``scratch``
+    holds at least one slot per variable plus one per unit, and one per table column.
+    ``start``: the one variable changed since the last fixpoint, or -1 (see :func:`_units`).
     """
-    peer_start, peer_vars, unit_start, unit_vars, tab_start, tup_start, lin_start = st
+    tab_start, tup_start, lin_start = st[4], st[5], st[6]
     tables = tab_start.shape[0] > 1
     linears = lin_start.shape[0] > 1
     while True:
-        if _units(dom, done, peer_start, peer_vars, unit_start, unit_vars, scratch) < 0:
+        if _units(dom, done, st, scratch, start) < 0:
             return False
+        start = -1  # after tables and sums changed domains, look at everything again
         r = s = 0
         if tables:
             r = _tables(dom, tab_start, tab_vars, tup_start, tup_masks, scratch)
@@ -265,9 +286,10 @@ def search(
                 return PAUSED
             nodes += 1
             dom = doms[depth]
+            start = branch[depth - 1, 0] if depth > 0 else -1
             ok = propagate(
                 dom, dones[depth], st, tab_vars, tup_masks, lin_vars, lin_coef, values, lin_lohi,
-                scratch,
+                scratch, start,
             )  # fmt: skip
             best = -1
             if ok:

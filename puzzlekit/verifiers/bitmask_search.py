@@ -43,9 +43,15 @@ class Search:
         self.branch = np.zeros((nv + 2, 2), np.int64)
         self.state = np.zeros(4, np.int64)
         self.sols = np.zeros((cap, nv), np.int64)
-        self.support = np.zeros(max(MAX_ARITY, nv), np.int64)
+        self.support = np.zeros(max(MAX_ARITY, nv + len(structure.st[2])), np.int64)
         self.structure = structure
         self.args = structure.kernel_args(cs.values, self.support)
+        self.nodes = 0
+        self.found = 0
+        self.start = time.perf_counter()
+
+    def reset(self) -> None:
+        """Start counting nodes and time afresh (a new verification)."""
         self.nodes = 0
         self.found = 0
         self.start = time.perf_counter()
