@@ -41,7 +41,6 @@ from puzzlekit.core.model import Instance, Problem, Schema, SpecError, Violation
 from puzzlekit.core.protocols import Verifier
 from puzzlekit.core.report import Conflict, VerifierReport
 from puzzlekit.verifiers.bitmask_compile import (
-    MAX_ARITY,
     ClueEffect,
     CompiledSchema,
     NotCompilable,
@@ -84,19 +83,35 @@ def compilable(instance: Instance) -> bool:
     ``INVALID_SPEC`` as the others do.
     """
     try:
-        cs = compiled_for(instance)[1]
-    except SpecError:
-        return True
+        _prepared(instance)
     except NotCompilable:
         return False
+    return True
+
+
+#: the last instance prepared and what it gave (``pk.verify`` asks :func:`compilable` first)
+_LAST: list[Any] = [None, None]
+
+
+def _prepared(instance: Instance) -> tuple[CompiledSchema, dict[str, ClueEffect]] | list[Violation]:
+    """The compiled schema and each clue's effect, or the instance's violations. Raises
+    :class:`NotCompilable`."""
+    if _LAST[0] is instance:
+        return _LAST[1]  # type: ignore[no-any-return]
+    try:
+        family, cs = compiled_for(instance)
+    except SpecError:
+        return _violations(instance)
+    if family.validate_clues(cs.schema, instance.clues):
+        return _violations(instance)
+    effects: dict[str, ClueEffect] = {}
     for clue in instance.clues:
         try:
-            cs.clue_effect(clue)
+            effects[clue.id] = cs.clue_effect(clue)
         except SpecError:
-            continue
-        except NotCompilable:
-            return False
-    return True
+            return _violations(instance)
+    _LAST[:] = [instance, (cs, effects)]
+    return cs, effects
 
 
 class _View:
@@ -214,9 +229,9 @@ class BitmaskVerifier(Verifier):
         if limit is not None and cs.full_log10 > limit:
             narrowed = search.narrowed(dom)
             if narrowed is not None:
-                domains = _domains(cs, narrowed)
                 cart = _cartesian(cs, narrowed)
                 if cart[1] > limit:
+                    domains = _domains(cs, narrowed)
                     return too_large_report(view, src, cap, domains, cart, limit, search.seconds)
         cart = _cartesian(cs, dom)
         try:
@@ -253,22 +268,7 @@ class BitmaskVerifier(Verifier):
         self, instance: Instance
     ) -> tuple[CompiledSchema, dict[str, ClueEffect]] | list[Violation]:
         """The compiled schema and each clue's effect, or the instance's violations."""
-        try:
-            family, cs = compiled_for(instance)
-        except SpecError:
-            return _violations(instance)
-        schema = cs.schema
-        if family.validate_clues(schema, instance.clues):
-            return _violations(instance)
-        effects: dict[str, ClueEffect] = {}
-        for clue in instance.clues:
-            try:
-                effects[clue.id] = cs.clue_effect(clue)
-            except SpecError:
-                return _violations(instance)
-        if any(len(t[0]) > MAX_ARITY for e in effects.values() for t in e.tables):
-            raise NotCompilable(f"a table over more than {MAX_ARITY} variables")
-        return cs, effects
+        return _prepared(instance)
 
     def _conflict(self, instance: Instance, budget: SearchBudget) -> Conflict:
         """A minimal conflict, shrunk by the sat backend's machinery (as ``sat`` reports it)."""

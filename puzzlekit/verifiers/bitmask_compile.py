@@ -116,6 +116,7 @@ class CompiledSchema:
         self.values = _i64(sorted(all_values))
         self.bit = {int(x): i for i, x in enumerate(self.values)}
         self.base_dom = _i64([self.mask(v.domain) for v in schema.variables])
+        self.var_domain = [frozenset(v.domain) for v in schema.variables]
         self.full_log10 = sum(math.log10(len(v.domain)) for v in schema.variables if v.domain)
         rules = self._effect(list(schema.rules), "rule")
         if rules.unary:
@@ -159,7 +160,15 @@ class CompiledSchema:
                 )
             names = list(dict.fromkeys(c.vars))
             idx = [self.index[n] for n in names]
-            if len(names) == 1:
+            if (
+                len(c.vars) == 1
+                and isinstance(c, Linear)
+                and c.op == "=="
+                and c.coeffs == (1,)
+                and c.rhs in self.var_domain[idx[0]]
+            ):  # a given: the common case, without evaluating the constraint per value
+                unary.append((idx[0], 1 << self.bit[c.rhs]))
+            elif len(names) == 1:
                 dom = self.schema.var(names[0]).domain
                 unary.append((idx[0], self.mask([x for x in dom if c.holds({names[0]: x})])))
             elif isinstance(c, AllDifferent):
