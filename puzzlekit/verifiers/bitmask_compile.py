@@ -17,6 +17,7 @@ Not for: searching (:mod:`~puzzlekit.verifiers.bitmask_kernel`) or reports.
 
 from __future__ import annotations
 
+import itertools
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -40,6 +41,8 @@ from puzzlekit.families import Family, get_family
 
 #: the most distinct values a problem may have (bits of an int64 mask, sign bit spared)
 MAX_VALUES = 62
+#: the most value sets a sum over different variables may have to be kept as its value sets
+MAX_COMBINATIONS = 20_000
 #: the widest table (variables per tuple) the kernel's scratch space holds
 MAX_ARITY = 64
 
@@ -58,6 +61,8 @@ class ClueEffect:
     linears: tuple[tuple[tuple[int, ...], tuple[int, ...], int, int], ...] = ()
     #: whether the clue only restricts domains (no constraint of its own)
     only_unary: bool = True
+    #: sums over variables that all differ, as the value sets that make the sum (masks)
+    cages: tuple[tuple[tuple[int, ...], tuple[int, ...]], ...] = ()
 
 
 @dataclass
@@ -150,7 +155,9 @@ class CompiledSchema:
 
     def _effect(self, constraints: Sequence[Constraint], where: str) -> ClueEffect:
         unary: list[tuple[int, int]] = []
-        units, tables, linears = [], [], []
+        units: list[tuple[int, ...]] = []
+        tables: list[Any] = []
+        linears: list[Any] = []
         for c in constraints:
             kind = type(c).__name__
             if kind not in ("AllDifferent", "Linear", "Compare", "Table"):
@@ -181,8 +188,37 @@ class CompiledSchema:
                 tables.append(self._table(c.vars, self._pairs(c), idx))
             elif isinstance(c, Table):
                 tables.append(self._table(c.vars, c.allowed, idx))
-        plain = not (units or tables or linears)
-        return ClueEffect(tuple(unary), tuple(units), tuple(tables), tuple(linears), plain)
+        cages = []
+        for lin in list(linears):
+            combos = self._combinations(lin, units)
+            if combos is not None:
+                linears.remove(lin)
+                cages.append((lin[0], combos))
+        plain = not (units or tables or linears or cages)
+        return ClueEffect(
+            tuple(unary), tuple(units), tuple(tables), tuple(linears), plain, tuple(cages)
+        )
+
+    def _combinations(self, lin: Any, units: Sequence[Sequence[int]]) -> tuple[int, ...] | None:
+        """A sum ``lin`` over variables that all differ as the value sets that make it (masks),
+        or None when it is not such a sum or has too many candidate sets."""
+        idx, coef, lo, hi = lin
+        if lo != hi or any(a != 1 for a in coef):
+            return None
+        pairs = getattr(self, "peer_pairs", set()) | {
+            (a, b) for u in units for a in u for b in u if a != b
+        }
+        if any((a, b) not in pairs for i, a in enumerate(idx) for b in idx[i + 1 :]):
+            return None
+        vals = sorted(set().union(*(self.var_domain[i] for i in idx)))
+        if math.comb(len(vals), len(idx)) > MAX_COMBINATIONS:
+            return None
+        bit = self.bit
+        return tuple(
+            sum(1 << bit[x] for x in combo)
+            for combo in itertools.combinations(vals, len(idx))
+            if sum(combo) == lo
+        )
 
     def _linear(self, c: Linear, where: str) -> tuple[tuple[int, ...], tuple[int, ...], int, int]:
         coef: dict[int, int] = {}
@@ -249,6 +285,7 @@ class CompiledSchema:
         units = [u for e in effects for u in e.units]
         tables = [t for e in effects for t in e.tables]
         linears = [lin for e in effects for lin in e.linears]
+        cages = [g for e in effects for g in e.cages]
         peers: list[set[int]] = [set() for _ in range(nv)]
         for u in units:
             for a in u:
@@ -269,9 +306,12 @@ class CompiledSchema:
                 of_var[a].append(i)
         vu_start, vu_units = _csr(of_var)
         st = (peer_start, peer_vars, unit_start, unit_vars, tab_start, tup_start, lin_start)
-        st = (*st, vu_start, vu_units)
+        cage_start, cage_vars = _csr([g[0] for g in cages])
+        combo_start, combo_masks = _csr([g[1] for g in cages])
+        st = (*st, vu_start, vu_units, cage_start, cage_vars, combo_start, combo_masks)
         empty, one = _i64([]), _i64([0])
         st_units = (peer_start, peer_vars, unit_start, unit_vars, one, one, one, vu_start, vu_units)
+        st_units = (*st_units, one, empty, one, empty)
         units_only = (st_units, empty, empty, empty, empty, np.zeros((2, 0), np.int64))
         return Structure(st, tab_vars, tup_masks, lin_vars, lin_coef, lin_lohi, units_only)
 

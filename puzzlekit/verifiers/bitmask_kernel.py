@@ -10,7 +10,9 @@ arrays (see :class:`puzzlekit.verifiers.bitmask_compile.Structure`):
   (pigeonhole), one with exactly as many fixes each value that has one place left (hidden
   singles);
 - tables of allowed tuples (each tuple as one mask per variable), kept generalized arc consistent;
-- linear constraints ``lo <= sum(coef * x) <= hi``, kept bounds consistent.
+- linear constraints ``lo <= sum(coef * x) <= hi``, kept bounds consistent;
+- sums over variables that all differ (killer cages), as the value sets that make the sum: a
+  variable keeps the values of the sets that hold every fixed value and meet every domain.
 
 Every rule only removes values no solution takes, and at a node where every variable is fixed
 every constraint has been checked, so the search is exact. The search is a depth-first search
@@ -221,19 +223,58 @@ def _linears(dom, values, lin_start, lin_vars, lin_coef, lin_lo, lin_hi) -> np.i
 
 
 @njit(cache=True)
+def _cages(dom, cage_start, cage_vars, combo_start, combo_masks) -> np.int64:
+    """One pass over the sums of different variables: each variable keeps the values of the
+    value sets that contain every fixed value and meet every domain (same codes as above)."""
+    changed = np.int64(0)
+    for g in range(cage_start.shape[0] - 1):
+        a, b = cage_start[g], cage_start[g + 1]
+        fixed = np.int64(0)
+        for k in range(a, b):
+            m = dom[cage_vars[k]]
+            if m & (m - 1) == 0:
+                fixed |= m
+        union = np.int64(0)
+        for j in range(combo_start[g], combo_start[g + 1]):
+            c = combo_masks[j]
+            if c & fixed != fixed:
+                continue
+            ok = True
+            for k in range(a, b):
+                if dom[cage_vars[k]] & c == 0:
+                    ok = False
+                    break
+            if ok:
+                union |= c
+        if union == 0:
+            return -1
+        for k in range(a, b):
+            v = cage_vars[k]
+            m = dom[v] & union
+            if m == 0:
+                return -1
+            if m != dom[v]:
+                dom[v] = m
+                changed = 1
+    return changed
+
+
+@njit(cache=True)
 def propagate(
     dom, done, st, tab_vars, tup_masks, lin_vars, lin_coef, values, lin_lohi, scratch, start
 ):
     """All rules to a fixpoint on ``dom`` (changed in place); False on a contradiction.
 
     ``st`` packs the CSR arrays: peer_start, peer_vars, unit_start, unit_vars, tab_start,
-    tup_start, lin_start, and each variable's units (var_unit_start, var_units); ``scratch``
+    tup_start, lin_start, each variable's units (var_unit_start, var_units), and the sums of
+    different variables (cage_start, cage_vars, combo_start, combo_masks); ``scratch``
     holds at least one slot per variable plus one per unit, and one per table column.
     ``start``: the one variable changed since the last fixpoint, or -1 (see :func:`_units`).
     """
     tab_start, tup_start, lin_start = st[4], st[5], st[6]
     tables = tab_start.shape[0] > 1
     linears = lin_start.shape[0] > 1
+    cages = st[9].shape[0] > 1
     while True:
         if _units(dom, done, st, scratch, start) < 0:
             return False
@@ -247,7 +288,12 @@ def propagate(
             s = _linears(dom, values, lin_start, lin_vars, lin_coef, lin_lohi[0], lin_lohi[1])
             if s < 0:
                 return False
-        if r == 0 and s == 0:
+        g = 0
+        if cages:
+            g = _cages(dom, st[9], st[10], st[11], st[12])
+            if g < 0:
+                return False
+        if r == 0 and s == 0 and g == 0:
             return True
 
 

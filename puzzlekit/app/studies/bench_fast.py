@@ -11,6 +11,8 @@ check after the other per instance (so a busy machine slows both alike):
   every verdict must agree.
 - ``[[sizes]]``: puzzles of an N×N Sudoku (a random grid, cells dropped in a seeded order while
   unique, down to ``givens`` of the cells), checked by kept ``bitmask`` and ``sat`` verifiers.
+- ``[[families]]``: the same two on puzzles the loop generates for another covered family
+  (killer Sudoku, KenKen, Futoshiki, jigsaw, Latin), and on each with its first clue dropped.
 - ``[generation]``: minimal 9×9 puzzles per second of the loop behind ``puzzlekit generate sudoku
   --minimize`` (the default filter and holdout; with the holdout off, to see its share; and with
   the previous default, the ``sat`` filter), of the pure-Python remove-and-check generator, and
@@ -150,6 +152,42 @@ def bench_size(spec: dict[str, Any], seed: int) -> dict[str, Any]:
         "box": list(box),
         "checks": len(puzzles),
         "givens": round(statistics.mean(len(p.clues) for p in puzzles) / (n * n), 3),
+        "verdicts": {v: verdicts.count(v) for v in sorted(set(verdicts))},
+        "median_us": med,
+        "sat_over_bitmask": round(med["sat"] / med["bitmask"], 1),
+    }
+
+
+def bench_family(spec: dict[str, Any], seed: int) -> dict[str, Any]:
+    """Kept bitmask and sat checks (cap 2) of puzzles the loop generates for one family (the
+    accepted ones, and each with its first clue dropped)."""
+    from puzzlekit.loop.batch import GenerateConfig, generate
+    from puzzlekit.verifiers.registry import get_verifier
+
+    family, params = spec["family"], spec.get("params", {})
+    config = GenerateConfig(family, params, count=spec.get("count", 10), holdout=None, seed=seed)
+    config = GenerateConfig(**{**config.__dict__, "filter": "bitmask"})
+    puzzles = []
+    for rec in generate(config):
+        if rec["status"] == "accepted":
+            inst = Instance.from_json_obj(rec["instance"])
+            puzzles += [inst, inst.with_clues(inst.clues[1:])]
+    bitmask, sat = get_verifier("bitmask"), get_verifier("sat", forced_cells=False)
+    times: dict[str, list[float]] = {"bitmask": [], "sat": []}
+    verdicts = []
+    for inst in puzzles:
+        inst.digest  # noqa: B018
+        t, a = _timed(lambda inst=inst: bitmask.verify(inst, solution_cap=2))
+        times["bitmask"].append(t)
+        t, b = _timed(lambda inst=inst: sat.verify(inst, solution_cap=2))
+        times["sat"].append(t)
+        assert a.verdict is b.verdict, (family, a.verdict, b.verdict)
+        verdicts.append(a.verdict.value)
+    med = {k: _median_us(v) for k, v in times.items()}
+    return {
+        "family": family,
+        "params": params,
+        "checks": len(puzzles),
         "verdicts": {v: verdicts.count(v) for v in sorted(set(verdicts))},
         "median_us": med,
         "sat_over_bitmask": round(med["sat"] / med["bitmask"], 1),
@@ -302,6 +340,11 @@ def run(config_path: Path, out_dir: Path, progress: Callable[[str], None] = prin
         row = bench_size(spec, seed + i)
         results["sizes"].append(row)
         progress(json.dumps(row))
+    results["families"] = []
+    for i, spec in enumerate(config.get("families", [])):
+        row = bench_family(spec, seed + i)
+        results["families"].append(row)
+        progress(json.dumps(row))
     results["generation"] = _generation(config.get("generation", {}), seed, progress)
     out_dir.mkdir(parents=True, exist_ok=True)
     (out_dir / "results.json").write_text(json.dumps(results, indent=1) + "\n", "utf-8")
@@ -366,6 +409,15 @@ def markdown(results: dict[str, Any]) -> str:
         out.append(
             f"| {r['size']} | {r['checks']} | {r['givens']:.0%} | {m['bitmask']:g} | {m['sat']:g} "
             f"| {r['sat_over_bitmask']:g}× |"
+        )
+    out += ["", "| family | checks | verdicts | bitmask µs | sat µs | sat / bitmask |"]
+    out += ["|---|---:|---|---:|---:|---:|"]
+    for r in results.get("families", []):
+        m = r["median_us"]
+        seen = ", ".join(f"{k} {v}" for k, v in r["verdicts"].items())
+        out.append(
+            f"| {r['family']} {json.dumps(r['params'])} | {r['checks']} | {seen} "
+            f"| {m['bitmask']:g} | {m['sat']:g} | {r['sat_over_bitmask']:g}× |"
         )
     out += ["", "| generation (minimal 9×9) | puzzles | seconds | per second | filter share |",
             "|---|---:|---:|---:|---:|"]  # fmt: skip
