@@ -193,3 +193,16 @@ def test_uniqueness_session_minimizes_like_plain_verification(family: str, param
     assert fast.instance.digest == slow.instance.digest
     assert fast.removed > 0
     assert SAT.verify(fast.instance, solution_cap=2).verdict is Verdict.UNIQUE
+
+
+def test_the_benchmarks_pure_python_checker_counts_as_the_verifiers_do() -> None:
+    from puzzlekit.app.studies.pybitmask import PySudoku
+
+    py = PySudoku(9, 3, 3)
+    fam = get_family("sudoku")
+    for line in (ROOT / "data" / "sudoku9_17clue_sample.txt").read_text().split()[:5]:
+        first = line.replace(next(ch for ch in line if ch != "."), ".", 1)  # 16 clues: MULTIPLE
+        for text in (line, first):
+            grid = [0 if ch == "." else int(ch) for ch in text]
+            verdict = BITMASK.verify(fam.parse_text(text), solution_cap=2).verdict
+            assert ["UNSOLVABLE", "UNIQUE", "MULTIPLE"][py.count(grid, 2)] == verdict.value
