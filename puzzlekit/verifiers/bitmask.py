@@ -32,6 +32,7 @@ Not for: ``Count``, ``Regular`` or ``Predicate`` constraints, more than 62 disti
 from __future__ import annotations
 
 import math
+import threading
 from collections.abc import Collection, Iterable, Mapping
 from typing import Any
 
@@ -89,6 +90,9 @@ def compilable(instance: Instance) -> bool:
     return True
 
 
+#: search workspaces by thread, structure and cap, reused by every verifier (one search runs at
+#: a time per thread)
+_WORKSPACES: dict[tuple[int, int, int], Any] = {}
 #: the last instance prepared and what it gave (``pk.verify`` asks :func:`compilable` first)
 _LAST: list[Any] = [None, None]
 
@@ -191,7 +195,6 @@ class BitmaskVerifier(Verifier):
         self.forced_cells = forced_cells
         self._src = source(self.name, self.version)
         self._sat: Any = None
-        self._searches: dict[tuple[int, int], Any] = {}  # workspaces, reused
 
     def verify(
         self,
@@ -219,11 +222,12 @@ class BitmaskVerifier(Verifier):
             idx, masks = zip(*pairs, strict=True)
             restrict(dom, np.array(idx, np.int64), np.array(masks, np.int64))
         structure = cs.structure(list(effects.values()))
-        search = self._searches.get((id(structure), cap))
+        key = (threading.get_ident(), id(structure), cap)
+        search = _WORKSPACES.get(key)
         if search is None or search.structure is not structure:
-            if len(self._searches) > 64:
-                self._searches.clear()
-            search = self._searches[(id(structure), cap)] = Search(cs, structure, cap)
+            if len(_WORKSPACES) > 64:
+                _WORKSPACES.clear()
+            search = _WORKSPACES[key] = Search(cs, structure, cap)
         search.reset()
         limit = self.max_cartesian_log10
         if limit is not None and cs.full_log10 > limit:
