@@ -1,6 +1,7 @@
 """The speed benchmark of the compiled ``bitmask`` backend: checks, sizes, generation, first call.
 
-Run: ``python -m puzzlekit.app.studies.bench_fast experiments/bench_fast.toml --out DIR``.
+Run: ``puzzlekit bench experiments/bench_fast.toml --out DIR`` (the config says
+``study = "bench_fast"``), or ``python -m puzzlekit.app.studies.bench_fast CONFIG --out DIR``.
 Everything is measured in one process run, both sides of a ratio on the same instances, one
 check after the other per instance (so a busy machine slows both alike):
 
