@@ -51,6 +51,16 @@ VERIFIER_KINDS: Mapping[str, VerifierKind] = {
             "a second solution is refuted by UNSAT under a blocking clause",
         ),
         VerifierKind(
+            "bitmask",
+            True,
+            "exhaustive_enumeration",
+            "bounded_checked",
+            True,
+            0.0,
+            "a compiled depth-first search with sound propagation covers every assignment of "
+            "the finite domain",
+        ),
+        VerifierKind(
             "sampling",
             False,
             "sampling_search",

@@ -27,6 +27,7 @@ from puzzlekit.verifiers.base import Verifier
 
 def _load_builtin() -> None:
     from puzzlekit.verifiers import approximate
+    from puzzlekit.verifiers.bitmask import BitmaskVerifier
     from puzzlekit.verifiers.enumerative import EnumerativeVerifier
     from puzzlekit.verifiers.gametree import AlphaBetaVerifier, GameTreeVerifier, MinimaxVerifier
     from puzzlekit.verifiers.oracle import OracleVerifier, PlainOracleVerifier
@@ -34,6 +35,7 @@ def _load_builtin() -> None:
 
     VERIFIERS.register("enumerative", EnumerativeVerifier)
     VERIFIERS.register("sat", SatVerifier)
+    VERIFIERS.register("bitmask", BitmaskVerifier)
     for name, factory in approximate.FACTORIES.items():
         VERIFIERS.register(name, factory)
     VERIFIERS.register("gametree", GameTreeVerifier)
@@ -119,8 +121,10 @@ def drop_kept() -> None:
 
 
 def default_verifier_name(instance: Instance | None = None) -> str:
-    """The family's ``default_verifier`` if it names one (games: ``gametree``), else ``sat``
-    where the instance's schema is encodable in it, ``enumerative`` otherwise."""
+    """The family's ``default_verifier`` if it names one (games: ``gametree``), else
+    ``bitmask`` for the all-different families it covers (:data:`~puzzlekit.verifiers.bitmask.
+    FAMILIES`) where the instance compiles, else ``sat`` where the instance's schema is encodable
+    in it, ``enumerative`` otherwise."""
     if instance is not None:
         from puzzlekit.core.model import SpecError
 
@@ -130,6 +134,10 @@ def default_verifier_name(instance: Instance | None = None) -> str:
             own = None
         if own in VERIFIERS:
             return own
+        from puzzlekit.verifiers.bitmask import FAMILIES, compilable
+
+        if instance.family in FAMILIES and compilable(instance):
+            return "bitmask"
     from puzzlekit.verifiers.sat import encodable
 
     if instance is None or encodable(instance):
@@ -138,9 +146,16 @@ def default_verifier_name(instance: Instance | None = None) -> str:
 
 
 def default_filter_name(family: str) -> str:
-    """The filter ``puzzlekit generate`` uses for ``family`` unless told otherwise."""
+    """The filter ``puzzlekit generate`` uses for ``family`` unless told otherwise: the family's
+    ``default_verifier``, else ``bitmask`` for the families it covers, else ``sat``."""
+    from puzzlekit.verifiers.bitmask import FAMILIES
+
     own = get_family(family).default_verifier
-    return own if own in VERIFIERS else default_verifier_name(None)
+    if own in VERIFIERS:
+        return own
+    if get_family(family).name in FAMILIES:
+        return "bitmask"
+    return default_verifier_name(None)
 
 
 def default_holdout_name(filter_name: str) -> str:

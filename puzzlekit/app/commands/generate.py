@@ -34,7 +34,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument(
         "--filter",
         default=None,
-        help="filter verifier (the strategy reads it; default: the family's, sat for grids)",
+        help="filter verifier (the strategy reads it; default: the family's, bitmask for the "
+        "all-different families, sat for other grids)",
     )
     p.add_argument(
         "--holdout",
