@@ -139,7 +139,7 @@ def test_reported_solutions_do_not_depend_on_what_was_verified_before() -> None:
 def test_forced_cells_extra_matches_sat_and_is_computed_only_when_asked() -> None:
     inst = _random_instance("sudoku", {"size": 4, "box": [2, 2]}, 3, 0.3, False)
     for cap in (2, 100):
-        sat = SAT.verify(inst, solution_cap=cap)
+        sat = SAT.verify(inst, solution_cap=cap, extras=("forcedCells",))
         assert sat.verdict is Verdict.MULTIPLE
         plain = BITMASK.verify(inst, solution_cap=cap)
         asked = BITMASK.verify(inst, solution_cap=cap, extras=("forcedCells", "unknownExtra"))

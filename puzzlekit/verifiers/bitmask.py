@@ -7,9 +7,11 @@ bounds-consistent sums, fewest values first) runs compiled with numba
 :mod:`~puzzlekit.verifiers.bitmask_compile`). It counts solutions up to the cap and returns them,
 so a MULTIPLE report keeps its discriminative gap.
 
-The search order depends on the constraints alone, so the same instance gives the same solutions
-whatever was verified before (reported sorted by values in schema order; at the cap they are the
-first ones in the search's order, not the lexicographically first ones ``sat`` reports). An
+The search order depends on the instance alone (fewest values first, ties broken in the
+instance's own variable order, :func:`~puzzlekit.verifiers.search.search_order`), so the same
+instance gives the same solutions whatever was verified before (reported sorted over that order;
+at the cap they are the first ones in the search's order, not the lexicographically first ones
+``sat`` reports). An
 UNSOLVABLE report's minimal conflict comes from ``sat``'s conflict shrinking (the same clues as
 ``sat`` and ``enumerative`` name). ``DOMAIN_TOO_LARGE`` is decided as the other backends decide
 it, on the domains ``narrow_domains`` leaves (computed here by the kernel's all-different rules,
@@ -61,6 +63,7 @@ from puzzlekit.verifiers.search import (
     DEFAULT_MAX_CARTESIAN_LOG10,
     BudgetExceeded,
     SearchBudget,
+    search_order,
 )
 
 __all__ = ["FAMILIES", "VERSION", "BitmaskVerifier", "NotCompilable", "compilable"]
@@ -229,6 +232,7 @@ class BitmaskVerifier(Verifier):
                 _WORKSPACES.clear()
             search = _WORKSPACES[key] = Search(cs, structure, cap)
         search.reset()
+        search.set_order(_order(cs, instance.digest))
         limit = self.max_cartesian_log10
         if limit is not None and cs.full_log10 > limit:
             narrowed = search.narrowed(dom)
@@ -285,6 +289,13 @@ class BitmaskVerifier(Verifier):
         problem = try_resolve(instance)
         assert isinstance(problem, Problem)
         return self._sat._conflict(problem, engine, dict(clue_lits), _Run(budget))
+
+
+def _order(cs: CompiledSchema, digest: str) -> np.ndarray:
+    """The variable indices in the instance's own search order
+    (:func:`~puzzlekit.verifiers.search.search_order`, as ``sat`` and ``enumerative`` use)."""
+    index = {name: i for i, name in enumerate(cs.names)}
+    return np.array([index[n] for n in search_order(list(cs.names), digest)], np.int64)
 
 
 def _violations(instance: Instance) -> list[Violation]:

@@ -305,6 +305,7 @@ def search(
     state,
     sols,
     node_limit,
+    order,
     st,
     tab_vars,
     tup_masks,
@@ -317,7 +318,10 @@ def search(
     """Count solutions depth first from ``doms[0]``, storing them (bit indices) in ``sols``.
 
     ``doms``/``dones``: the stack (depth × variables); ``branch[d]`` = (variable, values left to
-    try) of depth ``d``; ``state`` = (depth, mode, solutions found, nodes so far), saved when the
+    try) of depth ``d``; ``order``: the variables in the order that breaks ties between equally
+    constrained ones (a permutation drawn from the instance, so that which cells are decided
+    last, and so where the first solutions differ, carries no reading-order bias);
+    ``state`` = (depth, mode, solutions found, nodes so far), saved when the
     search pauses after ``node_limit`` more nodes (mode 0: the node at ``depth`` is new; 1: try
     the next value at ``depth``). Stops (DONE) when the tree is exhausted or ``sols`` is full.
     """
@@ -340,7 +344,8 @@ def search(
             best = -1
             if ok:
                 best_count = 64
-                for v in range(nv):
+                for i in range(nv):
+                    v = order[i]
                     m = dom[v]
                     if m & (m - 1):
                         c = popcount(m)

@@ -46,9 +46,16 @@ class Search:
         self.support = np.zeros(max(MAX_ARITY, nv + len(structure.st[2])), np.int64)
         self.structure = structure
         self.args = structure.kernel_args(cs.values, self.support)
+        #: tie-breaking order of the variables (:meth:`set_order`); schema order until set
+        self.order = np.arange(nv, dtype=np.int64)
         self.nodes = 0
         self.found = 0
         self.start = time.perf_counter()
+
+    def set_order(self, order: np.ndarray) -> None:
+        """Break ties between equally constrained variables in ``order`` (variable indices),
+        and report solutions sorted lexicographically over it."""
+        self.order = np.ascontiguousarray(order, dtype=np.int64)
 
     def reset(self) -> None:
         """Start counting nodes and time afresh (a new verification)."""
@@ -84,7 +91,7 @@ class Search:
                 chunk = min(chunk, max_nodes - meter.nodes - int(state[3]))
             status = DONE
             if chunk > 0:
-                status = search(doms, dones, branch, state, sols, chunk, *args)
+                status = search(doms, dones, branch, state, sols, chunk, self.order, *args)
             if status == DONE and chunk > 0:
                 break
             spent = meter.nodes + int(state[3])
@@ -107,9 +114,10 @@ class Search:
         return self.sols[: self.found]
 
     def solutions(self) -> list[dict[str, int]]:
-        """The solutions found, sorted by values in schema order."""
+        """The solutions found, sorted lexicographically over the variables in :attr:`order`."""
         values = self.cs.values[self.bits()]
-        rows = sorted(values.tolist())
+        order = self.order.tolist()
+        rows = sorted(values.tolist(), key=lambda row: [row[i] for i in order])
         names = self.cs.names
         return [dict(zip(names, row, strict=True)) for row in rows]
 
