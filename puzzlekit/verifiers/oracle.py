@@ -375,7 +375,8 @@ class PlainOracleVerifier(Verifier):
         if len(found) == 1:
             verdict, detail = Verdict.UNIQUE, None
         elif found:
-            gap = _plain_gap(shown, hidden, list(props), instance.digest)
+            cells = [((list(props).index(k),), k) for k in hidden]
+            gap = tuple(rank_gap(cells, shown, instance.digest))
             detail = RejectDetail(
                 Verdict.MULTIPLE, discriminative_gap=gap, verdict_distribution=distribution
             )
@@ -401,8 +402,7 @@ class PlainOracleVerifier(Verifier):
 def _plain_too_large(
     hidden: Sequence[str], order: Sequence[str], codes: Mapping[str, Sequence[Any]], limit: int
 ) -> RejectDetail:
-    """DOMAIN_TOO_LARGE of the plain oracle: every open field's cardinality, and the culprits
-    that take the completions over ``limit``."""
+    """DOMAIN_TOO_LARGE of the plain oracle: open fields' cardinalities, culprits over limit."""
     cards = [
         FieldCardinality((order.index(k),), k, len(codes[k])) for k in hidden if len(codes[k]) > 1
     ]
@@ -496,12 +496,3 @@ def _plain_enumerate(
         if verdict == expected:
             found.append(dict(zip(hidden, xs, strict=True)))
     return dist, errors, found, total
-
-
-def _plain_gap(
-    solutions: Sequence[Mapping[str, int]],
-    hidden: Sequence[str],
-    order: Sequence[str],
-    digest: str,
-) -> tuple[Any, ...]:
-    return tuple(rank_gap([((order.index(k),), k) for k in hidden], solutions, digest))
