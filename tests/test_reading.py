@@ -308,3 +308,13 @@ def test_a_hook_that_misreads_clue_data_gives_invalid_spec_at_the_clue(capsys) -
     assert "toolcall cannot read this (TypeError" in v["detail"]
     with strict_hooks(), pytest.raises(TypeError):  # check_family sees the family's bug
         resolve(Instance.from_json_obj(TOOLCALL))
+
+
+def test_a_jigsaw_layout_is_grown_only_up_to_its_declared_size() -> None:
+    from puzzlekit.families import get_family
+
+    with pytest.raises(SpecError) as caught:
+        get_family("sudoku-jigsaw").parse_text("." * 144)
+    (v,) = caught.value.violations
+    assert (v.violation_type, v.field_name) == ("out-of-domain", "params.size")
+    assert "give params.regions" in v.detail
