@@ -318,3 +318,8 @@ def test_a_jigsaw_layout_is_grown_only_up_to_its_declared_size() -> None:
     (v,) = caught.value.violations
     assert (v.violation_type, v.field_name) == ("out-of-domain", "params.size")
     assert "give params.regions" in v.detail
+
+
+def test_an_error_naming_input_with_a_newline_stays_one_line(capsys) -> None:
+    code, _, err = _verify(capsys, "", "--family", "sudo\nku\x00")
+    assert code == 2 and err.count("\n") == 1 and "sudo\\nku\\x00" in err
