@@ -289,3 +289,37 @@ def test_an_endless_line_is_answered_at_once(monkeypatch) -> None:
     monkeypatch.setattr(reading, "MAX_LINE_BYTES", 1000)
     item = next(iter_stream(_Zeros()))
     assert item.instance is None and "longer than 1000 bytes" in item.violations[0].detail
+
+
+TOOLCALL = {
+    "family": "toolcall",
+    "params": {"expectedVerdict": "mid", "fixedInput": {"note": ""}, "tool": "shipping-rate"},
+    "clues": [{"id": "w", "kind": "given", "coords": [[1]],
+               "data": {"field": {"not": "a name"}, "value": 6}}],
+}  # fmt: skip
+
+
+def test_a_hook_that_misreads_clue_data_gives_invalid_spec_at_the_clue(capsys) -> None:
+    from puzzlekit.families import resolve, strict_hooks
+
+    code, (rep,), _ = _verify(capsys, json.dumps(TOOLCALL), "--verifier", "enumerative")
+    (v,) = rep["rejectDetail"]["violations"]
+    assert code == 0 and (v["fieldName"], v["coord"]) == ("clue w", [1])
+    assert "toolcall cannot read this (TypeError" in v["detail"]
+    with strict_hooks(), pytest.raises(TypeError):  # check_family sees the family's bug
+        resolve(Instance.from_json_obj(TOOLCALL))
+
+
+def test_a_jigsaw_layout_is_grown_only_up_to_its_declared_size() -> None:
+    from puzzlekit.families import get_family
+
+    with pytest.raises(SpecError) as caught:
+        get_family("sudoku-jigsaw").parse_text("." * 144)
+    (v,) = caught.value.violations
+    assert (v.violation_type, v.field_name) == ("out-of-domain", "params.size")
+    assert "give params.regions" in v.detail
+
+
+def test_an_error_naming_input_with_a_newline_stays_one_line(capsys) -> None:
+    code, _, err = _verify(capsys, "", "--family", "sudo\nku\x00")
+    assert code == 2 and err.count("\n") == 1 and "sudo\\nku\\x00" in err

@@ -103,7 +103,8 @@ class Family:
     golden_verifier: str = "enumerative"
     #: declared size limits, checked before any other work on params (:meth:`schema`) and
     #: listed by ``puzzlekit schemas``: param -> the largest integer value, or the largest
-    #: length of a list or string value (a layout's rows)
+    #: length of a list or string value (a layout's rows); a key that is not a param names a
+    #: measure the family checks itself
     size_limits: Mapping[str, int] = {}
     #: colours of the marks drawn by :meth:`render`
     MARK_COLORS = {"?": "tab:orange", "!": "tab:red", "*": "tab:purple"}
