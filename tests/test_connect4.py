@@ -228,3 +228,26 @@ def test_game_verdict_command_solves_connect_four_and_reports_an_undecided_budge
     assert "undecided: the nodes budget of 3000 ran out after 3001 nodes" in capsys.readouterr().out
     assert main(["game-verdict", "connect", empty, "--budget-seconds", "-1"]) == 2
     assert main(["game-verdict", "nim", "3,4,5", "--solver", "compiled"]) == 2
+
+
+def test_the_distance_param_names_the_schema_and_is_checked() -> None:
+    from puzzlekit.core.model import SpecError
+
+    params = FAMILY.normalize_params({"distance": 7})
+    assert params == {"cols": 7, "rows": 6, "k": 4, "distance": 7}
+    assert FAMILY.schema_id(params) == "owm-connect-7x6x4-d7"
+    assert FAMILY.game(params) == FAMILY.game({})
+    for bad in (4, 1, "7", True):
+        with pytest.raises(SpecError):
+            FAMILY.normalize_params({"distance": bad})
+
+
+def test_at_distance_is_the_winning_moves_distance() -> None:
+    p = next(p for p in LATE_MID if any(s > 0 for s in p["moveScores"].values()))
+    state = _state(p["moves"])
+    col, s = max(_want(p).items(), key=lambda cs: cs[1])
+    move = next(m for m in GAME.legal_moves(state) if int(m) % 7 == col)
+    _, distance = connect4.result_distance(s, p["stones"])
+    assert FAMILY.at_distance(GAME, state, move, {"distance": distance})
+    assert not FAMILY.at_distance(GAME, state, move, {"distance": distance + 2})
+    assert FAMILY.at_distance(GAME, state, move, {})
