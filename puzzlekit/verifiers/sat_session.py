@@ -227,10 +227,14 @@ def _enumerate(
     drawn in lexicographic order (:func:`_lex_first`), starting from the models already found.
     Without it, the first ``cap`` found, which can depend on the solver's history.
     """
-    found = _blocked_enumeration(engine, assumptions, 2 * cap if lex_first else cap, run, order)
-    if len(found) <= cap or len(found) < 2 * cap:
-        return found[:cap]
-    return _lex_first(engine, assumptions, cap, run, found, order)
+    try:
+        found = _blocked_enumeration(engine, assumptions, 2 * cap if lex_first else cap, run, order)
+        if len(found) <= cap or len(found) < 2 * cap:
+            return found[:cap]
+        return _lex_first(engine, assumptions, cap, run, found, order)
+    except BudgetExceeded as exc:  # an UNDECIDED report shows at most ``cap`` found so far
+        exc.solutions = getattr(exc, "solutions", [])[:cap]  # type: ignore[attr-defined]
+        raise
 
 
 def _blocked_enumeration(
