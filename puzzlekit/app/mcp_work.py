@@ -87,6 +87,31 @@ def schema_list() -> dict[str, Any]:
     }
 
 
+def _verify_budget(budget_seconds: float, budget_nodes: int | None, limits: Limits) -> Any:
+    """The search budget of a verify call; ArgumentError naming the field out of range."""
+    from puzzlekit.verifiers.base import SearchBudget
+
+    if not 0 < budget_seconds <= limits.max_seconds:
+        raise ArgumentError(
+            "budget_seconds", f"must be in (0, {limits.max_seconds:g}], got {budget_seconds}"
+        )
+    if budget_nodes is not None and budget_nodes < 1:
+        raise ArgumentError("budget_nodes", f"must be at least 1, got {budget_nodes}")
+    return SearchBudget(
+        nodes=budget_nodes if budget_nodes is not None else SearchBudget.nodes,
+        seconds=budget_seconds,
+    )
+
+
+def _check_extras(extras: tuple[str, ...]) -> None:
+    from puzzlekit.core.protocols import EXTRAS
+
+    for name in extras:
+        if name not in EXTRAS:
+            known = ", ".join(sorted(EXTRAS))
+            raise ArgumentError("extras", f"unknown report extra {name!r}; known: {known}")
+
+
 def verify_work(
     *,
     instance: Mapping[str, Any] | str | None = None,
@@ -103,8 +128,8 @@ def verify_work(
     """The report JSON of one puzzle; ``json`` is the exact line ``puzzlekit verify`` prints.
     ``extras``: report extras to compute (``forcedCells``)."""
     from puzzlekit.core.model import Instance, SpecError, sha256_digest
-    from puzzlekit.core.protocols import EXTRAS, call_verify
-    from puzzlekit.verifiers.base import SearchBudget, invalid_report, source
+    from puzzlekit.core.protocols import call_verify
+    from puzzlekit.verifiers.base import invalid_report, source
     from puzzlekit.verifiers.registry import VERIFIERS, default_verifier_name, kept_verifier
 
     for field, value in (("instance", instance), ("params", params), ("text", text)):
@@ -117,23 +142,10 @@ def verify_work(
         raise ArgumentError("params", "only with text; an instance carries its own params")
     if not 2 <= cap <= MAX_CAP:
         raise ArgumentError("cap", f"must be in 2..{MAX_CAP} (uniqueness needs 2), got {cap}")
-    if not 0 < budget_seconds <= limits.max_seconds:
-        raise ArgumentError(
-            "budget_seconds", f"must be in (0, {limits.max_seconds:g}], got {budget_seconds}"
-        )
-    if budget_nodes is not None and budget_nodes < 1:
-        raise ArgumentError("budget_nodes", f"must be at least 1, got {budget_nodes}")
+    budget = _verify_budget(budget_seconds, budget_nodes, limits)
     if verifier is not None:
         _lookup("verifier", VERIFIERS, verifier)
-    for name in extras:
-        if name not in EXTRAS:
-            raise ArgumentError(
-                "extras", f"unknown report extra {name!r}; known: {', '.join(sorted(EXTRAS))}"
-            )
-    budget = SearchBudget(
-        nodes=budget_nodes if budget_nodes is not None else SearchBudget.nodes,
-        seconds=budget_seconds,
-    )
+    _check_extras(extras)
     inst: Instance | None = None
     violations: tuple = ()
     raw = ""
