@@ -157,6 +157,18 @@ def _check_verify_args(
         _lookup("verifier", VERIFIERS, verifier)
 
 
+def _check_extras(extras: Any) -> None:
+    """``extras``: a list of names of :data:`~puzzlekit.core.protocols.EXTRAS`."""
+    from puzzlekit.core.protocols import EXTRAS
+
+    if isinstance(extras, str) or not all(isinstance(n, str) for n in extras):
+        raise ArgumentError("extras", "must be a list of extra names")
+    for name in extras:
+        if name not in EXTRAS:
+            known = ", ".join(sorted(EXTRAS))
+            raise ArgumentError("extras", f"unknown report extra {name!r}; known: {known}")
+
+
 def verify_work(
     *,
     instance: Mapping[str, Any] | str | None = None,
@@ -173,7 +185,6 @@ def verify_work(
     """The report JSON of one puzzle; ``json`` is the exact line ``puzzlekit verify`` prints.
     ``extras``: report extras to compute (``forcedCells``)."""
     from puzzlekit.core.model import Instance, SpecError, sha256_digest
-    from puzzlekit.core.protocols import EXTRAS
     from puzzlekit.core.reading import ReadError, loads
     from puzzlekit.verifiers.base import SearchBudget, invalid_report, source
     from puzzlekit.verifiers.registry import default_verifier_name, kept_verifier, verify_or_decline
@@ -182,13 +193,7 @@ def verify_work(
     _check_verify_args(
         instance, family, params, text, verifier, cap, budget_seconds, budget_nodes, limits
     )
-    if isinstance(extras, str) or not all(isinstance(n, str) for n in extras):
-        raise ArgumentError("extras", "must be a list of extra names")
-    for name in extras:
-        if name not in EXTRAS:
-            raise ArgumentError(
-                "extras", f"unknown report extra {name!r}; known: {', '.join(sorted(EXTRAS))}"
-            )
+    _check_extras(extras)
     budget = SearchBudget(
         nodes=budget_nodes if budget_nodes is not None else SearchBudget.nodes,
         seconds=budget_seconds,
