@@ -13,6 +13,8 @@ import argparse
 import json
 from typing import Any
 
+from puzzlekit.app.cli import add_format
+
 GAMES = ("tictactoe", "mnk", "connect", "nim")
 
 
@@ -53,9 +55,14 @@ def register(sub: argparse._SubParsersAction) -> None:
     )
     p.add_argument("--to-move", choices=("x", "o"), help="side to move (default: from counts)")
     p.add_argument("--k", type=int, help="k in a row (mnk default 3, connect default 4)")
-    p.add_argument("--solver", choices=("alphabeta", "minimax"), default="alphabeta")
+    p.add_argument(
+        "--solver",
+        choices=("alphabeta", "minimax"),
+        default="alphabeta",
+        help="game-tree search: alpha-beta, or plain minimax as a cross-check",
+    )
     p.add_argument("--budget-seconds", type=float, default=None, help="wall-time budget")
-    p.add_argument("--json", action="store_true", help="print the verdict as one JSON object")
+    add_format(p, ("text", "json"), "text", {"json": "the verdict as one JSON object"})
     p.set_defaults(func=cmd_game_verdict)
 
 
@@ -81,7 +88,7 @@ def cmd_game_verdict(args: argparse.Namespace) -> int:
     except BudgetExceeded as exc:
         print(f"undecided: the {exc.resource} budget of {exc.limit} ran out")
         return 1
-    if args.json:
+    if args.format == "json":
         obj = {"game": game.info.name, "params": dict(game.params), **verdict.to_json_obj()}
         obj["toMove"] = game.side_name(verdict.to_move)
         print(json.dumps(obj))

@@ -12,22 +12,28 @@ import tomllib
 from pathlib import Path
 
 from puzzlekit.app.cli import UsageError
+from puzzlekit.app.progress import add_quiet
 
 
 def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("run", help="run an experiment config into a run directory")
     p.add_argument("config", help="experiment config (TOML)")
     p.add_argument("--out", help="run directory (default: runs/<config name>)")
-    p.add_argument("--executor", choices=("local", "dask", "serial"), default=None)
+    p.add_argument(
+        "--executor",
+        choices=("local", "dask", "serial"),
+        default=None,
+        help="where tasks run (default: the config's, else a local process pool)",
+    )
     p.add_argument("--scheduler", help="Dask scheduler address (default: a LocalCluster)")
     p.add_argument("--workers", type=int, default=None, help="worker processes")
     p.add_argument("--resume", action="store_true", help="skip the tasks already finished")
-    p.add_argument("--quiet", action="store_true", help="no progress bar")
+    add_quiet(p)
     p.set_defaults(func=cmd_run)
     r = sub.add_parser(
         "report", help="draw a run directory's figures and write RUN_DIR/report/report.md"
     )
-    r.add_argument("run_dir")
+    r.add_argument("run_dir", help="a finished run directory (holds manifest.json)")
     r.set_defaults(func=cmd_report)
 
 

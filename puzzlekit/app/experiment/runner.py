@@ -132,10 +132,7 @@ def run_experiment(
     in flight; ``resume=True`` skips the finished ones. At the end the parts are merged, sorted,
     into ``attempts.parquet`` and ``puzzles.parquet``, and the report is drawn.
     """
-    import sys
-
-    from tqdm import tqdm
-
+    from puzzlekit.app.progress import progress
     from puzzlekit.audit.ledger import Ledger
 
     run = Path(out)
@@ -150,9 +147,7 @@ def run_experiment(
     pending = [t for t in tasks if not task_done(run, t.id)]
     total = sum(len(t.trials) for t in tasks)
     done = total - sum(len(t.trials) for t in pending)
-    with tqdm(
-        total=total, initial=done, unit="trial", file=sys.stderr, disable=True if quiet else None
-    ) as bar:
+    with progress(f"run {config.name}", total, "trial", quiet=quiet, initial=done) as bar:
         for result in execute(pending, executor, workers, scheduler, dask_processes=dask_processes):
             save_task(run, result)
             bar.update(len(result.puzzles))
