@@ -16,6 +16,11 @@ from puzzlekit.io.inputs import InputItem, iter_items, read_text
 def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("schemas", help="list every registered schema")
     add_format(p, ("table", "json"), "table", {"json": "one JSON object per schema"})
+    p.add_argument(
+        "--config-schema",
+        action="store_true",
+        help="print the JSON Schema of experiment configs instead (for editors)",
+    )
     p.set_defaults(func=cmd_schemas)
 
     for name, func, helptext in (
@@ -51,6 +56,11 @@ def register(sub: argparse._SubParsersAction) -> None:
 def cmd_schemas(args: argparse.Namespace) -> int:
     from puzzlekit.families import registered_schemas
 
+    if args.config_schema:
+        from puzzlekit.app.experiment.config_schema import config_schema
+
+        print(json.dumps(config_schema(), indent=2))
+        return 0
     rows = registered_schemas()
     if args.format == "json":
         for row in rows:

@@ -124,6 +124,7 @@ def run_experiment(
     config_path: str | None = None,
     report: bool = True,
     dask_processes: bool = True,
+    overrides: Sequence[str] = (),
 ) -> Path:
     """Run every task of ``config`` into the run directory ``out``; returns its path.
 
@@ -141,6 +142,7 @@ def run_experiment(
     scheduler = scheduler or config.scheduler
     manifest = _open_run(run, config, resume, config_path)
     manifest.update({"executor": executor, "workers": workers, "scheduler": scheduler})
+    manifest["overrides"] = list(overrides)  # ``run --set key=value``, applied to the config
     write_json(manifest, run / "manifest.json")
 
     tasks = plan(config)
