@@ -249,3 +249,16 @@ def test_ctrl_c_ends_with_one_line(capsys, monkeypatch) -> None:
     monkeypatch.setattr(core, "cmd_schemas", interrupted)
     code, out, err = run(capsys, "schemas")
     assert code == 130 and err.strip() == "puzzlekit: interrupted"
+
+
+def test_a_jigsaw_line_carries_its_regions(capsys, monkeypatch) -> None:
+    # the text alone (no --params) reads back to the generated puzzle: the regions travel with it
+    records = generated(capsys, "sudoku-jigsaw", '{"size": 6, "seed": 3}', count=1)
+    record = json.loads(records)
+    code, out, _ = run(
+        capsys, "verify", "-", "--family", "sudoku-jigsaw", stdin=record["text"] + "\n",
+        monkeypatch=monkeypatch,
+    )  # fmt: skip
+    rep = json.loads(out)
+    assert code == 0 and rep["uniquenessVerdict"] == "UNIQUE"
+    assert rep["instanceDigest"] == record["instanceDigest"]

@@ -129,7 +129,13 @@ def build_parser() -> argparse.ArgumentParser:
     import puzzlekit.app.commands as commands
     from puzzlekit import __version__
 
-    parser = _Parser(prog="puzzlekit", description=__doc__.splitlines()[0])
+    parser = _Parser(
+        prog="puzzlekit",
+        description="Generate and verify puzzles in a closed loop, run experiments and keep "
+        "regression tests (walk-through: docs/tutorial.md).",
+        epilog="exit codes: 0 done; 1 a check failed or a goal was not met; 2 unusable "
+        "arguments or input",
+    )
     parser.add_argument("--version", action="version", version=f"puzzlekit {__version__}")
     # before the command name too; its own dest, so a command's --plugin does not overwrite it
     parser.add_argument(

@@ -29,7 +29,11 @@ def register(sub: argparse._SubParsersAction) -> None:
     ):
         p = sub.add_parser(name, help=helptext)
         p.add_argument("file", nargs="?", default="-", help="input file, or - for stdin")
-        p.add_argument("--family", help="family of text-format lines (e.g. sudoku)")
+        p.add_argument(
+            "--family",
+            help="family of text-format lines, e.g. sudoku (default: JSON lines name their "
+            "own; a bare line of n*n grid characters is read as sudoku)",
+        )
         p.add_argument("--params", help="family params as JSON, e.g. '{\"size\": 4}'")
         p.add_argument("--verifier", help="backend name (default: sat where encodable)")
         p.add_argument(
