@@ -417,12 +417,15 @@ def parse_config(raw: Mapping[str, Any], source: str | None = None) -> Experimen
         if not any(p.path == s or p.path.startswith((f"{s}.", f"{s}[")) for s in said)
     ]
     problems = structural + more
+    plugins = [p for p in problems if p.path.startswith("plugins[")]
+    if plugins:  # what the plugin would have registered is unknown: those follow from it
+        problems = plugins
     if problems:
         raise ConfigError.every(problems)
     return config
 
 
-def _parse(r: _Reader, top: dict[str, Any]) -> ExperimentConfig:
+def _parse(r: _Reader, top: dict[str, Any]) -> ExperimentConfig | None:
     r.table(top, "", TOP_KEYS)
     name = r.attempt(r.get, top, "name", "", str, default="")
     plugins = r.attempt(_plugins, r, top, default=())
@@ -454,7 +457,7 @@ def _parse(r: _Reader, top: dict[str, Any]) -> ExperimentConfig:
         "solution_cap": r.attempt(r.positive, budget, "solution_cap", "budget", 2),
     }
     if r.problems:
-        raise r.problems[0]  # parse_config reports them all
+        return None  # parse_config reports them all
     return ExperimentConfig(
         name=name,
         executor=executor,
