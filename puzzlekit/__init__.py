@@ -10,7 +10,7 @@ Typical use::
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Collection, Mapping
 from typing import Any
 
 from puzzlekit.core.model import Clue, Instance, SpecError, Violation
@@ -52,6 +52,7 @@ def parse(family: str, text: str, params: Mapping[str, Any] | None = None) -> In
 
 
 def get_verifier(name: str, **settings: Any) -> Any:
+    """A new verifier ``name`` built with ``settings`` (keep it to reuse what it builds)."""
     from puzzlekit.verifiers.registry import get_verifier as _get
 
     return _get(name, **settings)
@@ -63,10 +64,18 @@ def verify(
     verifier: str | None = None,
     solution_cap: int = 100,
     budget: Any = None,
+    extras: Collection[str] = (),
 ) -> VerifierReport:
-    """Verify ``instance`` with the named backend (default: ``sat`` where encodable)."""
-    from puzzlekit.verifiers.registry import default_verifier_name
-    from puzzlekit.verifiers.registry import get_verifier as _get
+    """Verify ``instance`` with the named backend (default: the family's, else ``sat`` where
+    encodable), asking for the report ``extras`` (e.g. ``{"forcedCells"}``).
+
+    The verifier is kept for the life of the process per name
+    (:func:`puzzlekit.verifiers.registry.kept_verifier`), so one call after another costs what
+    a kept verifier costs, not a new solver each time; safe from several threads.
+    """
+    from puzzlekit.core.protocols import call_verify
+    from puzzlekit.verifiers.registry import default_verifier_name, kept_verifier
 
     name = verifier or default_verifier_name(instance)
-    return _get(name).verify(instance, solution_cap=solution_cap, budget=budget)
+    with kept_verifier(name) as v:
+        return call_verify(v, instance, solution_cap=solution_cap, budget=budget, extras=extras)

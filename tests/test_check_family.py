@@ -76,7 +76,7 @@ def test_malformed_instances_cover_the_issue_list() -> None:
     assert {"clue outside the grid", "value out of domain", "unknown clue kind"} <= kinds
 
 
-@pytest.mark.parametrize("name", ["enumerative", "sat"])
+@pytest.mark.parametrize("name", ["enumerative", "sat", "bitmask"])
 def test_exact_backend_passes_check_verifier(name: str) -> None:
     check_verifier(get_verifier(name), [("sudoku", {"size": 4}), ("latin", {"size": 5})])
 

@@ -115,3 +115,57 @@ def test_console_script_runs_as_a_module():
         [sys.executable, "-m", "puzzlekit", "schemas"], capture_output=True, text=True
     )
     assert out.returncode == 0 and "sudoku" in out.stdout
+
+
+def test_verify_computes_the_extras_asked_for_and_refuses_unknown_ones(tmp_path, capsys):
+    path = tmp_path / "open.txt"
+    path.write_text("12..............\n")  # a 4x4 Sudoku with many solutions
+    code, out, _ = run(capsys, "verify", str(path), "--family", "sudoku", "--cap", "2")
+    plain = pk.VerifierReport.from_json(out.strip())
+    assert code == 0 and plain.verdict.value == "MULTIPLE"
+    assert "forcedCells" not in plain.stats
+    code, out, _ = run(
+        capsys, "verify", str(path), "--family", "sudoku", "--cap", "2", "--extras", "forcedCells"
+    )
+    asked = pk.VerifierReport.from_json(out.strip())
+    assert [f["fieldName"] for f in asked.stats["forcedCells"]] == ["r1c1", "r1c2"]
+    assert asked.solutions == plain.solutions
+    code, out, err = run(capsys, "verify", str(path), "--family", "sudoku", "--extras", "backbone")
+    assert code == 2 and out == ""
+    assert err.strip().endswith("--extras: unknown report extra 'backbone'; known: forcedCells")
+
+
+def test_pk_verify_keeps_one_verifier_per_name_and_settings_and_forgets_a_replaced_name():
+    from puzzlekit.verifiers import registry
+
+    built = []
+
+    def factory(**settings):
+        built.append(settings)
+        return registry.get_verifier("enumerative", **settings)
+
+    registry.register_verifier("kept-probe", factory)
+    try:
+        _kept_probe(factory, built)
+    finally:
+        registry.VERIFIERS.unregister("kept-probe")
+        registry.drop_kept()
+
+
+def _kept_probe(factory, built):
+    from puzzlekit.verifiers import registry
+
+    inst = pk.parse("sudoku", "1234341221434321")
+    for _ in range(3):
+        assert pk.verify(inst, verifier="kept-probe").verdict.value == "UNIQUE"
+    assert len(built) == 1
+    with registry.kept_verifier("kept-probe", max_cartesian_log10=50):
+        pass
+    assert len(built) == 2
+    registry.register_verifier("kept-probe", lambda **s: factory(**s), replace=True)
+    with (
+        registry.kept_verifier("kept-probe") as outer,
+        registry.kept_verifier("kept-probe") as inner,
+    ):
+        assert outer is not inner  # lent to one borrower at a time
+    assert len(built) == 2 + 2  # a replaced name is a new key: nothing kept carries over

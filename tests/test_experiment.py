@@ -192,7 +192,15 @@ def test_smoke_run_writes_manifest_parquet_ledger_and_report(smoke_run):
     for name in ("report.md", *FIGURES, GRADE_FIGURE):
         assert (report / name).stat().st_size > 0
     text = (report / "report.md").read_text()
-    assert "holdout_reject_rate" in text and config.preregistration.hypotheses[0] in text
+    assert "holdout_reject_rate" in text
+    # every pre-registered hypothesis is judged: its row names it and gives a judgement
+    rows = [line for line in text.splitlines() if line.startswith("| H")]
+    assert len(rows) == len(config.preregistration.hypotheses) >= 1
+    for h, row in zip(config.preregistration.hypotheses, rows, strict=True):
+        assert h.claim in row
+        assert any(f"**{o}**" in row for o in ("held", "not held", "inconclusive"))
+    # the sat filter's holdout reject rate is exactly 0 in the rows, so H2 holds
+    assert "**held**" in rows[1]
     for name in FIGURES:
         assert f"]({name})" in text  # every figure is embedded
     for heading in ("Reject-case", "calls to acceptance", "Coordinates named", "holdout verdicts"):
@@ -318,3 +326,63 @@ def test_a_run_killed_with_sigkill_resumes_with_no_trial_lost_or_doubled(tmp_pat
     keys = puzzles[["schema", "strategy", "k", "filter", "trial"]]
     assert not keys.duplicated().any()
     assert len(puzzles) == len(plan(config))  # one trial per task
+
+
+def test_hypotheses_are_judged_from_the_rows() -> None:
+    import pandas as pd
+
+    from puzzlekit.app.plots.hypotheses import judge_all
+
+    puzzles = pd.DataFrame(
+        {
+            "strategy": ["a"] * 20 + ["b"] * 20,
+            "filter": ["sat"] * 40,
+            "status": ["accepted"] * 40,
+            "filterCalls": [1, 2] * 10 + [9, 10] * 10,
+            "clueCount": [20] * 40,
+            "holdoutVerdict": ["UNIQUE"] * 40,
+            "holdoutRejected": [False] * 40,
+        }
+    )
+    less = {"metric": "calls_per_accept_mean", "arms": ["a", "b"], "direction": "less"}
+    manifest = {
+        "config": {"seed": 3},
+        "preregistration": {
+            "hypotheses": [
+                {**less, "id": "H1"},
+                {**less, "arms": ["b", "a"], "id": "H2"},
+                {"metric": "holdoutRejectRate", "arms": ["sat"], "direction": "equal", "value": 0},
+                {"metric": "accept_rate", "arms": ["nobody"], "direction": "equal", "value": 1},
+                "free text, recorded but not checkable",
+            ]
+        },
+    }
+    judged = judge_all(manifest, puzzles)
+    assert [j.outcome for j in judged] == [
+        "held",
+        "not held",
+        "held",
+        "inconclusive",
+        "inconclusive",
+    ]
+    assert judged[0].statistic == -8.0 and judged[0].interval[1] < 0
+    assert "no rows" in judged[3].reason and "not checkable" in judged[4].reason
+    assert judge_all(manifest, puzzles)[0].interval == judged[0].interval  # seeded
+
+
+@pytest.mark.parametrize(
+    ("hypothesis", "where"),
+    [
+        ({"metric": "nope", "arms": ["a"], "direction": "less", "value": 0}, "metric"),
+        ({"metric": "accept_rate", "arms": [], "direction": "less"}, "arms"),
+        ({"metric": "accept_rate", "arms": ["a", "b"], "direction": "up"}, "direction"),
+        ({"metric": "accept_rate", "arms": ["a"], "direction": "less"}, "value"),
+        ({"metric": "accept_rate", "arms": ["a", "b"], "direction": "less", "x": 1}, "x"),
+    ],
+)
+def test_a_malformed_hypothesis_names_its_key(hypothesis: dict, where: str) -> None:
+    raw = smoke_raw()
+    raw["preregistration"]["hypotheses"] = [hypothesis]
+    with pytest.raises(ConfigError) as err:
+        parse_config(raw)
+    assert err.value.path == f"preregistration.hypotheses[0].{where}"

@@ -7,7 +7,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from puzzlekit.core.model import Instance
+from puzzlekit.core.model import Instance, SpecError
 from puzzlekit.core.report import Verdict
 from puzzlekit.families import get_family, resolve
 from puzzlekit.generators.base import sample_solution
@@ -45,10 +45,12 @@ def test_unequal_description_round_trips_through_the_text_format() -> None:
             assert fam.format_text(fam.parse_text(text)) == text
 
 
-def test_adjacent_mode_is_refused_as_invalid_spec() -> None:
+def test_adjacent_mode_ids_go_to_the_adjacent_family() -> None:
     items = list(iter_items("unequal:4a:1D,4,0RD,0DL,", input_format="tatham"))
-    assert items[0].instance is None
-    assert items[0].violations[0].violation_type == "malformed"
+    assert items[0].instance is None  # four cells of sixteen
+    assert items[0].violations[0].violation_type == "shape-mismatch"
+    with pytest.raises(SpecError, match="futoshiki-adjacent"):
+        get_family(FAMILY).parse_text("4a:" + "0," * 16)
 
 
 def test_repair_moves_keep_every_clue_true() -> None:

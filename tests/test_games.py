@@ -207,7 +207,7 @@ def test_gametree_declines_puzzle_families_and_is_the_default_for_games() -> Non
     with pytest.raises(NotImplementedError):
         GAMETREE.verify(sudoku)
     assert default_verifier_name(ttt("x.o/.x./o..")) == "gametree"
-    assert default_verifier_name(sudoku) == "sat"
+    assert default_verifier_name(sudoku) == "bitmask"
     assert default_verifier_name() == "sat"
 
 

@@ -156,7 +156,7 @@ def test_regress_shows_verdict_count_and_coordinate_changes(corpus, capsys) -> N
     assert "verdict: UNIQUE -> MULTIPLE" in out
     assert "solutionCount: 1 -> 6" in out
     assert "conflict clues: no longer r9c9@[3,3]; now also r1c3@[0,2]" in out
-    assert "conflict rules: no longer row9; now also box2" in out
+    assert "conflict rules: no longer row9; now also col3" in out
     assert "latin-5x5: 7 cases, 0 changed" in out
     assert out.rstrip().endswith("regress: 14 cases in 2 corpora, 2 changed")
 

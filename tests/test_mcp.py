@@ -68,7 +68,9 @@ async def _session() -> dict[str, Any]:
             return got[key]
 
         line = unique_puzzle()
-        unique = await call("unique", "puzzle_verify", {"family": "sudoku", "text": line, "cap": 2})
+        unique = await call(
+            "unique", "puzzle_verify", {"family": "sudoku", "text": line, "solution_cap": 2}
+        )
         report = json.loads(unique["text"])
         sol = report["solutions"][0]
         grid = [[sol[f"r{r + 1}c{c + 1}"] for c in range(9)] for r in range(9)]
@@ -89,8 +91,14 @@ async def _session() -> dict[str, Any]:
         await call("gen1", "puzzle_generate", gen)
         await call("gen2", "puzzle_generate", gen)
 
-        await call("bad_cap", "puzzle_verify", {"family": "sudoku", "text": line, "cap": "x"})
-        await call("bad_missing", "puzzle_verify", {"cap": 5})
+        await call(
+            "bad_cap", "puzzle_verify", {"family": "sudoku", "text": line, "solution_cap": "x"}
+        )
+        await call("bad_missing", "puzzle_verify", {"solution_cap": 5})
+        await call("bad_unknown", "puzzle_verify", {"family": "sudoku", "text": line, "capp": 5})
+        empty4 = {"family": "sudoku", "params": SUDOKU4, "text": "." * 16}
+        await call("default_cap", "puzzle_verify", empty4)
+        await call("raised_cap", "puzzle_verify", {**empty4, "solution_cap": 10})
         await call("bad_json", "puzzle_verify", {"instance": '{"family": "sudoku",'})
         await call("bad_both", "puzzle_verify", {"instance": bad_given, "params": SUDOKU4})
         await call("bad_family", "puzzle_generate", {"family": "no-such-family"})
@@ -105,7 +113,7 @@ async def _session() -> dict[str, Any]:
         if "game_verdict" in got["tools"]:
             await call("game", "game_verdict", {"game": "tictactoe", "position": "x.o/.x./..."})
             await call("bad_game", "game_verdict", {"game": "chess", "position": "x"})
-        await call("after", "puzzle_verify", {"family": "sudoku", "text": line, "cap": 2})
+        await call("after", "puzzle_verify", {"family": "sudoku", "text": line, "solution_cap": 2})
     return got
 
 
@@ -122,9 +130,15 @@ def test_lists_the_tools_with_schemas_and_coordinate_docs(session: dict[str, Any
     assert ("game_verdict" in tools) == ms.games_available()
     verify = tools["puzzle_verify"]
     assert verify.input_schema["type"] == "object"
-    assert {"instance", "family", "params", "text", "verifier", "cap", "budget_seconds"} <= set(
-        verify.input_schema["properties"]
-    )
+    assert {
+        "instance",
+        "family",
+        "params",
+        "text",
+        "verifier",
+        "solution_cap",
+        "budget_seconds",
+    } <= set(verify.input_schema["properties"])
     assert "rejectDetail" in verify.description
     assert "0-based [row, col]" in verify.description and "r{row}c{col}" in verify.description
     gen = tools["puzzle_generate"].input_schema["properties"]
@@ -184,7 +198,8 @@ def test_generate_same_seed_same_bytes(session: dict[str, Any]) -> None:
 @pytest.mark.parametrize(
     ("key", "field"),
     [
-        ("bad_cap", "cap"),
+        ("bad_cap", "solution_cap"),
+        ("bad_unknown", "capp"),
         ("bad_missing", "instance"),
         ("bad_json", "instance"),
         ("bad_both", "params"),
@@ -264,7 +279,7 @@ def test_streamable_http_on_localhost() -> None:
                 async with Client(f"http://127.0.0.1:{port}/mcp") as client:
                     tools = await client.list_tools()
                     text = "1..............."
-                    args = {"family": "sudoku", "params": SUDOKU4, "text": text, "cap": 3}
+                    args = {"family": "sudoku", "params": SUDOKU4, "text": text, "solution_cap": 3}
                     res = await client.call_tool("puzzle_verify", args)
                     return [t.name for t in tools.tools], _out(res)
             except Exception:
@@ -282,3 +297,30 @@ def test_streamable_http_on_localhost() -> None:
     assert out["structured"]["uniquenessVerdict"] == "MULTIPLE"
     assert out["structured"]["solutionCount"] == 3
     assert f"http://127.0.0.1:{port}" in err  # bound to localhost by default
+
+
+def test_every_tool_declares_its_output_schema_and_refuses_unknown_arguments(
+    session: dict[str, Any],
+) -> None:
+    import jsonschema
+
+    import puzzlekit.app.mcp_server as ms
+
+    schemas = ms.output_schemas()
+    for name, tool in session["tools"].items():
+        assert tool.output_schema == schemas[name], name
+        assert tool.input_schema.get("additionalProperties") is False, name
+    assert schemas["puzzle_verify"]["title"].startswith("puzzlekit VerifierReport")
+    for key, tool in (("unique", "puzzle_verify"), ("gen1", "puzzle_generate")):
+        jsonschema.validate(session[key]["structured"], schemas[tool])
+    if "game" in session:
+        jsonschema.validate(session["game"]["structured"], schemas["game_verdict"])
+
+
+def test_verify_returns_a_few_solutions_unless_asked_for_more(session: dict[str, Any]) -> None:
+    import puzzlekit.app.mcp_server as ms
+
+    small, more = session["default_cap"]["structured"], session["raised_cap"]["structured"]
+    assert small["solutionCap"] == ms.DEFAULT_SOLUTION_CAP and len(small["solutions"]) == 3
+    assert more["solutionCap"] == 10 and len(more["solutions"]) == 10
+    assert small["uniquenessVerdict"] == more["uniquenessVerdict"] == "MULTIPLE"

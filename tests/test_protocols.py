@@ -229,3 +229,32 @@ def test_protocol_members_list_required_and_optional_hooks() -> None:
     assert {"normalize_params", "repair_moves", "schema_id", "render_mpl"} <= set(
         protocols.protocol_members(Family)
     )
+
+
+def test_extras_reach_a_verifier_that_takes_them_and_skip_one_that_does_not() -> None:
+    from puzzlekit.core.protocols import call_verify
+    from puzzlekit.verifiers.sat import SatVerifier
+
+    instance = Instance.make("latin", {"size": 4}, [])
+    old = Delegating()  # its verify has no ``extras`` parameter
+    rep = call_verify(old, instance, solution_cap=2, extras=("forcedCells",))
+    assert old.calls == 1 and rep.verdict is Verdict.MULTIPLE
+    assert "forcedCells" not in rep.stats
+    asked = call_verify(SatVerifier(), instance, solution_cap=2, extras=("forcedCells",))
+    assert "forcedCells" in asked.stats
+    with pytest.raises(ValueError, match="unknown report extra 'forcedcells'"):
+        call_verify(SatVerifier(), instance, extras=("forcedcells",))
+
+
+def test_the_loop_asks_the_filter_for_the_extras_its_run_names_and_no_more() -> None:
+    from puzzlekit.loop.driver import LoopDriver, LoopSpec
+
+    def multiple_attempts(extras: tuple[str, ...]) -> list[Any]:
+        spec = LoopSpec("sudoku", {"size": 4}, k=2, filter="sat", extras=extras)
+        result = LoopDriver(spec).run(7)
+        return [a.report for a in result.trace if a.verdict == "MULTIPLE"]
+
+    plain, asked = multiple_attempts(()), multiple_attempts(("forcedCells",))
+    assert plain and all("forcedCells" not in r.stats for r in plain)
+    assert all("forcedCells" in r.stats for r in asked)
+    assert [r.solutions for r in plain] == [r.solutions for r in asked]

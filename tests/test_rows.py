@@ -96,6 +96,7 @@ def test_every_parquet_field_carries_a_description(run, name, schema):
         "fieldName",
         "valuesInSolutions",
         "discriminativePower",
+        "tieGroup",
     }
 
 
@@ -234,6 +235,7 @@ def test_generate_and_run_give_the_same_loops_for_one_spec_and_seed():
         holdout="enumerative",
         seed=config.seed,
         max_calls=config.max_calls,
+        extras=config.extras,
     )
     assert gen.loop_spec() == task.loop_spec()
     records = list(generate(gen))

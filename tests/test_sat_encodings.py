@@ -209,9 +209,38 @@ def test_forced_cells_are_the_cells_equal_in_every_solution() -> None:
     assert rep.verdict is Verdict.MULTIPLE and not rep.solution_count_is_lower_bound
     names = list(rep.solutions[0])
     expected = [n for n in names if len({s[n] for s in rep.solutions}) == 1]
-    capped = SatVerifier().verify(instance, solution_cap=2)
+    capped = SatVerifier().verify(instance, solution_cap=2, extras={"forcedCells"})
     assert [f["fieldName"] for f in capped.stats["forcedCells"]] == expected
     assert capped.stats["forcedCellsComplete"]
+    always = SatVerifier(forced_cells=True).verify(instance, solution_cap=2)
+    assert always.stats["forcedCells"] == capped.stats["forcedCells"]
+
+
+def test_extras_are_computed_only_when_asked_and_change_nothing_else() -> None:
+    instance = Instance.make("sudoku", {"size": 4}, [_given(0, 0, 1), _given(0, 1, 2)])
+    sat = SatVerifier()
+    plain = sat.verify(instance, solution_cap=3)
+    asked = sat.verify(instance, solution_cap=3, extras=("forcedCells",))
+    assert "forcedCells" not in plain.stats and "forcedCellsComplete" not in plain.stats
+    assert "forcedCells" in asked.stats
+    assert asked.verdict is plain.verdict is Verdict.MULTIPLE
+    assert asked.solutions == plain.solutions
+    assert asked.reject_detail == plain.reject_detail
+
+
+def test_the_backbone_stops_when_the_time_budget_is_spent_and_says_it_is_incomplete() -> None:
+    from puzzlekit.verifiers.sat_session import _backbone, _Run
+
+    instance = Instance.make("sudoku", {"size": 4}, [_given(0, 0, 1)])
+    sat = SatVerifier()
+    rep = sat.verify(instance, solution_cap=2)
+    engine, clue_lits = sat._prepare(instance)
+    assumptions = sorted({lit for _, lits in clue_lits for lit in lits})
+    spent = _Run(SearchBudget(seconds=1e-9))  # the deadline passes before the first check
+    forced, complete = _backbone(engine, assumptions, rep.solutions, spent)
+    assert not complete
+    assert spent.calls == 0
+    assert {f["fieldName"] for f in forced} <= {"r1c1"}
 
 
 def test_domain_too_large_and_undecided_match_enumerative_shape() -> None:
@@ -280,3 +309,36 @@ def test_a_schema_solver_outgrown_by_clue_encodings_is_rebuilt_but_not_under_a_s
     (engine,) = verifier._engines.values()
     check(4)
     assert list(verifier._engines.values()) == [engine]  # below the threshold: reused
+
+
+def instance_schema(instance: Instance):
+    from puzzlekit.families import get_family
+
+    return get_family(instance.family).schema(instance.params_dict())
+
+
+@pytest.mark.parametrize("cap", [2, 3, 7, 30])
+def test_at_the_cap_the_solutions_are_the_lexicographically_first(cap: int) -> None:
+    instance = Instance.make("sudoku", {"size": 4}, [_given(1, 2, 1)])
+    sat = SatVerifier()
+    everything = sat.verify(instance, solution_cap=1000)
+    assert not everything.solution_count_is_lower_bound and everything.solution_count > 2 * cap
+    from puzzlekit.verifiers.search import search_order
+
+    names = [v.name for v in instance_schema(instance).variables]
+    order = search_order(names, instance.digest)  # the instance's own order, not reading order
+    ordered = sorted(everything.solutions, key=lambda s: [s[n] for n in order])
+    capped = sat.verify(instance, solution_cap=cap)
+    assert capped.solution_count_is_lower_bound
+    assert list(capped.solutions) == ordered[:cap]
+
+
+@pytest.mark.parametrize("amo", ["pairwise", "seqcounter", "bitwise", "ladder"])
+def test_every_at_most_one_encoding_gives_the_same_report(amo: str) -> None:
+    open_grid = Instance.make("sudoku", {"size": 6}, [_given(0, 0, 1), _given(1, 3, 2)])
+    clash = Instance.make("sudoku", {"size": 6}, [_given(0, 0, 1), _given(0, 4, 1)])
+    for instance in (open_grid, clash):
+        mine = SatVerifier(amo=amo).verify(instance, solution_cap=5)
+        assert mine.digest() == SatVerifier().verify(instance, solution_cap=5).digest()
+    with pytest.raises(ValueError, match="amo must be one of"):
+        SatVerifier(amo="product")

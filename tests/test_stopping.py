@@ -264,8 +264,9 @@ def test_default_targets_cover_every_kind() -> None:
 def test_summary_line_names_position_kind_target_and_anchor() -> None:
     rec = Recorder()
     out = run_stopping_condition(
-        "seq-9", seq(T, "NEITHER", T, T), anchor_to_ledger=True, ledger_anchor_fn=rec
+        "seq-9", seq(T, T, "NEITHER", T), anchor_to_ledger=True, ledger_anchor_fn=rec
     )
+    # the stop at the third of four steps: its 0-based index among n, as in the seed's example
     assert out.summary == (
         "stopping-condition | seq(2/4) | kind=neither-halt | target=hold | anchor=ok"
     )
@@ -417,9 +418,41 @@ def test_nested_all_errors_and_summary_path() -> None:
     locs = locate_all_errors(nested())
     assert [loc.path for loc in locs] == [(1, 1, 1), (2,)]
     out = run_stopping_condition("n", nested())
-    assert "| path=1.1.1 |" in out.summary and "seq(2/3)" in out.summary
+    assert "| path=1.1.1 |" in out.summary and "seq(1/3)" in out.summary
 
 
 def test_nested_all_true_is_all_clear() -> None:
     tree = [step(0, T, substeps=(step("0.0", T), step("0.1", T))), step(1, T)]
     assert locate_first_error(tree).kind is StopKind.ALL_CLEAR
+
+
+# --- deep and cyclic input ------------------------------------------------------------------
+
+
+def _deep(depth: int) -> list[ReasoningStep]:
+    node = step("leaf", "NEITHER")
+    for i in range(depth):
+        node = step(f"d{i}", T, substeps=(node,))
+    return [node]
+
+
+def test_steps_nested_3000_deep_are_invalid_input_not_recursion_error() -> None:
+    out = run_stopping_condition("deep", _deep(3000))
+    assert out.error == "invalid-input" and out.escalation is None
+    assert "deeper than" in out.summary
+    assert locate_all_errors(_deep(3000))[0].error == "invalid-input"
+
+
+def test_cyclic_steps_are_invalid_input() -> None:
+    a = step("a", T)
+    b = step("b", T, substeps=(a,))
+    object.__setattr__(a, "substeps", (b,))  # a frozen step made to contain itself
+    out = run_stopping_condition("cyc", [a])
+    assert out.error == "invalid-input" and "cyclic" in out.summary
+
+
+def test_nesting_within_the_limit_is_read() -> None:
+    from puzzlekit.audit.stopping import MAX_DEPTH
+
+    loc = locate_first_error(_deep(MAX_DEPTH - 2))
+    assert loc.error is None and loc.kind is StopKind.NEITHER_HALT

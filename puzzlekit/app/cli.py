@@ -165,6 +165,14 @@ def load_plugins(args: argparse.Namespace) -> list[str]:
     return modules
 
 
+def one_line(text: str) -> str:
+    """``text`` with its control characters escaped (a name read from input may hold a
+    newline): an error message stays one line."""
+    if text.isprintable():
+        return text
+    return "".join(c if c.isprintable() else repr(c)[1:-1] for c in text)
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     from puzzlekit.core.plugins import PluginError, UnknownName
 
@@ -173,10 +181,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         load_plugins(args)
         return int(args.func(args) or 0)
     except (UsageError, UnknownName) as exc:
-        print(f"puzzlekit: error: {exc}", file=sys.stderr)
+        print(f"puzzlekit: error: {one_line(str(exc))}", file=sys.stderr)
         return 2
     except PluginError as exc:  # worded like the warning of an entry point that fails to load
-        print(f"puzzlekit: {exc}", file=sys.stderr)
+        print(f"puzzlekit: {one_line(str(exc))}", file=sys.stderr)
         return 2
     except BrokenPipeError:
         return 0

@@ -11,10 +11,14 @@
 - ``game_verdict``: the exact value of a game position and of each legal move (present when the
   games module imports).
 
-Every call's work (:mod:`puzzlekit.app.mcp_work`) runs in one long-lived worker process under a
-deadline, so a call that runs too long is stopped (the worker is killed and started again) and
-answered with a tool error;
-the server itself never blocks on it. Bad arguments are answered with a tool error that names
+Every call's work (:mod:`puzzlekit.app.mcp_work`) runs in one of a few long-lived worker
+processes (a :class:`WorkerPool`) under a deadline, so calls run side by side (a slow call holds
+one worker, quick calls go on in the others) and a call that runs too long is stopped (its worker
+is killed and started again) and answered with a tool error; the server itself never blocks on
+it. Every tool refuses arguments it does not know, by name, and declares its output schema (from
+the shipped ``schemas/``); ``puzzle_verify`` returns 3 solutions unless ``solution_cap`` asks for
+more. Transports (stdio that answers every line, HTTP with Host checks and a token off loopback):
+:mod:`puzzlekit.app.mcp_transport`. Bad arguments are answered with a tool error that names
 the field; a puzzle that is wrong in itself (a clue out of its domain, a malformed line) is not
 an argument error but an ``INVALID_SPEC`` report whose violations carry coordinates.
 """
@@ -26,11 +30,13 @@ from typing import Annotated, Any, Literal
 # the work and its worker process live in mcp_work; their names stay importable from here
 from puzzlekit.app.mcp_work import (
     COORDINATES_DOC,
+    DEFAULT_SOLUTION_CAP,
     GAMES,
     MAX_CAP,
     ArgumentError,
     Limits,
     Worker,
+    WorkerPool,
     WorkFailed,
     WorkTimeout,
     game_work,
@@ -49,6 +55,7 @@ __all__ = [
     "WorkFailed",
     "WorkTimeout",
     "Worker",
+    "WorkerPool",
     "build_server",
     "game_work",
     "games_available",
@@ -88,13 +95,14 @@ def games_available() -> bool:
     return True
 
 
-def build_server(limits: Limits = DEFAULT_LIMITS, worker: Worker | None = None) -> Any:
-    """An :class:`mcp.server.mcpserver.MCPServer` with the puzzlekit tools."""
+def build_server(limits: Limits = DEFAULT_LIMITS, worker: Worker | WorkerPool | None = None) -> Any:
+    """An :class:`mcp.server.mcpserver.MCPServer` with the puzzlekit tools, run by ``worker``
+    (default: a :class:`WorkerPool`)."""
     from mcp.server.mcpserver import MCPServer
 
     import puzzlekit
 
-    work = worker or Worker()
+    work = worker or WorkerPool()
     server = MCPServer(
         name="puzzlekit",
         version=puzzlekit.__version__,
@@ -110,6 +118,7 @@ def build_server(limits: Limits = DEFAULT_LIMITS, worker: Worker | None = None) 
     _add_generate(server, run, limits)
     if games_available():
         _add_game_verdict(server, run, limits)
+    _declare_tools(server)
     server.puzzlekit_worker = work  # type: ignore[attr-defined]
     return server
 
@@ -135,6 +144,39 @@ def _runner(work: Worker) -> Run:
             raise ToolError(f"internal error: {exc}") from None
 
     return run
+
+
+def output_schemas() -> dict[str, dict[str, Any]]:
+    """Each tool's output schema, from the shipped schemas: ``puzzle_verify`` answers a
+    VerifierReport (``schemas/report.schema.json``), the others their definition in
+    ``schemas/mcp-tools.schema.json``."""
+    from importlib import resources
+
+    root = resources.files("puzzlekit").joinpath("schemas")
+    report = json.loads(root.joinpath("report.schema.json").read_text("utf-8"))
+    tools = json.loads(root.joinpath("mcp-tools.schema.json").read_text("utf-8"))
+    out = {"puzzle_verify": report}
+    for name, schema in tools["$defs"].items():
+        out[name] = {"$schema": tools["$schema"], "title": f"{name} output", **schema}
+    return out
+
+
+def _declare_tools(server: Any) -> None:
+    """Every tool refuses arguments it does not know, by name (its input schema says
+    ``additionalProperties: false``), and declares its output schema."""
+    from pydantic import ConfigDict
+
+    schemas = output_schemas()
+    for name, schema in schemas.items():
+        tool = server._tool_manager.get_tool(name)
+        if tool is None:  # game_verdict without the games module
+            continue
+        base = tool.fn_metadata.arg_model
+        strict = type(base.__name__, (base,), {"model_config": ConfigDict(extra="forbid")})
+        tool.fn_metadata.arg_model = strict
+        tool.parameters = strict.model_json_schema(by_alias=True)
+        tool.fn_metadata.output_schema = schema
+        tool.__dict__.pop("output_schema", None)  # a cached_property of the SDK's Tool
 
 
 def _result(text: str, structured: dict[str, Any]) -> Any:
@@ -214,9 +256,15 @@ def _add_verify(server: Any, run: Run, limits: Limits) -> None:
             str | None,
             Field(description="Backend: sat, enumerative, gametree, ... (default: best fit)."),
         ] = None,
-        cap: Annotated[
-            int, Field(description="Solutions to find at most (>= 2).", ge=2, le=MAX_CAP)
-        ] = 100,
+        solution_cap: Annotated[
+            int,
+            Field(
+                description="Solutions to find and return at most (>= 2: 2 tells UNIQUE from "
+                "MULTIPLE); raise it to see more of them (a 9x9 solution is about 1 kB).",
+                ge=2,
+                le=MAX_CAP,
+            ),
+        ] = DEFAULT_SOLUTION_CAP,
         budget_seconds: Annotated[
             float,
             Field(
@@ -228,6 +276,13 @@ def _add_verify(server: Any, run: Run, limits: Limits) -> None:
         budget_nodes: Annotated[
             int | None, Field(description="Search-node budget (deterministic).", ge=1)
         ] = None,
+        extras: Annotated[
+            list[Literal["forcedCells"]] | None,
+            Field(
+                description="Report extras to compute: forcedCells (the cells with one value "
+                "in every solution of a MULTIPLE puzzle, in stats). Default: none."
+            ),
+        ] = None,
     ) -> CallToolResult:
         kwargs = {
             "instance": instance,
@@ -235,9 +290,10 @@ def _add_verify(server: Any, run: Run, limits: Limits) -> None:
             "params": params,
             "text": text,
             "verifier": verifier,
-            "cap": cap,
+            "solution_cap": solution_cap,
             "budget_seconds": budget_seconds,
             "budget_nodes": budget_nodes,
+            "extras": tuple(extras or ()),
             "limits": limits,
         }
         out = await run("verify", kwargs, budget_seconds + limits.grace_seconds)
@@ -356,8 +412,9 @@ def _add_game_verdict(server: Any, run: Run, limits: Limits) -> None:
         ] = None,
         k: Annotated[int | None, Field(description="k in a row (mnk 3, connect 4).", ge=1)] = None,
         solver: Annotated[
-            Literal["alphabeta", "minimax"], Field(description="Search algorithm.")
-        ] = "alphabeta",
+            Literal["auto", "compiled", "alphabeta", "minimax"],
+            Field(description="Search algorithm (auto: compiled for Connect Four 7x6)."),
+        ] = "auto",
         budget_seconds: Annotated[
             float, Field(description="Search time budget.", gt=0, le=limits.max_seconds)
         ] = 10.0,
@@ -380,15 +437,25 @@ def serve(
     http_port: int | None = None,
     host: str = "127.0.0.1",
     limits: Limits = DEFAULT_LIMITS,
+    workers: int = 3,
+    token: str | None = None,
 ) -> None:
-    """Serve until the client goes away: stdio, or streamable HTTP on ``host:http_port``."""
-    worker = Worker()
-    worker.start()  # warm the imports while the client connects
-    server = build_server(limits, worker)
+    """Serve until the client goes away: stdio, or streamable HTTP on ``host:http_port`` (see
+    :mod:`puzzlekit.app.mcp_transport`: a non-loopback ``host`` needs ``token``), with
+    ``workers`` worker processes so that calls run side by side."""
+    import anyio
+
+    from puzzlekit.app.mcp_transport import is_loopback, serve_http, serve_stdio
+
+    if http_port is not None and not is_loopback(host) and not token:
+        raise ValueError(f"serving on {host} (not loopback) needs a token")
+    pool = WorkerPool(workers)
+    pool.start()  # warm the imports while the client connects
+    server = build_server(limits, pool)
     try:
         if http_port is None:
-            server.run("stdio")
+            anyio.run(serve_stdio, server)
         else:
-            server.run("streamable-http", host=host, port=http_port)
+            anyio.run(serve_http, server, host, http_port, token)
     finally:
-        worker.stop()
+        pool.stop()

@@ -4,7 +4,9 @@
 arguments (an unusable one raises :class:`ArgumentError` naming the field; an unknown family,
 verifier, strategy or game is named with the closest known names, as every command does) and
 return plain JSON objects. :class:`Worker` runs them in one spawned process under a deadline; the
-process imports the plugins loaded per use in the server's process first.
+process imports the plugins loaded per use in the server's process first, and ends with the server
+(:mod:`puzzlekit.core.lifeline`). :class:`WorkerPool` holds a few workers, so calls run side by
+side.
 
 Not for: the MCP protocol, tool descriptions or transports (:mod:`puzzlekit.app.mcp_server`).
 """
@@ -12,6 +14,7 @@ Not for: the MCP protocol, tool descriptions or transports (:mod:`puzzlekit.app.
 import json
 import multiprocessing as mp
 import os
+import queue
 import sys
 import threading
 from collections.abc import Callable, Mapping
@@ -27,6 +30,9 @@ COORDINATES_DOC = (
 
 GAMES = ("tictactoe", "mnk", "connect", "nim")
 MAX_CAP = 1000  # solutions in one report at most (a 9x9 solution is about 1 kB of JSON)
+#: solutions an agent gets unless it asks for more: enough for UNIQUE vs MULTIPLE and a
+#: discriminative gap, a few kB where a cap of 100 gave 92 kB on an empty 9x9
+DEFAULT_SOLUTION_CAP = 3
 
 
 @dataclass(frozen=True)
@@ -51,11 +57,31 @@ class ArgumentError(Exception):
 
 
 def _check_size(field: str, value: Any, limit: int) -> None:
+    """``value`` passes the reading boundary (:mod:`puzzlekit.core.reading`: bounded nesting,
+    numbers canonical JSON can hold, valid Unicode) and is at most ``limit`` characters."""
+    from puzzlekit.core.reading import faults
+
     if value is None:
         return
+    found = faults(value, field)
+    if found:
+        raise ArgumentError(found[0].path, found[0].detail)
     n = len(value) if isinstance(value, str) else len(json.dumps(value, default=str))
     if n > limit:
         raise ArgumentError(field, f"{n} characters, over the limit of {limit}")
+
+
+def _check_number(field: str, value: Any, *, integer: bool = False) -> None:
+    """A number argument of the right type, finite (ranges are checked where it is used)."""
+    import math
+
+    kinds = int if integer else int | float
+    if isinstance(value, bool) or not isinstance(value, kinds):
+        raise ArgumentError(
+            field, f"must be {'an integer' if integer else 'a number'}, got {value!r}"
+        )
+    if isinstance(value, float) and not math.isfinite(value):
+        raise ArgumentError(field, f"must be finite, got {value!r}")
 
 
 def _lookup(field: str, registry: Any, name: str) -> Any:
@@ -87,25 +113,30 @@ def schema_list() -> dict[str, Any]:
     }
 
 
-def verify_work(
-    *,
-    instance: Mapping[str, Any] | str | None = None,
-    family: str | None = None,
-    params: Mapping[str, Any] | None = None,
-    text: str | None = None,
-    verifier: str | None = None,
-    cap: int = 100,
-    budget_seconds: float = 10.0,
-    budget_nodes: int | None = None,
-    limits: Limits = Limits(),
-) -> dict[str, Any]:
-    """The report JSON of one puzzle; ``json`` is the exact line ``puzzlekit verify`` prints."""
-    from puzzlekit.core.model import Instance, SpecError, sha256_digest
-    from puzzlekit.verifiers.base import SearchBudget, invalid_report, source
-    from puzzlekit.verifiers.registry import VERIFIERS, default_verifier_name, get_verifier
+def _check_verify_args(
+    instance: Any,
+    family: Any,
+    params: Any,
+    text: Any,
+    verifier: Any,
+    cap: Any,
+    budget_seconds: Any,
+    budget_nodes: Any,
+    limits: Limits,
+) -> None:
+    """The arguments of :func:`verify_work` through the reading boundary, their types and
+    ranges; an ArgumentError naming the first that cannot be used."""
+    from puzzlekit.verifiers.registry import VERIFIERS
 
     for field, value in (("instance", instance), ("params", params), ("text", text)):
         _check_size(field, value, limits.max_input_chars)
+    for field, value in (("text", text), ("family", family), ("verifier", verifier)):
+        if value is not None and not isinstance(value, str):
+            raise ArgumentError(field, f"must be a string, got {type(value).__name__}")
+    _check_number("solution_cap", cap, integer=True)
+    _check_number("budget_seconds", budget_seconds)
+    if budget_nodes is not None:
+        _check_number("budget_nodes", budget_nodes, integer=True)
     if instance is not None and text is not None:
         raise ArgumentError("instance", "give either instance or family + text, not both")
     if instance is None and text is None:
@@ -113,7 +144,9 @@ def verify_work(
     if instance is not None and params is not None:
         raise ArgumentError("params", "only with text; an instance carries its own params")
     if not 2 <= cap <= MAX_CAP:
-        raise ArgumentError("cap", f"must be in 2..{MAX_CAP} (uniqueness needs 2), got {cap}")
+        raise ArgumentError(
+            "solution_cap", f"must be in 2..{MAX_CAP} (2: UNIQUE or not), got {cap}"
+        )
     if not 0 < budget_seconds <= limits.max_seconds:
         raise ArgumentError(
             "budget_seconds", f"must be in (0, {limits.max_seconds:g}], got {budget_seconds}"
@@ -122,6 +155,40 @@ def verify_work(
         raise ArgumentError("budget_nodes", f"must be at least 1, got {budget_nodes}")
     if verifier is not None:
         _lookup("verifier", VERIFIERS, verifier)
+
+
+def verify_work(
+    *,
+    instance: Mapping[str, Any] | str | None = None,
+    family: str | None = None,
+    params: Mapping[str, Any] | None = None,
+    text: str | None = None,
+    verifier: str | None = None,
+    solution_cap: int = DEFAULT_SOLUTION_CAP,
+    budget_seconds: float = 10.0,
+    budget_nodes: int | None = None,
+    extras: tuple[str, ...] = (),
+    limits: Limits = Limits(),
+) -> dict[str, Any]:
+    """The report JSON of one puzzle; ``json`` is the exact line ``puzzlekit verify`` prints.
+    ``extras``: report extras to compute (``forcedCells``)."""
+    from puzzlekit.core.model import Instance, SpecError, sha256_digest
+    from puzzlekit.core.protocols import EXTRAS
+    from puzzlekit.core.reading import ReadError, loads
+    from puzzlekit.verifiers.base import SearchBudget, invalid_report, source
+    from puzzlekit.verifiers.registry import default_verifier_name, kept_verifier, verify_or_decline
+
+    cap = solution_cap
+    _check_verify_args(
+        instance, family, params, text, verifier, cap, budget_seconds, budget_nodes, limits
+    )
+    if isinstance(extras, str) or not all(isinstance(n, str) for n in extras):
+        raise ArgumentError("extras", "must be a list of extra names")
+    for name in extras:
+        if name not in EXTRAS:
+            raise ArgumentError(
+                "extras", f"unknown report extra {name!r}; known: {', '.join(sorted(EXTRAS))}"
+            )
     budget = SearchBudget(
         nodes=budget_nodes if budget_nodes is not None else SearchBudget.nodes,
         seconds=budget_seconds,
@@ -134,9 +201,9 @@ def verify_work(
         if isinstance(instance, str):
             raw = instance
             try:
-                obj = json.loads(instance)
-            except json.JSONDecodeError as exc:
-                raise ArgumentError("instance", f"not JSON: {exc.msg} at {exc.pos}") from None
+                obj = loads(instance, "instance")
+            except ReadError as exc:
+                raise ArgumentError(exc.field, exc.detail) from None
         if not isinstance(obj, dict):
             raise ArgumentError("instance", 'must be a JSON object {"family", "params", "clues"}')
         if not isinstance(obj.get("family"), str):
@@ -150,6 +217,8 @@ def verify_work(
     else:
         if family is None:
             raise ArgumentError("family", "required with text")
+        if params is not None and not isinstance(params, Mapping):
+            raise ArgumentError("params", "must be a JSON object")
         fam = _family("family", family)
         assert text is not None
         raw = text
@@ -163,7 +232,8 @@ def verify_work(
         )
     else:
         name = verifier or default_verifier_name(inst)
-        rep = get_verifier(name).verify(inst, solution_cap=cap, budget=budget)
+        with kept_verifier(name) as kept:
+            rep = verify_or_decline(kept, inst, solution_cap=cap, budget=budget, extras=extras)
     return {"json": rep.to_json(), "report": rep.to_json_obj()}
 
 
@@ -235,7 +305,7 @@ def game_work(
     position: str,
     to_move: str | None = None,
     k: int | None = None,
-    solver: str = "alphabeta",
+    solver: str = "auto",
     budget_seconds: float = 10.0,
     limits: Limits = Limits(),
 ) -> dict[str, Any]:
@@ -243,8 +313,8 @@ def game_work(
     from puzzlekit.app.commands.games import find_game
     from puzzlekit.core.model import SpecError
     from puzzlekit.core.plugins import UnknownName
-    from puzzlekit.verifiers.base import BudgetExceeded, SearchBudget
-    from puzzlekit.verifiers.gametree import game_verdict
+    from puzzlekit.verifiers.base import SearchBudget
+    from puzzlekit.verifiers.gametree import GameBudgetExceeded, game_verdict
 
     _check_size("position", position, limits.max_input_chars)
     if not 0 < budget_seconds <= limits.max_seconds:
@@ -273,10 +343,14 @@ def game_work(
         verdict = game_verdict(
             g, state, solver=solver, budget=SearchBudget(nodes=None, seconds=budget_seconds)
         )
-    except BudgetExceeded as exc:
+    except GameBudgetExceeded as exc:
         raise ArgumentError(
-            "budget_seconds", f"the {exc.resource} budget of {exc.limit} ran out; undecided"
+            "budget_seconds",
+            f"the {exc.resource} budget of {exc.limit} ran out after {exc.nodes} nodes and "
+            f"{exc.seconds:.2f} s; undecided",
         ) from None
+    except ValueError as exc:  # solver "compiled" on a game without one
+        raise ArgumentError("solver", str(exc)) from None
     obj = {"game": g.info.name, "params": dict(g.params), **verdict.to_json_obj()}
     obj["toMove"] = g.side_name(verdict.to_move)
     return obj
@@ -290,7 +364,11 @@ _OPS: dict[str, Callable[..., dict[str, Any]]] = {
 }
 
 
-def _worker_main(conn: Any, plugins: tuple[str, ...] = ()) -> None:
+def _worker_main(conn: Any, plugins: tuple[str, ...] = (), parent: Any = None) -> None:
+    from puzzlekit.core.lifeline import follow_parent
+
+    if parent is not None:
+        follow_parent(parent)  # ends with the server, leaves Ctrl-C to it
     # stdout may be the MCP stdio channel of the parent: nothing of ours may write to it.
     os.dup2(2, 1)
     sys.stdout = sys.stderr
@@ -344,16 +422,20 @@ class Worker:
     def start(self) -> None:
         if self._proc is not None and self._proc.is_alive():
             return
+        from puzzlekit.core.lifeline import parent_token, sigint_ignored
         from puzzlekit.core.plugins import per_use_modules
 
         plugins = tuple(per_use_modules() if self._plugins is None else self._plugins)
         ctx = mp.get_context("spawn")
         self._conn, child = ctx.Pipe()
-        self._proc = ctx.Process(target=_worker_main, args=(child, plugins), daemon=True)
-        self._proc.start()
+        args = (child, plugins, parent_token())
+        self._proc = ctx.Process(target=_worker_main, args=args, daemon=True)
+        with sigint_ignored():
+            self._proc.start()
         child.close()
 
     def stop(self) -> None:
+        """Kill the process (a call in progress ends with WorkFailed)."""
         if self._proc is not None:
             self._proc.kill()
             self._proc.join(5)
@@ -384,3 +466,40 @@ class Worker:
             field, _, message = payload.partition(": ")
             raise ArgumentError(field, message)
         raise WorkFailed(payload)
+
+
+class WorkerPool:
+    """``size`` :class:`Worker` s; each call runs in an idle one, so one slow call holds one
+    worker while the others keep answering. A call waits for an idle worker at most its own time
+    limit (then :class:`WorkTimeout`), and then has that limit again for its work."""
+
+    def __init__(self, size: int = 3, plugins: tuple[str, ...] | None = None) -> None:
+        if size < 1:
+            raise ValueError(f"a worker pool needs at least one worker, got {size}")
+        self.size = size
+        self._workers = [Worker(plugins) for _ in range(size)]
+        self._idle: queue.LifoQueue[Worker] = queue.LifoQueue()
+        for worker in self._workers:
+            self._idle.put(worker)
+
+    def start(self) -> None:
+        """Start every worker now (a call starts a stopped one anyway)."""
+        for worker in self._workers:
+            worker.start()
+
+    def stop(self) -> None:
+        for worker in self._workers:
+            worker.stop()
+
+    def call(self, op: str, kwargs: Mapping[str, Any], timeout: float) -> dict[str, Any]:
+        """Run ``op`` in an idle worker; raises ArgumentError, WorkTimeout or WorkFailed."""
+        try:
+            worker = self._idle.get(timeout=timeout)
+        except queue.Empty:
+            raise WorkTimeout(
+                f"all {self.size} workers stayed busy for {timeout:g} s; try again later"
+            ) from None
+        try:
+            return worker.call(op, kwargs, timeout)
+        finally:
+            self._idle.put(worker)

@@ -87,6 +87,7 @@ from puzzlekit.audit.kernel_schema import (
     schema_violations,
 )
 from puzzlekit.core.clock import parse_datetime
+from puzzlekit.core.reading import MAX_DEPTH, nesting_depth_of
 
 __all__ = [
     "AGENCY_DIMENSIONS",
@@ -156,10 +157,19 @@ def decide(
     Raises :class:`KernelInputError` only when no decision can be built (see the module
     docstring); every other defect fails closed on the factor that reads it.
     """
-    if parse_datetime(computed_at) is None:
-        raise ValueError(f"computed_at is {describe(computed_at)}, not an RFC 3339 date-time")
+    if not isinstance(computed_at, str) or parse_datetime(computed_at) is None:
+        raise KernelInputError(
+            [f"computed_at is {describe(computed_at)}, not an RFC 3339 date-time"]
+        )
     if not isinstance(request, Mapping):
         raise KernelInputError([f"request is {describe(request)}, which is not an object"])
+    # the reading boundary: documents nested too deeply are read by nothing further on
+    for name, doc, error in (
+        ("policy", policy, UndigestiblePolicyError),
+        ("request", request, KernelInputError),
+    ):
+        if nesting_depth_of(doc) > MAX_DEPTH:
+            raise error([f"{name} is nested deeper than {MAX_DEPTH} levels"])
     digest_of_policy = policy_digest(policy)  # raises UndigestiblePolicyError
     p = normalize_policy(policy)
     r = normalize_request(request)
@@ -267,6 +277,8 @@ def check_decision(
     the request) granted dimensions within the requested ones.
     """
     problems = [v.reason for v in schema_violations(decision, DECISION_SCHEMA, "decision")]
+    if not isinstance(decision, Mapping):
+        return problems or ["decision is not a JSON object"]
     factors = decision.get("factors")
     if not isinstance(factors, list) or not all(isinstance(f, Mapping) for f in factors):
         return problems + ["decision.factors is not an array of factor objects"]

@@ -28,6 +28,7 @@ from puzzlekit.audit.kernel_schema import (
     format_path,
 )
 from puzzlekit.core.model import canonical_json, sha256_digest
+from puzzlekit.core.reading import faults, valid_unicode
 
 # ---------------------------------------------------------------------------------------------
 # Normalisation and digests
@@ -147,11 +148,19 @@ def _encodable(value: Any) -> Any:
         return {"$non_json_number": repr(value)}
     if isinstance(value, int) and not isinstance(value, bool) and abs(value) > _SAFE_INT:
         return {"$non_json_number": str(value)}
+    if isinstance(value, str) and not valid_unicode(value):  # a lone surrogate: no UTF-8
+        return {"$non_unicode_string": value.encode("utf-8", "surrogatepass").hex()}
     if isinstance(value, list):
         return [_encodable(v) for v in value]
     if isinstance(value, dict):
-        return {k: _encodable(v) for k, v in value.items()}
+        return {_encodable_key(k): _encodable(v) for k, v in value.items()}
     return value
+
+
+def _encodable_key(key: Any) -> Any:
+    if isinstance(key, str) and not valid_unicode(key):
+        return "$non_unicode_key:" + key.encode("utf-8", "surrogatepass").hex()
+    return key
 
 
 def _without_digest(value: Any) -> Any:
@@ -181,6 +190,7 @@ def policy_digest(policy: Mapping[str, Any]) -> str:
     except KernelInputError as exc:
         raise UndigestiblePolicyError(exc.defects) from exc
     problems = [v.reason for v in _nonjson_numbers(normalized, "policy")]
+    problems += [f"{f.path}: {f.detail}" for f in faults(normalized, "policy") if not problems]
     if problems:
         raise UndigestiblePolicyError(problems)
     return sha256_digest(canonical_json(normalized))

@@ -40,6 +40,7 @@ from typing import Any
 import rfc8785
 
 from puzzlekit.core.jsondata import plain
+from puzzlekit.core.reading import MAX_DEPTH, ReadError, faults, loads, parse_json
 
 FORMAT_VERSION = 1
 GENESIS = "sha256:" + "0" * 64
@@ -105,7 +106,8 @@ class Entry:
     seq: int
     prev_hash: str
     entry_hash: str
-    body: Any
+    body: Any  # None when the stored text cannot be read (``body_error`` says why)
+    body_error: str | None = None
 
 
 @dataclass(frozen=True)
@@ -143,10 +145,12 @@ class Verification:
 # --- hashing --------------------------------------------------------------------------------
 
 
-def _check_json(value: Any, where: str) -> None:
+def _check_json(value: Any, where: str, depth: int = 0) -> None:
     """Raise :class:`BodyError` naming where ``value`` is not float-free JSON data."""
     if value is None or isinstance(value, bool | str):
         return
+    if depth > MAX_DEPTH:
+        raise BodyError(f"{where} is nested deeper than {MAX_DEPTH} levels")
     if isinstance(value, int):
         if abs(value) > _MAX_SAFE_INT:
             raise BodyError(
@@ -163,11 +167,11 @@ def _check_json(value: Any, where: str) -> None:
         for key, item in value.items():
             if not isinstance(key, str):
                 raise BodyError(f"{where} has the key {key!r}; JSON object keys are strings")
-            _check_json(item, f"{where}.{key}")
+            _check_json(item, f"{where}.{key}", depth + 1)
         return
     if isinstance(value, list | tuple):
         for i, item in enumerate(value):
-            _check_json(item, f"{where}[{i}]")
+            _check_json(item, f"{where}[{i}]", depth + 1)
         return
     raise BodyError(f"{where} is a {type(value).__name__}, which is not JSON data")
 
@@ -177,6 +181,9 @@ def normalize_body(body: Any) -> dict[str, Any]:
     if not isinstance(body, Mapping):
         raise BodyError(f"a ledger body must be a JSON object, got {type(body).__name__}")
     _check_json(body, "$")
+    found = faults(body)  # what remains: strings that are not valid Unicode
+    if found:
+        raise BodyError(f"{found[0].path}: {found[0].detail}")
     return plain(body)
 
 
@@ -184,6 +191,22 @@ def compute_entry_hash(seq: int, prev_hash: str, body: Mapping[str, Any]) -> str
     """``sha256:<hex>`` over the canonical JSON of ``{v, seq, prev, body}``."""
     material = {"v": FORMAT_VERSION, "seq": seq, "prev": prev_hash, "body": body}
     return "sha256:" + hashlib.sha256(rfc8785.dumps(material)).hexdigest()
+
+
+def read_body(text: Any) -> tuple[dict[str, Any] | None, str | None]:
+    """A stored body read back through the reading boundary: ``(body, None)``, or ``(None,
+    why)`` when it is not JSON, nests too deeply, holds what canonical JSON cannot, or is not an
+    object (appends refuse non-objects, so a stored one was put there by hand)."""
+    try:
+        body = parse_json(text if isinstance(text, str | bytes) else str(text), "body")
+    except ReadError as exc:
+        return None, f"body {exc.detail}"
+    found = faults(body, "$")
+    if found:
+        return None, f"body at {found[0].path}: {found[0].detail}"
+    if not isinstance(body, dict):
+        return None, f"body is a JSON {type(body).__name__}, not an object"
+    return body, None
 
 
 def _find_float(value: Any, where: str = "$") -> str | None:
@@ -213,11 +236,11 @@ def write_checkpoint(path: str | os.PathLike[str], checkpoint: Checkpoint, **ext
 
 def read_checkpoint(path: str | os.PathLike[str]) -> Checkpoint:
     """Read a checkpoint file; raises ``OSError`` or ``ValueError`` saying what is wrong."""
-    text = Path(path).read_text(encoding="utf-8")
+    text = Path(path).read_bytes()
     try:
-        obj = json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise ValueError(f"{path} is not JSON: {exc}") from None
+        obj = loads(text)
+    except ReadError as exc:
+        raise ValueError(f"{path}: {exc.detail}") from None
     try:
         return Checkpoint.from_json_obj(obj)
     except ValueError as exc:
@@ -233,13 +256,22 @@ class Ledger:
     Other tables may share the database (the escalation queues do); a write that must commit
     together with its ledger entry runs in :meth:`transaction` and appends with
     :meth:`append_in`. Safe across processes and threads; each process opens its own connection.
+    ``readonly=True`` (audits: verify, show) opens an existing database with SQLite's
+    ``mode=ro`` and changes nothing, not even the journal mode: the file's bytes stay as they are.
     """
 
     def __init__(
-        self, path: str | os.PathLike[str], *, create: bool = True, timeout: float = 60.0
+        self,
+        path: str | os.PathLike[str],
+        *,
+        create: bool = True,
+        timeout: float = 60.0,
+        readonly: bool = False,
     ) -> None:
         self.path = Path(path)
         self.timeout = float(timeout)
+        self.readonly = readonly
+        create = create and not readonly
         if not create and not self.path.is_file():
             raise FileNotFoundError(f"no ledger database at {self.path}")
         self._lock = threading.RLock()
@@ -263,10 +295,15 @@ class Ledger:
             # drop locks the parent still holds.
             try:
                 conn = sqlite3.connect(
-                    self.path, timeout=self.timeout, isolation_level=None, check_same_thread=False
+                    f"{self.path.resolve().as_uri()}?mode=ro" if self.readonly else self.path,
+                    timeout=self.timeout,
+                    isolation_level=None,
+                    check_same_thread=False,
+                    uri=self.readonly,
                 )
-                self._set_wal(conn)
-                conn.execute("PRAGMA synchronous=FULL")
+                if not self.readonly:
+                    self._set_wal(conn)
+                    conn.execute("PRAGMA synchronous=FULL")
             except sqlite3.DatabaseError as exc:
                 raise LedgerError(f"cannot open {self.path} as a SQLite database: {exc}") from None
             self._conn, self._pid = conn, os.getpid()
@@ -380,7 +417,7 @@ class Ledger:
                 "WHERE seq >= ? AND seq < ? ORDER BY seq",
                 (start, stop if stop is not None else 2**62),
             ).fetchall()
-        return [Entry(s, p, h, json.loads(b)) for s, p, h, b in rows]
+        return [Entry(s, p, h, *read_body(b)) for s, p, h, b in rows]
 
     def verify(self, checkpoint: Checkpoint | None = None) -> Verification:
         """Walk the chain from seq 1; report the first seq that is missing or wrong, and what.
@@ -412,10 +449,9 @@ class Ledger:
                         f"prev_hash {prev_hash} is not the hash of entry {seq - 1} ({prev}): "
                         "an entry was removed, moved or rewritten here",
                     )
-                try:
-                    body = json.loads(body_text)
-                except (json.JSONDecodeError, TypeError) as exc:
-                    return broken(seq, "unreadable-body", f"body is not JSON: {exc}")
+                body, why = read_body(body_text)
+                if body is None:
+                    return broken(seq, "unreadable-body", str(why))
                 try:
                     actual = compute_entry_hash(seq, prev_hash, body)
                 except (ValueError, TypeError) as exc:

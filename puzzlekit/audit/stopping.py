@@ -103,19 +103,35 @@ _SCOPE: Mapping[StopKind, str] = {
 # --- L: locating the stop -------------------------------------------------------------------
 
 
+#: the deepest nesting of sub-steps the pipeline reads; deeper input is ``invalid-input``
+MAX_DEPTH = 200
+
+
 def _check_steps(steps: Any, where: str) -> str | None:
-    """Why ``steps`` is not a non-empty sequence of steps (at any depth), or None."""
-    if isinstance(steps, str | bytes) or not isinstance(steps, Sequence):
-        return f"{where}: expected a sequence of ReasoningStep, got {type(steps).__name__}"
-    if len(steps) == 0:
-        return f"{where}: the sequence is empty"
-    for i, step in enumerate(steps):
-        if not isinstance(step, ReasoningStep):
-            return f"{where}[{i}]: expected a ReasoningStep, got {type(step).__name__}"
-        if step.substeps:
-            problem = _check_steps(step.substeps, f"{where}[{i}].substeps")
-            if problem:
-                return problem
+    """Why ``steps`` is not a non-empty sequence of steps (at any depth, up to
+    :data:`MAX_DEPTH`, without cycles), or None. Iterative, so deep or cyclic input is reported,
+    never a RecursionError."""
+
+    def name(path: tuple[int, ...]) -> str:
+        return where + "".join(f"[{i}].substeps" for i in path)
+
+    todo: list[tuple[Any, tuple[int, ...], frozenset[int]]] = [(steps, (), frozenset())]
+    while todo:
+        seq, path, above = todo.pop()
+        if isinstance(seq, str | bytes) or not isinstance(seq, Sequence):
+            return f"{name(path)}: expected a sequence of ReasoningStep, got {type(seq).__name__}"
+        if len(seq) == 0:
+            return f"{name(path)}: the sequence is empty"
+        if len(path) >= MAX_DEPTH:
+            return f"{where}: sub-steps nested deeper than {MAX_DEPTH} levels"
+        for i, step in enumerate(seq):
+            if not isinstance(step, ReasoningStep):
+                return f"{name(path)}[{i}]: expected a ReasoningStep, got {type(step).__name__}"
+            if id(step) in above:
+                return f"{name(path)}[{i}]: a step contains itself (cyclic sub-steps)"
+        for i in range(len(seq) - 1, -1, -1):
+            if seq[i].substeps:
+                todo.append((seq[i].substeps, (*path, i), above | {id(seq[i])}))
     return None
 
 

@@ -89,10 +89,12 @@ class Location:
 
     @property
     def position(self) -> str:
-        """``"2/4"``: the 1-based position of the stop among the top-level steps."""
+        """``"2/4"`` for a stop at the third of four top-level steps: the stop's 0-based index
+        among the ``n`` steps, as in the pipeline's own example (all-clear: ``n/n``, past the
+        last step)."""
         if self.index is None:
             return f"0/{self.total}"
-        return f"{min(self.index + 1, self.total)}/{self.total}"
+        return f"{min(self.index, self.total)}/{self.total}"
 
 
 @dataclass(frozen=True)

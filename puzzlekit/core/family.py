@@ -101,6 +101,11 @@ class Family:
     place_name: str = "place"
     #: the exact verifier that records this family's golden corpora
     golden_verifier: str = "enumerative"
+    #: declared size limits, checked before any other work on params (:meth:`schema`) and
+    #: listed by ``puzzlekit schemas``: param -> the largest integer value, or the largest
+    #: length of a list or string value (a layout's rows); a key that is not a param names a
+    #: measure the family checks itself
+    size_limits: Mapping[str, int] = {}
     #: colours of the marks drawn by :meth:`render`
     MARK_COLORS = {"?": "tab:orange", "!": "tab:red", "*": "tab:purple"}
 
@@ -118,7 +123,9 @@ class Family:
     def schema(self, params: Mapping[str, Any] | None = None) -> Schema:
         """The (cached) schema for ``params``; raises SpecError for unusable params. Not a hook:
         override :meth:`normalize_params` and :meth:`build_schema` instead."""
-        norm = self.normalize_params(dict(params or {}))
+        params = dict(params or {})
+        check_size_limits(self, params)
+        norm = self.normalize_params(params)
         return _cached_schema(self, freeze(norm))
 
     # -- clues --------------------------------------------------------------------------------
@@ -154,6 +161,12 @@ class Family:
             seen_ids.add(clue.id)
             key = self.place_of(clue)
             if key is None:
+                continue
+            try:
+                hash(key)
+            except TypeError:  # a list or object where a value belongs in the clue's data
+                detail = f"clue {clue.id} does not name one {self.place_name}"
+                out.append(Violation("malformed", None, f"clue {clue.id}", detail))
                 continue
             if key in seen:
                 out.append(
@@ -343,7 +356,23 @@ class Family:
             "variables": len(schema.variables),
             "domainSize": schema.domain_size(),
             "description": self.description,
+            "limits": dict(self.size_limits),
         }
+
+
+def check_size_limits(family: Family, params: Mapping[str, Any]) -> None:
+    """Refuse params beyond ``family.size_limits`` (SpecError, ``out-of-domain``) before a
+    family spends time or memory on them."""
+    for key, limit in family.size_limits.items():
+        value = params.get(key)
+        if isinstance(value, int) and not isinstance(value, bool) and value > limit:
+            size = value
+        elif isinstance(value, list | tuple | str) and len(value) > limit:
+            size = len(value)
+        else:
+            continue
+        detail = f"{size} is beyond {family.name}'s declared limit of {limit}"
+        raise SpecError([Violation("out-of-domain", None, f"params.{key}", detail)])
 
 
 def _id_part(value: Any) -> str:

@@ -1,5 +1,6 @@
 """Plain JSON data: the one conversion of mappings and sequences into plain Python (:func:`plain`),
-the frozen form that frozen dataclasses hold (:func:`freeze`, :func:`thaw`), and the canonical
+the frozen form that frozen dataclasses hold (:func:`freeze`, :func:`thaw`; :func:`frozen`, a
+read-only form that still reads as mappings and sequences), and the canonical
 bytes and digest that identify data (:func:`canonical_json`, :func:`sha256_digest`).
 
 Every floor that needs one of these calls it from here; :mod:`puzzlekit.core.model` re-exports
@@ -16,6 +17,8 @@ from typing import Any
 
 import rfc8785
 
+from puzzlekit.core.reading import MAX_DEPTH, faults
+
 
 def plain(value: Any, leaf: Callable[[Any], Any] | None = None) -> Any:
     """``value`` as plain JSON-able Python: mappings become dicts with string keys (a key that is
@@ -31,18 +34,86 @@ def plain(value: Any, leaf: Callable[[Any], Any] | None = None) -> Any:
     return value if leaf is None else leaf(value)
 
 
+class FrozenMap(tuple):
+    """A frozen mapping: a tuple of ``(key, value)`` pairs sorted by key, marked as a mapping so
+    that :func:`thaw` gives back an object even when it is empty (``{}`` stays ``{}``, not
+    ``[]``)."""
+
+    __slots__ = ()
+
+
 def freeze(value: Any) -> Any:
-    """Turn JSON-like data (dicts, lists) into hashable immutable data (tuples of pairs, tuples)."""
+    """Turn JSON-like data (dicts, lists) into hashable immutable data (:class:`FrozenMap` of
+    pairs, tuples).
+
+    Raises ValueError for data nested deeper than :data:`~puzzlekit.core.reading.MAX_DEPTH`."""
+    return _freeze(value, 0)
+
+
+def _freeze(value: Any, depth: int) -> Any:
+    if isinstance(value, Mapping | list | tuple) and depth >= MAX_DEPTH:
+        raise ValueError(f"data nested deeper than {MAX_DEPTH} levels")
     if isinstance(value, Mapping):
-        return tuple(sorted((str(k), freeze(v)) for k, v in value.items()))
+        return FrozenMap(sorted((str(k), _freeze(v, depth + 1)) for k, v in value.items()))
     if isinstance(value, list | tuple):
-        return tuple(freeze(v) for v in value)
+        return tuple(_freeze(v, depth + 1) for v in value)
     return value
+
+
+class FrozenDict(dict):  # type: ignore[type-arg]
+    """A read-only ``dict``: reads like a dict (``json.dumps``, ``dict(...)``, ``isinstance(...,
+    dict)`` keep working), and every method that would change it raises ``TypeError``. Made by
+    :func:`frozen`, which freezes its values too; copying or pickling gives an equal one."""
+
+    __slots__ = ()
+
+    def _readonly(self, *args: Any, **kwargs: Any) -> Any:
+        raise TypeError("this mapping is read-only (immutable report or instance material)")
+
+    __setitem__ = __delitem__ = __ior__ = _readonly
+    clear = pop = popitem = setdefault = update = _readonly
+
+    def __hash__(self) -> int:  # type: ignore[override]
+        return hash(frozenset(self.items()))
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return (FrozenDict, (dict(self),))
+
+    def __copy__(self) -> FrozenDict:
+        return self
+
+    def __deepcopy__(self, memo: Any) -> FrozenDict:
+        return self
+
+
+def frozen(value: Any) -> Any:
+    """``value`` immutable all the way down and still readable as JSON data: mappings become
+    :class:`FrozenDict` s, lists and tuples become tuples, recursively (other leaves as they
+    are). Unlike :func:`freeze`, a mapping stays a mapping."""
+    if isinstance(value, FrozenDict):
+        if all(_is_frozen(v) for v in value.values()):
+            return value
+        return FrozenDict({k: frozen(v) for k, v in value.items()})
+    if isinstance(value, Mapping):
+        return FrozenDict({k: frozen(v) for k, v in value.items()})
+    if isinstance(value, list | tuple):
+        return tuple(frozen(v) for v in value)
+    return value
+
+
+def _is_frozen(value: Any) -> bool:
+    if isinstance(value, FrozenDict):
+        return True  # frozen() builds them frozen all the way down
+    if isinstance(value, tuple):
+        return all(_is_frozen(v) for v in value)
+    return not isinstance(value, Mapping | list | set | bytearray)
 
 
 def thaw(value: Any) -> Any:
     """The inverse of :func:`freeze`: tuples of ``(str, value)`` pairs become dicts, other tuples
     lists."""
+    if isinstance(value, FrozenMap):
+        return {k: thaw(v) for k, v in value}
     if isinstance(value, tuple):
         if value and all(
             isinstance(p, tuple) and len(p) == 2 and isinstance(p[0], str) for p in value
@@ -53,7 +124,7 @@ def thaw(value: Any) -> Any:
     return value
 
 
-def _dumps_is_canonical(obj: Any) -> bool:
+def _dumps_is_canonical(obj: Any, depth: int = 0) -> bool:
     """True when ``obj`` holds only objects and strings of printable ASCII, arrays, bools, None
     and integers within ±2**53: data whose RFC 8785 form equals sorted compact ``json.dumps``."""
     if isinstance(obj, str):
@@ -62,11 +133,13 @@ def _dumps_is_canonical(obj: Any) -> bool:
         return True
     if isinstance(obj, int):
         return -(2**53) < obj < 2**53
+    if depth >= MAX_DEPTH:
+        return False
     if isinstance(obj, list | tuple):
-        return all(_dumps_is_canonical(v) for v in obj)
+        return all(_dumps_is_canonical(v, depth + 1) for v in obj)
     if isinstance(obj, dict):
         return all(
-            isinstance(k, str) and _dumps_is_canonical(k) and _dumps_is_canonical(v)
+            isinstance(k, str) and _dumps_is_canonical(k) and _dumps_is_canonical(v, depth + 1)
             for k, v in obj.items()
         )
     return False
@@ -78,10 +151,15 @@ def canonical_json(obj: Any) -> bytes:
     Instances are hashed on every verifier call, and the ``rfc8785`` package takes milliseconds
     for an 81-clue grid; for data that :func:`_dumps_is_canonical` accepts, sorted compact
     ``json.dumps`` gives the same bytes (tests compare both on generated data), everything else
-    goes to ``rfc8785``.
+    goes to ``rfc8785``. Data that canonical JSON cannot hold (NaN, integers beyond ±2**53, lone
+    surrogates: ``rfc8785.CanonicalizationError``) and data nested too deeply raise ValueError;
+    input read through :mod:`puzzlekit.core.reading` never holds either.
     """
     if _dumps_is_canonical(obj):
         return json.dumps(obj, sort_keys=True, separators=(",", ":")).encode("ascii")
+    found = faults(obj)
+    if found:
+        raise rfc8785.CanonicalizationError(f"{found[0].path}: {found[0].detail}")
     return rfc8785.dumps(obj)
 
 

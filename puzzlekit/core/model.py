@@ -10,12 +10,16 @@ re-exported here (:func:`freeze`, :func:`canonical_json`, :func:`sha256_digest`)
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, TypeAlias
 
 from puzzlekit.core.jsondata import canonical_json, freeze, sha256_digest, thaw
+from puzzlekit.core.reading import (
+    ReadError,
+    ascii_int,
+    parse_json,
+)
 
 _thaw = thaw  # the name families imported before thaw moved to core.jsondata
 
@@ -172,14 +176,20 @@ class Regular:
 
 @dataclass(frozen=True)
 class Predicate:
-    """Opaque Python over ``vars`` (oracle families); only the enumerative backend can use it."""
+    """Opaque Python over ``vars`` (oracle families); only the enumerative backend can use it.
+
+    ``fn`` may raise (an oracle's dispatch error): the assignment then does not hold, and a
+    backend that calls ``fn`` itself counts it in ``dispatchErrorCount``."""
 
     vars: tuple[str, ...]
     fn: Callable[..., bool] = field(compare=False)
     origin: Origin = field(default=Origin("rule", "predicate"))
 
     def holds(self, sol: Solution) -> bool:
-        return bool(self.fn(*(sol[v] for v in self.vars)))
+        try:
+            return bool(self.fn(*(sol[v] for v in self.vars)))
+        except Exception:  # a dispatch error is not a satisfied constraint
+            return False
 
 
 Constraint: TypeAlias = AllDifferent | Linear | Compare | Table | Count | Regular | Predicate
@@ -289,19 +299,22 @@ class Instance:
             "clues": [c.to_json_obj() for c in self.clues],
         }
 
+    def _assembled(self) -> bytes:
+        return (
+            b'{"clues":['
+            + b",".join(c.canonical_json() for c in self.clues)
+            + b'],"family":'
+            + canonical_json(self.family)
+            + b',"params":'
+            + canonical_json(self.params_dict())
+            + b"}"
+        )
+
     def canonical_json(self) -> bytes:
         """RFC 8785 bytes: assembled from the clues' cached bytes (members sorted by key)."""
         cached = self.__dict__.get("_canonical")
         if cached is None:
-            cached = (
-                b'{"clues":['
-                + b",".join(c.canonical_json() for c in self.clues)
-                + b'],"family":'
-                + canonical_json(self.family)
-                + b',"params":'
-                + canonical_json(self.params_dict())
-                + b"}"
-            )
+            cached = self._assembled()
             object.__setattr__(self, "_canonical", cached)
         return cached
 
@@ -316,62 +329,57 @@ class Instance:
             object.__setattr__(self, "_digest", cached)
         return cached
 
+    def fresh_canonical_json(self) -> bytes:
+        """The canonical bytes computed from the content alone, bypassing every cache (the
+        instance's and its clues'): what crosses a boundary (a filter call, the holdout hand-off,
+        the publish gate), so a rewritten cache cannot pass for the puzzle."""
+        return canonical_json(self.to_json_obj())
+
+    def fresh_digest(self) -> str:
+        """The digest of :meth:`fresh_canonical_json`."""
+        return sha256_digest(self.fresh_canonical_json())
+
+    def cache_intact(self, fresh: bytes | None = None) -> bool:
+        """True when no cached bytes or digest (the instance's or a clue's) differ from the
+        content; a verifier that rewrote one has contaminated its evaluation. ``fresh``: this
+        instance's :meth:`fresh_canonical_json`, when the caller has it already."""
+        fresh = self.fresh_canonical_json() if fresh is None else fresh
+        cached = self.__dict__.get("_canonical")
+        digest = self.__dict__.get("_digest")
+        return (
+            self._assembled() == fresh
+            and (cached is None or cached == fresh)
+            and (digest is None or digest == sha256_digest(fresh))
+        )
+
+    def content(self) -> tuple[Any, ...]:
+        """The content as nested tuples, copied out of the objects: equal before and after an
+        evaluation unless something changed a field in place. Cheap (no serialization)."""
+        return (
+            self.family,
+            self.params,
+            tuple((c.id, c.kind, c.data, c.coords) for c in self.clues),
+        )
+
     def with_clues(self, clues: Iterable[Clue]) -> Instance:
         return Instance(self.family, self.params, tuple(clues))
 
     @classmethod
     def from_json_obj(cls, obj: Any) -> Instance:
-        """Read the JSON instance format. Raises :class:`SpecError` naming what is malformed."""
-        if not isinstance(obj, Mapping):
-            raise SpecError(
-                [Violation("malformed", None, "$", "an instance must be a JSON object")]
-            )
-        problems = []
-        family = obj.get("family")
-        if not isinstance(family, str):
-            problems.append(Violation("malformed", None, "family", "missing or not a string"))
-        params = obj.get("params", {})
-        if not isinstance(params, Mapping):
-            problems.append(Violation("malformed", None, "params", "must be a JSON object"))
-        raw_clues = obj.get("clues", [])
-        if not isinstance(raw_clues, list):
-            problems.append(Violation("malformed", None, "clues", "must be a JSON array"))
-            raw_clues = []
-        unknown = sorted(set(obj) - {"family", "params", "clues"})
-        for key in unknown:
-            problems.append(Violation("unknown-field", None, key, "not a field of an instance"))
-        clues = []
-        for i, rc in enumerate(raw_clues):
-            where = f"clues[{i}]"
-            if not isinstance(rc, Mapping):
-                problems.append(Violation("malformed", None, where, "a clue must be a JSON object"))
-                continue
-            cid, kind = rc.get("id"), rc.get("kind")
-            data, coords = rc.get("data", {}), rc.get("coords", [])
-            if not isinstance(cid, str | int) or not isinstance(kind, str):
-                problems.append(
-                    Violation("malformed", None, where, "a clue needs an id and a kind")
-                )
-                continue
-            if not isinstance(data, Mapping) or not isinstance(coords, list):
-                problems.append(
-                    Violation("malformed", None, where, "data must be an object, coords an array")
-                )
-                continue
-            try:
-                clues.append(Clue.make(str(cid), kind, data, [thaw_coord(c) for c in coords]))
-            except TypeError as exc:
-                problems.append(Violation("malformed", None, where, str(exc)))
-        if problems:
-            raise SpecError(problems)
-        return cls.make(family, params, clues)
+        """Read the JSON instance format. Raises :class:`SpecError` naming what is malformed:
+        anything the reading boundary refuses (:mod:`puzzlekit.core.reading`) is a ``malformed``
+        violation at its path, with the clue's coordinate when it is inside a clue (see
+        :mod:`puzzlekit.core.instance_json`)."""
+        from puzzlekit.core.instance_json import read_instance
+
+        return read_instance(obj)
 
     @classmethod
     def from_json(cls, text: str | bytes) -> Instance:
         try:
-            obj = json.loads(text)
-        except (json.JSONDecodeError, UnicodeDecodeError) as exc:
-            raise SpecError([Violation("malformed", None, "$", f"not JSON: {exc}")]) from None
+            obj = parse_json(text)
+        except ReadError as exc:
+            raise SpecError([Violation("malformed", None, exc.field, exc.detail)]) from None
         return cls.from_json_obj(obj)
 
 
@@ -433,6 +441,16 @@ class SpecError(ValueError):
     def __init__(self, violations: Sequence[Violation]) -> None:
         self.violations = tuple(violations)
         super().__init__("; ".join(f"{v.field_name}: {v.detail}" for v in self.violations))
+
+
+def text_int(text: str, field: str, coord: Coord | None = None) -> int:
+    """The number written ``text`` in a text format: ASCII digits only (``²``, ``٣`` and ``３``
+    are not digits here), at most 15 of them; a ``malformed`` SpecError naming ``field``
+    otherwise (see :func:`puzzlekit.core.reading.ascii_int`)."""
+    try:
+        return ascii_int(text, field, coord=coord)
+    except ReadError as exc:
+        raise SpecError([Violation("malformed", exc.coord, exc.field, exc.detail)]) from None
 
 
 @dataclass(frozen=True)

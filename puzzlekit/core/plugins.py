@@ -183,6 +183,7 @@ class Registry(Generic[T]):
         self._builtins_state = "pending"  # "loading", "done"
         self._items: dict[str, T] = {}
         self._origin: dict[str, str] = {}
+        _REGISTRIES.append(self)
 
     def _ensure_builtins(self) -> None:
         with _LOCK:
@@ -252,8 +253,23 @@ class Registry(Generic[T]):
     def __iter__(self) -> Iterator[str]:
         return iter(self.names())
 
+    def snapshot(self) -> tuple[tuple[str, T], ...]:
+        """What is registered now, without loading anything: ``(name, object)`` pairs."""
+        with _LOCK:
+            return tuple(sorted(self._items.items(), key=lambda kv: kv[0]))
+
     def __len__(self) -> int:
         return len(self.names())
+
+
+#: every registry made, so that an evaluation can be checked for changing any of them
+_REGISTRIES: list[Registry] = []
+
+
+def registries_state() -> dict[tuple[str, str], int]:
+    """Which object each name of each registry is bound to now (by identity). An evaluation
+    keeps it when every binding it found is still there afterwards (lazy loading only adds)."""
+    return {(r.kind, n): id(o) for r in _REGISTRIES for n, o in list(r._items.items())}
 
 
 def _caller_module() -> str:

@@ -19,9 +19,11 @@ or registries (:mod:`puzzlekit.core.plugins`).
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+import inspect
+import math
+from collections.abc import Collection, Iterable, Mapping
 from dataclasses import dataclass
-from typing import Protocol, runtime_checkable
+from typing import Any, Protocol, runtime_checkable
 
 import numpy as np
 
@@ -38,6 +40,14 @@ from puzzlekit.core.report import VerifierReport
 #: the solution cap of a verification when the caller names none
 DEFAULT_CAP = 100
 
+#: report extra: the backbone of a MULTIPLE instance, ``stats["forcedCells"]`` (the cells with
+#: one value in every solution) and ``stats["forcedCellsComplete"]`` (False when the budget, or
+#: the per-cell limit, left some cells undecided)
+FORCED_CELLS = "forcedCells"
+#: every report extra a caller may ask of :meth:`Verifier.verify` (``extras=``): costly parts of a
+#: report computed only on request, each under its name in the report's ``stats``
+EXTRAS: frozenset[str] = frozenset({FORCED_CELLS})
+
 # --- records the hooks exchange ----------------------------------------------------------------
 
 
@@ -49,6 +59,22 @@ class SearchBudget:
 
     nodes: int | None = 5_000_000
     seconds: float | None = 120.0
+
+    def __post_init__(self) -> None:
+        nodes, seconds = self.nodes, self.seconds
+        if nodes is not None and (
+            not isinstance(nodes, int) or isinstance(nodes, bool) or nodes < 1
+        ):
+            raise ValueError(f"a node budget is a positive integer (or None), got {nodes!r}")
+        if seconds is not None and (
+            not isinstance(seconds, int | float)
+            or isinstance(seconds, bool)
+            or not math.isfinite(seconds)
+            or seconds <= 0
+        ):
+            raise ValueError(
+                f"a seconds budget is a positive finite number (or None), got {seconds!r}"
+            )
 
 
 @dataclass(frozen=True)
@@ -128,11 +154,20 @@ class Verifier(Protocol):
         *,
         solution_cap: int = DEFAULT_CAP,
         budget: SearchBudget | None = None,
+        extras: Collection[str] = (),
     ) -> VerifierReport:
         """Required. The report on ``instance``: the verdict, up to ``solution_cap`` solutions
         and the reject detail, within ``budget`` (None: the default :class:`SearchBudget`).
         Never mutates ``instance``; bad input is an ``INVALID_SPEC`` report, not an exception.
-        Called for every filter call of the loop, every holdout check and every CLI verify."""
+        Called for every filter call of the loop, every holdout check and every CLI verify.
+
+        ``extras``: the names of the report extras (:data:`EXTRAS`) the caller wants; the
+        verdict, the solutions and the reject detail never depend on it. A verifier computes the
+        extras it knows only when asked (a setting may ask for them always) and ignores the
+        names it does not know: an extra not computed is absent from ``stats``. The parameter is
+        optional: callers pass it through :func:`call_verify`, which passes it only when it is
+        not empty and the verifier's ``verify`` accepts it, so a verifier written before it
+        existed keeps working (and reports no extras)."""
         raise NotImplementedError
 
     def believed_schema(self, schema: Schema) -> Schema:
@@ -151,7 +186,54 @@ class Verifier(Protocol):
         return None
 
 
+_ACCEPTS_EXTRAS: dict[type, bool] = {}
+
+
+def accepts_extras(verifier: Any) -> bool:
+    """Whether ``verifier.verify`` takes ``extras`` (by name, or through ``**kwargs``); looked
+    up once per class."""
+    cls = type(verifier)
+    known = _ACCEPTS_EXTRAS.get(cls)
+    if known is None:
+        try:
+            params = inspect.signature(verifier.verify).parameters.values()
+        except (TypeError, ValueError):  # a builtin or a callable without a signature
+            params = ()  # type: ignore[assignment]
+        known = any(p.name == "extras" or p.kind is p.VAR_KEYWORD for p in params)
+        _ACCEPTS_EXTRAS[cls] = known
+    return known
+
+
+def call_verify(
+    verifier: Any,
+    instance: Instance,
+    *,
+    solution_cap: int = DEFAULT_CAP,
+    budget: SearchBudget | None = None,
+    extras: Collection[str] = (),
+) -> VerifierReport:
+    """``verifier.verify(instance, ...)`` asking for ``extras`` the way every framework caller
+    does: the keyword is passed only when ``extras`` is not empty and the verifier accepts it
+    (:func:`accepts_extras`); a verifier without it is called as before and its report simply
+    lacks the extras. Raises ValueError for a name not in :data:`EXTRAS`."""
+    unknown = sorted(set(extras) - EXTRAS)
+    if unknown:
+        raise ValueError(f"unknown report extra {unknown[0]!r}; known: {', '.join(sorted(EXTRAS))}")
+    if extras and accepts_extras(verifier):
+        return verifier.verify(
+            instance, solution_cap=solution_cap, budget=budget, extras=frozenset(extras)
+        )
+    return verifier.verify(instance, solution_cap=solution_cap, budget=budget)
+
+
 # --- Strategy ----------------------------------------------------------------------------------
+
+
+def strategy_extras(strategy: Any) -> frozenset[str]:
+    """The report extras ``strategy`` reads (:attr:`Strategy.extras`). A strategy that neither
+    subclasses :class:`Strategy` nor declares ``extras`` (one written before the member existed)
+    reads none: the one optional member the loop looks up rather than calls."""
+    return frozenset(getattr(strategy, "extras", ()))
 
 
 @runtime_checkable
@@ -162,6 +244,10 @@ class Strategy(Protocol):
 
     #: its name in results and experiment rows (required)
     name: str
+    #: the report extras (:data:`EXTRAS`) its :meth:`propose` reads; the loop asks the filter for
+    #: these (and those the run names) and for nothing else. Default: none (the built-in
+    #: strategies read the verdict, the solutions and the reject detail only)
+    extras: Collection[str] = ()
 
     def start(self, schema: Schema, rng: np.random.Generator) -> Step:
         """Required. The first step of a loop: a fresh instance of ``schema`` and the solution

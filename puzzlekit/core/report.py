@@ -5,6 +5,10 @@ The JSON wire form keeps the field names of the TypeScript puzzle verifier this 
 snake_case. ``VerifierReport.to_json()`` and ``VerifierReport.from_json()`` round-trip exactly, and
 every report validates against the JSON Schema shipped as ``puzzlekit/schemas/report.schema.json``.
 
+Reports are immutable all the way down: sequences are tuples and mappings
+:class:`~puzzlekit.core.jsondata.FrozenDict` s (read-only dicts), so a strategy or a notebook
+that reads a report cannot change what the loop recorded.
+
 This module describes results; it does not compute them (that is ``verifiers/``).
 """
 
@@ -17,6 +21,7 @@ from dataclasses import dataclass, field, replace
 from importlib import resources
 from typing import Any
 
+from puzzlekit.core.jsondata import frozen, plain
 from puzzlekit.core.model import Coord, Violation, canonical_json, sha256_digest
 
 
@@ -39,12 +44,23 @@ def _coord_py(coord: Any) -> Coord | None:
 
 @dataclass(frozen=True)
 class GapItem:
-    """A variable whose value differs across the found solutions (MULTIPLE)."""
+    """A variable whose value differs across the found solutions (MULTIPLE).
+
+    ``discriminative_power``: the share of the found solutions that a clue here, with the target
+    solution's value, rules out. ``tie_group``: the rank of that power among the gap's distinct
+    powers (0: tied for the top); items of one group tie, and their order among themselves was
+    drawn by a generator seeded from the instance digest.
+    """
 
     coord: Coord
     field_name: str
     values_in_solutions: tuple[Any, ...]
     discriminative_power: float
+    tie_group: int = 0
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "coord", tuple(self.coord))
+        object.__setattr__(self, "values_in_solutions", frozen(tuple(self.values_in_solutions)))
 
     def to_json_obj(self) -> dict[str, Any]:
         return {
@@ -52,6 +68,7 @@ class GapItem:
             "fieldName": self.field_name,
             "valuesInSolutions": list(self.values_in_solutions),
             "discriminativePower": self.discriminative_power,
+            "tieGroup": self.tie_group,
         }
 
     @classmethod
@@ -61,6 +78,7 @@ class GapItem:
             o["fieldName"],
             tuple(o["valuesInSolutions"]),
             o["discriminativePower"],
+            o.get("tieGroup", 0),
         )
 
 
@@ -75,6 +93,10 @@ class ConflictClue:
     coords: tuple[Coord, ...]
     data: Mapping[str, Any] = field(default_factory=dict, compare=False)
 
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "coords", tuple(tuple(c) for c in self.coords))
+        object.__setattr__(self, "data", frozen(self.data))
+
     def to_json_obj(self) -> dict[str, Any]:
         return {
             "clueId": self.clue_id,
@@ -82,7 +104,7 @@ class ConflictClue:
             "coord": _coord_json(self.coord),
             "fieldName": self.field_name,
             "coords": [list(c) for c in self.coords],
-            "data": dict(self.data),
+            "data": plain(self.data),
         }
 
     @classmethod
@@ -117,18 +139,23 @@ class Conflict:
     """A set of clues that cannot hold together under ``rules``.
 
     ``minimal`` is true when dropping any one clue makes the rest satisfiable (checked, not
-    assumed); it is false only when the budget ran out while shrinking.
+    assumed); it is false only when the budget ran out while shrinking. ``kind`` says how small:
+    ``direct`` (two clues that clash on their own: equal givens in one all-different group, a
+    given outside its domain), ``minimum`` (no smaller clue set conflicts: a smallest MUS), or
+    ``minimal`` (no clue can be dropped, but a smaller set may exist).
     """
 
     clues: tuple[ConflictClue, ...]
     rules: tuple[ConflictRule, ...]
     minimal: bool
+    kind: str = "minimal"
 
     def to_json_obj(self) -> dict[str, Any]:
         return {
             "clues": [c.to_json_obj() for c in self.clues],
             "rules": [r.to_json_obj() for r in self.rules],
             "minimal": self.minimal,
+            "conflictKind": self.kind,
         }
 
     @classmethod
@@ -137,6 +164,7 @@ class Conflict:
             tuple(ConflictClue.from_json_obj(c) for c in o["clues"]),
             tuple(ConflictRule.from_json_obj(r) for r in o["rules"]),
             o["minimal"],
+            o.get("conflictKind", "minimal"),
         )
 
     @property
@@ -203,6 +231,12 @@ class RejectDetail:
     budget: BudgetSpent | None = None
     verdict_distribution: Mapping[str, int] | None = None
 
+    def __post_init__(self) -> None:
+        for name in ("discriminative_gap", "field_cardinalities", "culprits", "violations"):
+            object.__setattr__(self, name, tuple(getattr(self, name)))
+        if self.verdict_distribution is not None:
+            object.__setattr__(self, "verdict_distribution", frozen(self.verdict_distribution))
+
     def to_json_obj(self) -> dict[str, Any]:
         out: dict[str, Any] = {"case": self.case.value}
         if self.case is Verdict.MULTIPLE:
@@ -217,7 +251,7 @@ class RejectDetail:
         if self.case is Verdict.UNDECIDED:
             out["budget"] = self.budget.to_json_obj() if self.budget else None
         if self.verdict_distribution is not None:
-            out["verdictDistribution"] = dict(self.verdict_distribution)
+            out["verdictDistribution"] = plain(self.verdict_distribution)
         return out
 
     @classmethod
@@ -298,11 +332,18 @@ class VerifierReport:
     stats: Mapping[str, Any] = field(default_factory=dict)
     dispatch_error_count: int = 0
 
+    def __post_init__(self) -> None:
+        # immutable all the way down: a strategy handed this report cannot change the record
+        object.__setattr__(self, "solutions", frozen(tuple(self.solutions)))
+        object.__setattr__(self, "diagnostics", tuple(self.diagnostics))
+        object.__setattr__(self, "source", frozen(self.source))
+        object.__setattr__(self, "stats", frozen(self.stats))
+
     # -- wire form --------------------------------------------------------------------------
     def to_json_obj(self) -> dict[str, Any]:
         out = {
             "uniquenessVerdict": self.verdict.value,
-            "solutions": [dict(s) for s in self.solutions],
+            "solutions": plain(self.solutions),
             "solutionCount": self.solution_count,
             "solutionCountIsLowerBound": self.solution_count_is_lower_bound,
             "solutionCap": self.solution_cap,
@@ -310,10 +351,10 @@ class VerifierReport:
             "cartesianSize": self.cartesian_size,
             "cartesianSizeLog10": self.cartesian_size_log10,
             "diagnostics": list(self.diagnostics),
-            "source": dict(self.source),
+            "source": plain(self.source),
             "honestScope": self.honest_scope,
             "instanceDigest": self.instance_digest,
-            "stats": dict(self.stats),
+            "stats": plain(self.stats),
             "dispatchErrorCount": self.dispatch_error_count,
         }
         if self.reject_detail is not None:

@@ -17,8 +17,11 @@ This package is part of the ground floor: it imports only :mod:`puzzlekit.core`.
 
 from __future__ import annotations
 
+import contextlib
+import contextvars
 import importlib
 import pkgutil
+from collections.abc import Iterator
 from typing import Any
 
 from puzzlekit.core.model import Instance, Problem, Schema, SpecError, Violation
@@ -91,20 +94,67 @@ def default_params(family: Family) -> dict[str, Any]:
     return {}
 
 
+#: what a family's hook raises when data of the right JSON shape holds the wrong kinds of values
+#: (an object where a name belongs, a list where a number does): read as a malformed input
+MISREAD_ERRORS = (TypeError, ValueError, KeyError, IndexError, AttributeError)
+_STRICT = contextvars.ContextVar("puzzlekit_strict_hooks", default=False)
+
+
+@contextlib.contextmanager
+def strict_hooks() -> Iterator[None]:
+    """Within it, a family hook that raises anything but SpecError propagates (``check_family``
+    uses it to name the bug); outside it, a run answers such an input with a ``malformed``
+    violation at the clue and goes on."""
+    token = _STRICT.set(True)
+    try:
+        yield
+    finally:
+        _STRICT.reset(token)
+
+
+def hooks_are_strict() -> bool:
+    """Whether :func:`strict_hooks` is in force (backends that call hooks directly ask)."""
+    return _STRICT.get()
+
+
+def _misread(family: Family, field: str, coord: Any, exc: Exception) -> Violation:
+    detail = f"{family.name} cannot read this ({type(exc).__name__}: {exc})"
+    return Violation("malformed", coord, field, detail[:500])
+
+
 def resolve(instance: Instance) -> Problem:
     """Check an instance against its family and turn its clues into constraints.
 
     Raises SpecError listing every violation found (not only the first).
     """
     family = get_family(instance.family)
-    schema = family.schema(instance.params_dict())
-    violations = list(family.validate_clues(schema, instance.clues))
+    try:
+        schema = family.schema(instance.params_dict())
+    except SpecError:
+        raise
+    except MISREAD_ERRORS as exc:
+        if hooks_are_strict():
+            raise
+        raise SpecError([_misread(family, "params", None, exc)]) from None
+    try:
+        violations = list(family.validate_clues(schema, instance.clues))
+    except SpecError:
+        raise
+    except MISREAD_ERRORS as exc:
+        if hooks_are_strict():
+            raise
+        raise SpecError([_misread(family, "clues", None, exc)]) from None
     pairs = []
     for clue in instance.clues:
         try:
             pairs.append((clue.id, tuple(family.clue_constraints(schema, clue))))
         except SpecError as exc:
             violations.extend(exc.violations)
+        except MISREAD_ERRORS as exc:
+            if hooks_are_strict():
+                raise
+            at = clue.coords[0] if clue.coords else None
+            violations.append(_misread(family, f"clue {clue.id}", at, exc))
     if violations:
         raise SpecError(violations)
     return Problem(instance, schema, tuple(pairs))

@@ -53,6 +53,7 @@ class GivensGrid(Family):
 
     clue_kinds = ("given",)
     param_keys: tuple[str, ...] = ("size",)
+    size_limits: Mapping[str, int] = {"size": MAX_SIZE}
 
     # -- params -----------------------------------------------------------------------------
     def _check_size(self, params: Mapping[str, Any], default: int | None) -> int:

@@ -14,6 +14,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from puzzlekit.core.model import Instance, SpecError, Violation
+from puzzlekit.core.reading import is_digits, leading_digits
 
 Cell = tuple[int, int]
 
@@ -50,8 +51,10 @@ def decode_block_structure(spec: str, n: int) -> list[list[Cell]]:
         else:
             raise ValueError(f"invalid character {ch!r} in block structure")
         j = i
-        while j < len(spec) and spec[j].isdigit():
+        while j < len(spec) and is_digits(spec[j]):
             j += 1
+        if j - i > 6:
+            raise ValueError("a repeat count is too large")
         repeat = int(spec[i:j]) if j > i else 1
         i = j
         for _ in range(repeat):
@@ -129,11 +132,11 @@ def split_game_id(game_id: str) -> tuple[str, str]:
 
 
 def leading_int(text: str) -> tuple[int, str]:
-    digits = ""
-    while len(digits) < len(text) and text[len(digits)].isdigit():
-        digits += text[len(digits)]
+    digits = leading_digits(text)
     if not digits:
         raise bad(f"params {text!r} do not start with a size", "params")
+    if len(digits) > 6:
+        raise bad(f"params {text[:12]!r}... hold a size of {len(digits)} digits", "params")
     return int(digits), text[len(digits) :]
 
 
@@ -149,10 +152,12 @@ def decode_grid(spec: str, area: int) -> list[int]:
             i += 1
         elif ch == "_":
             i += 1
-        elif ch.isdigit():
+        elif is_digits(ch):
             j = i
-            while j < len(spec) and spec[j].isdigit():
+            while j < len(spec) and is_digits(spec[j]):
                 j += 1
+            if j - i > 6:
+                raise bad(f"a number of {j - i} digits in the grid")
             out.append(int(spec[i:j]))
             i = j
         else:
@@ -195,7 +200,7 @@ def parse_solo(game_id: str) -> Instance:
     c, rest = leading_int(params)
     r, seen_r = c, False
     jigsaw = killer = xtype = False
-    if rest.startswith("x") and rest[1:2].isdigit():
+    if rest.startswith("x") and is_digits(rest[1:2]):
         r, rest = leading_int(rest[1:])
         seen_r = True
     i = 0

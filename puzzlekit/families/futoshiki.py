@@ -18,7 +18,7 @@ JSON format: ``{"family": "futoshiki", "params": {"size": 4}, "clues": [{"id": "
 Text format: Simon Tatham's ``unequal`` game description, one puzzle a line: ``N:`` then, for
 every cell in row-major order, its given (``0`` for none) followed by the letters ``U``, ``R``,
 ``D``, ``L`` of the neighbours it is greater than, and a comma; e.g. ``4:0,0,0D,0R,...``.
-"Adjacent" mode descriptions (``Na:``) are not Futoshiki and are refused.
+"Adjacent" mode descriptions (``Na:``) belong to the family ``futoshiki-adjacent``.
 
 Repair moves at a cell: reveal its digit, or add the true inequality between it and a neighbour
 that has none yet.
@@ -39,7 +39,9 @@ from puzzlekit.core.model import (
     Solution,
     SpecError,
     Violation,
+    text_int,
 )
+from puzzlekit.core.reading import is_digits
 from puzzlekit.families import Repair, register_family
 from puzzlekit.families._cages import neighbours
 from puzzlekit.families._grid import SYMBOLS, GivensGrid, cell_name, check_described_size
@@ -67,11 +69,11 @@ def _split_cells(body: str, n: int) -> tuple[dict[int, tuple[int, str]], list[Vi
         if pos == len(body):
             break
         start = pos
-        while pos < len(body) and body[pos].isdigit():
+        while pos < len(body) and is_digits(body[pos]):
             pos += 1
         if start == pos:
             return cells, [Violation("malformed", None, "line", f"expected a number at {pos}")]
-        value = int(body[start:pos])
+        value = text_int(body[start:pos], "line")
         start = pos
         while pos < len(body) and body[pos] in FLAGS:
             pos += 1
@@ -190,22 +192,22 @@ class Futoshiki(GivensGrid):
     def parse_text(self, text: str, params: Mapping[str, Any] | None = None) -> Instance:
         line = text.strip()
         head, sep, body = line.partition(":")
-        if not sep or not head.isdigit():
-            if head[:-1].isdigit() and head.endswith("a"):
+        if not sep or not is_digits(head):
+            if is_digits(head[:-1]) and head.endswith("a"):
                 raise SpecError(
                     [
                         Violation(
                             "malformed",
                             None,
                             "line",
-                            "adjacent-mode descriptions are not Futoshiki",
+                            "adjacent-mode descriptions are family futoshiki-adjacent",
                         )
                     ]
                 )
             raise SpecError(
                 [Violation("malformed", None, "line", "expected N: then the cell list")]
             )
-        n = int(head)
+        n = text_int(head, "line")
         check_described_size(n, params)
         schema = self.schema({"size": n})
         cells, problems = _split_cells(body, n)

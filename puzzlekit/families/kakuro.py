@@ -55,6 +55,7 @@ from puzzlekit.core.model import (
     SpecError,
     Variable,
 )
+from puzzlekit.core.reading import is_digits
 from puzzlekit.families import Family, Repair, pick_in_order, register_family
 from puzzlekit.families._regions import (
     cell_name,
@@ -133,8 +134,13 @@ def sum_range(length: int) -> tuple[int, int]:
     return length * (length + 1) // 2, sum(range(10 - length, 10))
 
 
+#: a layout has at most this many rows and columns (declared in ``Kakuro.size_limits``)
+MAX_LAYOUT_SIDE = 30
+
+
 class Kakuro(Family):
     name = "kakuro"
+    size_limits = {"rows": 12, "cols": 12, "layout": MAX_LAYOUT_SIDE}
     description = (
         "Blocks and white cells; each run holds different digits 1..9 adding up to its sum"
     )
@@ -152,6 +158,15 @@ class Kakuro(Family):
             if extra:
                 raise fail("malformed", None, f"params.{extra[0]}", "give layout or rows/cols/seed")
             layout = params["layout"]
+            if isinstance(layout, list | tuple) and any(
+                isinstance(row, str) and len(row) > MAX_LAYOUT_SIDE for row in layout
+            ):
+                raise fail(
+                    "out-of-domain",
+                    None,
+                    "params.layout",
+                    f"a row is beyond kakuro's declared limit of {MAX_LAYOUT_SIDE} columns",
+                )
             if (
                 not isinstance(layout, list | tuple)
                 or not layout
@@ -323,12 +338,12 @@ class Kakuro(Family):
                     down, _, across = tok.partition("\\")
                     for kind, part in (("down", down), ("across", across)):
                         if part:
-                            if not part.isdigit():
+                            if not is_digits(part) or len(part) > 6:
                                 raise fail("malformed", (r, c), cell_name(r, c), f"bad sum {tok!r}")
                             sums[(kind, (r, c))] = int(part)
                 elif tok == ".":
                     line += "."
-                elif tok.isdigit() and len(tok) == 1 and tok != "0":
+                elif is_digits(tok) and len(tok) == 1 and tok != "0":
                     line += "."
                     givens.append(self.given((r, c), int(tok)))
                 else:

@@ -49,7 +49,9 @@ from puzzlekit.core.model import (
     SpecError,
     Table,
     Violation,
+    text_int,
 )
+from puzzlekit.core.reading import is_digits
 from puzzlekit.families import Family, register_family
 from puzzlekit.families._cages import (
     CageGrid,
@@ -106,6 +108,7 @@ def pair_tuples(n: int, op: str, target: int) -> frozenset[tuple[int, int]]:
 
 class KenKen(CageGrid, GivensGrid):
     name = "kenken"
+    size_limits = {"size": 9}
     description = "N×N Latin square in cages with + − × ÷ targets (Tatham's Keen)"
     clue_kinds = ("cage", "given")
     param_keys = ("size",)
@@ -171,11 +174,11 @@ class KenKen(CageGrid, GivensGrid):
         if line.startswith("{"):  # what format_text writes when keen cannot say it
             return Family.parse_text(self, line, params)
         head, sep, body = line.partition(":")
-        if not sep or not head.isdigit():
+        if not sep or not is_digits(head):
             raise SpecError(
                 [Violation("malformed", None, "line", "expected N: then a keen description")]
             )
-        n = int(head)
+        n = text_int(head, "line")
         check_described_size(n, params)
         schema = self.schema({"size": n})
         blocks, sep, clue_text = body.partition(",")
@@ -194,11 +197,11 @@ class KenKen(CageGrid, GivensGrid):
                 )
             op = TATHAM_OPS[clue_text[pos]]
             end = pos + 1
-            while end < len(clue_text) and clue_text[end].isdigit():
+            while end < len(clue_text) and is_digits(clue_text[end]):
                 end += 1
             if end == pos + 1:
                 raise SpecError([Violation("malformed", cells[0], "line", "clue without number")])
-            target = int(clue_text[pos + 1 : end])
+            target = text_int(clue_text[pos + 1 : end], "line")
             pos = end
             if len(cells) == 1:
                 op = "="

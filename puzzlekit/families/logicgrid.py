@@ -69,6 +69,7 @@ class LogicGrid(Family):
     """Logic-grid puzzles: categories, one bijection per category, statement clues."""
 
     name = "logicgrid"
+    size_limits = {"size": 8, "categories": 6}
     description = "zebra / whodunit puzzles: categories matched by statement clues"
     clue_kinds = CLUE_KINDS
     listed_params = ({"size": 4, "categories": 3}, {"preset": "einstein"})

@@ -50,6 +50,7 @@ from puzzlekit.core.model import (
     Solution,
     Variable,
 )
+from puzzlekit.core.reading import is_digits
 from puzzlekit.families import Family, Repair, pick_in_order, register_family
 from puzzlekit.families._regions import (
     cell_name,
@@ -99,6 +100,7 @@ def runs_automaton(runs: tuple[int, ...]) -> Automaton:
 
 class Nonogram(Family):
     name = "nonogram"
+    size_limits = {"rows": MAX_SIDE, "cols": MAX_SIDE}
     description = "R×C black-and-white picture; row and column clues give the runs of filled cells"
     clue_kinds = ("row", "col", "cell")
     listed_params = (
@@ -239,7 +241,7 @@ class Nonogram(Family):
         line = text.strip()
         head, sep, desc = line.partition(":")
         size = head.split("x")
-        if not sep or not all(s.isdigit() for s in size) or len(size) not in (1, 2):
+        if not sep or not all(is_digits(s) and len(s) < 6 for s in size) or len(size) not in (1, 2):
             raise fail("malformed", None, "text", "expected a Pattern game ID 'CxR:clues[,cells]'")
         w = int(size[0])
         h = int(size[1]) if len(size) == 2 else w
@@ -257,7 +259,7 @@ class Nonogram(Family):
             if item == "?":
                 continue
             parts = [p for p in item.split(".") if p != ""] if item else []
-            if not all(p.isdigit() for p in parts):
+            if not all(is_digits(p) and len(p) < 6 for p in parts):
                 raise fail("malformed", None, f"line[{j}]", f"not run lengths: {item!r}")
             runs = [int(p) for p in parts if int(p) > 0]
             length = w if kind == "row" else h

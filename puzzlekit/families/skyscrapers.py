@@ -47,7 +47,9 @@ from puzzlekit.core.model import (
     Solution,
     SpecError,
     Variable,
+    text_int,
 )
+from puzzlekit.core.reading import is_digits
 from puzzlekit.families import Family, Repair, pick_in_order, register_family
 from puzzlekit.families._regions import (
     cell_name,
@@ -115,6 +117,7 @@ def visibility_automaton(n: int, value: int) -> Automaton:
 
 class Skyscrapers(Family):
     name = "skyscrapers"
+    size_limits = {"size": 9}
     description = "N×N Latin square of heights; edge clues count the buildings seen"
     clue_kinds = ("edge", "given")
     listed_params = ({"size": 4}, {"size": 5}, {"size": 6}, {"size": 8})
@@ -250,9 +253,9 @@ class Skyscrapers(Family):
     def parse_text(self, text: str, params: Mapping[str, Any] | None = None) -> Instance:
         line = text.strip()
         head, sep, desc = line.partition(":")
-        if not sep or not head.isdigit():
+        if not sep or not is_digits(head):
             raise fail("malformed", None, "text", "expected a Towers game ID 'N:clues[,grid]'")
-        n = int(head)
+        n = text_int(head, "line")
         schema = self.schema({"size": n} if params is None else {**params, "size": n})
         clue_part, comma, grid = desc.partition(",")
         slots = clue_part.split("/")
@@ -264,7 +267,7 @@ class Skyscrapers(Family):
         for j, slot in enumerate(slots):
             if not slot:
                 continue
-            if not slot.isdigit() or not 1 <= int(slot) <= n:
+            if not is_digits(slot) or len(slot) > 3 or not 1 <= int(slot) <= n:
                 raise fail("out-of-domain", None, f"clue[{j}]", f"{slot!r} is not in 1..{n}")
             clues.append(self.edge(n, SIDES[j // n], j % n, int(slot)))
         if comma:
@@ -276,11 +279,11 @@ class Skyscrapers(Family):
                     i += 1
                 elif ch == "_":
                     i += 1
-                elif ch.isdigit():
+                elif is_digits(ch):
                     j = i
-                    while j < len(grid) and grid[j].isdigit():
+                    while j < len(grid) and is_digits(grid[j]):
                         j += 1
-                    value = int(grid[i:j])
+                    value = text_int(grid[i:j], "line")
                     if not 1 <= value <= n or pos >= n * n:
                         raise fail("out-of-domain", None, "grid", f"given {value} out of place")
                     clues.append(self.given(divmod(pos, n), value))

@@ -61,6 +61,7 @@ from puzzlekit.core.model import (
     Variable,
     Violation,
 )
+from puzzlekit.core.reading import is_digits
 from puzzlekit.families import Family, Repair, pick_in_order, register_family
 from puzzlekit.families._regions import (
     cell_name,
@@ -80,6 +81,7 @@ LETTERS = string.ascii_uppercase
 
 class StarBattle(Family):
     name = "starbattle"
+    size_limits = {"size": 14, "stars": 3, "regions": 14}
     description = "N×N grid; k stars per row, column and region, no two stars touching"
     clue_kinds = ("region", "star", "empty")
     listed_params = (
@@ -365,7 +367,7 @@ class StarBattle(Family):
         stars = 1
         if lines and lines[0].startswith("stars="):
             value = lines.pop(0)[len("stars=") :]
-            if not value.isdigit():
+            if not is_digits(value) or len(value) > 6:
                 raise fail("malformed", None, "text", f"bad header stars={value}")
             stars = int(value)
         blocks: list[list[str]] = [[]]
@@ -432,7 +434,7 @@ class StarBattle(Family):
         n = instance.params_dict()["size"]
         grid = [["." for _ in range(n)] for _ in range(n)]
         for clue in instance.clues:
-            if clue.kind == "region" and clue.id[len("region") :].isdigit():
+            if clue.kind == "region" and is_digits(clue.id[len("region") :]):
                 letter = LETTERS[(int(clue.id[len("region") :]) - 1) % 26].lower()
                 for r, c in clue.coords:
                     if 0 <= r < n and 0 <= c < n:

@@ -79,11 +79,16 @@ def seeded_regions(n: int, seed: int) -> tuple[str, ...]:
     return grown_regions(n, seed)
 
 
+#: the largest grid whose regions are grown from a seed (larger grids give ``params.regions``)
+MAX_GROWN = 9
+
+
 class SudokuJigsaw(GivensGrid):
     name = "sudoku-jigsaw"
     description = "Sudoku with N irregular regions of N cells instead of boxes"
     param_keys = ("size", "regions", "seed")
-    listed_params = ({"size": 4}, {"size": 6})
+    listed_params = ({"size": 4}, {"size": 6}, {"size": 9})
+    size_limits = {"size": 25, "regions": 25, "grown layout size": MAX_GROWN}
 
     def normalize_params(self, params: Mapping[str, Any]) -> dict[str, Any]:
         n = self._check_size(params, default=9)
@@ -94,6 +99,18 @@ class SudokuJigsaw(GivensGrid):
                 [Violation("malformed", None, "params.seed", "give regions or seed, not both")]
             )
         if regions is None:
+            if n > MAX_GROWN:  # growing a layout takes seconds at 10x10, minutes beyond
+                raise SpecError(
+                    [
+                        Violation(
+                            "out-of-domain",
+                            None,
+                            "params.size",
+                            f"a grown layout is at most {MAX_GROWN}x{MAX_GROWN}: give "
+                            "params.regions for a larger grid",
+                        )
+                    ]
+                )
             if seed is None:
                 seed = 0
             if not isinstance(seed, int) or isinstance(seed, bool) or seed < 0:

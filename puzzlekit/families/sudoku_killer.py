@@ -55,6 +55,7 @@ class SudokuKiller(CageGrid, Sudoku):
     listed_params = (
         {"size": 4, "box": [2, 2]},
         {"size": 6, "box": [2, 3]},
+        {"size": 9, "box": [3, 3]},
     )
     max_cage = 5
 

@@ -19,13 +19,14 @@ Not for: calling tools over MCP; the oracle runs in this process.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from puzzlekit.core.jsondata import frozen
 from puzzlekit.core.plugins import Registry
+from puzzlekit.core.reading import loads
 
 Oracle = Callable[[Mapping[str, Any]], str]
 
@@ -35,12 +36,19 @@ MAX_INT_RANGE = 10_000
 
 @dataclass(frozen=True)
 class Tool:
-    """A tool: its name, its input JSON Schema and its oracle."""
+    """A tool: its name, its input JSON Schema and its oracle.
+
+    The input schema is frozen all the way down (read-only mappings, tuples): a verifier cannot
+    change the domain another verifier reads. Replacing a registered tool, or changing its
+    schema anyway, changes :func:`tools_state`, which the loop checks around every evaluation."""
 
     name: str
     input_schema: Mapping[str, Any]
     oracle: Oracle = field(compare=False)
     description: str = ""
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "input_schema", frozen(self.input_schema))
 
     @property
     def properties(self) -> dict[str, Mapping[str, Any]]:
@@ -63,9 +71,13 @@ def register_tool(
 ) -> Tool:
     """Register tool ``name``; returns it. A name already registered raises
     :class:`~puzzlekit.core.plugins.DuplicateName` unless ``replace``."""
-    return TOOLS.register(
-        name, Tool(name, dict(input_schema), oracle, description), replace=replace
-    )
+    return TOOLS.register(name, Tool(name, input_schema, oracle, description), replace=replace)
+
+
+def tools_state() -> dict[str, int]:
+    """Each registered tool's name and a hash of its input schema's content, read now (nothing
+    is loaded): a schema changed in place, past its read-only surface, hashes differently."""
+    return {name: hash(tool.input_schema) for name, tool in TOOLS.snapshot()}
 
 
 def get_tool(name: str) -> Tool:
@@ -93,7 +105,7 @@ def load_mcp_tools(
     DuplicateName for a tool name already registered (unless ``replace``).
     """
     if isinstance(source, str | Path):
-        data = json.loads(Path(source).read_text("utf-8"))
+        data = loads(Path(source).read_bytes(), str(source))  # ReadError is a ValueError
     else:
         data = source
     if isinstance(data, Mapping) and "result" in data:
@@ -129,7 +141,7 @@ def field_domain(prop: Any) -> list[Any] | None:
     if not isinstance(prop, Mapping):
         return None
     if "enum" in prop:
-        return list(prop["enum"]) if isinstance(prop["enum"], list) else None
+        return list(prop["enum"]) if isinstance(prop["enum"], list | tuple) else None
     if "const" in prop:
         return [prop["const"]]
     kind = prop.get("type")

@@ -1,9 +1,11 @@
 """The adaptive strategy: it reads the filter's coordinate-tagged reject detail and repairs the
 puzzle where the detail points, instead of starting over.
 
-- MULTIPLE: apply one of the family's repair moves at the top ``discriminativeGap`` coordinate
-  (for givens families: reveal the true digit there); ties among equally discriminative cells
-  and among moves are broken by the seeded rng. ``repair_moves`` always gets the report's
+- MULTIPLE: apply one of the family's repair moves at the most discriminative ``discriminativeGap``
+  coordinate, ranked against the solution the strategy builds toward (:func:`top_cells`: the
+  share of the found solutions that the true value there rules out); for givens families: reveal
+  the true digit there. Ties among equally discriminative cells and among moves are broken by
+  the seeded rng, never by reading order. ``repair_moves`` always gets the report's
   solutions as ``found``, so that a family can rank its moves (logicgrid offers the true clues
   that rule out the most found alternatives);
 - UNSOLVABLE: a ``change`` move at a clue of the ``conflict`` (the family's ``repair_moves`` at
@@ -24,9 +26,10 @@ from collections.abc import Sequence
 import numpy as np
 
 from puzzlekit.core.model import Instance, Schema, Solution
-from puzzlekit.core.report import Verdict, VerifierReport
+from puzzlekit.core.report import GapItem, Verdict, VerifierReport
 from puzzlekit.families import Family, Repair, get_family
 from puzzlekit.generators.base import FreshStart, Step, in_schema_order
+from puzzlekit.verifiers.reports import rule_out_share
 
 
 class Adaptive(FreshStart):
@@ -42,10 +45,7 @@ class Adaptive(FreshStart):
         if step.solution is not None and rd is not None:
             coords: list[tuple] = []
             if rd.case is Verdict.MULTIPLE and rd.discriminative_gap:
-                top = rd.discriminative_gap[0].discriminative_power
-                coords = [
-                    tuple(g.coord) for g in rd.discriminative_gap if g.discriminative_power == top
-                ]
+                coords = top_cells(rd.discriminative_gap, report.solutions, step.solution)
             elif rd.case in (Verdict.DOMAIN_TOO_LARGE, Verdict.UNDECIDED):
                 coords = [tuple(f.coord) for f in rd.culprits]
             found = report.solutions
@@ -86,6 +86,21 @@ class Adaptive(FreshStart):
                 coord = sorted(bad)[0]
                 return step.then(inst.with_clues(kept), "repair", coord)
         return self.restart(step, rng)
+
+
+def top_cells(
+    gap: Sequence[GapItem], found: Sequence[Solution], target: Solution | None
+) -> list[tuple]:
+    """The gap cells where a clue with the target's value rules out the largest share of the
+    found solutions (every such cell: the rng chooses among them). The verifier ranked the gap
+    against the first reported solution; the strategy knows the solution it builds toward and
+    ranks against that one when the found solutions carry every gap cell."""
+    names = [g.field_name for g in gap]
+    if target is None or not found or any(n not in target for n in names):
+        return [tuple(g.coord) for g in gap if g.tie_group == 0]
+    shares = [rule_out_share(found, n, target) for n in names]
+    best = max(shares)
+    return [tuple(g.coord) for g, s in zip(gap, shares, strict=True) if s == best]
 
 
 def _best_ranked(options: list[tuple[tuple, list[Repair]]]) -> list[tuple[tuple, list[Repair]]]:

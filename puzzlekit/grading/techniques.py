@@ -62,10 +62,13 @@ from puzzlekit.core.model import (
     Linear,
     Problem,
 )
+from puzzlekit.core.protocols import SearchBudget
+from puzzlekit.core.report import BudgetSpent
 from puzzlekit.families import get_family, resolve
 from puzzlekit.grading.pencil import ENUM_LIMIT, _Contradiction, _PencilTechniques
 from puzzlekit.grading.pencil import _supports as _supports
 from puzzlekit.grading.validate import TATHAM_LABELS, main, spearman, validate
+from puzzlekit.verifiers.search import BudgetExceeded, Meter
 
 __all__ = [
     "ENUM_LIMIT",
@@ -143,7 +146,7 @@ class Grade:
     family: str
     technique: str
     level: int
-    status: str  # "solved", "stuck" or "contradiction"
+    status: str  # "solved", "stuck", "contradiction" or "undecided" (the budget ran out)
     scale: tuple[tuple[str, ...], ...]
     counts: Mapping[str, int]
     steps: tuple[Step, ...]
@@ -153,6 +156,8 @@ class Grade:
     propagation_forced: int = 0
     givens: int = 0
     instance_digest: str = field(default="")
+    #: what ran out of the budget (status ``undecided``); None when the grade finished
+    budget: BudgetSpent | None = None
 
     def to_json_obj(self, trace: bool = False) -> dict[str, Any]:
         out: dict[str, Any] = {
@@ -169,6 +174,8 @@ class Grade:
             "satVerdict": self.sat_verdict,
             "stuck": [s.to_json_obj() for s in self.stuck],
         }
+        if self.budget is not None:
+            out["budget"] = self.budget.to_json_obj()
         if trace:
             out["steps"] = [s.to_json_obj() for s in self.steps]
         return out
@@ -322,8 +329,11 @@ class _Solver(_PencilTechniques):
         return len(self.placed) == len(self.cand)
 
     # -- the loop -----------------------------------------------------------------------------
-    def run(self, cap: int | None = None) -> str:
-        """Solve with the techniques of the tiers up to ``cap`` (all when None): the status."""
+    def run(self, cap: int | None = None, meter: Meter | None = None) -> str:
+        """Solve with the techniques of the tiers up to ``cap`` (all when None): the status.
+
+        ``meter`` counts each technique tried as a node and checks the clock before each; a
+        budget that runs out raises :class:`~puzzlekit.verifiers.search.BudgetExceeded`."""
         techniques = {
             "hidden-single": self.hidden_single,
             "naked-single": self.naked_single,
@@ -343,9 +353,16 @@ class _Solver(_PencilTechniques):
         order = [t for tier in tiers for t in tier]
         if self.broken:
             return "contradiction"
+
+        def attempt(name: str) -> bool:
+            if meter is not None:
+                meter.tick()
+                meter.check_clock()
+            return techniques[name]()
+
         try:
             while not self.solved():
-                if not any(techniques[t]() for t in order):
+                if not any(attempt(t) for t in order):
                     return "stuck"
         except _Contradiction:
             return "contradiction"
@@ -357,7 +374,11 @@ def scale(problem: Problem) -> tuple[tuple[str, ...], ...]:
     return _Solver(problem).scale
 
 
-def _search_measures(instance: Instance, problem: Problem) -> tuple[int | None, str | None, int]:
+def _search_measures(
+    instance: Instance, problem: Problem, budget: SearchBudget
+) -> tuple[int | None, str | None, int]:
+    """SAT conflicts and verdict (UNDECIDED when ``budget`` runs out), and the cells sound
+    propagation fixes."""
     from puzzlekit.verifiers.base import narrow_domains
 
     domains = narrow_domains(problem, problem.all_constraints())
@@ -365,7 +386,7 @@ def _search_measures(instance: Instance, problem: Problem) -> tuple[int | None, 
     if domains is not None:
         forced = sum(1 for d in domains.values() if len(d) == 1)
     try:
-        rep = _sat().verify(instance, solution_cap=2)
+        rep = _sat().verify(instance, solution_cap=2, budget=budget)
     except Exception:  # no SAT encoding (Predicate): the measures stay unknown
         return None, None, forced
     return int(rep.stats.get("nodes", 0)), rep.verdict.value, forced
@@ -382,17 +403,34 @@ def _sat() -> Any:
     return _SAT[0]
 
 
-def grade(instance: Instance, *, search: bool = True) -> Grade:
+def grade(instance: Instance, *, search: bool = True, budget: SearchBudget | None = None) -> Grade:
     """Grade ``instance``; raises :class:`~puzzlekit.core.model.SpecError` for an invalid one.
 
     ``search=False`` skips the SAT measures (``sat_conflicts`` and ``sat_verdict`` stay None).
+    ``budget`` (default :class:`~puzzlekit.core.protocols.SearchBudget`'s) bounds the whole
+    grade: each technique tried is a node; the SAT measures get the seconds left and the node
+    limit for their conflicts. When it runs
+    out the grade answers at once with status ``undecided``, the last tier as its level, and
+    ``budget`` saying what ran out and what was spent; a SAT search cut short gives
+    ``sat_verdict`` UNDECIDED.
     """
+    budget = budget if budget is not None else SearchBudget()
+    meter = Meter(budget)
     problem = resolve(instance)
     solver = _Solver(problem)
-    status = solver.run()
+    try:
+        status = solver.run(meter=meter)
+    except BudgetExceeded as exc:
+        spent = BudgetSpent(exc.resource, exc.limit, meter.nodes, round(meter.seconds, 6), 0)
+        return replace(
+            _grade_of(solver, "undecided", instance.family, instance.digest), budget=spent
+        )
     g = _grade_of(solver, status, instance.family, instance.digest)
     if search:
-        conflicts, verdict, forced = _search_measures(instance, problem)
+        left = None if budget.seconds is None else max(budget.seconds - meter.seconds, 1e-3)
+        conflicts, verdict, forced = _search_measures(
+            instance, problem, SearchBudget(nodes=budget.nodes, seconds=left)
+        )
         g = replace(
             g,
             sat_conflicts=conflicts,

@@ -9,14 +9,16 @@ it as INVALID_SPEC and go on with the next one. Only an unreadable file raises (
 
 from __future__ import annotations
 
+import io
 import json
 import math
 import sys
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import IO, Any
 
 from puzzlekit.core.model import Instance, SpecError, Violation, sha256_digest
+from puzzlekit.core.reading import MAX_DOCUMENT_BYTES, Line, ReadError, iter_lines, parse_json
 from puzzlekit.families import get_family
 
 
@@ -36,10 +38,39 @@ class InputItem:
 
 
 def read_text(path: str) -> str:
+    """The whole of ``path`` (``-``: stdin) as text; commands stream with :func:`open_input`."""
     if path == "-":
         return sys.stdin.read()
     with open(path, encoding="utf-8") as fh:
         return fh.read()
+
+
+def open_input(path: str) -> IO[bytes]:
+    """``path`` (``-``: stdin) opened for reading bytes; raises OSError when it cannot be."""
+    if path == "-":
+        buffer = getattr(sys.stdin, "buffer", None)
+        return buffer if buffer is not None else _EncodedText(sys.stdin)
+    return open(path, "rb")  # noqa: SIM115 - the caller reads it lazily and closes it
+
+
+class _EncodedText(io.RawIOBase):
+    """A text stream read as UTF-8 bytes, a line at a time (a stdin replaced by a StringIO)."""
+
+    def __init__(self, text: IO[str]) -> None:
+        self._text = text
+
+    def readable(self) -> bool:
+        return True
+
+    def readline(self, size: int | None = -1) -> bytes:
+        return self._text.readline(size if size is not None else -1).encode(
+            "utf-8", "surrogatepass"
+        )
+
+
+def _bad_line(line: Line) -> InputItem:
+    v = Violation("malformed", None, f"line {line.number}", line.error or "unreadable")
+    return InputItem(line.number, None, (v,), sha256_digest(line.raw))
 
 
 def _from_obj(pos: int, obj: Any, raw: str) -> InputItem:
@@ -64,29 +95,60 @@ def _record_instance(pos: int, record: Mapping[str, Any]) -> Any:
     return inst
 
 
+_GRID_CHARS = frozenset("0123456789.ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz")
+
+
 def sniff_sudoku(line: str) -> int | None:
-    """The size n when ``line`` is a bare Sudoku grid: n*n (n >= 4) digits, letters, ``.`` or
-    ``0``; None otherwise."""
+    """The size n when ``line`` is a bare Sudoku grid: n*n (n >= 4) ASCII digits, letters or
+    ``.``; None otherwise."""
     n = math.isqrt(len(line))
-    if n < 4 or n * n != len(line):
-        return None
-    if not all(ch.isalnum() or ch == "." for ch in line):
+    if n < 4 or n * n != len(line) or not set(line) <= _GRID_CHARS:
         return None
     return n
 
 
-def iter_tatham_items(text: str, family: str | None = None) -> Iterator[InputItem]:
-    """Every Simon Tatham game ID of ``text``, one a line (see :mod:`puzzlekit.io.tatham`)."""
+def _from_line(lineno: int, line: str, family: str | None, params: Any) -> InputItem:
+    """One stripped, non-blank line: a JSON instance, or ``family``'s text format."""
+    raw_digest = sha256_digest(line.encode("utf-8"))
+    if line.startswith("{"):
+        try:
+            obj = parse_json(line)
+        except ReadError as exc:
+            v = Violation("malformed", None, f"line {lineno}", exc.detail)
+            return InputItem(lineno, None, (v,), raw_digest)
+        return _from_obj(lineno, obj, line)
+    if family is None and sniff_sudoku(line) is not None:
+        note = f"read as sudoku: {len(line)} grid characters and no family given"
+        try:
+            return InputItem(lineno, get_family("sudoku").parse_text(line), note=note)
+        except SpecError as exc:
+            return InputItem(lineno, None, exc.violations, raw_digest, note=note)
+    if family is None:
+        detail = "not a JSON instance and no family given"
+        v = Violation("malformed", None, f"line {lineno}", detail)
+        return InputItem(lineno, None, (v,), raw_digest)
+    try:
+        return InputItem(lineno, get_family(family).parse_text(line, params))
+    except SpecError as exc:
+        return InputItem(lineno, None, exc.violations, raw_digest)
+
+
+def _tatham_item(lineno: int, line: str, family: str | None) -> InputItem:
     from puzzlekit.io.tatham import parse_line
 
-    for lineno, line in enumerate(text.splitlines(), start=1):
-        line = line.strip()
-        if not line or line.startswith("#"):
-            continue
-        try:
-            yield InputItem(lineno, parse_line(line, family))
-        except SpecError as exc:
-            yield InputItem(lineno, None, exc.violations, sha256_digest(line.encode("utf-8")))
+    try:
+        return InputItem(lineno, parse_line(line, family))
+    except SpecError as exc:
+        return InputItem(lineno, None, exc.violations, sha256_digest(line.encode("utf-8")))
+
+
+def iter_tatham_items(text: str, family: str | None = None) -> Iterator[InputItem]:
+    """Every Simon Tatham game ID of ``text``, one a line (see :mod:`puzzlekit.io.tatham`)."""
+    return iter_stream(_as_stream(text), family, input_format="tatham")
+
+
+def _as_stream(text: str) -> IO[bytes]:
+    return io.BytesIO(text.encode("utf-8", "surrogatepass"))  # a lone surrogate: a bad line
 
 
 def iter_items(
@@ -95,54 +157,102 @@ def iter_items(
     params: Mapping[str, Any] | None = None,
     input_format: str = "auto",
 ) -> Iterator[InputItem]:
-    """Every puzzle of ``text`` in input order (blank lines and ``#`` comments are skipped).
+    """Every puzzle of ``text`` in input order (see :func:`iter_stream`)."""
+    return iter_stream(_as_stream(text), family, params, input_format)
 
-    ``input_format="tatham"`` reads one Simon Tatham game ID a line instead.
+
+def _document(first: Line, lines: Iterator[Line]) -> tuple[Any, list[Line]]:
+    """A JSON document that starts on ``first`` and may run over several lines: the parsed
+    value (None when the lines are not one JSON document) and every line read for it."""
+    buffered = [first]
+    size = len(first.raw)
+    for line in lines:
+        buffered.append(line)
+        size += len(line.raw)
+        if line.text is None or size > MAX_DOCUMENT_BYTES:
+            return None, buffered
+    try:
+        return parse_json("\n".join(line.text or "" for line in buffered)), buffered
+    except ReadError:
+        return None, buffered
+
+
+def iter_stream(
+    stream: IO[bytes],
+    family: str | None = None,
+    params: Mapping[str, Any] | None = None,
+    input_format: str = "auto",
+) -> Iterator[InputItem]:
+    """Every puzzle of a binary stream in input order, each answered before the next line is
+    read: JSON Lines of instances, a family's text format one puzzle a line (blank lines and
+    ``#`` comments are skipped), a JSON array of instances, or one JSON instance over several
+    lines. ``input_format="tatham"`` reads one Simon Tatham game ID a line instead.
+
+    Every line passes the reading boundary (:mod:`puzzlekit.core.reading`): a line that is too
+    long or not UTF-8 is an item with a violation, and reading goes on at the next line.
     """
-    if input_format == "tatham":
-        yield from iter_tatham_items(text, family)
-        return
-    stripped = text.strip()
-    if stripped.startswith(("{", "[")):
-        try:
-            whole = json.loads(stripped)
-        except json.JSONDecodeError:
-            whole = None
-        if isinstance(whole, dict):
-            yield _from_obj(1, whole, stripped)
-            return
-        if isinstance(whole, list):
-            for i, obj in enumerate(whole, start=1):
-                yield _from_obj(i, obj, json.dumps(obj, sort_keys=True))
-            return
-    for lineno, line in enumerate(text.splitlines(), start=1):
-        line = line.strip()
-        if not line or line.startswith("#"):
+    lines = _Pushback(iter_lines(stream))
+    first_seen = False
+    for line in lines:
+        if line.text is None:
+            yield _bad_line(line)
             continue
-        raw_digest = sha256_digest(line.encode("utf-8"))
-        if line.startswith("{"):
-            try:
-                obj = json.loads(line)
-            except json.JSONDecodeError as exc:
-                v = Violation("malformed", None, f"line {lineno}", f"not JSON: {exc.msg}")
-                yield InputItem(lineno, None, (v,), raw_digest)
-                continue
-            yield _from_obj(lineno, obj, line)
+        text = line.text.strip()
+        if not text or text.startswith("#"):
             continue
-        if family is None and sniff_sudoku(line) is not None:
-            note = f"read as sudoku: {len(line)} grid characters and no family given"
-            try:
-                yield InputItem(lineno, get_family("sudoku").parse_text(line), note=note)
-            except SpecError as exc:
-                yield InputItem(lineno, None, exc.violations, raw_digest, note=note)
+        if input_format == "tatham":
+            yield _tatham_item(line.number, text, family)
             continue
-        if family is None:
-            v = Violation(
-                "malformed", None, f"line {lineno}", "not a JSON instance and no family given"
-            )
-            yield InputItem(lineno, None, (v,), raw_digest)
+        if not first_seen and text.startswith(("{", "[")):
+            first_seen = True
+            whole, unused = _one_line_or_document(line, text, lines)
+            lines.push(unused)
+            if isinstance(whole, dict):
+                yield _from_obj(line.number, whole, text)
+            elif isinstance(whole, list):
+                for i, obj in enumerate(whole, start=1):
+                    yield _from_obj(i, obj, _raw_json(obj))
+            else:
+                yield _from_line(line.number, text, family, params)
             continue
-        try:
-            yield InputItem(lineno, get_family(family).parse_text(line, params))
-        except SpecError as exc:
-            yield InputItem(lineno, None, exc.violations, raw_digest)
+        first_seen = True
+        yield _from_line(line.number, text, family, params)
+
+
+class _Pushback:
+    """An iterator of lines that can take read lines back (to be read again first)."""
+
+    def __init__(self, lines: Iterator[Line]) -> None:
+        self._lines = lines
+        self._back: list[Line] = []
+
+    def push(self, lines: list[Line]) -> None:
+        self._back = self._back + list(reversed(lines))
+
+    def __iter__(self) -> Iterator[Line]:
+        return self
+
+    def __next__(self) -> Line:
+        if self._back:
+            return self._back.pop()
+        return next(self._lines)
+
+
+def _one_line_or_document(line: Line, text: str, lines: Iterator[Line]) -> tuple[Any, list[Line]]:
+    """The first JSON line: parsed alone when it is whole (nothing more is read), else the
+    document it starts (the lines read for it come back to be read as lines if it is none)."""
+    try:
+        return parse_json(text), []
+    except ReadError:
+        pass
+    whole, buffered = _document(line, lines)
+    if whole is None:
+        return None, buffered[1:]
+    return whole, []
+
+
+def _raw_json(obj: Any) -> str:
+    try:
+        return json.dumps(obj, sort_keys=True, default=repr)
+    except (ValueError, TypeError):
+        return repr(obj)

@@ -17,7 +17,8 @@ another exception. Formats read from Tatham's sources (solo.c, keen.c, unequal.c
   (``a`` add, ``s`` subtract, ``m`` multiply, ``d`` divide, then the target): ``kenken``.
 - ``unequal``: ``N:`` then per cell its given (``0`` none) and the letters ``U R D L`` of the
   neighbours it is greater than, each cell ending in ``,``: ``futoshiki``. Adjacent mode
-  (``Na:``) is refused.
+  (``Na:``, the letters naming the neighbours whose values are consecutive):
+  ``futoshiki-adjacent``.
 
 - ``towers``: ``N:`` then 4N clue slots separated by ``/`` (top, bottom, left, right; empty
   for none), then optionally ``,`` and the givens in the solo encoding: ``skyscrapers``.
@@ -61,6 +62,7 @@ FAMILY_PUZZLE: dict[str, str] = {
     "sudoku-killer": "solo",
     "kenken": "keen",
     "futoshiki": "unequal",
+    "futoshiki-adjacent": "unequal",
     "skyscrapers": "towers",
     "nonogram": "pattern",
 }
@@ -74,11 +76,12 @@ def parse_keen(game_id: str) -> Instance:
 
 
 def parse_unequal(game_id: str) -> Instance:
-    """An ``unequal`` game ID as a ``futoshiki`` instance (adjacent mode refused)."""
+    """An ``unequal`` game ID as a ``futoshiki`` instance, or in Adjacent mode (``Na``) as a
+    ``futoshiki-adjacent`` one; difficulty letters do not change the puzzle."""
     params, desc = _split(game_id)
     n, rest = _leading_int(params)
     if rest.startswith("a"):
-        raise _bad("adjacent-mode Unequal is not Futoshiki", "params")
+        return get_family("futoshiki-adjacent").parse_text(f"{n}a:{desc}")
     return get_family("futoshiki").parse_text(f"{n}:{desc}")
 
 

@@ -43,6 +43,7 @@ class GenerateConfig:
     ledger: str | None = None  # SQLite file: ledger, escalation queues
     corpus: str | None = None  # JSON Lines file the publish gate appends to
     difficulty: int | None = None  # exact grade level wanted (see puzzlekit.generators.graded)
+    extras: tuple[str, ...] = ()  # report extras every filter call computes (LoopSpec.extras)
 
     def loop_spec(self) -> LoopSpec:
         """The loop every record of this batch comes from."""
@@ -58,6 +59,7 @@ class GenerateConfig:
             minimize=self.minimize,
             symmetric=self.symmetric,
             difficulty=self.difficulty,
+            extras=self.extras,
         )
 
 

@@ -3,13 +3,15 @@ repairs, until the filter accepts or the budget is spent; then the holdout verif
 instance.
 
 The split is the point. The **filter** is the verifier whose reports the strategy reads. The
-**holdout** receives only the accepted instance's canonical JSON and digest, in its own worker
-process, and its report goes into the :class:`LoopResult`, never to the strategy: the strategy
-object is not given the holdout, its report, or the result. So the holdout reject rate (filter
-accepted, holdout rejected) is an honest measure of the filter.
+**holdout** receives only the accepted instance's canonical JSON and digest, and its report goes
+into the :class:`LoopResult`, never to the strategy. :class:`LoopDriver` runs the strategy and
+the filter in a loop process of their own (:mod:`puzzlekit.loop.isolation`) and the holdout in
+the process that started it, so nothing the strategy runs can reach the holdout or its reports.
+So the holdout reject rate (filter accepted, holdout rejected) is an honest measure of the filter.
 
-Evaluator isolation: the instance's digest is recomputed from its canonical JSON after every
-filter call; a verifier that changed its input yields a ``contaminated`` attempt, not a verdict.
+Evaluator isolation (:func:`guarded_verify`): the instance's content is copied before every
+filter call and its digest recomputed from the content after it; a verifier that changed its
+input, its cached bytes or a registry yields a ``contaminated`` attempt, not a verdict.
 
 Two levels: :func:`run_loop` runs one loop on objects (a schema, a strategy, a verifier, a
 holdout); :class:`LoopDriver` is the one driver every producer uses (``puzzlekit generate``,
@@ -26,16 +28,23 @@ Not for: writing rows or files (:mod:`puzzlekit.loop.rows`, the app) or settling
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Iterable, Iterator, Mapping
-from dataclasses import dataclass, field
+from collections.abc import Callable, Collection, Iterable, Iterator, Mapping
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 import numpy as np
 
-from puzzlekit.core.model import Coord, Instance, Schema
+from puzzlekit.core.model import Coord, Instance, Schema, sha256_digest
 from puzzlekit.core.protocols import Holdout as Holdout
+from puzzlekit.core.protocols import call_verify, strategy_extras
 from puzzlekit.core.report import Verdict, VerifierReport
-from puzzlekit.loop.holdout import InlineHoldout, WorkerHoldout, instance_state, shared_holdout
+from puzzlekit.loop.holdout import (
+    InlineHoldout,
+    WorkerHoldout,
+    registry_kept,
+    registry_state,
+    shared_holdout,
+)
 
 __all__ = [
     "CONTAMINATED",
@@ -116,10 +125,17 @@ class LoopResult:
     seed: int = 0
     start_clues: int = 0
     notes: tuple[str, ...] = field(default_factory=tuple)
-    holdout_seconds: float | None = None  # wall time of the holdout's check, pipe included
+    holdout_seconds: float | None = None  # wall time of the holdout's check
     #: what a shaping minimize hook reported (``puzzlekit.generators.graded``: level, grader calls,
     # ...)
     shaping: Mapping[str, Any] | None = None
+    #: the filter's verdict when it replayed the accepted instance in the loop's own process
+    # (``"contaminated"`` when the replay changed its input; None: not replayed there)
+    replay_verdict: str | None = None
+    #: the backends the loop called, from the driver's own record (never from a report's
+    # ``source``): the registry names of the filter and the holdout
+    filter_name: str | None = None
+    holdout_name: str | None = None
 
     @property
     def accepted(self) -> bool:
@@ -147,15 +163,26 @@ def top_coord(report: VerifierReport) -> Coord | None:
 
 
 def guarded_verify(
-    verifier: Any, instance: Instance, solution_cap: int
+    verifier: Any, instance: Instance, solution_cap: int, extras: Collection[str] = ()
 ) -> tuple[VerifierReport | None, float]:
-    """Verify and check the input is unchanged; ``None`` means a contaminated evaluation."""
-    digest = instance.digest
-    before = instance_state(instance)
+    """Verify (asking for ``extras``, see :func:`~puzzlekit.core.protocols.call_verify`) and
+    check the evaluation left everything as it was; ``None`` means a contaminated evaluation.
+    The content is copied out before the call and compared after it; the digest is recomputed
+    from the content (never read from a cache) and the report must name it; the instance's
+    cached bytes must still match its content; and the shared registries (tools, families,
+    verifiers, strategies) must be as they were."""
+    content = instance.content()
+    registries = registry_state()
     t0 = time.perf_counter()
-    report = verifier.verify(instance, solution_cap=solution_cap)
+    report = call_verify(verifier, instance, solution_cap=solution_cap, extras=extras)
     seconds = time.perf_counter() - t0
-    if instance_state(instance) != before or report.instance_digest != digest:
+    fresh = instance.fresh_canonical_json()
+    if (
+        instance.content() != content
+        or not instance.cache_intact(fresh)
+        or report.instance_digest != sha256_digest(fresh)
+        or not registry_kept(registries, registry_state())
+    ):
         return None, seconds
     return report, seconds
 
@@ -201,9 +228,14 @@ def run_loop(
     seed: int,
     *,
     minimize: Callable[..., Any] | None = None,
+    extras: Collection[str] = (),
 ) -> LoopResult:
-    """Run one loop; see the module docstring. One seed gives one result (timings aside)."""
+    """Run one loop; see the module docstring. One seed gives one result (timings aside).
+
+    The filter is asked for the report extras the strategy declares (``strategy.extras``) and
+    ``extras`` (what the run's rows want), nothing more."""
     rng = np.random.default_rng(seed)
+    extras = strategy_extras(strategy) | frozenset(extras)
     t0 = time.perf_counter()
     gen_schema = filter.believed_schema(schema)
     step = strategy.start(gen_schema, rng)
@@ -211,7 +243,7 @@ def run_loop(
     trace: list[Attempt] = []
     report: VerifierReport | None = None
     for i in range(budget.max_calls):
-        report, seconds = guarded_verify(filter, step.instance, budget.solution_cap)
+        report, seconds = guarded_verify(filter, step.instance, budget.solution_cap, extras)
         trace.append(_attempt(i, step, report, seconds))
         if report is None:
             # a contaminated evaluation carries no verdict: start over from a fresh puzzle
@@ -220,7 +252,7 @@ def run_loop(
         if report.verdict is Verdict.UNIQUE:
             head = (tuple(trace), len(trace))
             cap = budget.solution_cap
-            done = _accept(step.instance, report, filter, holdout, rng, minimize, cap)
+            done = _accept(step.instance, report, filter, holdout, rng, minimize, cap, extras)
             return LoopResult(
                 done.status,
                 done.instance,
@@ -271,17 +303,22 @@ def _accept(
     rng: np.random.Generator,
     minimize: Callable[..., Any] | None,
     cap: int,
+    extras: Collection[str],
 ) -> _Accepted:
     """What follows the filter's UNIQUE: the minimize hook, then the holdout's check (skipped
     when the hook dropped the puzzle). Only bytes and a digest go to the holdout."""
-    instance, report, calls, shaped = _minimized(instance, report, filter, rng, minimize, cap)
+    instance, report, calls, shaped = _minimized(
+        instance, report, filter, rng, minimize, cap, extras
+    )
     shaping = shaped.shaping if shaped is not None else None
     if shaped is not None and shaped.dropped:
         return _Accepted("dropped", instance, report, calls, None, None, shaping)
     hold = hold_seconds = None
     if holdout is not None:
         h0 = time.perf_counter()
-        hold = holdout.check(instance.canonical_json(), instance.digest, cap)
+        # the material handed over is serialized afresh from the content, never from a cache
+        material = instance.fresh_canonical_json()
+        hold = holdout.check(material, sha256_digest(material), cap)
         hold_seconds = time.perf_counter() - h0
     return _Accepted("accepted", instance, report, calls, hold, hold_seconds, shaping)
 
@@ -293,6 +330,7 @@ def _minimized(
     rng: np.random.Generator,
     minimize: Callable[..., Any] | None,
     cap: int,
+    extras: Collection[str],
 ) -> tuple[Instance, VerifierReport, int, Any]:
     """The accepted instance after minimization (when asked), its filter report, the calls and
     the hook's own result. A changed instance is verified again by the filter."""
@@ -300,7 +338,7 @@ def _minimized(
         return instance, report, 0, None
     result = minimize(instance, filter, rng, solution=report.solutions[0])
     if result.instance.digest != instance.digest and not result.dropped:
-        report = filter.verify(result.instance, solution_cap=cap)
+        report = call_verify(filter, result.instance, solution_cap=cap, extras=extras)
     return result.instance, report, result.calls, result
 
 
@@ -324,10 +362,13 @@ class LoopSpec:
     ``strategy`` names a factory in :data:`puzzlekit.generators.STRATEGIES`, started from ``k``
     clues (``None``: :func:`default_clues` of the schema, or every variable with
     ``difficulty``). ``filter`` and ``holdout`` name verifiers of the registry, built with their
-    settings; ``holdout=None`` runs no holdout, ``holdout_process=False`` keeps it in this
-    process. ``minimize`` drops clues of each accepted puzzle while it stays UNIQUE
-    (``symmetric``: in rotational pairs); ``difficulty`` shapes it to that grade level
-    (:mod:`puzzlekit.loop.hooks`).
+    settings; ``holdout=None`` runs no holdout; ``holdout_process=False`` runs the loop in the
+    holdout's process (debugging: not isolated). ``minimize`` drops clues of each accepted
+    puzzle while it stays UNIQUE (``symmetric``: in rotational pairs); ``difficulty`` shapes it
+    to that grade level (:mod:`puzzlekit.loop.hooks`). ``extras`` names the report extras the
+    filter computes on every call beyond those the strategy reads
+    (:data:`puzzlekit.core.protocols.EXTRAS`; ``("forcedCells",)`` fills the rows'
+    ``forcedCells``); the holdout computes none.
     """
 
     family: str
@@ -344,6 +385,7 @@ class LoopSpec:
     minimize: bool = False
     symmetric: bool = False
     difficulty: int | None = None
+    extras: tuple[str, ...] = ()
 
     @property
     def budget(self) -> LoopBudget:
@@ -353,10 +395,16 @@ class LoopSpec:
 class LoopDriver:
     """Runs loops of one :class:`LoopSpec`: set up once, then :meth:`run` per seed.
 
-    The holdout comes from :func:`puzzlekit.loop.holdout.shared_holdout` (started once per
-    process and reused by every driver after); the strategy is a fresh one from the registry for
-    every loop, so a loop depends on its spec and seed alone. ``wrap_filter`` wraps the filter
-    verifier once (e.g. to count its calls); the wrapper must pass ``verify`` through unchanged.
+    With a holdout (and ``spec.holdout_process``, the default) the loop is isolated by process
+    (:mod:`puzzlekit.loop.isolation`): the strategy and the filter run in this process's loop
+    process, and the holdout judges each accepted instance here, from its canonical bytes, so
+    nothing the strategy or the filter runs can reach the holdout or its reports.
+    ``holdout_process=False`` runs everything in this process (debugging; not isolated).
+    Without a holdout there is nothing to hide and the loop runs here. The strategy is a fresh
+    one from the registry for every loop, so a loop depends on its spec and seed alone.
+    ``wrap_filter`` wraps the filter verifier once (e.g. to count its calls; it must pass
+    ``verify`` through unchanged): only for a loop run here. ``holdout``: a holdout object to use
+    instead of ``spec.holdout``.
     """
 
     def __init__(
@@ -369,7 +417,7 @@ class LoopDriver:
         from puzzlekit.families import get_family
         from puzzlekit.generators import STRATEGIES
         from puzzlekit.loop.hooks import minimize_hook
-        from puzzlekit.verifiers.registry import get_verifier
+        from puzzlekit.verifiers.registry import VERIFIERS, get_verifier
 
         self.spec = spec
         self.family = get_family(spec.family)
@@ -382,17 +430,36 @@ class LoopDriver:
         else:
             self.k = default_clues(n_vars)
         self._strategy = STRATEGIES.get(spec.strategy)
-        filt = get_verifier(spec.filter, **spec.filter_settings)
-        self.filter = wrap_filter(filt) if wrap_filter is not None else filt
-        if holdout is None and spec.holdout is not None:
-            holdout = shared_holdout(spec.holdout, spec.holdout_settings, spec.holdout_process)
+        self.isolated = spec.holdout_process and (holdout is not None or spec.holdout is not None)
+        if self.isolated:
+            if wrap_filter is not None:
+                raise ValueError("wrap_filter wraps a filter run in this process: pass no holdout")
+            from puzzlekit.loop.isolation import shared_loop_worker
+
+            VERIFIERS.get(spec.filter)  # the name is checked here, the filter built there
+            self.filter: Any = FilterRecord(spec.filter)
+            self._worker = shared_loop_worker()
+            self._worker.setup(spec)
+            self.minimize = None
+            if holdout is None:
+                holdout = shared_holdout(spec.holdout, spec.holdout_settings, process=False)
+        else:
+            filt = get_verifier(spec.filter, **spec.filter_settings)
+            self.filter = wrap_filter(filt) if wrap_filter is not None else filt
+            if holdout is None and spec.holdout is not None:
+                holdout = shared_holdout(spec.holdout, spec.holdout_settings, process=False)
+            self.minimize = minimize_hook(spec)
         self.holdout = holdout
-        self.minimize = minimize_hook(spec)
 
     def run(self, seed: int) -> LoopResult:
         """One loop with ``seed``; one seed gives one result (timings aside)."""
+        holdout_name = getattr(self.holdout, "name", None) if self.holdout is not None else None
+        names = {"filter_name": self.spec.filter, "holdout_name": holdout_name}
+        if self.isolated:
+            result = self._worker.run(self.spec, seed)
+            return replace(judged(result, self.holdout, self.spec.solution_cap), **names)
         strategy = self._strategy(self.k)
-        return run_loop(
+        result = run_loop(
             self.schema,
             strategy,
             self.filter,
@@ -400,12 +467,32 @@ class LoopDriver:
             self.spec.budget,
             seed,
             minimize=self.minimize,
+            extras=self.spec.extras,
         )
+        return replace(result, **names)
 
     def batch(self, seed: int, indices: Iterable[int]) -> Iterator[tuple[int, LoopResult]]:
         """``(i, result)`` of loop ``i`` of the batch with ``seed``, for each ``i`` in turn."""
         for i in indices:
             yield i, self.run(loop_seed(seed, i))
+
+
+@dataclass(frozen=True)
+class FilterRecord:
+    """The filter of an isolated loop, as this process knows it: its registry name only (the
+    verifier itself runs in the loop process)."""
+
+    name: str
+
+
+def judged(result: LoopResult, holdout: Holdout | None, cap: int) -> LoopResult:
+    """``result`` with the holdout's report on its accepted instance (from fresh bytes)."""
+    if holdout is None or not result.accepted or result.instance is None:
+        return result
+    material = result.instance.fresh_canonical_json()
+    h0 = time.perf_counter()
+    report = holdout.check(material, sha256_digest(material), cap)
+    return replace(result, holdout_report=report, holdout_seconds=time.perf_counter() - h0)
 
 
 def drive(spec: LoopSpec, seed: int, count: int) -> Iterator[LoopResult]:

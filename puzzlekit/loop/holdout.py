@@ -4,10 +4,12 @@ instance's canonical JSON and its digest, and whose reports never reach the stra
 :func:`shared_holdout` is the one set-up every loop driver uses: one holdout per verifier,
 settings and thread, started on first use and reused by every loop of the process after (a fresh
 Python process with numpy and python-sat costs hundreds of milliseconds, so it is started once
-per run, not once per puzzle). It is a :class:`WorkerHoldout`, a long-lived process of its own,
-where this process may have children; an :class:`InlineHoldout` where it may not (a daemonic
-executor worker) or when asked (``process=False``). Either one sees only bytes and a digest,
-checks the digest before verifying and checks that the verifier left its input unchanged.
+per run, not once per puzzle). The loop driver asks for it in its own process
+(``process=False``: an :class:`InlineHoldout`), because it runs the strategy and the filter in
+a loop process of their own (:mod:`puzzlekit.loop.isolation`); a :class:`WorkerHoldout` (a
+long-lived process of its own) is there for callers that run a loop beside the holdout. Either
+one sees only bytes and a digest, checks the digest before verifying and checks that the
+verifier left its input, its cached bytes and the registries unchanged.
 
 Not for: running loops (:mod:`puzzlekit.loop.driver`) or choosing backends
 (:mod:`puzzlekit.verifiers.registry`).
@@ -32,14 +34,42 @@ def instance_state(instance: Instance) -> str:
     return json.dumps(instance.to_json_obj(), sort_keys=True, default=repr)
 
 
+def registry_state() -> dict[Any, Any]:
+    """What an evaluation must leave as it found it: which object every name of every registry
+    is bound to, and the content of every registered tool's input schema. Compare two with
+    :func:`registry_kept` (names loaded meanwhile are allowed, nothing else)."""
+    from puzzlekit.core.plugins import registries_state
+    from puzzlekit.families.tools import tools_state
+
+    return {**registries_state(), **{("tool-schema", k): v for k, v in tools_state().items()}}
+
+
+def registry_kept(before: Mapping[Any, Any], after: Mapping[Any, Any]) -> bool:
+    """True when every binding of ``before`` is in ``after`` unchanged."""
+    return all(after.get(k, _MISSING) == v for k, v in before.items())
+
+
+_MISSING = object()
+
+
 def _check_material(verifier: Any, canonical: bytes, digest: str, cap: int) -> dict[str, Any]:
     if sha256_digest(canonical) != digest:
         raise ValueError(f"holdout material does not match its digest {digest}")
     instance = Instance.from_json(canonical)
-    before = instance_state(instance)
+    if instance.fresh_digest() != digest:
+        raise ValueError(f"holdout material {digest} is not in canonical form")
+    content = instance.content()
+    registries = registry_state()
     report = verifier.verify(instance, solution_cap=cap)
-    if instance_state(instance) != before or report.instance_digest != digest:
-        raise ValueError(f"holdout verifier changed its input {digest}")
+    fresh = instance.fresh_canonical_json()
+    if (
+        instance.content() != content
+        or sha256_digest(fresh) != digest
+        or not instance.cache_intact(fresh)
+        or report.instance_digest != digest
+        or not registry_kept(registries, registry_state())
+    ):
+        raise ValueError(f"holdout verifier changed its input or a registry {digest}")
     return report.to_json_obj()
 
 
@@ -59,9 +89,14 @@ class InlineHoldout:
         return None
 
 
-def _worker_main(conn: Any, factory: Callable[[], Any], plugins: Sequence[str] = ()) -> None:
+def _worker_main(
+    conn: Any, factory: Callable[[], Any], plugins: Sequence[str] = (), parent: Any = None
+) -> None:
+    from puzzlekit.core.lifeline import follow_parent
     from puzzlekit.core.plugins import PluginError, use_plugins
 
+    if parent is not None:
+        follow_parent(parent)  # ends with the loop's process, leaves Ctrl-C to it
     failed = None
     try:
         use_plugins(plugins)  # before the factory: it may name a plugin's verifier
@@ -69,17 +104,23 @@ def _worker_main(conn: Any, factory: Callable[[], Any], plugins: Sequence[str] =
         failed = str(exc)
     verifier = factory() if failed is None else None
     while True:
-        msg = conn.recv()
+        try:
+            msg = conn.recv()
+        except (EOFError, OSError):  # the loop's process closed its end or died
+            return
         if msg is None:
             break
-        if failed is not None:
-            conn.send(("error", failed))
-            continue
-        canonical, digest, cap = msg
+        out: tuple[str, Any] = ("error", failed)
+        if failed is None:
+            canonical, digest, cap = msg
+            try:
+                out = ("ok", _check_material(verifier, canonical, digest, cap))
+            except Exception as exc:  # reported to the parent, which raises it there
+                out = ("error", f"{type(exc).__name__}: {exc}")
         try:
-            conn.send(("ok", _check_material(verifier, canonical, digest, cap)))
-        except Exception as exc:  # reported to the parent, which raises it there
-            conn.send(("error", f"{type(exc).__name__}: {exc}"))
+            conn.send(out)
+        except OSError:  # the loop's process is gone
+            return
     conn.close()
 
 
@@ -99,14 +140,17 @@ class WorkerHoldout:
         name: str = "holdout",
         plugins: Sequence[str] | None = None,
     ) -> None:
+        from puzzlekit.core.lifeline import parent_token, sigint_ignored
         from puzzlekit.core.plugins import per_use_modules
 
         self.name = name
         modules = tuple(per_use_modules() if plugins is None else plugins)
         ctx = mp.get_context("spawn")
         self._conn, child = ctx.Pipe()
-        self._proc = ctx.Process(target=_worker_main, args=(child, factory, modules), daemon=True)
-        self._proc.start()
+        args = (child, factory, modules, parent_token())
+        self._proc = ctx.Process(target=_worker_main, args=args, daemon=True)
+        with sigint_ignored():
+            self._proc.start()
         child.close()
 
     def check(self, canonical: bytes, digest: str, solution_cap: int) -> VerifierReport:

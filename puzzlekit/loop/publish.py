@@ -36,6 +36,9 @@ from typing import Any
 
 from puzzlekit.audit.kernel import REQUEST_SCHEMA, parse_datetime
 from puzzlekit.core.report import Verdict, VerifierReport
+from puzzlekit.loop.kinds import UNKNOWN_KIND as UNKNOWN_KIND
+from puzzlekit.loop.kinds import VERIFIER_KINDS as VERIFIER_KINDS
+from puzzlekit.loop.kinds import VerifierKind as VerifierKind
 
 ACTION_KIND = "puzzle.corpus_append"
 #: What each action kind does, as agency dimensions: appending writes into the corpus. Judging
@@ -47,85 +50,6 @@ _IDENT = re.compile(r"^[a-z0-9][a-z0-9._:-]*$")
 _DIGEST = re.compile(r"^sha256:[0-9a-f]{64}$")
 _CONTRACT = f"contract {REQUEST_SCHEMA}"
 
-
-@dataclass(frozen=True)
-class VerifierKind:
-    """What a verifier's verdicts are worth as evidence.
-
-    ``exact``: its UNIQUE and UNSOLVABLE are proofs over the whole finite model.
-    ``witnesses_sound``: a MULTIPLE it reports comes with real solutions of the full rules.
-    ``uncertainty``: how much doubt its UNIQUE leaves (0 for a proof).
-    """
-
-    verifier: str
-    exact: bool
-    mode: str
-    assurance: str
-    witnesses_sound: bool
-    uncertainty: float
-    basis: str
-
-
-VERIFIER_KINDS: Mapping[str, VerifierKind] = {
-    k.verifier: k
-    for k in (
-        VerifierKind(
-            "enumerative",
-            True,
-            "exhaustive_enumeration",
-            "bounded_checked",
-            True,
-            0.0,
-            "backtracking covers every assignment of the finite domain",
-        ),
-        VerifierKind(
-            "sat",
-            True,
-            "sat_proof",
-            "bounded_checked",
-            True,
-            0.0,
-            "a second solution is refuted by UNSAT under a blocking clause",
-        ),
-        VerifierKind(
-            "sampling",
-            False,
-            "sampling_search",
-            "statistically_supported",
-            True,
-            0.5,
-            "random restarts find solutions but cannot exclude an unseen second one",
-        ),
-        VerifierKind(
-            "budgeted",
-            False,
-            "budgeted_search",
-            "evaluator_supported",
-            True,
-            0.5,
-            "a search cut off by its budget cannot exclude an unexplored second solution",
-        ),
-        VerifierKind(
-            "faulty",
-            False,
-            "relaxed_model_check",
-            "runtime_observed",
-            False,
-            1.0,
-            "checks a model with one rule class removed, so its verdicts are about another puzzle",
-        ),
-    )
-}
-#: Any verifier id not in :data:`VERIFIER_KINDS`: the weakest assurance, full uncertainty.
-UNKNOWN_KIND = VerifierKind(
-    "unknown",
-    False,
-    "unclassified_verifier",
-    "runtime_observed",
-    False,
-    1.0,
-    "an unclassified verifier's verdicts carry no known assurance",
-)
 
 VISIBILITIES = ("private", "internal", "public")
 RETRACTIONS = ("tombstone", "none")
@@ -221,10 +145,14 @@ class DerivedRequest:
 
 
 def kind_of(
-    report: VerifierReport, kinds: Mapping[str, VerifierKind] = VERIFIER_KINDS
+    report: VerifierReport,
+    kinds: Mapping[str, VerifierKind] = VERIFIER_KINDS,
+    called: str | None = None,
 ) -> VerifierKind:
-    """The kind of the verifier that wrote ``report`` (by ``source["verifier"]``)."""
-    return kinds.get(str(report.source.get("verifier", "")), UNKNOWN_KIND)
+    """The kind of the verifier the loop called (``called``, its registry name from the run's
+    own record); without a record, the kind ``report`` declares (``source["verifier"]``)."""
+    name = called if called is not None else str(report.source.get("verifier", ""))
+    return kinds.get(name, UNKNOWN_KIND)
 
 
 def _ident(text: str) -> str:
@@ -232,10 +160,17 @@ def _ident(text: str) -> str:
     return cleaned if cleaned and cleaned[0].isalnum() else f"x{cleaned}"
 
 
-def _report_ref(side: str, report: VerifierReport) -> str:
-    verifier = report.source.get("verifier", "?")
+#: the verifier each side called, by registry name, as the run recorded it (set per derivation)
+Called = Mapping[str, str]
+
+
+def _called(report: VerifierReport, called: Called, side: str) -> str:
+    return called.get(side) or str(report.source.get("verifier", "?"))
+
+
+def _report_ref(side: str, report: VerifierReport, called: Called) -> str:
     version = report.source.get("version", "?")
-    return f"{side} report {report.digest()} ({verifier} {version})"
+    return f"{side} report {report.digest()} ({_called(report, called, side)} {version})"
 
 
 def _outcome(report: VerifierReport, kind: VerifierKind) -> tuple[str, str]:
@@ -263,11 +198,17 @@ def _outcome(report: VerifierReport, kind: VerifierKind) -> tuple[str, str]:
 def _uncertainty(
     instance_digest: str,
     sides: list[tuple[str, VerifierReport, VerifierKind]],
+    called: Called,
 ) -> list[tuple[float, str, str]]:
     """Every source of doubt in the verification, as (value, why, source)."""
     found: list[tuple[float, str, str]] = []
     for side, report, kind in sides:
-        ref = _report_ref(side, report)
+        ref = _report_ref(side, report, called)
+        declared = str(report.source.get("verifier", "?"))
+        if side in called and declared != called[side]:
+            found.append(
+                (1.0, f"{side} report declares {declared}, the loop called {called[side]}", ref)
+            )
         if report.verdict is Verdict.UNIQUE and kind.uncertainty > 0:
             found.append(
                 (kind.uncertainty, f"{side} UNIQUE from {kind.verifier}: {kind.basis}", ref)
@@ -281,12 +222,12 @@ def _uncertainty(
         if report.instance_digest != instance_digest:
             found.append((1.0, f"{side} report is about {report.instance_digest}", ref))
     (fs, fr, fk), (hs, hr, hk) = sides
-    refs = f"{_report_ref(fs, fr)}; {_report_ref(hs, hr)}"
+    refs = f"{_report_ref(fs, fr, called)}; {_report_ref(hs, hr, called)}"
     if fr.verdict is not hr.verdict:
         found.append(
             (1.0, f"filter says {fr.verdict.value}, holdout says {hr.verdict.value}", refs)
         )
-    if fr.source.get("verifier") == hr.source.get("verifier"):
+    if _called(fr, called, fs) == _called(hr, called, hs):
         found.append(
             (1.0, "the holdout ran the filter's own verifier, so it is not independent", refs)
         )
@@ -302,12 +243,18 @@ def derive_request(
     corpus: CorpusPolicy = DEFAULT_CORPUS,
     proposed_by: str = "puzzlekit.loop.driver",
     kinds: Mapping[str, VerifierKind] = VERIFIER_KINDS,
+    verifiers: tuple[str, str] | None = None,
 ) -> DerivedRequest:
     """The ``rbk.request.v1`` for appending the instance ``instance_digest`` to ``corpus``.
 
     Every judgment field is derived from the two reports, their verifier kinds and the corpus
     policy; the caller supplies no risk, reversibility, assurance or dimension. ``observed_at``
     (RFC 3339) is when the evidence was gathered; ``proposed_by`` names the proposing process.
+    ``verifiers``: the registry names of the filter and the holdout the loop called, from the
+    run's own record (:attr:`puzzlekit.loop.driver.LoopResult.filter_name`, ``holdout_name``).
+    The verifier kinds come from them, never from what a report says about itself; a report
+    whose ``source`` names another verifier is a doubt. Without them (reports with no run
+    behind them) the reports' ``source`` is all there is.
     """
     if not _DIGEST.match(instance_digest):
         raise ValueError(f"instance_digest {instance_digest!r} is not a sha256 digest")
@@ -315,12 +262,13 @@ def derive_request(
         raise ValueError(f"observed_at {observed_at!r} is not an RFC 3339 date-time")
     hexdigest = instance_digest.split(":", 1)[1]
     note = _Notes()
+    called: Called = dict(zip(("filter", "holdout"), verifiers, strict=True)) if verifiers else {}
     sides = [
-        ("filter", filter_report, kind_of(filter_report, kinds)),
-        ("holdout", holdout_report, kind_of(holdout_report, kinds)),
+        ("filter", filter_report, kind_of(filter_report, kinds, called.get("filter"))),
+        ("holdout", holdout_report, kind_of(holdout_report, kinds, called.get("holdout"))),
     ]
-    evidence_items, all_refs = _evidence_items(note, instance_digest, sides)
-    risk = _risk(note, instance_digest, sides, corpus, all_refs)
+    evidence_items, all_refs = _evidence_items(note, instance_digest, sides, called)
+    risk = _risk(note, instance_digest, sides, corpus, all_refs, called)
     action = _action(note, instance_digest, corpus, proposed_by, risk)
     request = {
         "schema": note("schema", REQUEST_SCHEMA, _CONTRACT, "the contract"),
@@ -354,17 +302,18 @@ def _evidence_items(
     note: _Notes,
     instance_digest: str,
     sides: list[tuple[str, VerifierReport, VerifierKind]],
+    called: Called,
 ) -> tuple[list[dict[str, Any]], tuple[str, ...]]:
     """One evidence item per report (sorted by evidence id), and the reports' references in that
     order."""
     instance_src = f"instance {instance_digest}"
     items = []
     for side, report, kind in sides:
-        ref = _report_ref(side, report)
+        ref = _report_ref(side, report, called)
         items.append((side, report, kind, ref, f"ev.{side}.{_ident(kind.verifier)}"))
     items.sort(key=lambda t: t[4])
     evidence_items = []
-    for i, (_side, report, kind, ref, ev_id) in enumerate(items):
+    for i, (side, report, kind, ref, ev_id) in enumerate(items):
         base = f"evidence_state.items[{i}]"
         outcome, why = _outcome(report, kind)
         if report.instance_digest == instance_digest:
@@ -373,7 +322,7 @@ def _evidence_items(
         else:
             fresh = {"status": "stale", "reasons": ["target_changed"]}
             fresh_rule = f"the report is about {report.instance_digest}, not this instance"
-        produced = f"{report.source.get('verifier', '?')}@{report.source.get('version', '?')}"
+        produced = f"{_called(report, called, side)}@{report.source.get('version', '?')}"
         evidence_items.append(
             {
                 "evidence_id": note(f"{base}.evidence_id", ev_id, ref, "side and verifier kind"),
@@ -388,7 +337,12 @@ def _evidence_items(
                     f"verifier kind {kind.verifier} ({'exact' if kind.exact else 'inexact'})",
                 ),
                 "freshness": note(f"{base}.freshness", fresh, (ref, instance_src), fresh_rule),
-                "produced_by": note(f"{base}.produced_by", produced, ref, "report source"),
+                "produced_by": note(
+                    f"{base}.produced_by",
+                    produced,
+                    ref,
+                    "the run's record of the verifier called" if called else "report source",
+                ),
             }
         )
     return evidence_items, tuple(ref for *_, ref, _ in items)
@@ -400,10 +354,11 @@ def _risk(
     sides: list[tuple[str, VerifierReport, VerifierKind]],
     corpus: CorpusPolicy,
     all_refs: tuple[str, ...],
+    called: Called,
 ) -> dict[str, Any]:
     """``action.risk``: impact and exposure from the corpus, uncertainty from the largest doubt
     in the verification (:func:`_uncertainty`), and a rationale summing them up."""
-    doubts = _uncertainty(instance_digest, sides)
+    doubts = _uncertainty(instance_digest, sides, called)
     uncertainty = max((d[0] for d in doubts), default=0.0)
     if doubts:
         uncertainty_rule = "largest doubt: " + "; ".join(f"{d[1]} ({d[0]})" for d in doubts)

@@ -43,6 +43,12 @@ GAP_ITEM = pa.struct(
             pa.float64(),
             "share of the found solutions a clue here (target value) would rule out",
         ),
+        _f(
+            "tieGroup",
+            pa.int64(),
+            "rank of discriminativePower in the gap (0: tied for the top); order within a "
+            "group drawn from the instance digest",
+        ),
     ]
 )
 CONFLICT_CLUE = pa.struct(
@@ -66,6 +72,7 @@ CONFLICT = pa.struct(
         _f("clues", pa.list_(CONFLICT_CLUE), "a set of clues that cannot hold together"),
         _f("rules", pa.list_(CONFLICT_RULE), "the rules involved"),
         _f("minimal", pa.bool_(), "dropping any one clue makes the rest satisfiable"),
+        _f("conflictKind", pa.string(), "direct (a clash without search), minimum or minimal"),
     ]
 )
 FIELD_CARDINALITY = pa.struct(
@@ -134,7 +141,13 @@ ATTEMPT_FIELDS = [
     _f("rejectCase", pa.string(), "the reject detail's case; null for UNIQUE"),
     _f("topCoord", COORD, "first gap coord / conflict clue / culprit / violation coord"),
     _f("solutionCount", pa.int64(), "solutions found, up to the solution cap"),
-    _f("forcedCells", pa.int64(), "cells in the report's forcedCells stat (sat on MULTIPLE)"),
+    _f(
+        "forcedCells",
+        pa.int64(),
+        "cells in the report's forcedCells stat (sat on MULTIPLE); null unless the run asked "
+        "for the forcedCells extra (config extras, LoopSpec.extras, or a strategy that reads "
+        "it): the filter computes it only on request, the holdout never",
+    ),
     _f("discriminativeGap", pa.list_(GAP_ITEM), "the whole gap of a MULTIPLE (else null)"),
     _f("conflict", CONFLICT, "the conflict of an UNSOLVABLE: clue ids, coords, rules"),
     _f("culprits", pa.list_(FIELD_CARDINALITY), "culprits of DOMAIN_TOO_LARGE/UNDECIDED"),

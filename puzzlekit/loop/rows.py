@@ -172,7 +172,7 @@ def report_coords(report: VerifierReport | None) -> list[list[Any]] | None:
 def forced_count(report: VerifierReport | None) -> int | None:
     """How many cells the report's ``forcedCells`` stat names (``None`` if it has none)."""
     forced = report.stats.get("forcedCells") if report is not None else None
-    return len(forced) if isinstance(forced, list) else None
+    return len(forced) if isinstance(forced, list | tuple) else None
 
 
 def instance_text(family: Any, result: LoopResult) -> str | None:

@@ -44,8 +44,8 @@ from puzzlekit.audit.stopping import (
     run_stopping_condition,
 )
 from puzzlekit.core.clock import frozen_clock
-from puzzlekit.core.report import VerifierReport
-from puzzlekit.loop.driver import LoopBudget, LoopResult, guarded_verify
+from puzzlekit.core.report import Verdict, VerifierReport
+from puzzlekit.loop.driver import CONTAMINATED, LoopBudget, LoopResult, guarded_verify
 from puzzlekit.loop.publish import DEFAULT_CORPUS, CorpusPolicy, DerivedRequest, default_policy
 from puzzlekit.loop.publish import derive_request as _derive_request
 from puzzlekit.loop.steps import audit_steps
@@ -81,10 +81,17 @@ def derive_and_decide(
     computed_at: str,
     policy: Mapping[str, Any] | None = None,
     corpus: CorpusPolicy = DEFAULT_CORPUS,
+    verifiers: tuple[str, str] | None = None,
 ) -> tuple[DerivedRequest, dict[str, Any]]:
-    """The derived request and the kernel's decision for publishing one instance. Pure."""
+    """The derived request and the kernel's decision for publishing one instance. Pure.
+    ``verifiers``: the filter's and the holdout's registry names from the run's own record."""
     derived = _derive_request(
-        instance_digest, filter_report, holdout_report, observed_at=observed_at, corpus=corpus
+        instance_digest,
+        filter_report,
+        holdout_report,
+        observed_at=observed_at,
+        corpus=corpus,
+        verifiers=verifiers,
     )
     decision = decide(
         policy if policy is not None else default_policy(), derived.request, computed_at=computed_at
@@ -242,6 +249,19 @@ def _reasons(decision: Mapping[str, Any]) -> list[str]:
     return out
 
 
+def _replay(result: LoopResult, filter: Any, solution_cap: int) -> Verdict | None:
+    """The filter's verdict when it replays the accepted instance; None when it changed its
+    input (the step stays open, NEITHER) or nothing was accepted."""
+    if not result.accepted or result.instance is None:
+        return None
+    if result.replay_verdict is not None:
+        # replayed in the loop's own process (an isolated loop: the filter never runs here)
+        recorded = result.replay_verdict
+        return None if recorded == CONTAMINATED else Verdict(recorded)
+    again, _ = guarded_verify(filter, result.instance, solution_cap)
+    return again.verdict if again is not None else None
+
+
 def settle(
     result: LoopResult,
     *,
@@ -261,10 +281,12 @@ def settle(
 ) -> Settlement:
     """Audit, stop or clear, escalate or decide, and act on one loop outcome.
 
-    ``filter`` is the loop's filter verifier: it replays the accepted instance once, and its
-    ``name`` identifies the filter backend. ``ledger`` anchors escalations and records corpus
-    appends; ``store`` (default: one on ``ledger``) holds the queues; ``dispatcher`` (default:
-    one on ``store`` that re-verifies through the verifier registry) runs escalation targets.
+    ``filter`` is the loop's filter verifier: it replays the accepted instance once (unless the
+    loop recorded its replay, :attr:`LoopResult.replay_verdict`), and its ``name`` identifies the
+    filter backend when the result does not record one. ``ledger`` anchors escalations and
+    records corpus appends; ``store`` (default: one on ``ledger``) holds the queues;
+    ``dispatcher`` (default: one on ``store`` that re-verifies through the verifier registry)
+    runs escalation targets.
     Without a store a stop is recorded as ``escalated`` and a review or hold as needed but not
     queued. ``computed_at`` (RFC 3339, default: now) is when the kernel decides and escalations
     are emitted; ``observed_at`` (default: ``computed_at``) is when the evidence was gathered.
@@ -273,16 +295,14 @@ def settle(
     observed_at = observed_at or computed_at
     if parse_datetime(computed_at) is None or parse_datetime(observed_at) is None:
         raise ValueError(f"computed_at {computed_at!r} / observed_at {observed_at!r}: not RFC 3339")
-    filter_name = str(getattr(filter, "name", "filter"))
+    # the verifiers the loop called, from its own record (never from what a report declares)
+    filter_name = result.filter_name or str(getattr(filter, "name", "filter"))
+    holdout_name = result.holdout_name or holdout_name
     inst = result.instance
     digest = inst.digest if inst is not None else None
     seq_id = sequence_id or f"loop:{result.strategy}:{result.seed}:{digest}"
 
-    replay_verdict = None
-    if result.accepted and inst is not None:
-        again, _ = guarded_verify(filter, inst, solution_cap)
-        # a replay that changed its input carries no verdict; the step stays open (NEITHER)
-        replay_verdict = again.verdict if again is not None else None
+    replay_verdict = _replay(result, filter, solution_cap)
     steps = audit_steps(
         result, filter_name=filter_name, holdout_name=holdout_name, replay_verdict=replay_verdict
     )
@@ -367,7 +387,15 @@ def _decided(
     """An all-clear: the kernel decides, and the decision is acted on."""
     fr, hr, digest = result.filter_report, result.holdout_report, base["instance_digest"]
     assert fr is not None and hr is not None and digest is not None
-    derived, decision = derive_and_decide(digest, fr, hr, policy=policy, corpus=corpus, **when)
+    derived, decision = derive_and_decide(
+        digest,
+        fr,
+        hr,
+        policy=policy,
+        corpus=corpus,
+        verifiers=(case.filter_verifier, case.holdout_verifier or "?"),
+        **when,
+    )
     kernel_outcome = str(decision["outcome"])
     required = tuple(decision.get("routing", {}).get("required_evidence_modes", ()))
     if kernel_outcome == "auto_apply":

@@ -102,8 +102,15 @@ class RegressResult:
         return [c for c in self.cases if c.changed]
 
     @property
+    def checked(self) -> int:
+        """Cases actually compared (not skipped)."""
+        return sum(1 for c in self.cases if not c.skipped)
+
+    @property
     def ok(self) -> bool:
-        return not self.changed
+        """Nothing changed, and something was checked: an empty corpus, an empty directory or
+        every case skipped is a failed check, not a pass."""
+        return not self.changed and (self.checked > 0 or bool(self.built))
 
 
 def corpus_files(directory: str | Path, schema: str | None = None) -> list[Path]:
@@ -293,6 +300,10 @@ def format_result(result: RegressResult, *, update: bool = False) -> str:
         )
     else:
         lines.append(f"regress: {total}, {n_changed} changed")
+        if result.checked == 0:
+            why = "no corpus" if not result.corpora else "no case" if not result.cases else ""
+            why = why or "every case was skipped"
+            lines.append(f"regress: FAILED: nothing was checked ({why})")
     return "\n".join(lines)
 
 

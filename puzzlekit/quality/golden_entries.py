@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from puzzlekit.core.model import Instance, SpecError, canonical_json, sha256_digest
+from puzzlekit.core.reading import ReadError, loads
 from puzzlekit.core.report import VerifierReport
 from puzzlekit.families import Family, get_family
 
@@ -101,7 +102,10 @@ class GoldenEntry:
             raise ValueError(f"{where}: not a golden entry ({exc})") from None
         if instance.digest != obj.get("instanceDigest", instance.digest):
             raise ValueError(f"{where}: instanceDigest does not match the instance")
-        if content_digest(entry.report) != entry.report_digest:
+        if (
+            not isinstance(entry.report, Mapping)
+            or content_digest(entry.report) != entry.report_digest
+        ):
             raise ValueError(
                 f"{where}: reportDigest does not match the recorded report; "
                 "rewrite the corpus with `puzzlekit regress --update`, do not edit it by hand"
@@ -136,19 +140,21 @@ def load_corpus(path: str | Path) -> list[GoldenEntry]:
             continue
         where = f"{path.name}:{lineno}"
         try:
-            obj = json.loads(line)
-        except json.JSONDecodeError as exc:
-            raise ValueError(f"{where}: not JSON ({exc.msg})") from None
+            obj = loads(line)
+        except ReadError as exc:
+            raise ValueError(f"{where}: {exc}") from None
         out.append(GoldenEntry.from_json_obj(obj, where))
     return out
 
 
 def write_corpus(path: str | Path, entries: Iterable[GoldenEntry]) -> None:
-    """Write entries as JSON Lines (keys sorted, so rewrites give small diffs)."""
+    """Write entries as JSON Lines (keys sorted, so rewrites give small diffs), atomically."""
+    from puzzlekit.core.files import write_text
+
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     lines = [
         json.dumps(e.to_json_obj(), sort_keys=True, ensure_ascii=False, separators=(",", ":"))
         for e in entries
     ]
-    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    write_text(path, "\n".join(lines) + "\n")  # atomic: a killed rebuild leaves the old corpus

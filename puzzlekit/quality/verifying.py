@@ -16,7 +16,7 @@ from typing import Any
 from puzzlekit.core.model import Instance, Problem, Schema, SpecError, canonical_json
 from puzzlekit.core.protocols import SearchBudget
 from puzzlekit.core.report import Verdict, VerifierReport
-from puzzlekit.families import resolve
+from puzzlekit.families import resolve, strict_hooks
 from puzzlekit.quality.contract import Checker, describe, where
 from puzzlekit.quality.sampling import Sample
 
@@ -45,7 +45,8 @@ def run_verifier(
     """The verifier's report, or None when it declines the instance or breaks the contract."""
     before = canonical_json(inst.to_json_obj())  # fresh bytes: the instance caches its own
     try:
-        rep = verifier.verify(inst, solution_cap=cap, budget=budget)
+        with strict_hooks():  # a family hook's own exception is a bug to name, not an input
+            rep = verifier.verify(inst, solution_cap=cap, budget=budget)
     except Exception as exc:
         if declines(exc):
             return None
@@ -76,7 +77,8 @@ def run_verifier(
 def blame_family(inst: Instance) -> str:
     """Whether the family itself raises on ``inst`` (then it, not the verifier, must change)."""
     try:
-        resolve(inst)
+        with strict_hooks():
+            resolve(inst)
     except SpecError:
         return "The instance is invalid; the verifier must return INVALID_SPEC for it."
     except Exception as exc:

@@ -13,7 +13,7 @@ None of these is exact (``exact = False``); never use one as a holdout.
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Callable
+from collections.abc import Callable, Collection
 
 import numpy as np
 
@@ -53,6 +53,7 @@ class SamplingVerifier(Verifier):
         *,
         solution_cap: int = DEFAULT_CAP,
         budget: SearchBudget | None = None,
+        extras: Collection[str] = (),
     ) -> VerifierReport:
         src = source(self.name, self.version)
         resolved = try_resolve(instance)
@@ -135,6 +136,7 @@ class BudgetedVerifier(Verifier):
         *,
         solution_cap: int = DEFAULT_CAP,
         budget: SearchBudget | None = None,
+        extras: Collection[str] = (),
     ) -> VerifierReport:
         rep = self._inner.verify(
             instance, solution_cap=solution_cap, budget=SearchBudget(nodes=self.nodes)
@@ -183,6 +185,7 @@ class FaultyVerifier(Verifier):
         *,
         solution_cap: int = DEFAULT_CAP,
         budget: SearchBudget | None = None,
+        extras: Collection[str] = (),
     ) -> VerifierReport:
         rep = verify_with(
             self._backend,

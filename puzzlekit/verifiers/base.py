@@ -36,10 +36,13 @@ from puzzlekit.verifiers.conflicts import (
     shrink_conflict,
 )
 from puzzlekit.verifiers.reports import (
+    digest_rng,
     discriminative_gap,
     invalid_report,
     outcome_report,
+    rank_gap,
     report,
+    rule_out_share,
     source,
     too_large_report,
     try_resolve,
@@ -56,6 +59,8 @@ from puzzlekit.verifiers.search import (
     cartesian,
     culprits_over,
     narrow_domains,
+    search_order,
+    sort_solutions,
 )
 
 __all__ = [
@@ -71,13 +76,18 @@ __all__ = [
     "cartesian",
     "conflict_clue",
     "culprits_over",
+    "digest_rng",
     "discriminative_gap",
     "family_of",
     "invalid_report",
     "minimal_conflict",
     "narrow_domains",
     "outcome_report",
+    "rank_gap",
     "report",
+    "rule_out_share",
+    "search_order",
+    "sort_solutions",
     "shrink",
     "shrink_conflict",
     "source",
@@ -140,7 +150,7 @@ def verify_with(
         solutions,
         cart,
         stats,
-        lambda: minimal_conflict(backend, problem, budget),
+        lambda: minimal_conflict(backend, problem, budget, meter),
     )
 
 

@@ -25,7 +25,8 @@ Not for: speed on large grids, or families it cannot enumerate within the budget
 from __future__ import annotations
 
 import itertools
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
+from dataclasses import replace
 
 import constraint as pc
 
@@ -51,6 +52,8 @@ from puzzlekit.verifiers.base import (
     Meter,
     SearchBudget,
     Verifier,
+    search_order,
+    sort_solutions,
     source,
     verify_with,
 )
@@ -213,7 +216,9 @@ class _ExactSum(pc.ExactSumConstraint):
             super().preProcess(variables, domains, constraints, vconstraints)
 
 
-def _to_pc(c: Constraint, domains: Mapping[str, Sequence[int]]) -> pc.Constraint:
+def _to_pc(
+    c: Constraint, domains: Mapping[str, Sequence[int]], errors: set | None = None
+) -> pc.Constraint:
     if isinstance(c, AllDifferent):
         values = frozenset(x for v in c.vars for x in domains[v])
         if len(values) == len(c.vars):
@@ -241,11 +246,27 @@ def _to_pc(c: Constraint, domains: Mapping[str, Sequence[int]]) -> pc.Constraint
         return _RegularConstraint(c.automaton)
     if isinstance(c, Predicate):
         fn = c.fn
-        return pc.FunctionConstraint(lambda *xs: bool(fn(*xs)))
+        raised = errors if errors is not None else set()
+
+        def holds(*xs: int) -> bool:
+            try:
+                return bool(fn(*xs))
+            except Exception:  # a dispatch error: counted once per input, not a solution
+                raised.add(xs)
+                return False
+
+        return pc.FunctionConstraint(holds)
     raise TypeError(f"not a constraint of the vocabulary: {c!r}")
 
 
 class _Backend:
+    def __init__(self) -> None:
+        #: the distinct predicate inputs that raised in the current verification's search (its
+        #: first solve; the checks of conflict shrinking are not counted, as the oracles count
+        #: the completions of their one enumeration)
+        self.dispatch_errors: set[tuple] = set()
+        self.searched = False
+
     def solve(
         self,
         problem: Problem,
@@ -256,11 +277,17 @@ class _Backend:
     ) -> list[dict[str, int]]:
         p = pc.Problem(pc.BacktrackingSolver())
         names = problem.schema.names
-        for name in names:
+        errors = set() if self.searched else self.dispatch_errors
+        self.searched = True
+        # the solver breaks ties between equally constrained variables by the order they were
+        # added: an order drawn from the instance digest keeps the solutions reported at the cap
+        # free of reading-order bias (search_order)
+        order = search_order(names, problem.instance.digest)
+        for name in order:
             p.addVariable(name, list(domains[name]))
         for c in constraints:
             if len(c.vars) > 1:  # unary constraints are already applied to the domains
-                p.addConstraint(_to_pc(c, domains), list(c.vars))
+                p.addConstraint(_to_pc(c, domains, errors), list(c.vars))
         p.addConstraint(_Guard(meter), list(names))
         found: list[dict[str, int]] = []
         try:
@@ -270,9 +297,7 @@ class _Backend:
         except BudgetExceeded as exc:
             exc.solutions = found  # type: ignore[attr-defined]
             raise
-        if len(found) < cap:  # all solutions: report them in a history-free order, as sat does
-            found.sort(key=lambda s: [s[n] for n in names])
-        return found
+        return sort_solutions(found, order)  # a history-free order, as sat reports them
 
 
 class EnumerativeVerifier(Verifier):
@@ -293,8 +318,13 @@ class EnumerativeVerifier(Verifier):
         *,
         solution_cap: int = DEFAULT_CAP,
         budget: SearchBudget | None = None,
+        extras: Collection[str] = (),
     ) -> VerifierReport:
-        return verify_with(
+        """Verify ``instance``; ``dispatchErrorCount`` counts the distinct inputs on which a
+        ``Predicate`` (an oracle) raised, among those the search reached."""
+        self._backend.dispatch_errors = set()
+        self._backend.searched = False
+        rep = verify_with(
             self._backend,
             instance,
             source(self.name, self.version),
@@ -302,3 +332,5 @@ class EnumerativeVerifier(Verifier):
             budget=budget,
             max_cartesian_log10=self.max_cartesian_log10,
         )
+        errors = len(self._backend.dispatch_errors)
+        return replace(rep, dispatch_error_count=errors) if errors else rep

@@ -1,5 +1,12 @@
-"""Exact game verifiers: ``gametree`` (negamax, alpha-beta, transposition table) and ``minimax``
-(plain minimax, no pruning, no table: the independent holdout for small positions).
+"""Exact game verifiers: ``gametree`` (a game's compiled solver where it has one, Connect Four
+7×6; otherwise negamax, alpha-beta and a transposition table), ``alphabeta`` (that general
+search alone: the holdout of ``gametree`` on Connect Four 7×6) and ``minimax`` (plain minimax,
+no pruning, no table: the independent holdout for small positions).
+
+Every search has a budget (the verifiers: the caller's, else ``SearchBudget()``;
+:func:`game_verdict`: :data:`GAME_BUDGET`) and a bounded table (the alpha-beta table starts
+afresh past :data:`TABLE_ENTRIES`; the compiled solver's table has a fixed size); when the
+budget runs out the report is UNDECIDED with the nodes and seconds spent.
 
 :func:`game_verdict` answers for any game of :mod:`puzzlekit.families.games`: the value of the
 position for the side to move (WIN, LOSS or DRAW under perfect play), the distance to the end
@@ -22,7 +29,7 @@ exhaustive search (a budget turns those into UNDECIDED).
 from __future__ import annotations
 
 import math
-from collections.abc import Callable
+from collections.abc import Callable, Collection
 from dataclasses import dataclass, replace
 from typing import Any
 
@@ -36,7 +43,7 @@ from puzzlekit.core.report import (
     VerifierReport,
 )
 from puzzlekit.families import get_family
-from puzzlekit.families.games import Game, Move, OnlyWinningMove, State
+from puzzlekit.families.games import Game, Move, OnlyWinningMove, State, Unfinished
 from puzzlekit.verifiers.base import (
     DEFAULT_CAP,
     BudgetExceeded,
@@ -110,6 +117,24 @@ class GameVerdict:
 # --- alpha-beta with a transposition table -----------------------------------------------------
 
 
+#: the alpha-beta table's size bound (entries; it starts afresh when full): the memory bound
+TABLE_ENTRIES = 1 << 18
+#: the budget of :func:`game_verdict` when none is given
+GAME_BUDGET = SearchBudget(nodes=None, seconds=120.0)
+#: what ``solver`` may name: ``auto`` is the game's compiled solver where it has one (Connect
+#: Four 7×6), else ``alphabeta``; ``compiled`` insists on the compiled solver
+SOLVER_NAMES = ("auto", "compiled", "alphabeta", "minimax")
+
+
+class GameBudgetExceeded(BudgetExceeded):
+    """A game search ran out of its budget, with the nodes and seconds it spent."""
+
+    def __init__(self, resource: str, limit: float, nodes: int, seconds: float) -> None:
+        super().__init__(resource, limit)
+        self.nodes = nodes
+        self.seconds = seconds
+
+
 class _AlphaBeta:
     def __init__(self, game: Game, meter: Meter) -> None:
         self.game = game
@@ -149,6 +174,8 @@ class _AlphaBeta:
             if alpha >= beta:
                 break
         flag = UPPER if best <= alpha0 else LOWER if best >= beta else EXACT
+        if len(self.table) >= TABLE_ENTRIES:
+            self.table.clear()
         self.table[key] = (flag, _to_rel(best, ply))
         return best
 
@@ -208,24 +235,53 @@ def _result(score: int, game: Game, after: State) -> tuple[str, int]:
     return ("WIN" if score > 0 else "LOSS"), MATE - abs(score)
 
 
+def _scored_moves(
+    game: Game, position: State, solver: str, budget: SearchBudget
+) -> tuple[list[tuple[Move, str, int]], int]:
+    """Every legal move's result and distance by ``solver``, and the nodes searched."""
+    if solver not in SOLVER_NAMES:
+        raise ValueError(f"solver must be one of {SOLVER_NAMES}, not {solver!r}")
+    if solver in ("auto", "compiled"):
+        try:
+            fast = game.solve_moves(position, budget)
+        except Unfinished as exc:
+            raise GameBudgetExceeded(exc.resource, exc.limit, exc.nodes, exc.seconds) from None
+        if fast is not None:
+            names = {1: "WIN", 0: "DRAW", -1: "LOSS"}
+            return [(m, names[r], d) for m, r, d in fast[0]], fast[1]
+        if solver == "compiled":
+            raise ValueError(f"{game!r} has no compiled solver: use alphabeta")
+        solver = "alphabeta"
+    meter = Meter(budget)
+    try:
+        scores = SOLVERS[solver](game, position, meter)
+    except BudgetExceeded as exc:
+        raise GameBudgetExceeded(exc.resource, exc.limit, meter.nodes, meter.seconds) from None
+    out = []
+    for m, score in scores:
+        out.append((m, *_result(score, game, game.play(position, m))))
+    return out, meter.nodes
+
+
 def game_verdict(
     game: Game,
     position: State,
     *,
-    solver: str = "alphabeta",
+    solver: str = "auto",
     budget: SearchBudget | None = None,
 ) -> GameVerdict:
     """The value of ``position`` for the side to move and of each legal move (see the module
-    docstring). ``solver`` is ``alphabeta`` or ``minimax``. Raises BudgetExceeded."""
-    meter = Meter(budget or SearchBudget(nodes=None, seconds=None))
+    docstring). ``solver`` is one of :data:`SOLVER_NAMES`; ``budget`` defaults to
+    :data:`GAME_BUDGET`. Raises :class:`GameBudgetExceeded` (a BudgetExceeded with what was
+    spent) when the budget runs out."""
     to_move = game.to_move(position)
     if game.is_terminal(position):
         winner = game.outcome(position)
         result = "DRAW" if winner == 0 else ("WIN" if winner == to_move else "LOSS")
         return GameVerdict(result, 0, to_move, (), 0)
+    scored, nodes = _scored_moves(game, position, solver, budget or GAME_BUDGET)
     moves = []
-    for m, score in SOLVERS[solver](game, position, meter):
-        result, distance = _result(score, game, game.play(position, m))
+    for m, result, distance in scored:
         moves.append(
             MoveValue(
                 m,
@@ -238,7 +294,7 @@ def game_verdict(
             )
         )
     best = max(moves, key=_rank)
-    return GameVerdict(best.result, best.distance, to_move, tuple(moves), meter.nodes)
+    return GameVerdict(best.result, best.distance, to_move, tuple(moves), nodes)
 
 
 def _rank(m: MoveValue) -> tuple[int, int]:
@@ -256,7 +312,7 @@ class GameTreeVerifier(Verifier):
     version = VERSION
     exact = True
     holdout_name = "minimax"
-    solver = "alphabeta"
+    solver = "auto"
 
     def verify(
         self,
@@ -264,6 +320,7 @@ class GameTreeVerifier(Verifier):
         *,
         solution_cap: int = DEFAULT_CAP,
         budget: SearchBudget | None = None,
+        extras: Collection[str] = (),
     ) -> VerifierReport:
         if solution_cap < 2:
             raise ValueError("solution_cap must be at least 2: uniqueness needs a second solution")
@@ -290,6 +347,15 @@ class MinimaxVerifier(GameTreeVerifier):
     solver = "minimax"
 
 
+class AlphaBetaVerifier(GameTreeVerifier):
+    """The general alpha-beta search over the game protocol, never a compiled solver: the
+    independent holdout of ``gametree`` on Connect Four 7×6 (late positions)."""
+
+    name = "alphabeta"
+    holdout_name = "gametree"
+    solver = "alphabeta"
+
+
 def game_report(
     family: OnlyWinningMove,
     problem: Problem,
@@ -307,8 +373,8 @@ def game_report(
     meter = Meter(budget)
     try:
         verdict = game_verdict(game, state, solver=solver, budget=budget)
-    except BudgetExceeded as exc:
-        return _undecided(problem, src, cap, budget, meter, exc)
+    except GameBudgetExceeded as exc:
+        return _undecided(problem, src, cap, exc)
     wins = [m for m in verdict.moves if m.result == "WIN"]
     if family.fastest(params) and wins:
         fastest = min(m.distance for m in wins)
@@ -365,17 +431,13 @@ def game_report(
 
 
 def _undecided(
-    problem: Problem,
-    src: dict[str, str],
-    cap: int,
-    budget: SearchBudget,
-    meter: Meter,
-    exc: BudgetExceeded,
+    problem: Problem, src: dict[str, str], cap: int, exc: GameBudgetExceeded
 ) -> VerifierReport:
-    """UNDECIDED: the game-tree search ran out of ``budget``."""
+    """UNDECIDED: the game-tree search ran out of its budget, with what it spent."""
+    seconds = round(exc.seconds, 6)
     detail = RejectDetail(
         Verdict.UNDECIDED,
-        budget=BudgetSpent(exc.resource, exc.limit, budget.nodes or 0, round(meter.seconds, 6), 0),
+        budget=BudgetSpent(exc.resource, exc.limit, exc.nodes, seconds, 0),
     )
     return report(
         Verdict.UNDECIDED,
@@ -385,7 +447,7 @@ def _undecided(
         lower_bound=True,
         detail=detail,
         diagnostics=[f"{exc.resource} budget of {exc.limit} ran out"],
-        stats={"nodes": budget.nodes or 0, "seconds": round(meter.seconds, 6)},
+        stats={"nodes": exc.nodes, "seconds": seconds},
     )
 
 
@@ -402,6 +464,10 @@ def _diagnostics(game: Game, verdict: GameVerdict, wins: list[MoveValue]) -> lis
 
 
 __all__ = [
+    "GAME_BUDGET",
+    "SOLVER_NAMES",
+    "AlphaBetaVerifier",
+    "GameBudgetExceeded",
     "GameTreeVerifier",
     "GameVerdict",
     "MinimaxVerifier",

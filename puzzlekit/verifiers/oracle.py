@@ -23,7 +23,7 @@ from __future__ import annotations
 import itertools
 import math
 from collections import Counter
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
@@ -39,6 +39,7 @@ from puzzlekit.verifiers.base import (
     culprits_over,
     discriminative_gap,
     invalid_report,
+    rank_gap,
     report,
     shrink_conflict,
     source,
@@ -74,6 +75,7 @@ class OracleVerifier(Verifier):
         *,
         solution_cap: int = DEFAULT_CAP,
         budget: SearchBudget | None = None,
+        extras: Collection[str] = (),
     ) -> VerifierReport:
         from puzzlekit.families.toolcall import TOOLCALL
 
@@ -341,6 +343,7 @@ class PlainOracleVerifier(Verifier):
         *,
         solution_cap: int = DEFAULT_CAP,
         budget: SearchBudget | None = None,
+        extras: Collection[str] = (),
     ) -> VerifierReport:
         from puzzlekit.families.tools import TOOLS
 
@@ -360,7 +363,7 @@ class PlainOracleVerifier(Verifier):
                 instance,
                 src,
                 cap=solution_cap,
-                detail=RejectDetail(Verdict.DOMAIN_TOO_LARGE),
+                detail=_plain_too_large(hidden, list(props), codes, self.max_completions),
                 diagnostics=[f"{size} completions"],
             )
         expected = params.get("expectedVerdict")
@@ -372,7 +375,8 @@ class PlainOracleVerifier(Verifier):
         if len(found) == 1:
             verdict, detail = Verdict.UNIQUE, None
         elif found:
-            gap = _plain_gap(shown, hidden, list(props))
+            cells = [((list(props).index(k),), k) for k in hidden]
+            gap = tuple(rank_gap(cells, shown, instance.digest))
             detail = RejectDetail(
                 Verdict.MULTIPLE, discriminative_gap=gap, verdict_distribution=distribution
             )
@@ -393,6 +397,20 @@ class PlainOracleVerifier(Verifier):
             stats={"nodes": total},
         )
         return replace(rep, dispatch_error_count=errors)
+
+
+def _plain_too_large(
+    hidden: Sequence[str], order: Sequence[str], codes: Mapping[str, Sequence[Any]], limit: int
+) -> RejectDetail:
+    """DOMAIN_TOO_LARGE of the plain oracle: open fields' cardinalities, culprits over limit."""
+    cards = [
+        FieldCardinality((order.index(k),), k, len(codes[k])) for k in hidden if len(codes[k]) > 1
+    ]
+    return RejectDetail(
+        Verdict.DOMAIN_TOO_LARGE,
+        field_cardinalities=tuple(cards),
+        culprits=tuple(culprits_over(cards, math.log10(max(limit, 1)))),
+    )
 
 
 def _bad(kind: str, where: str, detail: str) -> Violation:
@@ -478,18 +496,3 @@ def _plain_enumerate(
         if verdict == expected:
             found.append(dict(zip(hidden, xs, strict=True)))
     return dist, errors, found, total
-
-
-def _plain_gap(
-    solutions: Sequence[Mapping[str, int]], hidden: Sequence[str], order: Sequence[str]
-) -> tuple[Any, ...]:
-    from puzzlekit.core.report import GapItem
-
-    out = []
-    for k in hidden:
-        values = sorted({s[k] for s in solutions})
-        if len(values) > 1:
-            power = round(len(values) / len(solutions), 6)
-            out.append(GapItem((order.index(k),), k, tuple(values), power))
-    out.sort(key=lambda g: -g.discriminative_power)
-    return tuple(out)

@@ -4,13 +4,21 @@ Built-ins register here on the first lookup; third parties register their own wi
 :func:`register_verifier`, from their own package (entry point ``puzzlekit.plugins``) or a module
 named per use (``--plugin``), see :mod:`puzzlekit.core.plugins`. The CLI, experiments and the loop
 name a backend by its registered name (``"enumerative"``, ``"sat"``, ...).
+
+:func:`get_verifier` builds a new verifier; :func:`kept_verifier` lends one kept for the life of
+the process per name and settings (``pk.verify``, the CLI, the MCP worker), so that a one-shot
+verification does not rebuild what a verifier keeps (the sat backend's per-schema solver).
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import threading
+from collections import OrderedDict
+from collections.abc import Callable, Collection, Iterator
+from contextlib import contextmanager
 from typing import Any
 
+from puzzlekit.core.jsondata import freeze
 from puzzlekit.core.model import Instance
 from puzzlekit.core.plugins import Registry
 from puzzlekit.families import get_family
@@ -19,17 +27,20 @@ from puzzlekit.verifiers.base import Verifier
 
 def _load_builtin() -> None:
     from puzzlekit.verifiers import approximate
+    from puzzlekit.verifiers.bitmask import BitmaskVerifier
     from puzzlekit.verifiers.enumerative import EnumerativeVerifier
-    from puzzlekit.verifiers.gametree import GameTreeVerifier, MinimaxVerifier
+    from puzzlekit.verifiers.gametree import AlphaBetaVerifier, GameTreeVerifier, MinimaxVerifier
     from puzzlekit.verifiers.oracle import OracleVerifier, PlainOracleVerifier
     from puzzlekit.verifiers.sat import SatVerifier
 
     VERIFIERS.register("enumerative", EnumerativeVerifier)
     VERIFIERS.register("sat", SatVerifier)
+    VERIFIERS.register("bitmask", BitmaskVerifier)
     for name, factory in approximate.FACTORIES.items():
         VERIFIERS.register(name, factory)
     VERIFIERS.register("gametree", GameTreeVerifier)
     VERIFIERS.register("minimax", MinimaxVerifier)
+    VERIFIERS.register("alphabeta", AlphaBetaVerifier)
     VERIFIERS.register("oracle", OracleVerifier)
     VERIFIERS.register("oracle-plain", PlainOracleVerifier)
 
@@ -56,9 +67,64 @@ def get_verifier(name: str, **settings: Any) -> Verifier:
     return VERIFIERS.get(name)(**settings)
 
 
+#: how many (name, settings) the process keeps verifiers for; the least recently used is dropped
+KEPT_KEYS = 16
+#: idle verifiers kept per (name, settings): as many threads can verify at once without building
+KEPT_IDLE = 4
+
+_kept_lock = threading.Lock()
+_kept: OrderedDict[Any, list[Verifier]] = OrderedDict()
+
+
+@contextmanager
+def kept_verifier(name: str, **settings: Any) -> Iterator[Verifier]:
+    """Lend a verifier ``name`` with ``settings`` kept for the life of the process.
+
+    A verifier is used by one thread at a time (the sat backend is not thread-safe): each
+    borrower takes an idle one, or a new one when all are lent out, and gives it back after.
+    Kept: up to :data:`KEPT_IDLE` idle verifiers per (name, factory, settings) and
+    :data:`KEPT_KEYS` keys, least recently used dropped (memory stays bounded). The factory is
+    part of the key, so a name registered again (``replace=True``) gets new verifiers; settings
+    that cannot be hashed get a verifier that is not kept.
+    """
+    factory = VERIFIERS.get(name)
+    try:
+        key: Any = (name, factory, freeze(settings))
+        hash(key)
+    except TypeError:
+        key = None
+    verifier = None
+    if key is not None:
+        with _kept_lock:
+            idle = _kept.get(key)
+            if idle:
+                verifier = idle.pop()
+    if verifier is None:
+        verifier = factory(**settings)
+    try:
+        yield verifier
+    finally:
+        if key is not None:
+            with _kept_lock:
+                idle = _kept.setdefault(key, [])
+                _kept.move_to_end(key)
+                if len(idle) < KEPT_IDLE:
+                    idle.append(verifier)
+                while len(_kept) > KEPT_KEYS:
+                    _kept.popitem(last=False)
+
+
+def drop_kept() -> None:
+    """Forget every kept verifier (tests; a process that wants the memory back)."""
+    with _kept_lock:
+        _kept.clear()
+
+
 def default_verifier_name(instance: Instance | None = None) -> str:
-    """The family's ``default_verifier`` if it names one (games: ``gametree``), else ``sat``
-    where the instance's schema is encodable in it, ``enumerative`` otherwise."""
+    """The family's ``default_verifier`` if it names one (games: ``gametree``), else
+    ``bitmask`` for the all-different families it covers (:data:`~puzzlekit.verifiers.bitmask.
+    FAMILIES`) where the instance compiles, else ``sat`` where the instance's schema is encodable
+    in it, ``enumerative`` otherwise."""
     if instance is not None:
         from puzzlekit.core.model import SpecError
 
@@ -68,6 +134,10 @@ def default_verifier_name(instance: Instance | None = None) -> str:
             own = None
         if own in VERIFIERS:
             return own
+        from puzzlekit.verifiers.bitmask import FAMILIES, compilable
+
+        if instance.family in FAMILIES and compilable(instance):
+            return "bitmask"
     from puzzlekit.verifiers.sat import encodable
 
     if instance is None or encodable(instance):
@@ -76,9 +146,16 @@ def default_verifier_name(instance: Instance | None = None) -> str:
 
 
 def default_filter_name(family: str) -> str:
-    """The filter ``puzzlekit generate`` uses for ``family`` unless told otherwise."""
+    """The filter ``puzzlekit generate`` uses for ``family`` unless told otherwise: the family's
+    ``default_verifier``, else ``bitmask`` for the families it covers, else ``sat``."""
+    from puzzlekit.verifiers.bitmask import FAMILIES
+
     own = get_family(family).default_verifier
-    return own if own in VERIFIERS else default_verifier_name(None)
+    if own in VERIFIERS:
+        return own
+    if get_family(family).name in FAMILIES:
+        return "bitmask"
+    return default_verifier_name(None)
 
 
 def default_holdout_name(filter_name: str) -> str:
@@ -107,3 +184,33 @@ def registry_verify_fn(instance_json: str, verifier_name: str, budget_seconds: f
         budget = SearchBudget(nodes=nodes, seconds=budget_seconds)
     verifier = get_verifier(verifier_name)
     return verifier.verify(Instance.from_json(instance_json), budget=budget).to_json_obj()
+
+
+def verify_or_decline(
+    verifier: Verifier,
+    instance: Instance,
+    *,
+    solution_cap: int,
+    budget: Any = None,
+    extras: Collection[str] = (),
+) -> Any:
+    """``verifier.verify(instance)`` (asking for ``extras`` as
+    :func:`~puzzlekit.core.protocols.call_verify` does); a backend that declines the
+    instance's family (raises ``NotImplementedError``, or ``NotEncodable`` for SAT) gives an
+    INVALID_SPEC report naming the verifier and why, so that a named ``--verifier`` never ends
+    a run with a traceback."""
+    from puzzlekit.core.model import Violation
+    from puzzlekit.core.protocols import call_verify
+    from puzzlekit.verifiers.reports import invalid_report, source
+    from puzzlekit.verifiers.sat_encoding import NotEncodable
+
+    try:
+        return call_verify(
+            verifier, instance, solution_cap=solution_cap, budget=budget, extras=extras
+        )
+    except (NotImplementedError, NotEncodable) as exc:
+        name = str(getattr(verifier, "name", type(verifier).__name__))
+        why = f"the {name} verifier cannot verify a {instance.family} instance: {exc}"
+        v = Violation("not-enumerable", None, "verifier", why)
+        src = source(name, str(getattr(verifier, "version", "")))
+        return invalid_report(instance, (v,), src, solution_cap)

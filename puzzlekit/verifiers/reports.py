@@ -24,27 +24,70 @@ from puzzlekit.core.report import (
     HONEST_SCOPE,
     BudgetSpent,
     Conflict,
+    Coord,
     GapItem,
     RejectDetail,
     Verdict,
     VerifierReport,
 )
 from puzzlekit.families import resolve
-from puzzlekit.verifiers.search import DEFAULT_CAP, BudgetExceeded, cardinalities, culprits_over
+from puzzlekit.verifiers.search import (
+    DEFAULT_CAP,
+    BudgetExceeded,
+    cardinalities,
+    culprits_over,
+    digest_rng,
+)
 
 # --- report pieces --------------------------------------------------------------------------
 
 
-def discriminative_gap(problem: Problem, solutions: Sequence[Mapping[str, int]]) -> list[GapItem]:
-    """Variables whose values differ among ``solutions``, most discriminative first."""
-    out = []
-    n = len(solutions)
-    for v in problem.schema.variables:
-        values = sorted({s[v.name] for s in solutions})
+def rule_out_share(
+    solutions: Sequence[Mapping[str, Any]], name: str, target: Mapping[str, Any]
+) -> float:
+    """The share of ``solutions`` that a clue fixing ``name`` to ``target[name]`` rules out."""
+    value = target[name]
+    return round(sum(1 for s in solutions if s[name] != value) / len(solutions), 6)
+
+
+def rank_gap(
+    cells: Iterable[tuple[Coord, str]],
+    solutions: Sequence[Mapping[str, Any]],
+    digest: str,
+    target: Mapping[str, Any] | None = None,
+) -> list[GapItem]:
+    """The cells (coord, variable name) whose values differ among ``solutions``, ranked.
+
+    ``discriminativePower`` is the share of the found solutions that a clue at the cell, with
+    the target solution's value, would rule out; with no target, the first of ``solutions``.
+    Most discriminative first; cells of equal power share a ``tieGroup`` (0: tied for the top)
+    and are ordered among themselves by a generator seeded from ``digest`` (never by reading
+    order), so one instance gives one order and the same bytes.
+    """
+    if not solutions:
+        return []
+    target = solutions[0] if target is None else target
+    items = []
+    for coord, name in cells:
+        values = sorted({s[name] for s in solutions})
         if len(values) > 1:
-            out.append(GapItem(v.coord, v.name, tuple(values), round(len(values) / n, 6)))
-    out.sort(key=lambda g: -g.discriminative_power)  # stable: schema order among ties
-    return out
+            items.append((coord, name, tuple(values), rule_out_share(solutions, name, target)))
+    draw = digest_rng(digest).permutation(len(items))
+    order = sorted(range(len(items)), key=lambda i: (-items[i][3], int(draw[i])))
+    powers = sorted({it[3] for it in items}, reverse=True)
+    group = {p: g for g, p in enumerate(powers)}
+    return [GapItem(*items[i], tie_group=group[items[i][3]]) for i in order]
+
+
+def discriminative_gap(
+    problem: Problem,
+    solutions: Sequence[Mapping[str, int]],
+    target: Mapping[str, int] | None = None,
+) -> list[GapItem]:
+    """Variables whose values differ among ``solutions``, most discriminative first
+    (:func:`rank_gap`; the target is the first solution unless one is given)."""
+    cells = [(v.coord, v.name) for v in problem.schema.variables]
+    return rank_gap(cells, solutions, problem.instance.digest, target)
 
 
 def source(name: str, version: str) -> dict[str, str]:

@@ -22,18 +22,22 @@ found, and the backbone (the cells with the same value in every solution) as ``f
 the report's stats, found by assumption checks with a bounded conflict budget each.
 
 The report content depends on the instance and the settings alone: solutions are sorted (by
-values in schema order); when the cap is reached, the solutions reported are the lexicographically
-first ones (found by asking the solver for smaller values variable by variable), whatever the
-solver learnt from earlier instances. One exception: with a node budget small enough to run out,
+values in schema order) and, when the cap is reached, they are the lexicographically first ones,
+by construction rather than by enumerating again: the solver enumerates up to twice the cap (when
+that exhausts the solutions, the smallest of all of them are the ones), else solutions are drawn
+in lexicographic order, each lowered variable by variable to the smallest one not yet drawn
+(unit propagation rules most smaller values out; the solver is asked about the rest), whatever
+the solver learnt from earlier instances. One exception: with a node budget small enough to run out,
 whether an instance decides can depend on what the schema's solver learnt before. The node
 budget counts solver conflicts; the time budget is checked every ``CHUNK`` conflicts.
 
 ``cartesianSize`` is the product of the domain sizes with the variables that clues fix counted
 once: no propagation, so it is at least the enumerative backend's figure (which counts after
 ``puzzlekit.verifiers.base.narrow_domains`` and is 0 when narrowing empties a domain); narrowing
-costs milliseconds, a check here a fraction of one. ``DOMAIN_TOO_LARGE`` is decided exactly as the
-enumerative backend decides it, on ``narrow_domains``, whenever the full search space is over
-the limit.
+costs milliseconds (seconds at 25×25), a check here a fraction of one. ``DOMAIN_TOO_LARGE`` is
+decided exactly as the enumerative backend decides it, on ``narrow_domains``, whenever the space
+the clues leave (the variables they fix counted once) is over the limit; narrowing only shrinks
+that space, so below the limit the pass is skipped.
 
 Not for: ``Predicate`` constraints (oracle families; use the enumerative verifier, see
 :func:`encodable`), linear constraints whose partial sums take more than ``MAX_STATES`` values,
@@ -48,7 +52,8 @@ names and tunables of the other two.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
+from collections import OrderedDict
+from collections.abc import Collection, Iterable, Mapping, Sequence
 from typing import Any
 
 from puzzlekit.core.model import (
@@ -59,9 +64,9 @@ from puzzlekit.core.model import (
     Violation,
     freeze,
 )
-from puzzlekit.core.protocols import Verifier
+from puzzlekit.core.protocols import FORCED_CELLS, Verifier
 from puzzlekit.core.report import Conflict, Verdict, VerifierReport
-from puzzlekit.families import Family, get_family
+from puzzlekit.families import MISREAD_ERRORS, Family, get_family
 from puzzlekit.verifiers.base import (
     DEFAULT_CAP,
     DEFAULT_MAX_CARTESIAN_LOG10,
@@ -71,6 +76,7 @@ from puzzlekit.verifiers.base import (
     invalid_report,
     narrow_domains,
     outcome_report,
+    search_order,
     shrink_conflict,
     source,
     too_large_report,
@@ -78,6 +84,7 @@ from puzzlekit.verifiers.base import (
     undecided_report,
 )
 from puzzlekit.verifiers.sat_encoding import (
+    AMO_ENCODINGS,
     MAX_FORBIDDEN_TUPLES,
     MAX_STATES,
     NotEncodable,
@@ -96,8 +103,10 @@ from puzzlekit.verifiers.sat_session import (
 )
 
 __all__ = [
+    "AMO_ENCODINGS",
     "BACKBONE_CONFLICTS",
     "CHUNK",
+    "MAX_ENGINES",
     "MAX_FORBIDDEN_TUPLES",
     "MAX_STATES",
     "REBUILD_FACTOR",
@@ -113,10 +122,14 @@ VERSION = "1.0"
 #: python-sat solver names this backend is tested with
 SOLVERS = ("cadical153", "cadical195", "glucose4", "minisat22")
 #: a schema's solver is rebuilt once the variables added after its rules (clue encodings,
-#: activation literals: all kept for good) outnumber REBUILD_FACTOR times its own and
-#: REBUILD_MIN_VARS; every solver call pays for them (on KenKen 6x6 fresh cage layouts made a call
+#: activation literals: all kept for good) outnumber REBUILD_FACTOR times its own, REBUILD_MIN_VARS
+#: and REBUILD_FACTOR times those of the clue encodings of one instance verified on it (nonogram
+#: lines, cages); every solver call pays for them (on KenKen 6x6 fresh cage layouts made a call
 #: seven times slower within a thousand puzzles)
 REBUILD_MIN_VARS, REBUILD_FACTOR = 2_000, 4
+#: schemas whose solvers one verifier keeps; the least recently used is closed beyond it (a
+#: verifier kept for the life of a process must not grow with every schema it ever saw)
+MAX_ENGINES = 32
 
 
 # --- the verifier ---------------------------------------------------------------------------
@@ -155,10 +168,15 @@ class SatVerifier(Verifier):
     """Exact verifier on an incremental SAT solver, one per schema; fast, no ``Predicate``.
 
     Settings: ``solver`` (a python-sat name, see :data:`SOLVERS`), ``max_cartesian_log10`` (as
-    the enumerative verifier), ``forced_cells`` (compute the backbone for MULTIPLE; it costs one
-    solver call per undetermined cell), ``canonical`` (at the cap, report the lexicographically
-    first solutions, about one solver call per variable; False reports the first ones found, which
-    can depend on the instances verified before).
+    the enumerative verifier), ``forced_cells`` (compute the backbone for MULTIPLE on every
+    call, as if every caller asked for the ``forcedCells`` extra; it costs up to one solver call
+    per undetermined cell), ``canonical`` (at the cap, report the lexicographically first
+    solutions, a few solver calls per solution; False reports the first ones found, which can
+    depend on the instances verified before).
+
+    Report extras (``verify(..., extras=...)``): ``forcedCells``, the backbone of a MULTIPLE
+    instance, with ``forcedCellsComplete`` False when the budget or the per-cell conflict limit
+    left cells undecided. Not asked (and ``forced_cells`` False), both are absent from ``stats``.
     """
 
     name = "sat"
@@ -170,17 +188,21 @@ class SatVerifier(Verifier):
         *,
         solver: str = "cadical153",
         max_cartesian_log10: float | None = DEFAULT_MAX_CARTESIAN_LOG10,
-        forced_cells: bool = True,
+        forced_cells: bool = False,
         canonical: bool = True,
+        amo: str = "auto",
     ) -> None:
         if solver not in SOLVERS:
             raise ValueError(f"solver must be one of {', '.join(SOLVERS)}, not {solver!r}")
+        if amo not in AMO_ENCODINGS:
+            raise ValueError(f"amo must be one of {', '.join(AMO_ENCODINGS)}, not {amo!r}")
+        self.amo = amo
         self.solver = solver
         self.max_cartesian_log10 = max_cartesian_log10
         self.forced_cells = forced_cells
         self.canonical = canonical
         self._schemas: dict[tuple[str, Any], tuple[Family, Schema, Any] | None] = {}
-        self._engines: dict[tuple[str, Any, bool], _Engine] = {}
+        self._engines: OrderedDict[tuple[str, Any, bool], _Engine] = OrderedDict()
         self._src = source(self.name, self.version)
 
     def verify(
@@ -189,8 +211,10 @@ class SatVerifier(Verifier):
         *,
         solution_cap: int = DEFAULT_CAP,
         budget: SearchBudget | None = None,
+        extras: Collection[str] = (),
     ) -> VerifierReport:
-        """Verify ``instance``. Raises :class:`NotEncodable` for a ``Predicate`` constraint."""
+        """Verify ``instance``, computing the ``extras`` asked for (``forcedCells``). Raises
+        :class:`NotEncodable` for a ``Predicate`` constraint."""
         if solution_cap < 2:
             raise ValueError("solution_cap must be at least 2: uniqueness needs a second solution")
         run = _Run(budget or SearchBudget())
@@ -202,20 +226,20 @@ class SatVerifier(Verifier):
         schema = engine.schema
         problem = _LazyProblem(instance, schema)
         limit = self.max_cartesian_log10
-        if limit is not None and engine.full_log10 > limit:
-            domains = narrow_domains(problem.get(), problem.get().all_constraints())
-            if domains is not None:
-                cart = cartesian(domains)
-                if cart[1] > limit:
-                    return too_large_report(
-                        problem.get(), src, cap, domains, cart, limit, run.seconds
-                    )
         assumptions = sorted({lit for _, lits in clue_lits for lit in lits})
         cart = engine.clue_cartesian(assumptions)
+        # narrowing only shrinks the space: when the clues already bound it, skip the pass
+        if limit is not None and cart[1] is not None and cart[1] > limit:
+            domains = narrow_domains(problem.get(), problem.get().all_constraints())
+            if domains is not None:
+                narrowed = cartesian(domains)
+                if narrowed[1] > limit:
+                    return too_large_report(
+                        problem.get(), src, cap, domains, narrowed, limit, run.seconds
+                    )
         try:
-            solutions = _enumerate(engine, assumptions, cap, run)
-            if len(solutions) == cap and self.canonical:  # reported ones: not history's choice
-                solutions = _enumerate(engine, assumptions, cap, run, lex_first=True)
+            order = search_order(engine.names, instance.digest)
+            solutions = _enumerate(engine, assumptions, cap, run, order, lex_first=self.canonical)
         except BudgetExceeded as exc:
             return undecided_report(
                 problem.get(),
@@ -228,7 +252,7 @@ class SatVerifier(Verifier):
                 run.seconds,
             )
         stats: dict[str, Any] = {}
-        if len(solutions) > 1 and self.forced_cells:
+        if len(solutions) > 1 and (self.forced_cells or FORCED_CELLS in extras):
             forced, complete = _backbone(engine, assumptions, solutions, run)
             stats["forcedCells"] = forced
             stats["forcedCellsComplete"] = complete
@@ -305,37 +329,55 @@ class SatVerifier(Verifier):
                 family = get_family(instance.family)
                 schema = family.schema(instance.params_dict())
                 self._schemas[key] = (family, schema, (schema.family, freeze(schema.params_dict())))
-            except SpecError:
+            except (SpecError, *MISREAD_ERRORS):
                 self._schemas[key] = None
         entry = self._schemas[key]
         if entry is None:
             return _violations(instance)
         family, schema, schema_key = entry
-        engine = self._engines.get((*schema_key, False)) or self._engine(schema, guard_rules=False)
-        if family.validate_clues(schema, instance.clues):
+        engine = self._engines.get((*schema_key, False))
+        if engine is None:
+            engine = self._engine(schema, guard_rules=False)
+        else:
+            self._engines.move_to_end((*schema_key, False))
+        try:
+            if family.validate_clues(schema, instance.clues):
+                return _violations(instance)
+        except MISREAD_ERRORS:
             return _violations(instance)
         out = []
-        cache = engine.clue_cache
+        cache, clue_vars = engine.clue_cache, engine.clue_vars
+        load = 0
         for clue in instance.clues:
             ckey = (clue.kind, clue.data, clue.coords)
             lits = cache.get(ckey)
             if lits is None:
                 try:
                     constraints = family.clue_constraints(schema, clue)
-                except SpecError:
+                except (SpecError, *MISREAD_ERRORS):
                     return _violations(instance)
                 lits = engine.clue_literals(ckey, constraints)
+            if clue_vars:
+                load += clue_vars.get(ckey, 0)
             out.append((clue.id, lits))
+        # room for REBUILD_FACTOR instances' worth of clue encodings, so that the next instances
+        # (a loop's repairs share most clues) find theirs instead of a rebuilt solver
+        engine.rebuild_at = max(engine.rebuild_at, engine.base_vars + REBUILD_FACTOR * load)
         return engine, out
 
     def _engine(self, schema: Schema, guard_rules: bool) -> _Engine:
         key = (schema.family, freeze(schema.params_dict()), guard_rules)
         engine = self._engines.get(key)
-        if engine is None:
-            engine = _Engine(schema, self.solver, guard_rules)
+        if engine is not None:
+            self._engines.move_to_end(key)
+        else:
+            engine = _Engine(schema, self.solver, guard_rules, self.amo)
             base = engine.base_vars
             engine.rebuild_at = base + max(REBUILD_MIN_VARS, REBUILD_FACTOR * base)
             self._engines[key] = engine
+            idle = [k for k, e in self._engines.items() if not e.sessions and e is not engine]
+            for old in idle[: max(0, len(self._engines) - MAX_ENGINES)]:
+                self._engines.pop(old).close()
         return engine
 
     def _maybe_rebuild(self, engine: _Engine) -> None:

@@ -15,15 +15,19 @@ in :mod:`puzzlekit.verifiers.sat_session`.
 
 from __future__ import annotations
 
+import functools
 import itertools
 import math
+import threading
 from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
+import numpy as np
 from pysat.card import CardEnc, EncType
 
 from puzzlekit.core.model import (
     AllDifferent,
+    Clue,
     Compare,
     Constraint,
     Count,
@@ -35,6 +39,7 @@ from puzzlekit.core.model import (
     SpecError,
     Table,
     compare,
+    thaw,
 )
 from puzzlekit.families import get_family
 
@@ -55,19 +60,37 @@ def encodable(instance: Instance) -> bool:
     """Whether the sat backend can verify ``instance``: no ``Predicate`` in its rules or clues.
 
     An instance that does not resolve counts as encodable: the sat backend reports it as
-    ``INVALID_SPEC`` just as the enumerative one does.
+    ``INVALID_SPEC`` just as the enumerative one does. The answer for the rules of each schema
+    and for each distinct clue is remembered (the default backend is chosen on every
+    ``pk.verify``).
     """
+    key = (instance.family, instance.params)
+    if not _rules_encodable(*key):
+        return False
+    return all(_clue_encodable(*key, c.kind, c.data, c.coords) for c in instance.clues)
+
+
+@functools.lru_cache(maxsize=256)
+def _rules_encodable(family_name: str, params: Any) -> bool:
     try:
-        family = get_family(instance.family)
-        schema = family.schema(instance.params_dict())
+        schema = get_family(family_name).schema({k: thaw(v) for k, v in params})
     except SpecError:
         return True
-    constraints: list[Constraint] = list(schema.rules)
-    for clue in instance.clues:
-        try:
-            constraints.extend(family.clue_constraints(schema, clue))
-        except SpecError:
-            continue
+    return _all_encodable(schema.rules, schema)
+
+
+@functools.lru_cache(maxsize=65_536)
+def _clue_encodable(family_name: str, params: Any, kind: str, data: Any, coords: Any) -> bool:
+    try:
+        family = get_family(family_name)
+        schema = family.schema({k: thaw(v) for k, v in params})
+        constraints = family.clue_constraints(schema, Clue("c", kind, data, coords))
+    except SpecError:
+        return True
+    return _all_encodable(constraints, schema)
+
+
+def _all_encodable(constraints: Iterable[Constraint], schema: Schema) -> bool:
     try:
         for c in constraints:
             _check_encodable(c, schema)
@@ -97,10 +120,22 @@ def _check_encodable(c: Constraint, schema: Schema) -> None:
 # --- encoding ------------------------------------------------------------------------------
 
 
+#: at-most-one encodings (``SatVerifier(amo=...)``): ``pairwise`` (one binary clause per pair, no
+#: new variable), ``seqcounter`` (the sequential counter, linear size with new variables),
+#: ``bitwise`` and ``ladder`` (pysat.card); ``auto`` is pairwise up to ``PAIRWISE_MAX`` literals
+#: and the sequential counter beyond
+AMO_ENCODINGS = ("auto", "pairwise", "seqcounter", "bitwise", "ladder")
+#: the longest at-most-one ``auto`` encodes pairwise
+PAIRWISE_MAX = 25
+
+
 class _Cnf:
     """Clauses under construction: fresh variable numbers and the direct-encoding literals."""
 
-    def __init__(self, schema: Schema) -> None:
+    def __init__(self, schema: Schema, amo: str = "auto") -> None:
+        if amo not in AMO_ENCODINGS:
+            raise ValueError(f"amo must be one of {', '.join(AMO_ENCODINGS)}, not {amo!r}")
+        self.amo = amo
         self.lit: dict[str, dict[int, int]] = {}
         self.value_of: list[tuple[int, int]] = [(-1, 0)]  # lit -> (variable index, value)
         top = 0
@@ -132,13 +167,14 @@ class _Cnf:
         self.clauses.append(out)
 
     def at_most_one(self, lits: Sequence[int], guard: int | None) -> None:
-        if len(lits) <= 16:
-            for a, b in itertools.combinations(lits, 2):
-                self.add((-a, -b), guard)
+        amo = self.amo
+        if amo == "pairwise" or (amo == "auto" and len(lits) <= PAIRWISE_MAX) or len(lits) < 3:
+            neg = [-lit for lit in lits]
+            tail = [] if guard is None else [-guard]
+            self.clauses.extend([a, b, *tail] for a, b in itertools.combinations(neg, 2))
             return
-        self._card(
-            CardEnc.atmost(list(lits), 1, top_id=self.top, encoding=EncType.seqcounter), guard
-        )
+        enc = EncType.seqcounter if amo == "auto" else getattr(EncType, amo)
+        self._card(CardEnc.atmost(list(lits), 1, top_id=self.top, encoding=enc), guard)
 
     def _card(self, enc: Any, guard: int | None) -> None:
         self.top = max(self.top, enc.nv)
@@ -256,7 +292,8 @@ class _Cnf:
         return [list(self.lit[name].items()) for name in names]
 
     def linear(self, c: Linear, guard: int | None) -> None:
-        self.layered(
+        self.templated(
+            ("linear", c.coeffs, c.op, c.rhs),
             self.layers(c.vars),
             0,
             lambda i, s, a: s + c.coeffs[i] * a,
@@ -266,13 +303,57 @@ class _Cnf:
 
     def regular(self, c: Regular, guard: int | None) -> None:
         delta = {(s, a): t for s, a, t in c.automaton.transitions}
-        self.layered(
+        self.templated(
+            ("regular", c.automaton),
             self.layers(c.vars),
             c.automaton.start,
             lambda i, s, a: delta.get((s, a)),
             lambda s: s in c.automaton.accepting,
             guard,
         )
+
+    def templated(
+        self,
+        what: tuple[Any, ...],
+        layers: Sequence[Sequence[tuple[int, int]]],
+        start: Any,
+        step: Callable[[int, Any, int], Any],
+        accept: Callable[[Any], bool],
+        guard: int | None,
+    ) -> None:
+        """:meth:`layered`, built once per automaton and layer values (``what`` names the
+        automaton) as a template over local numbers, then renumbered onto ``layers``' literals
+        and fresh state variables: a nonogram line, a cage sum, ... seen before costs a lookup
+        and a renumbering instead of the automaton's unrolling."""
+        key = (what, tuple(tuple(a for a, _ in layer) for layer in layers))
+        tpl = _TEMPLATES.get(key)
+        if tpl is None:
+            tpl = _template(self.schema, key[1], start, step, accept)
+            with _TEMPLATES_LOCK:  # shared by every verifier of the process, in any thread
+                _TEMPLATES[key] = tpl
+                while len(_TEMPLATES) > MAX_TEMPLATES:
+                    del _TEMPLATES[next(iter(_TEMPLATES))]
+        n_local, n_aux, flat, ends = tpl
+        table = np.empty(n_local + n_aux + 2, dtype=np.int64)
+        table[0] = 0
+        table[1 : n_local + 1] = [x for layer in layers for _, x in layer]
+        table[n_local + 1 : -1] = np.arange(self.top + 1, self.top + n_aux + 1)
+        self.top += n_aux
+        if guard is None or 0 in np.diff(ends, prepend=0):  # no guard, or an empty clause
+            mapped = (np.sign(flat) * table[np.abs(flat)]).tolist()
+            begin = 0
+            for end in ends:
+                self.add(mapped[begin:end], guard)
+                begin = end
+            return
+        # every clause carries the guard: give it a slot after each clause, renumber at once
+        table[-1] = guard
+        slots = np.insert(flat, ends, -(n_local + n_aux + 1))
+        mapped = (np.sign(slots) * table[np.abs(slots)]).tolist()
+        begin = 0
+        for k, end in enumerate(ends, 1):
+            self.clauses.append(mapped[begin : end + k])
+            begin = end + k
 
     def layered(
         self,
@@ -324,6 +405,41 @@ class _Cnf:
                 self.add([-qt, *sorted(set(into[t]))], guard)
             for s, qs in q[i].items():
                 self.add([-qs, *(x for a, x in layer if step(i, s, a) in q[i + 1])], guard)
+
+
+#: unrolled automata kept as templates (:meth:`_Cnf.templated`), the oldest dropped beyond it
+MAX_TEMPLATES = 4_096
+_TEMPLATES: dict[Any, tuple[int, int, np.ndarray, list[int]]] = {}
+_TEMPLATES_LOCK = threading.Lock()
+#: the guard's place in a template's clauses (every clause of :meth:`_Cnf.layered` has it)
+_GUARD = 1 << 40
+
+
+def _template(
+    schema: Schema,
+    values: Sequence[Sequence[int]],
+    start: Any,
+    step: Callable[[int, Any, int], Any],
+    accept: Callable[[Any], bool],
+) -> tuple[int, int, np.ndarray, list[int]]:
+    """:meth:`_Cnf.layered` over local literals ``1..n`` (the layers' values in order) and
+    state variables after them: ``(n, states, clause literals flat, clause ends)``, the guard
+    left out (every clause carries it)."""
+    scratch = _Cnf.__new__(_Cnf)
+    scratch.schema, scratch.clauses = schema, []
+    local: list[list[tuple[int, int]]] = []
+    n = 0
+    for vals in values:
+        local.append([(a, n + j + 1) for j, a in enumerate(vals)])
+        n += len(vals)
+    scratch.top = n
+    scratch.layered(local, start, step, accept, _GUARD)
+    flat: list[int] = []
+    ends: list[int] = []
+    for clause in scratch.clauses:
+        flat.extend(lit for lit in clause if lit != -_GUARD)
+        ends.append(len(flat))
+    return n, scratch.top - n, np.asarray(flat, dtype=np.int64), ends
 
 
 def _rule_groups(schema: Schema) -> dict[str, list[Constraint]]:

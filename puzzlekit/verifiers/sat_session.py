@@ -29,6 +29,7 @@ from puzzlekit.verifiers.base import (
     BudgetExceeded,
     SearchBudget,
     cartesian,
+    sort_solutions,
 )
 from puzzlekit.verifiers.sat_encoding import _check_encodable, _Cnf, _rule_groups
 
@@ -41,8 +42,10 @@ BACKBONE_CONFLICTS = 1_000
 class _Engine:
     """One solver holding one schema's encoding; rules hard, or each rule under a selector."""
 
-    def __init__(self, schema: Schema, solver_name: str, guard_rules: bool) -> None:
-        cnf = _Cnf(schema)
+    def __init__(
+        self, schema: Schema, solver_name: str, guard_rules: bool, amo: str = "auto"
+    ) -> None:
+        cnf = _Cnf(schema, amo)
         cnf.exactly_one_per_variable()
         self.rule_selector: dict[str, int] = {}
         for rid, rules in _rule_groups(schema).items():
@@ -57,6 +60,8 @@ class _Engine:
         _LIVE.add(self)
         cnf.clauses = []
         self.clue_cache: dict[tuple[Any, ...], tuple[int, ...]] = {}
+        #: variables each guarded clue's encoding added (clues that fix values add none)
+        self.clue_vars: dict[tuple[Any, ...], int] = {}
         self.base_vars = cnf.top
         self.rebuild_at: float = math.inf  # the verifier that owns the engine sets it
         self.sessions = 0  # open uniqueness sessions: the solver must outlive them
@@ -87,9 +92,11 @@ class _Engine:
             if all(len(vals) == 1 for vals in allowed.values()):
                 lits = tuple(sorted(cnf.lit[n][next(iter(vals))] for n, vals in allowed.items()))
         if lits is None:
+            before = cnf.top
             guard = cnf.new_var()
             for c in constraints:
                 cnf.encode(c, guard)
+            self.clue_vars[key] = cnf.top - before
             for clause in cnf.clauses:
                 self.solver.add_clause(clause)
             cnf.clauses = []
@@ -169,9 +176,14 @@ class _Run:
         return time.perf_counter() - self.start
 
     def solve(self, engine: _Engine, assumptions: Sequence[int], limit: int | None = None) -> bool:
-        """Satisfiable under ``assumptions``; BudgetExceeded when the budget (or ``limit``) ends."""
+        """Satisfiable under ``assumptions``; BudgetExceeded when the budget (or ``limit``) ends.
+
+        The clock is read before the call and after every ``CHUNK`` conflicts, so that many
+        short calls (the lexicographic descent, the backbone) honour the time budget too."""
         solver = engine.solver
         spent = 0
+        if self.deadline is not None and time.perf_counter() > self.deadline:
+            raise BudgetExceeded("seconds", self.budget.seconds)
         while True:
             allowed = CHUNK
             if self.budget.nodes is not None:
@@ -196,49 +208,173 @@ class _Run:
 
 
 def _enumerate(
-    engine: _Engine, assumptions: list[int], cap: int, run: _Run, lex_first: bool = False
+    engine: _Engine,
+    assumptions: list[int],
+    cap: int,
+    run: _Run,
+    order: Sequence[str],
+    lex_first: bool = True,
 ) -> list[dict[str, int]]:
-    """Up to ``cap`` solutions, each blocked under one activation literal retired afterwards.
+    """Up to ``cap`` solutions, sorted lexicographically over ``order``.
 
-    ``lex_first``: the first ``cap`` solutions in lexicographic order (values in schema order),
-    which depend on the instance alone, not on what the solver learnt before: variable by
-    variable, the solver is asked for a smaller value until it says there is none.
+    The variables are taken in ``order`` (the verifier passes
+    :func:`~puzzlekit.verifiers.search.search_order`, a permutation drawn from the instance
+    digest, so that the solutions reported at the cap do not all differ in the last cells of
+    reading order). ``lex_first``: the first ``cap`` solutions in that lexicographic order,
+    which depend on the instance alone, not on what the solver learnt before. Canonical by
+    construction: the solver first enumerates up to twice the cap; when that exhausts the
+    solutions, the smallest ``cap`` of all of them are the ones; otherwise the solutions are
+    drawn in lexicographic order (:func:`_lex_first`), starting from the models already found.
+    Without it, the first ``cap`` found, which can depend on the solver's history.
     """
+    try:
+        found = _blocked_enumeration(engine, assumptions, 2 * cap if lex_first else cap, run, order)
+        if len(found) <= cap or len(found) < 2 * cap:
+            return found[:cap]
+        return _lex_first(engine, assumptions, cap, run, found, order)
+    except BudgetExceeded as exc:  # an UNDECIDED report shows at most ``cap`` found so far
+        exc.solutions = getattr(exc, "solutions", [])[:cap]  # type: ignore[attr-defined]
+        raise
+
+
+def _blocked_enumeration(
+    engine: _Engine, assumptions: list[int], cap: int, run: _Run, order: Sequence[str]
+) -> list[dict[str, int]]:
+    """Up to ``cap`` solutions in the order found, each blocked under one activation literal
+    retired afterwards; sorted."""
     found: list[dict[str, int]] = []
-    fixed = {lit for lit in assumptions if lit <= engine.cnf.nx}
-    lit = engine.cnf.lit
     act = None
     try:
         while len(found) < cap:
-            prefix = assumptions if act is None else [*assumptions, act]
-            if not run.solve(engine, prefix):
+            if not run.solve(engine, assumptions if act is None else [*assumptions, act]):
                 break
-            model = engine.decode(engine.solver.get_model())
-            prefix = list(prefix) if lex_first else []
-            for name in engine.names if lex_first else ():
-                value = model[name]
-                if lit[name][value] not in fixed:
-                    while run.solve(engine, [*prefix, engine.below(name, value)]):
-                        model = engine.decode(engine.solver.get_model())
-                        value = model[name]
-                prefix.append(lit[name][value])
-            found.append(model)
+            found.append(engine.decode(engine.solver.get_model()))
             if len(found) < cap:
                 if act is None:
                     act = engine.new_activation()
-                engine.solver.add_clause([-act, *engine.blocking(model)])
+                engine.solver.add_clause([-act, *engine.blocking(found[-1])])
     except BudgetExceeded as exc:
-        exc.solutions = _sorted(engine, found)  # type: ignore[attr-defined]
+        exc.solutions = sort_solutions(found, order)  # type: ignore[attr-defined]
         raise
     finally:
         if act is not None:
             engine.solver.add_clause([-act])
-    return _sorted(engine, found)
+    return sort_solutions(found, order)
 
 
-def _sorted(engine: _Engine, solutions: list[dict[str, int]]) -> list[dict[str, int]]:
-    names = engine.names
-    return sorted(solutions, key=lambda s: [s[n] for n in names])
+def _lex_first(
+    engine: _Engine,
+    assumptions: list[int],
+    cap: int,
+    run: _Run,
+    known: list[dict[str, int]],
+    order: Sequence[str],
+) -> list[dict[str, int]]:
+    """The first ``cap`` solutions in lexicographic order over ``order``; ``known``: solutions
+    already found (sorted), from which each descent starts. Each solution drawn is blocked under one
+    activation literal, so the next descent finds the smallest of the rest."""
+    out: list[dict[str, int]] = []
+    act = engine.new_activation()
+    prefix = [*assumptions, act]
+    pending = list(known)
+    try:
+        while len(out) < cap:
+            if not out:
+                start, same = pending.pop(0), 0
+            else:
+                nxt = pending[0] if pending else None
+                found = _next_start(engine, prefix, out[-1], nxt, run, order)
+                if found is None:
+                    break
+                start, same = found
+            out.append(_lowest(engine, prefix, start, run, order, same))
+            pending = [s for s in pending if s != out[-1]]
+            if len(out) < cap:
+                engine.solver.add_clause([-act, *engine.blocking(out[-1])])
+    except BudgetExceeded as exc:
+        exc.solutions = sort_solutions(out or known, order)  # type: ignore[attr-defined]
+        raise
+    finally:
+        engine.solver.add_clause([-act])
+    return out
+
+
+def _next_start(
+    engine: _Engine,
+    prefix: list[int],
+    last: Mapping[str, int],
+    candidate: Mapping[str, int] | None,
+    run: _Run,
+    order: Sequence[str],
+) -> tuple[dict[str, int], int] | None:
+    """A solution left (``last`` and those below it blocked) sharing the longest prefix with
+    ``last`` any solution left shares, and that prefix's length; None when none is left.
+
+    Every solution left is above ``last``, so the smallest one shares that longest prefix, whose
+    values the descent of ``last`` proved minimal. Its length is found by bisection: the clues
+    plus ``last``'s first ``k`` values are satisfiable for ``k`` up to it and not beyond.
+    """
+    names, lit = order, engine.cnf.lit
+    if candidate is None:
+        if not run.solve(engine, prefix):
+            return None
+        candidate = engine.decode(engine.solver.get_model())
+    best, lo, hi = dict(candidate), _common(names, candidate, last), len(names)
+    lits = [lit[n][last[n]] for n in names]
+    while hi - lo > 1:
+        mid = (lo + hi) // 2
+        if run.solve(engine, [*prefix, *lits[:mid]]):
+            best = engine.decode(engine.solver.get_model())
+            lo = _common(names, best, last)
+        else:
+            hi = mid
+    return best, lo
+
+
+def _common(names: Sequence[str], a: Mapping[str, int], b: Mapping[str, int]) -> int:
+    """How many variables (taken in ``names``) ``a`` and ``b`` agree on before they first
+    differ."""
+    n = 0
+    for name in names:
+        if a[name] != b[name]:
+            break
+        n += 1
+    return n
+
+
+def _lowest(
+    engine: _Engine,
+    assumptions: list[int],
+    model: dict[str, int],
+    run: _Run,
+    order: Sequence[str],
+    known: int = 0,
+) -> dict[str, int]:
+    """The lexicographically smallest solution under ``assumptions`` (variables taken in
+    ``order``), starting from ``model``.
+
+    Variable by variable the value is fixed once no smaller one is possible:
+    unit propagation under the values fixed so far rules most out for free; otherwise the
+    solver is asked for a smaller value until it says there is none. The first ``known``
+    values of ``model`` are known to be minimal already.
+    """
+    solver, lit = engine.solver, engine.cnf.lit
+    prefix = list(assumptions)
+    implied: set[int] | None = None  # what propagation under ``prefix`` fixes, when known
+    for i, name in enumerate(order):
+        row = lit[name]
+        value = model[name]
+        smaller = [-row[a] for a in row if a < value] if i >= known else ()
+        if smaller:
+            if implied is None:
+                implied = set(solver.propagate(assumptions=prefix)[1])
+            if not all(x in implied for x in smaller):
+                while run.solve(engine, [*prefix, engine.below(name, value)]):
+                    model = engine.decode(solver.get_model())
+                    value = model[name]
+                implied = None  # the prefix grows by a value propagation had not fixed
+        prefix.append(row[value])
+    return model
 
 
 def _backbone(
@@ -250,7 +386,9 @@ def _backbone(
     """Cells with the same value in every solution (``forcedCells``), and whether all were decided.
 
     Candidates are the cells on which the found solutions agree; a candidate is forced when unit
-    propagation fixes it or the solver refutes its negation within ``BACKBONE_CONFLICTS``.
+    propagation fixes it or the solver refutes its negation within ``BACKBONE_CONFLICTS``. The
+    verification's budget holds: when its time or nodes run out, the cells proved so far are
+    returned, marked incomplete.
     """
     schema = engine.schema
     lit = engine.cnf.lit
@@ -271,13 +409,15 @@ def _backbone(
         if lit[name][candidates[name]] in implied:
             forced.add(name)
             continue
+        if run.deadline is not None and time.perf_counter() > run.deadline:
+            return _forced_out(schema, forced, first), False  # out of time: what was found
         try:
             sat = run.solve(
                 engine, [*assumptions, -lit[name][candidates[name]]], BACKBONE_CONFLICTS
             )
         except BudgetExceeded as exc:
-            if exc.resource != "backbone":
-                raise
+            if exc.resource != "backbone":  # the verification's own budget ran out
+                return _forced_out(schema, forced, first), False
             complete = False
             continue
         if not sat:
@@ -286,12 +426,15 @@ def _backbone(
         other = engine.decode(engine.solver.get_model())
         for n in [n for n, a in candidates.items() if other[n] != a]:
             del candidates[n]
-    out = [
+    return _forced_out(schema, forced, first), complete
+
+
+def _forced_out(schema: Schema, forced: set[str], first: Mapping[str, int]) -> list[dict[str, Any]]:
+    return [
         {"coord": list(v.coord), "fieldName": v.name, "value": first[v.name]}
         for v in schema.variables
         if v.name in forced
     ]
-    return out, complete
 
 
 def _clue_domains(engine: _Engine, assumptions: list[int]) -> dict[str, Sequence[int]]:

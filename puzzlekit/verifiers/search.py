@@ -14,6 +14,8 @@ import time
 from collections.abc import Mapping, Sequence
 from typing import Protocol
 
+import numpy as np
+
 from puzzlekit.core.model import (
     AllDifferent,
     Constraint,
@@ -63,6 +65,33 @@ class Meter:
     @property
     def seconds(self) -> float:
         return time.perf_counter() - self.start
+
+
+#: the independent streams drawn from one instance digest
+STREAM_TIES, STREAM_ORDER = 0, 1
+
+
+def digest_rng(digest: str, stream: int = STREAM_TIES) -> np.random.Generator:
+    """A generator seeded from an instance digest and a stream number: one instance, one draw,
+    in every process (the gap's tie order and the search order draw from separate streams)."""
+    return np.random.default_rng([int(digest.rsplit(":", 1)[-1] or "0", 16), stream])
+
+
+def search_order(names: Sequence[str], digest: str) -> list[str]:
+    """The variables in the order a backend enumerates the first solutions of a capped count:
+    a permutation drawn from the instance digest, so that which solutions are reported at the cap
+    (and so the cells where they differ) carries no reading-order bias, and one instance still
+    gives one set."""
+    return [names[i] for i in digest_rng(digest, STREAM_ORDER).permutation(len(names))]
+
+
+def sort_solutions(
+    solutions: Sequence[Mapping[str, int]], order: Sequence[str]
+) -> list[dict[str, int]]:
+    """``solutions`` sorted lexicographically over the variables taken in ``order`` (a
+    :func:`search_order`): a history-free order whose first solution, the target of the
+    discriminative gap when no other is known, carries no reading-order bias."""
+    return sorted((dict(s) for s in solutions), key=lambda s: [s[n] for n in order])
 
 
 # --- domain narrowing -----------------------------------------------------------------------

@@ -1,6 +1,7 @@
 """``puzzlekit bench CONFIG [--out DIR]``: run a verification benchmark.
 
-See :mod:`puzzlekit.app.studies.bench_verify`.
+See :mod:`puzzlekit.app.studies.bench_verify`; a config with ``study = "bench_fast"`` is the speed
+benchmark of :mod:`puzzlekit.app.studies.bench_fast`.
 """
 
 from __future__ import annotations
@@ -8,6 +9,7 @@ from __future__ import annotations
 import argparse
 import sys
 from pathlib import Path
+from typing import Any
 
 from puzzlekit.app.cli import UsageError
 
@@ -22,11 +24,17 @@ def register(sub: argparse._SubParsersAction) -> None:
 def cmd_bench(args: argparse.Namespace) -> int:
     import tomllib
 
-    from puzzlekit.app.studies import bench_verify as bench
+    from puzzlekit.app.studies import bench_fast, bench_verify
 
     config = Path(args.config)
     if not config.is_file():
         raise UsageError(f"cannot read {args.config}: no such file")
+    bench: Any = bench_verify
+    try:
+        if tomllib.loads(config.read_text("utf-8")).get("study") == "bench_fast":
+            bench = bench_fast
+    except (tomllib.TOMLDecodeError, UnicodeDecodeError, OSError):
+        pass  # reported below, by the run
     out = Path(args.out) if args.out else Path("runs") / config.stem
     try:
         bench.run(config, out, progress=lambda line: print(line, file=sys.stderr, flush=True))

@@ -5,12 +5,13 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+from collections.abc import Iterator
 from typing import Any
 
 from puzzlekit.app.cli import UsageError, add_format
 from puzzlekit.app.progress import add_quiet, progress
 from puzzlekit.core.report import Verdict, VerifierReport
-from puzzlekit.io.inputs import InputItem, iter_items, read_text
+from puzzlekit.io.inputs import InputItem, iter_stream, open_input
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -47,6 +48,14 @@ def register(sub: argparse._SubParsersAction) -> None:
             "json",
             {"json": "one JSON object a puzzle", "text": "the verdict and the grid, readable"},
         )
+        if name == "verify":
+            p.add_argument(
+                "--extras",
+                default="",
+                metavar="NAMES",
+                help="report extras to compute, comma-separated (forcedCells: the backbone of a "
+                "MULTIPLE puzzle, in stats); default none",
+            )
         p.add_argument(
             "--input-format",
             choices=("auto", "tatham"),
@@ -79,6 +88,11 @@ def cmd_schemas(args: argparse.Namespace) -> int:
             f"{row['family']:<{width}}{row['variables']:>9}{row['domainSize']:>8}  "
             f"{kinds:<32}{params}"
         )
+    limits = {r["family"]: r.get("limits") for r in rows if r.get("limits")}
+    if limits:
+        print("\nsize limits (params beyond them are INVALID_SPEC before any work):")
+        for family, lim in limits.items():
+            print(f"  {family:<{width}}" + ", ".join(f"{k} <= {v}" for k, v in lim.items()))
     return 0
 
 
@@ -102,62 +116,124 @@ def check_family_arg(family: str | None, input_format: str = "auto") -> None:
     FAMILIES.get(family)
 
 
-def _settings(args: argparse.Namespace) -> tuple[dict[str, Any] | None, Any, Any]:
-    from puzzlekit.verifiers.base import SearchBudget
-    from puzzlekit.verifiers.registry import VERIFIERS, get_verifier
+def budget_arg(seconds: float | None, nodes: int | None) -> Any:
+    """The SearchBudget of ``--budget-seconds`` and ``--budget-nodes`` (defaults where not
+    given); a UsageError (exit 2) for a budget that is not positive and finite."""
+    import math
 
-    params = None
-    if args.params is not None:
-        try:
-            params = json.loads(args.params)
-        except json.JSONDecodeError as exc:
-            raise UsageError(f"--params is not JSON: {exc.msg}") from None
-        if not isinstance(params, dict):
-            raise UsageError("--params must be a JSON object")
+    from puzzlekit.verifiers.base import SearchBudget
+
+    if seconds is not None and not (math.isfinite(seconds) and seconds > 0):
+        raise UsageError(f"--budget-seconds must be a positive number of seconds, got {seconds}")
+    if nodes is not None and nodes < 1:
+        raise UsageError(f"--budget-nodes must be at least 1, got {nodes}")
+    return SearchBudget(
+        nodes=nodes if nodes is not None else SearchBudget.nodes,
+        seconds=seconds if seconds is not None else SearchBudget.seconds,
+    )
+
+
+def params_arg(raw: str | None, flag: str = "--params") -> dict[str, Any] | None:
+    """The JSON object of a ``--params`` argument, read through the reading boundary."""
+    from puzzlekit.core.reading import ReadError, loads
+
+    if raw is None:
+        return None
+    try:
+        params = loads(raw.encode("utf-8", "surrogatepass"), flag)
+    except ReadError as exc:
+        detail = exc.detail if exc.field == flag else str(exc)
+        raise UsageError(
+            f"{flag} is {detail}" if detail.startswith("not ") else f"{flag}: {detail}"
+        ) from None
+    if not isinstance(params, dict):
+        raise UsageError(f"{flag} must be a JSON object")
+    return params
+
+
+def _settings(args: argparse.Namespace) -> tuple[dict[str, Any] | None, Any, Any]:
+    from puzzlekit.core.reading import MAX_SAFE_INT
+    from puzzlekit.verifiers.registry import VERIFIERS
+
+    params = params_arg(args.params)
     if args.cap < 2:
         raise UsageError(
             f"--cap must be at least 2 (uniqueness needs a second solution), got {args.cap}"
         )
+    if args.cap > MAX_SAFE_INT:
+        raise UsageError(f"--cap must be at most {MAX_SAFE_INT}, got {args.cap}")
     if args.verifier is not None:
         VERIFIERS.get(args.verifier)  # UnknownName: one line naming the closest, exit 2
     check_family_arg(args.family, getattr(args, "input_format", "auto"))
-    budget = SearchBudget(
-        nodes=args.budget_nodes if args.budget_nodes is not None else SearchBudget.nodes,
-        seconds=args.budget_seconds if args.budget_seconds is not None else SearchBudget.seconds,
-    )
-    verifiers: dict[str, Any] = {}
+    budget = budget_arg(args.budget_seconds, args.budget_nodes)
 
     def verifier_for(instance: Any) -> Any:
+        """The name of the verifier for ``instance``; :func:`verify_item` borrows it from
+        :func:`~puzzlekit.verifiers.registry.kept_verifier` (kept for the process's life)."""
         from puzzlekit.verifiers.registry import default_verifier_name
 
-        name = args.verifier or default_verifier_name(instance)
-        if name not in verifiers:
-            verifiers[name] = get_verifier(name)
-        return verifiers[name]
+        return args.verifier or default_verifier_name(instance)
 
     return params, verifier_for, budget
 
 
-def _items(args: argparse.Namespace, params: dict[str, Any] | None):
+def extras_arg(text: str) -> tuple[str, ...]:
+    """``--extras a,b`` as names of :data:`~puzzlekit.core.protocols.EXTRAS`; UsageError else."""
+    from puzzlekit.core.protocols import EXTRAS
+
+    names = tuple(sorted({n.strip() for n in text.split(",") if n.strip()}))
+    for n in names:
+        if n not in EXTRAS:
+            raise UsageError(
+                f"--extras: unknown report extra {n!r}; known: {', '.join(sorted(EXTRAS))}"
+            )
+    return names
+
+
+def input_items(
+    path: str, family: str | None, params: dict[str, Any] | None, input_format: str
+) -> Iterator[InputItem]:
+    """The items of the input file ``path`` (``-``: stdin), read lazily: each is answered
+    before the next line is read. A file that cannot be opened is a UsageError (exit 2)."""
     try:
-        text = read_text(args.file)
-    except (OSError, UnicodeDecodeError) as exc:
-        reason = getattr(exc, "strerror", None) or exc
-        raise UsageError(f"cannot read {args.file}: {reason}") from None
-    return iter_items(text, args.family, params, getattr(args, "input_format", "auto"))
+        stream = open_input(path)
+    except OSError as exc:
+        raise UsageError(f"cannot read {path}: {exc.strerror or exc}") from None
+    return _closing(stream, iter_stream(stream, family, params, input_format))
 
 
-def verify_item(item: InputItem, verifier_for: Any, cap: int, budget: Any) -> VerifierReport:
+def _closing(stream: Any, items: Iterator[InputItem]) -> Iterator[InputItem]:
+    try:
+        yield from items
+    except OSError as exc:  # a read error halfway (a device, a vanished file)
+        raise UsageError(f"cannot read on: {exc.strerror or exc}") from None
+    finally:
+        if stream is not getattr(sys.stdin, "buffer", None):
+            stream.close()
+
+
+def _items(args: argparse.Namespace, params: dict[str, Any] | None) -> Iterator[InputItem]:
+    return input_items(args.file, args.family, params, getattr(args, "input_format", "auto"))
+
+
+def verify_item(
+    item: InputItem, verifier_for: Any, cap: int, budget: Any, extras: tuple[str, ...] = ()
+) -> VerifierReport:
     """The report for one input item; unreadable input gives INVALID_SPEC, never an exception.
-    How the input was understood, when that was a guess, is the report's last diagnostic."""
+    ``verifier_for(instance)`` names the verifier, kept for the life of the process. How the
+    input was understood, when that was a guess, is the report's last diagnostic."""
     from dataclasses import replace
 
     from puzzlekit.verifiers.base import invalid_report, source
+    from puzzlekit.verifiers.registry import kept_verifier, verify_or_decline
 
     if item.instance is None:
         rep = invalid_report(item.raw_digest, item.violations, source("input", "1"), cap)
     else:
-        rep = verifier_for(item.instance).verify(item.instance, solution_cap=cap, budget=budget)
+        with kept_verifier(verifier_for(item.instance)) as verifier:
+            rep = verify_or_decline(
+                verifier, item.instance, solution_cap=cap, budget=budget, extras=extras
+            )
     if item.note:
         rep = replace(rep, diagnostics=(*rep.diagnostics, item.note))
     return rep
@@ -197,9 +273,10 @@ def item_progress(args: argparse.Namespace, what: str) -> Any:
 
 def cmd_verify(args: argparse.Namespace) -> int:
     params, verifier_for, budget = _settings(args)
+    extras = extras_arg(args.extras)
     with item_progress(args, "verify") as bar:
         for item in _items(args, params):
-            rep = verify_item(item, verifier_for, args.cap, budget)
+            rep = verify_item(item, verifier_for, args.cap, budget, extras)
             if args.format == "json":
                 print(rep.to_json(), flush=True)
             else:
@@ -219,7 +296,8 @@ def cmd_solve(args: argparse.Namespace) -> int:
 
 def _solve_one(args: argparse.Namespace, item: InputItem, rep: VerifierReport) -> None:
     """Print one puzzle's solutions: a JSON line, or the drawing and one text line each."""
-    from puzzlekit.families import get_family
+    from puzzlekit.core.model import SpecError
+    from puzzlekit.families import MISREAD_ERRORS, get_family
 
     formatted = []
     if item.instance is not None and rep.solutions:
@@ -229,8 +307,8 @@ def _solve_one(args: argparse.Namespace, item: InputItem, rep: VerifierReport) -
             try:
                 full = item.instance.with_clues(fam.clues_from_solution(schema, sol))
                 formatted.append(fam.format_text(full))
-            except NotImplementedError:
-                formatted.append(sol)
+            except (NotImplementedError, SpecError, StopIteration, *MISREAD_ERRORS):
+                formatted.append(sol)  # no text for this solution: the assignment itself
     if args.format == "json":
         out = {
             "input": item.position,

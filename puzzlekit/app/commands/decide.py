@@ -25,6 +25,7 @@ from puzzlekit.audit.kernel import (
     parse_datetime,
     schema_violations,
 )
+from puzzlekit.core.reading import ReadError, loads
 
 FIXTURE_FILES = ("policy.json", "request.json", "expected-decision.json")
 
@@ -51,14 +52,17 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def _read_json(path: str | Path, what: str) -> Any:
+    """The JSON document at ``path``, read through the reading boundary (UTF-8, bounded
+    nesting, numbers canonical JSON can hold); UsageError (exit 2) naming what is wrong."""
     try:
-        text = Path(path).read_text("utf-8")
+        data = Path(path).read_bytes()
     except OSError as exc:
         raise UsageError(f"cannot read {what} {path}: {exc.strerror or exc}") from None
     try:
-        return json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise UsageError(f"{what} {path} is not JSON: {exc.msg} (line {exc.lineno})") from None
+        return loads(data)
+    except ReadError as exc:
+        where = "" if exc.field == "$" else f" at {exc.field}"
+        raise UsageError(f"{what} {path}{where}: {exc.detail}") from None
 
 
 def _require_schema(document: Any, schema: str, root: str, path: str) -> None:
@@ -112,11 +116,12 @@ def check_fixture(directory: Path) -> list[str]:
     for name in FIXTURE_FILES:
         path = directory / name
         try:
-            docs[name] = json.loads(path.read_text("utf-8"))
+            docs[name] = loads(path.read_bytes())
         except OSError:
             problems.append(f"{name} is missing or unreadable")
-        except json.JSONDecodeError as exc:
-            problems.append(f"{name} is not JSON: {exc.msg} (line {exc.lineno})")
+        except ReadError as exc:
+            where = "" if exc.field == "$" else f" at {exc.field}"
+            problems.append(f"{name}{where}: {exc.detail}")
     policy, request = docs.get("policy.json"), docs.get("request.json")
     expected = docs.get("expected-decision.json")
     if policy is not None:

@@ -4,6 +4,9 @@ GAME is ``tictactoe``, ``mnk``, ``connect`` or ``nim`` (or a family name such as
 ``owm-connect``); POSITION is the rows from top to bottom joined by ``/`` (``x``, ``o``, ``.``),
 or Nim heap sizes ``3,4,5``. The side to move comes from the piece counts (x moves first) unless
 ``--to-move`` says otherwise. Board size comes from the position; ``--k`` sets k in a row.
+Connect Four (7×6, k = 4) is solved by the compiled bitboard solver (``--solver auto``). The
+search has a budget (default 60 s, ``--budget-seconds``/``--budget-nodes``) and a fixed-size
+transposition table; when the budget runs out it prints what was spent and exits 1.
 An illegal position prints its violations and exits 1; unusable arguments exit 2.
 """
 
@@ -11,9 +14,10 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
 from typing import Any
 
-from puzzlekit.app.cli import add_format
+from puzzlekit.app.cli import UsageError, add_format
 
 GAMES = ("tictactoe", "mnk", "connect", "nim")
 
@@ -57,19 +61,20 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--k", type=int, help="k in a row (mnk default 3, connect default 4)")
     p.add_argument(
         "--solver",
-        choices=("alphabeta", "minimax"),
-        default="alphabeta",
-        help="game-tree search: alpha-beta, or plain minimax as a cross-check",
+        choices=("auto", "compiled", "alphabeta", "minimax"),
+        default="auto",
+        help="auto: the compiled solver where the game has one (Connect Four 7x6), else alphabeta",
     )
-    p.add_argument("--budget-seconds", type=float, default=None, help="wall-time budget")
+    p.add_argument("--budget-seconds", type=float, default=60.0, help="wall-time budget")
+    p.add_argument("--budget-nodes", type=int, default=None, help="node budget (none: no limit)")
     add_format(p, ("text", "json"), "text", {"json": "the verdict as one JSON object"})
     p.set_defaults(func=cmd_game_verdict)
 
 
 def cmd_game_verdict(args: argparse.Namespace) -> int:
     from puzzlekit.core.model import SpecError
-    from puzzlekit.verifiers.base import BudgetExceeded, SearchBudget
-    from puzzlekit.verifiers.gametree import game_verdict
+    from puzzlekit.verifiers.base import SearchBudget
+    from puzzlekit.verifiers.gametree import GameBudgetExceeded, game_verdict
 
     family = find_game(args.game)  # UnknownName: one line naming the closest games, exit 2
     given = {"k": args.k} if args.k is not None else {}
@@ -82,12 +87,22 @@ def cmd_game_verdict(args: argparse.Namespace) -> int:
             where = f" at {list(v.coord)}" if v.coord is not None else ""
             print(f"invalid position: {v.violation_type}{where} {v.field_name}: {v.detail}")
         return 1
-    budget = SearchBudget(nodes=None, seconds=args.budget_seconds)
+    seconds = args.budget_seconds
+    if not (math.isfinite(seconds) and seconds > 0) or (
+        args.budget_nodes is not None and args.budget_nodes <= 0
+    ):
+        raise UsageError("--budget-seconds and --budget-nodes must be positive")
+    budget = SearchBudget(nodes=args.budget_nodes, seconds=seconds)
     try:
         verdict = game_verdict(game, state, solver=args.solver, budget=budget)
-    except BudgetExceeded as exc:
-        print(f"undecided: the {exc.resource} budget of {exc.limit} ran out")
+    except GameBudgetExceeded as exc:
+        print(
+            f"undecided: the {exc.resource} budget of {exc.limit:g} ran out after "
+            f"{exc.nodes} nodes and {exc.seconds:.2f} s"
+        )
         return 1
+    except ValueError as exc:  # --solver compiled on a game without one
+        raise UsageError(str(exc)) from None
     if args.format == "json":
         obj = {"game": game.info.name, "params": dict(game.params), **verdict.to_json_obj()}
         obj["toMove"] = game.side_name(verdict.to_move)

@@ -7,7 +7,6 @@ accepted`` on stderr; the records written are kept); 2 for unusable arguments.
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 from typing import TYPE_CHECKING
 
@@ -44,7 +43,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument(
         "--filter",
         default=None,
-        help="filter verifier (the strategy reads it; default: the family's, sat for grids)",
+        help="filter verifier (the strategy reads it; default: the family's, bitmask for the "
+        "all-different families, sat for other grids)",
     )
     p.add_argument(
         "--holdout",
@@ -107,15 +107,9 @@ def cmd_generate(args: argparse.Namespace) -> int:
 
 def _params(text: str | None) -> dict:
     """``--params`` as a dict ({} when absent)."""
-    if not text:
-        return {}
-    try:
-        params = json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise UsageError(f"--params is not JSON: {exc.msg}") from None
-    if not isinstance(params, dict):
-        raise UsageError("--params must be a JSON object")
-    return params
+    from puzzlekit.app.commands.core import params_arg
+
+    return params_arg(text) or {}
 
 
 def _check_names(args: argparse.Namespace) -> tuple[Family, str]:
@@ -146,6 +140,7 @@ def _check_values(args: argparse.Namespace, family: Family, params: dict) -> Non
     import os
 
     from puzzlekit.core.model import SpecError
+    from puzzlekit.core.reading import MAX_SAFE_INT
 
     try:
         schema = family.schema(params)
@@ -153,6 +148,8 @@ def _check_values(args: argparse.Namespace, family: Family, params: dict) -> Non
         raise UsageError(str(exc)) from None
     if args.count < 1:
         raise UsageError(f"--count must be at least 1, got {args.count}")
+    if not 0 <= args.seed <= MAX_SAFE_INT:
+        raise UsageError(f"--seed must be in 0..{MAX_SAFE_INT}, got {args.seed}")
     if args.clues is not None and not 0 <= args.clues <= len(schema.variables):
         raise UsageError(f"--clues must be in 0..{len(schema.variables)}, got {args.clues}")
     if args.max_calls < 1:

@@ -4,7 +4,9 @@ Input is read as ``puzzlekit verify`` reads it (:func:`puzzlekit.io.inputs.iter_
 holds the input position, the digest, the hardest technique and its ``level`` (see
 :mod:`puzzlekit.grading.techniques` for the scales), the status, counts per technique, the stuck
 cells and
-the search measures; ``--trace`` adds every step; ``--target LEVEL`` adds ``againstTarget``,
+the search measures; ``--budget-seconds``/``--budget-nodes`` bound each grade (past them the line
+says ``status: "undecided"`` and ``budget``: what ran out and what was spent); ``--trace`` adds
+every step; ``--target LEVEL`` adds ``againstTarget``,
 the detail a generator acts on (:func:`puzzlekit.generators.graded.level_detail`): the stuck cells
 and the
 next technique needed when the puzzle is harder than LEVEL, the removable clues when easier.
@@ -19,10 +21,9 @@ import json
 from typing import Any
 
 from puzzlekit.app.cli import UsageError
-from puzzlekit.app.commands.core import check_family_arg, item_progress
+from puzzlekit.app.commands.core import check_family_arg, input_items, item_progress, params_arg
 from puzzlekit.app.progress import add_quiet
 from puzzlekit.core.model import SpecError
-from puzzlekit.io.inputs import iter_items, read_text
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -39,6 +40,16 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--trace", action="store_true", help="include every step of the solver")
     p.add_argument("--no-search", action="store_true", help="skip the SAT search measures")
     p.add_argument(
+        "--budget-seconds",
+        type=float,
+        default=None,
+        help="wall-time budget of each grade (default 120); past it the line says status "
+        "'undecided' and what was spent",
+    )
+    p.add_argument(
+        "--budget-nodes", type=int, default=None, help="techniques tried per grade at most"
+    )
+    p.add_argument(
         "--target",
         type=int,
         metavar="LEVEL",
@@ -49,34 +60,32 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.set_defaults(func=cmd_grade)
 
 
-def _params(raw: str | None) -> dict[str, Any] | None:
-    if raw is None:
-        return None
-    try:
-        params = json.loads(raw)
-    except json.JSONDecodeError as exc:
-        raise UsageError(f"--params is not JSON: {exc.msg}") from None
-    if not isinstance(params, dict):
-        raise UsageError("--params must be a JSON object")
-    return params
+def _budget(args: argparse.Namespace) -> Any:
+    from puzzlekit.core.protocols import SearchBudget
+
+    seconds, nodes = args.budget_seconds, args.budget_nodes
+    if seconds is not None and not seconds > 0:  # NaN too
+        raise UsageError(f"--budget-seconds must be positive, got {seconds}")
+    if nodes is not None and nodes < 1:
+        raise UsageError(f"--budget-nodes must be at least 1, got {nodes}")
+    return SearchBudget(
+        nodes=nodes if nodes is not None else SearchBudget.nodes,
+        seconds=seconds if seconds is not None else SearchBudget.seconds,
+    )
 
 
 def cmd_grade(args: argparse.Namespace) -> int:
-    params = _params(args.params)
+    params = params_arg(args.params)
+    budget = _budget(args)
     check_family_arg(args.family, args.input_format)
-    try:
-        text = read_text(args.file)
-    except (OSError, UnicodeDecodeError) as exc:
-        reason = getattr(exc, "strerror", None) or exc
-        raise UsageError(f"cannot read {args.file}: {reason}") from None
     with item_progress(args, "grade") as bar:
-        for item in iter_items(text, args.family, params, args.input_format):
-            print(json.dumps(_grade_one(args, item), ensure_ascii=False), flush=True)
+        for item in input_items(args.file, args.family, params, args.input_format):
+            print(json.dumps(_grade_one(args, item, budget), ensure_ascii=False), flush=True)
             bar.update(1)
     return 0
 
 
-def _grade_one(args: argparse.Namespace, item: Any) -> dict[str, Any]:
+def _grade_one(args: argparse.Namespace, item: Any, budget: Any) -> dict[str, Any]:
     """The JSON line of one input puzzle."""
     from puzzlekit.grading.techniques import grade
 
@@ -84,7 +93,7 @@ def _grade_one(args: argparse.Namespace, item: Any) -> dict[str, Any]:
     violations = item.violations
     if item.instance is not None:
         try:
-            g = grade(item.instance, search=not args.no_search)
+            g = grade(item.instance, search=not args.no_search, budget=budget)
         except SpecError as exc:
             violations = exc.violations
         else:

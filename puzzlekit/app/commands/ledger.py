@@ -9,6 +9,8 @@ import sqlite3
 from puzzlekit.app.cli import UsageError, add_format
 from puzzlekit.audit.ledger import Ledger, LedgerError, read_checkpoint
 
+MAX_SEQ = 2**62  # seqs are SQLite integers; larger arguments are refused, not overflowed
+
 
 def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("ledger", help="verify, checkpoint or show a ledger database")
@@ -36,9 +38,10 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def open_ledger(path: str) -> Ledger:
-    """The existing ledger at ``path``; a :class:`UsageError` when there is none."""
+    """The existing ledger at ``path``, opened read-only (an audit changes no byte of it); a
+    :class:`UsageError` when there is none."""
     try:
-        return Ledger(path, create=False)
+        return Ledger(path, create=False, readonly=True)
     except FileNotFoundError:
         raise UsageError(f"no database at {path}") from None
     except (LedgerError, sqlite3.Error) as exc:
@@ -55,7 +58,10 @@ def cmd_verify(args: argparse.Namespace) -> int:
         except ValueError as exc:
             raise UsageError(str(exc)) from None
     with open_ledger(args.db) as ledger:
-        result = ledger.verify(checkpoint)
+        try:
+            result = ledger.verify(checkpoint)
+        except sqlite3.Error as exc:  # not a ledger table we can read: unusable input
+            raise UsageError(f"{args.db}: {exc}") from None
     print(json.dumps(result.to_json_obj()) if args.format == "json" else result.summary())
     return 0 if result.ok else 1
 
@@ -67,19 +73,33 @@ def cmd_checkpoint(args: argparse.Namespace) -> int:
                 cp = ledger.export_checkpoint(args.out)
             except OSError as exc:
                 raise UsageError(f"cannot write {args.out}: {exc.strerror or exc}") from None
+            except (sqlite3.Error, ValueError) as exc:
+                raise UsageError(f"{args.db}: {exc}") from None
             print(f"checkpoint seq {cp.seq} {cp.entry_hash} written to {args.out}")
         else:
-            cp = ledger.checkpoint()
+            try:
+                cp = ledger.checkpoint()
+            except (sqlite3.Error, ValueError) as exc:
+                raise UsageError(f"{args.db}: {exc}") from None
             print(json.dumps({**cp.to_json_obj(), "ledger": args.db}, indent=2))
     return 0
 
 
 def cmd_show(args: argparse.Namespace) -> int:
-    if args.limit is not None and args.limit < 0:
-        raise UsageError(f"--limit must not be negative, got {args.limit}")
+    if not 1 <= args.start <= MAX_SEQ:
+        raise UsageError(f"--from must be in 1..{MAX_SEQ}, got {args.start}")
+    if args.limit is not None and not 0 <= args.limit <= MAX_SEQ:
+        raise UsageError(f"--limit must be in 0..{MAX_SEQ}, got {args.limit}")
     with open_ledger(args.db) as ledger:
-        stop = args.start + args.limit if args.limit is not None else None
-        for e in ledger.entries(args.start, stop):
+        stop = min(args.start + args.limit, MAX_SEQ) if args.limit is not None else None
+        try:
+            entries = ledger.entries(args.start, stop)
+        except sqlite3.Error as exc:
+            raise UsageError(f"{args.db}: {exc}") from None
+        for e in entries:
             obj = {"seq": e.seq, "prev_hash": e.prev_hash, "entry_hash": e.entry_hash}
-            print(json.dumps({**obj, "body": e.body}, ensure_ascii=False))
+            obj["body"] = e.body
+            if e.body_error is not None:
+                obj["bodyError"] = e.body_error
+            print(json.dumps(obj, ensure_ascii=False))
     return 0

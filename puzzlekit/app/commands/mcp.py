@@ -2,7 +2,9 @@
 
 Over stdio by default (an MCP client starts ``puzzlekit mcp`` and talks on its stdin/stdout);
 ``--http PORT`` serves the SDK's streamable HTTP transport at ``http://HOST:PORT/mcp`` instead,
-bound to 127.0.0.1 unless ``--host`` says otherwise. See :mod:`puzzlekit.app.mcp_server`.
+bound to 127.0.0.1 unless ``--host`` says otherwise (a non-loopback address needs
+``--allow-remote`` and a token in ``PUZZLEKIT_MCP_TOKEN``, and prints a warning). See
+:mod:`puzzlekit.app.mcp_server` and :mod:`puzzlekit.app.mcp_transport`.
 """
 
 from __future__ import annotations
@@ -21,7 +23,24 @@ def register(sub: argparse._SubParsersAction) -> None:
         default=None,
         help="serve streamable HTTP on PORT (path /mcp) instead of stdio",
     )
-    p.add_argument("--host", default="127.0.0.1", help="HTTP bind address (default 127.0.0.1)")
+    p.add_argument(
+        "--host",
+        default="127.0.0.1",
+        help="HTTP bind address (default 127.0.0.1); another than a loopback address needs "
+        "--allow-remote and a token",
+    )
+    p.add_argument(
+        "--allow-remote",
+        action="store_true",
+        help="allow a non-loopback --host: every request must then carry 'Authorization: Bearer "
+        "TOKEN', the token read from the environment variable PUZZLEKIT_MCP_TOKEN",
+    )
+    p.add_argument(
+        "--workers",
+        type=int,
+        default=3,
+        help="worker processes, so calls run side by side (default 3)",
+    )
     p.add_argument(
         "--max-count", type=int, default=20, help="puzzles per puzzle_generate call at most"
     )
@@ -47,13 +66,44 @@ def cmd_mcp(args: argparse.Namespace) -> int:
         raise UsageError(f"--max-seconds must be positive, got {args.max_seconds}")
     if args.max_input_chars < 1:
         raise UsageError(f"--max-input-chars must be at least 1, got {args.max_input_chars}")
+    if args.workers < 1:
+        raise UsageError(f"--workers must be at least 1, got {args.workers}")
+    token = _remote_token(args)
     limits = Limits(
         max_input_chars=args.max_input_chars,
         max_count=args.max_count,
         max_seconds=args.max_seconds,
     )
     try:
-        serve(http_port=args.http, host=args.host, limits=limits)
+        serve(http_port=args.http, host=args.host, limits=limits, workers=args.workers, token=token)
     except KeyboardInterrupt:
         pass
     return 0
+
+
+def _remote_token(args: argparse.Namespace) -> str | None:
+    """The token a non-loopback bind needs (None on loopback); refuses a bind not asked for."""
+    import os
+    import sys
+
+    from puzzlekit.app.mcp_transport import TOKEN_ENV, is_loopback
+
+    if args.http is None or is_loopback(args.host):
+        return None
+    if not args.allow_remote:
+        raise UsageError(
+            f"--host {args.host} is reachable from other machines; pass --allow-remote "
+            f"(and set {TOKEN_ENV}) to serve there"
+        )
+    token = os.environ.get(TOKEN_ENV, "")
+    if len(token) < 16:
+        raise UsageError(
+            f"--allow-remote needs a token of at least 16 characters in {TOKEN_ENV}, e.g. "
+            "python -c 'import secrets; print(secrets.token_urlsafe(32))'"
+        )
+    print(
+        f"puzzlekit: warning: serving MCP on {args.host}:{args.http}, reachable from other "
+        f"machines; every request must carry 'Authorization: Bearer' and the {TOKEN_ENV} token",
+        file=sys.stderr,
+    )
+    return token

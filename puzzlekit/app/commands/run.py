@@ -83,6 +83,13 @@ def cmd_run(args: argparse.Namespace) -> int:
         )
     except RunError as exc:
         raise UsageError(str(exc)) from None
+    except KeyboardInterrupt:  # the workers ignore Ctrl-C and were stopped; one line, no trace
+        print(
+            f"puzzlekit: interrupted; {out} keeps every finished task: "
+            f"puzzlekit run {path} --out {out} --resume",
+            file=sys.stderr,
+        )
+        return 130
     print(f"run: {run}")
     print(f"report: {run / 'report' / 'report.md'}")
     return 0

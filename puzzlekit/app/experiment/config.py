@@ -25,6 +25,7 @@ from typing import Any
 
 from puzzlekit.app.experiment.config_schema import closest
 from puzzlekit.app.experiment.config_schema import type_name as _type_name
+from puzzlekit.app.experiment.hypotheses import Hypothesis, read_hypothesis
 from puzzlekit.core.jsondata import plain
 from puzzlekit.core.model import canonical_json, sha256_digest
 
@@ -98,7 +99,7 @@ class HoldoutSpec:
 
 @dataclass(frozen=True)
 class Preregistration:
-    hypotheses: tuple[str, ...]
+    hypotheses: tuple[Hypothesis, ...]
     metrics: tuple[str, ...]
 
 
@@ -124,15 +125,22 @@ class ExperimentConfig:
     preregistration: Preregistration
     #: plugin modules (``plugins = [...]``), loaded before the rest was checked
     plugins: tuple[str, ...] = ()
+    #: report extras every filter call computes (``extras = ["forcedCells"]``): the rows'
+    #: ``forcedCells`` is null without it
+    extras: tuple[str, ...] = ()
 
     def to_json_obj(self) -> dict[str, Any]:
         """The parsed config with every default filled in; its digest identifies the run.
 
-        ``plugins`` appears only when the config names some, so a config without plugins keeps
-        the digest it had before the key existed."""
+        ``plugins`` and ``extras`` appear only when the config names some, so a config without
+        them keeps the digest it had before the keys existed."""
         out = plain(asdict(self))
-        if not self.plugins:
-            del out["plugins"]
+        # a free-text hypothesis stays a string, so such a config keeps its digest
+        hyps = [h.to_json_obj() for h in self.preregistration.hypotheses]
+        out["preregistration"]["hypotheses"] = plain(hyps)
+        for key in ("plugins", "extras"):
+            if not out[key]:
+                del out[key]
         return out
 
     @property
@@ -241,6 +249,7 @@ def _verifier_spec(r: _Reader, raw: Any, path: str, *, holdout: bool) -> Any:
 TOP_KEYS = (
     "name",
     "plugins",
+    "extras",
     "description",
     "seed",
     "trials",
@@ -369,7 +378,7 @@ def _preregistration(r: _Reader, top: dict[str, Any]) -> Preregistration:
     if "preregistration" not in top:
         raise r.fail("preregistration", "required: declare hypotheses and metrics up front")
     pre = r.table(top["preregistration"], "preregistration", ("hypotheses", "metrics"))
-    hypotheses = r.strings(pre, "hypotheses", "preregistration")
+    hypotheses = _hypotheses(r, pre)
     metrics = r.strings(pre, "metrics", "preregistration")
     if not hypotheses:
         raise r.fail("preregistration.hypotheses", "declare at least one hypothesis")
@@ -384,6 +393,17 @@ def _preregistration(r: _Reader, top: dict[str, Any]) -> Preregistration:
     return Preregistration(hypotheses, metrics)
 
 
+def _hypotheses(r: _Reader, pre: dict[str, Any]) -> tuple[Hypothesis, ...]:
+    out = []
+    for i, item in enumerate(r.array(pre, "hypotheses", "preregistration")):
+        try:
+            out.append(read_hypothesis(item, f"preregistration.hypotheses[{i}]"))
+        except ValueError as exc:
+            path, _, message = str(exc).partition(": ")
+            raise r.fail(path, message) from None
+    return tuple(out)
+
+
 def _plugins(r: _Reader, top: dict[str, Any]) -> tuple[str, ...]:
     """Import the config's ``plugins`` (module names) so that what they register is known when
     the rest of the config is checked; ConfigError naming the entry that cannot be imported."""
@@ -396,6 +416,19 @@ def _plugins(r: _Reader, top: dict[str, Any]) -> tuple[str, ...]:
         except PluginError as exc:
             raise r.fail(f"plugins[{i}]", str(exc)) from None
     return tuple(modules)
+
+
+def _extras(r: _Reader, top: dict[str, Any]) -> tuple[str, ...]:
+    """The report extras the config asks of every filter call (sorted, each known)."""
+    from puzzlekit.core.protocols import EXTRAS
+
+    names = r.strings(top, "extras", "") if "extras" in top else ()
+    for i, name in enumerate(names):
+        if name not in EXTRAS:
+            raise r.fail(
+                f"extras[{i}]", f"unknown report extra {name!r}; known: {', '.join(sorted(EXTRAS))}"
+            )
+    return tuple(sorted(set(names)))
 
 
 def parse_config(raw: Mapping[str, Any], source: str | None = None) -> ExperimentConfig:
@@ -429,6 +462,7 @@ def _parse(r: _Reader, top: dict[str, Any]) -> ExperimentConfig | None:
     r.table(top, "", TOP_KEYS)
     name = r.attempt(r.get, top, "name", "", str, default="")
     plugins = r.attempt(_plugins, r, top, default=())
+    extras = r.attempt(_extras, r, top, default=())
     executor = r.attempt(r.get, top, "executor", "", str, "local", default="local")
     if executor not in EXECUTORS:
         r.problems.append(
@@ -467,6 +501,7 @@ def _parse(r: _Reader, top: dict[str, Any]) -> ExperimentConfig | None:
         holdout=holdout,
         preregistration=preregistration,
         plugins=plugins,
+        extras=extras,
         **scalars,
     )
 

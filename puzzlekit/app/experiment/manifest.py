@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping
-from dataclasses import asdict
 from pathlib import Path
 from typing import Any
 
@@ -103,7 +102,7 @@ def new_manifest(config: ExperimentConfig, config_path: str | None) -> dict[str,
         "configPath": config_path,
         "configDigest": config.digest,
         "config": config.to_json_obj(),
-        "preregistration": plain(asdict(config.preregistration)),
+        "preregistration": config.to_json_obj()["preregistration"],
         "versions": versions(),
         **git_revision(),
         "seed": config.seed,

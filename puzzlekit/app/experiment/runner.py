@@ -6,6 +6,12 @@ run's ledger) before the first trial, runs the pending tasks on an executor (:fu
 them at the end and draws the report. The same config and seeds give the same rows under every
 executor (timings aside).
 
+Crashes: the manifest is written first and every file atomically (:mod:`puzzlekit.core.files`),
+so a run killed at any point resumes (``--resume``) to the rows of an uninterrupted run; pool
+workers end with the run (:mod:`puzzlekit.core.lifeline`) and are stopped at once on Ctrl-C.
+``PUZZLEKIT_TEST_KILL_AT`` names a point where the run kills itself, for the tests
+(:func:`puzzlekit.app.experiment.store.kill_point`).
+
 Not for: what a task computes (:mod:`puzzlekit.app.experiment.tasks`) or plots
 (:mod:`puzzlekit.app.plots`).
 """
@@ -13,13 +19,22 @@ Not for: what a task computes (:mod:`puzzlekit.app.experiment.tasks`) or plots
 from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
+from contextlib import closing
 from pathlib import Path
 from typing import Any
 
 from puzzlekit.app.experiment.config import ExperimentConfig
 from puzzlekit.app.experiment.manifest import RunError, new_manifest, now, resumed_manifest
-from puzzlekit.app.experiment.store import merge_parts, save_task, task_done, write_json
+from puzzlekit.app.experiment.store import (
+    kill_point,
+    merge_parts,
+    save_task,
+    task_done,
+    write_json,
+)
 from puzzlekit.app.experiment.tasks import Task, TaskResult, plan, run_task
+from puzzlekit.core.files import is_temporary, remove_temporaries
+from puzzlekit.core.model import canonical_json
 
 
 def execute(
@@ -36,19 +51,50 @@ def execute(
             yield run_task(task)
         return
     if executor == "local":
-        import multiprocessing as mp
-        from concurrent.futures import ProcessPoolExecutor, as_completed
-
-        ctx = mp.get_context("spawn")
-        with ProcessPoolExecutor(max_workers=workers, mp_context=ctx) as pool:
-            futures = [pool.submit(run_task, t) for t in tasks]
-            for fut in as_completed(futures):
-                yield fut.result()
+        yield from _execute_local(tasks, workers)
         return
     if executor == "dask":
         yield from _execute_dask(tasks, workers, scheduler, dask_processes)
         return
     raise RunError(f"unknown executor {executor!r}")
+
+
+def _execute_local(tasks: Sequence[Task], workers: int) -> Iterator[TaskResult]:
+    """The tasks on a pool of spawned processes that end with this one (:mod:`puzzlekit.core.
+    lifeline`); stopped at once, running tasks and all, when the caller stops early (Ctrl-C)."""
+    import multiprocessing as mp
+    from concurrent.futures import ProcessPoolExecutor, as_completed
+
+    from puzzlekit.core.lifeline import follow_parent, parent_token, sigint_ignored
+
+    ctx = mp.get_context("spawn")
+    pool = ProcessPoolExecutor(
+        max_workers=workers, mp_context=ctx, initializer=follow_parent, initargs=(parent_token(),)
+    )
+    finished = False
+    try:
+        with sigint_ignored():  # the pool starts its processes as tasks are submitted
+            futures = [pool.submit(run_task, t) for t in tasks]
+        for fut in as_completed(futures):
+            yield fut.result()
+        finished = True
+    finally:
+        if finished:
+            pool.shutdown(wait=True)
+        else:
+            stop_pool(pool)
+
+
+def stop_pool(pool: Any) -> None:
+    """Stop a process pool now: pending tasks cancelled, running ones killed with their worker
+    (``shutdown`` alone waits for the running ones, which may take minutes)."""
+    # the pool keeps its processes in a private dict; no public call kills them before 3.14
+    procs = list((getattr(pool, "_processes", None) or {}).values())
+    pool.shutdown(wait=False, cancel_futures=True)
+    for proc in procs:
+        proc.kill()
+    for proc in procs:
+        proc.join(timeout=10)
 
 
 def _execute_dask(
@@ -82,20 +128,33 @@ def _execute_dask(
 
 
 def _open_run(
-    run: Path, config: ExperimentConfig, resume: bool, config_path: str | None
+    run: Path, config: ExperimentConfig, resume: bool, config_path: str | None, **settings: Any
 ) -> dict[str, Any]:
-    """The run's manifest (new or resumed) and its ledger's first entries."""
+    """The run's manifest (new or resumed, with ``settings``) and its ledger's first entries.
+
+    The manifest is written first, atomically: from then on the directory is a run that
+    ``--resume`` takes up, whatever point a kill stops it at (an empty ledger gets its
+    pre-registration on resume). Temporary files a killed write left behind are removed.
+    """
     from puzzlekit.audit.ledger import Ledger
 
+    if run.exists() and not run.is_dir():
+        raise RunError(f"{run} exists and is not a directory; use another --out")
     if (run / "manifest.json").exists():
         if not resume:
             raise RunError(f"{run} already holds a run; pass --resume or another --out")
         manifest = resumed_manifest(run, config)
     else:
-        if run.exists() and any(run.iterdir()):
+        if run.exists() and any(not is_temporary(p.name) for p in run.iterdir()):
             raise RunError(f"{run} exists and is not a run directory; use another --out")
         manifest = new_manifest(config, config_path)
-    (run / "parts").mkdir(parents=True, exist_ok=True)
+    manifest.update(settings)
+    run.mkdir(parents=True, exist_ok=True)
+    remove_temporaries(run)
+    write_json(manifest, run / "manifest.json")
+    kill_point("manifest")
+    (run / "parts").mkdir(exist_ok=True)
+    remove_temporaries(run / "parts")
     with Ledger(run / "ledger.db") as ledger:
         if len(ledger) == 0:
             ledger.append(
@@ -103,12 +162,17 @@ def _open_run(
                     "kind": "preregistration",
                     "configDigest": config.digest,
                     "name": config.name,
-                    "hypotheses": list(config.preregistration.hypotheses),
+                    # the ledger holds no floats: a checkable hypothesis as its canonical JSON
+                    "hypotheses": [
+                        h.claim if not h.checkable else canonical_json(h.to_json_obj()).decode()
+                        for h in config.preregistration.hypotheses
+                    ],
                     "metrics": list(config.preregistration.metrics),
                 }
             )
         elif resume:
             ledger.append({"kind": "resume", "configDigest": config.digest, "at": now()})
+    kill_point("ledger")
     return manifest
 
 
@@ -140,24 +204,37 @@ def run_experiment(
     executor = executor or config.executor
     workers = workers or config.workers
     scheduler = scheduler or config.scheduler
-    manifest = _open_run(run, config, resume, config_path)
-    manifest.update({"executor": executor, "workers": workers, "scheduler": scheduler})
-    manifest["overrides"] = list(overrides)  # ``run --set key=value``, applied to the config
-    write_json(manifest, run / "manifest.json")
+    manifest = _open_run(
+        run,
+        config,
+        resume,
+        config_path,
+        executor=executor,
+        workers=workers,
+        scheduler=scheduler,
+        overrides=list(overrides),  # ``run --set key=value``, applied to the config
+    )
 
     tasks = plan(config)
     pending = [t for t in tasks if not task_done(run, t.id)]
     total = sum(len(t.trials) for t in tasks)
     done = total - sum(len(t.trials) for t in pending)
+    saved = 0
     with progress(f"run {config.name}", total, "trial", quiet=quiet, initial=done) as bar:
-        for result in execute(pending, executor, workers, scheduler, dask_processes=dask_processes):
-            save_task(run, result)
-            bar.update(len(result.puzzles))
+        results = execute(pending, executor, workers, scheduler, dask_processes=dask_processes)
+        with closing(results):  # on Ctrl-C the pool stops here, before the caller's message
+            for result in results:
+                save_task(run, result)
+                bar.update(len(result.puzzles))
+                saved += 1
+                kill_point(f"task:{saved}")
 
     attempts, puzzles = merge_parts(run, [t.id for t in tasks])
+    kill_point("merged")
     manifest["end"] = now()
     manifest["rows"] = {"attempts": len(attempts), "puzzles": len(puzzles), "tasks": len(tasks)}
     write_json(manifest, run / "manifest.json")
+    kill_point("end")
     with Ledger(run / "ledger.db") as ledger:
         ledger.append(
             {
@@ -168,6 +245,7 @@ def run_experiment(
                 "accepted": int((puzzles["status"] == "accepted").sum()) if len(puzzles) else 0,
             }
         )
+    kill_point("run-end")
     if report:
         from puzzlekit.app.plots import write_report
 

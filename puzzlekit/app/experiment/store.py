@@ -1,5 +1,7 @@
 """The files of a run directory: each task's rows as Parquet parts, written atomically, merged
-into ``attempts.parquet`` and ``puzzles.parquet`` at the end; JSON written atomically.
+into ``attempts.parquet`` and ``puzzles.parquet`` at the end; JSON written atomically. Every file
+is written through :func:`puzzlekit.core.files.atomic_write` (an exclusive temporary file, then a
+rename), so a run killed at any point leaves whole files only.
 
 ``attempts.parquet`` and ``puzzles.parquet`` are written with the row schema of
 :mod:`puzzlekit.loop.row_schema` (column types and a description per field, nested fields
@@ -14,11 +16,14 @@ from __future__ import annotations
 
 import json
 import os
+import signal
 from pathlib import Path
 from typing import Any
 
 import pandas as pd
 import pyarrow as pa
+
+from puzzlekit.core.files import atomic_write
 
 #: zstd keeps the gap lists and instances of a run at about the size snappy gave the rows before
 #: they kept them (docs/data.md, "Size"); snappy where this pyarrow lacks zstd
@@ -26,26 +31,37 @@ CODEC = "zstd" if pa.Codec.is_available("zstd") else "snappy"
 
 
 def write_table(df: pd.DataFrame, schema: Any, path: Path, *, part: bool = False) -> None:
-    """Write ``df`` as Parquet of ``schema`` atomically (temporary file, fsync, rename); a part
-    file keeps its nested columns as JSON text (:func:`puzzlekit.loop.row_schema.part_schema`)."""
+    """Write ``df`` as Parquet of ``schema`` atomically (:func:`puzzlekit.core.files.
+    atomic_write`); a part file keeps its nested columns as JSON text
+    (:func:`puzzlekit.loop.row_schema.part_schema`)."""
     import pyarrow.parquet as pq
 
     from puzzlekit.loop.row_schema import frame_table, part_table
 
-    tmp = path.with_name(path.name + ".tmp")
-    if part:  # statistics only help readers filter big files; a part is read whole
-        pq.write_table(part_table(df, schema), tmp, compression=CODEC, write_statistics=False)
-    else:
-        pq.write_table(frame_table(df, schema), tmp, compression=CODEC)
-    with open(tmp, "rb") as fh:
-        os.fsync(fh.fileno())
-    tmp.replace(path)
+    with atomic_write(path) as fh:
+        if part:  # statistics only help readers filter big files; a part is read whole
+            pq.write_table(part_table(df, schema), fh, compression=CODEC, write_statistics=False)
+        else:
+            pq.write_table(frame_table(df, schema), fh, compression=CODEC)
+        kill_point(f"written:{path.name}")
 
 
 def write_json(obj: Any, path: Path) -> None:
-    tmp = path.with_name(path.name + ".tmp")
-    tmp.write_text(json.dumps(obj, indent=2, sort_keys=True) + "\n", encoding="utf-8")
-    tmp.replace(path)
+    """``obj`` as indented JSON in ``path``, written atomically."""
+    with atomic_write(path) as fh:
+        fh.write((json.dumps(obj, indent=2, sort_keys=True) + "\n").encode("utf-8"))
+        kill_point(f"written:{path.name}")
+
+
+#: a test-only hook: ``PUZZLEKIT_TEST_KILL_AT=<point>`` makes a run SIGKILL itself at that point
+#: (see :func:`kill_point`), so tests can check that every kill point resumes
+KILL_ENV = "PUZZLEKIT_TEST_KILL_AT"
+
+
+def kill_point(name: str) -> None:
+    """Die here, as a SIGKILL would, when the environment names this point (tests only)."""
+    if os.environ.get(KILL_ENV) == name:
+        os.kill(os.getpid(), signal.SIGKILL)
 
 
 def part_paths(run: Path, task_id: str) -> tuple[Path, Path]:

@@ -52,6 +52,8 @@ class Task:
     grade: bool = True
     #: plugin modules the process running the task imports first (``use_plugins``)
     plugins: tuple[str, ...] = ()
+    #: report extras every filter call computes (the config's ``extras``)
+    extras: tuple[str, ...] = ()
 
     def loop_spec(self) -> LoopSpec:
         """The loop of every trial of this task (the seed aside)."""
@@ -70,6 +72,7 @@ class Task:
             solution_cap=self.solution_cap,
             minimize=self.minimize,
             symmetric=self.symmetric,
+            extras=self.extras,
         )
 
 
@@ -100,6 +103,7 @@ def plan(config: ExperimentConfig) -> list[Task]:
                                 config.symmetric,
                                 config.grade,
                                 config.plugins,
+                                config.extras,
                             )
                         )
     return tasks
@@ -169,6 +173,7 @@ def probe(result: LoopResult, seed: int) -> dict[str, Any]:
         return empty
     import numpy as np
 
+    from puzzlekit.core.protocols import FORCED_CELLS
     from puzzlekit.loop.rows import forced_count
 
     if not _PROBE:
@@ -178,7 +183,7 @@ def probe(result: LoopResult, seed: int) -> dict[str, Any]:
     inst = result.instance
     drop = int(np.random.default_rng([seed, 0x9B0BE]).integers(len(inst.clues)))
     probed = inst.with_clues(c for i, c in enumerate(inst.clues) if i != drop)
-    report = _PROBE[0].verify(probed, solution_cap=2)
+    report = _PROBE[0].verify(probed, solution_cap=2, extras=(FORCED_CELLS,))
     if report.verdict.value == "UNIQUE":
         n = len(report.solutions[0]) if report.solutions else None
     else:

@@ -26,10 +26,11 @@ from matplotlib.figure import Figure
 from matplotlib.ticker import MaxNLocator, ScalarFormatter
 
 from puzzlekit.app.plots.tables import (
+    COORD_PANELS,
     Scale,
     graded_rows,
     reject_case_table,
-    reject_coords,
+    reject_coords_by_schema,
     settlement_table,
     verdict_matrix,
 )
@@ -146,35 +147,51 @@ def plot_holdout_reject_rate(puzzles: pd.DataFrame, path: Path) -> None:
     fig.savefig(path, dpi=100, bbox_inches="tight")
 
 
-def _grid_counts(coords: list[Any]) -> np.ndarray | None:
+def _grid_counts(coords: list[Any], shape: tuple[int, int] | None = None) -> np.ndarray | None:
+    """Counts per cell of the 2-D coordinates, on a grid of ``shape`` (the schema's size; from
+    the largest coordinate seen only when the schema's size is unknown)."""
     grid = [c for c in coords if len(c) == 2 and all(isinstance(x, int) for x in c)]
-    if not grid:
-        return None
-    counts = np.zeros((max(r for r, _ in grid) + 1, max(c for _, c in grid) + 1))
+    if shape is None:
+        if not grid:
+            return None
+        shape = (max(r for r, _ in grid) + 1, max(c for _, c in grid) + 1)
+    counts = np.zeros(shape)
     for r, c in grid:
-        counts[r, c] += 1
+        if r < shape[0] and c < shape[1]:
+            counts[r, c] += 1
     return counts
 
 
-def plot_coord_heatmap(attempts: pd.DataFrame, puzzles: pd.DataFrame, path: Path) -> None:
-    panels = reject_coords(attempts, puzzles)
-    fig, axes = _subplots(1, len(panels), figsize=(9, 4))
-    for ax, (title, coords) in zip(axes, panels.items(), strict=True):
-        counts = _grid_counts(coords)
-        if counts is None:
-            ax.text(0.5, 0.5, "no grid coordinates", ha="center", va="center")
-            ax.set_xticks([])
-            ax.set_yticks([])
-        else:
-            im = ax.imshow(counts, cmap="viridis")
-            ax.set_xticks(range(counts.shape[1]))
-            ax.set_yticks(range(counts.shape[0]))
-            ax.tick_params(labelsize=7)
-            ax.set_xlabel("column (0-based)")
-            ax.set_ylabel("row (0-based)")
-            fig.colorbar(im, ax=ax, shrink=0.8)
-        ax.set_title(f"{title}\nn={len(coords)}", fontsize=9)
-    fig.suptitle("Coordinates named in rejects")
+def plot_coord_heatmap(
+    attempts: pd.DataFrame,
+    puzzles: pd.DataFrame,
+    path: Path,
+    shapes: dict[str, tuple[int, int]] | None = None,
+) -> None:
+    """One row of panels per schema (each sized from its schema): the filter rejects' top
+    coordinates, every gap cell of the filter's MULTIPLE rejects, the holdout rejects' coords."""
+    by_schema = reject_coords_by_schema(attempts, puzzles) or {"(no rejects)": {}}
+    shapes = shapes or {}
+    n = len(by_schema)
+    fig, axes = _subplots(n, 3, figsize=(12, 3.6 * n), squeeze=False)
+    for row, (label, panels) in zip(axes, by_schema.items(), strict=True):
+        for ax, title in zip(row, COORD_PANELS, strict=True):
+            coords = panels.get(title, [])
+            counts = _grid_counts(coords, shapes.get(label))
+            if counts is None:
+                ax.text(0.5, 0.5, "no grid coordinates", ha="center", va="center")
+                ax.set_xticks([])
+                ax.set_yticks([])
+            else:
+                im = ax.imshow(counts, cmap="viridis")
+                ax.set_xticks(range(counts.shape[1]))
+                ax.set_yticks(range(counts.shape[0]))
+                ax.tick_params(labelsize=7)
+                ax.set_xlabel("column (0-based)")
+                ax.set_ylabel("row (0-based)")
+                fig.colorbar(im, ax=ax, shrink=0.8)
+            ax.set_title(f"{label}: {title}\nn={len(coords)}", fontsize=8)
+    fig.suptitle("Coordinates named in rejects, per schema")
     fig.savefig(path, dpi=100, bbox_inches="tight")
 
 
@@ -308,13 +325,14 @@ def draw_figures(
     puzzles: pd.DataFrame,
     out: Path,
     scales: dict[str, Scale] | None = None,
+    shapes: dict[str, tuple[int, int]] | None = None,
 ) -> list[str]:
     """Every figure of :data:`FIGURES` into ``out``, and :data:`GRADE_FIGURE` when some puzzle
     has a grade; the names of the figures drawn."""
     plot_reject_cases(attempts, out / "reject_cases.png")
     plot_calls_cdf(puzzles, out / "calls_cdf.png")
     plot_calls_vs_clues(puzzles, out / "calls_vs_clues.png")
-    plot_coord_heatmap(attempts, puzzles, out / "reject_coords.png")
+    plot_coord_heatmap(attempts, puzzles, out / "reject_coords.png", shapes)
     plot_verdict_matrix(puzzles, out / "verdict_matrix.png")
     plot_holdout_reject_rate(puzzles, out / "holdout_reject_rate.png")
     plot_expressive_range(puzzles, out / "expressive_range.png")

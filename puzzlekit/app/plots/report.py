@@ -18,6 +18,7 @@ import numpy as np
 import pandas as pd
 
 from puzzlekit.app.plots.figures import FIGURES, GRADE_FIGURE, GRADE_FIGURE_TITLE, draw_figures
+from puzzlekit.app.plots.hypotheses import hypotheses_section, judge_all
 from puzzlekit.app.plots.tables import (
     ARM,
     calls_table,
@@ -25,6 +26,7 @@ from puzzlekit.app.plots.tables import (
     grade_scales,
     grade_table,
     graded_rows,
+    grid_shapes,
     holdout_name,
     load_run,
     metrics_table,
@@ -79,6 +81,8 @@ def summary_lines(
     planned = _planned_trials(config)
     done = "all" if planned is None or planned == len(puzzles) else f"{len(puzzles)} of {planned}"
     overrides = manifest.get("overrides") or []
+    outcomes = pd.Series([j.outcome for j in judge_all(manifest, puzzles)], dtype=object)
+    judged = ", ".join(f"{n} {o}" for o, n in outcomes.value_counts().sort_index().items())
     return [
         f"# Run {manifest.get('name', run.name)}",
         "",
@@ -96,6 +100,7 @@ def summary_lines(
         f"({int(status.get('exhausted', 0))} exhausted their budget, "
         f"{int(status.get('dropped', 0))} dropped); the holdout rejected {rejected} of the "
         f"accepted; {n_filter} filter calls, {n_hold} holdout calls",
+        f"- **Hypotheses**: {judged or 'none declared'} (each judged below)",
         f"- config `{manifest.get('configPath')}`, digest `{manifest.get('configDigest')}`; "
         f"git revision `{manifest.get('gitRevision')}` (local changes: "
         f"{manifest.get('gitDirty')}); executor {manifest.get('executor')}, "
@@ -115,15 +120,9 @@ def _planned_trials(config: dict) -> int | None:
 
 
 def hypotheses_lines(attempts: pd.DataFrame, puzzles: pd.DataFrame, manifest: dict) -> list[str]:
-    """The pre-registered hypotheses, as declared before the first trial (their judgements,
-    held / not held / inconclusive with a statistic and an interval, belong here)."""
-    pre = manifest.get("preregistration", {})
-    return [
-        "## Pre-registered hypotheses",
-        "",
-        *[f"- {h}" for h in pre.get("hypotheses", [])],
-        "",
-    ]
+    """The pre-registered hypotheses, each judged from the rows (held / not held /
+    inconclusive, with its statistic and interval: :mod:`puzzlekit.app.plots.hypotheses`)."""
+    return hypotheses_section(manifest, puzzles)
 
 
 def _head(run: Path, attempts: pd.DataFrame, puzzles: pd.DataFrame, manifest: dict) -> list[str]:
@@ -158,9 +157,11 @@ def _rejects(attempts: pd.DataFrame, puzzles: pd.DataFrame) -> list[str]:
         *_fig("calls_vs_clues.png"),
         "## Coordinates named in rejects",
         "",
-        "Left: the top coordinate of each filter reject (the most discriminative cell of a "
-        "MULTIPLE, the first clue of an UNSOLVABLE conflict). Right: every coordinate named in "
-        "the holdout's rejects of filter-accepted puzzles.",
+        "One row per schema, each grid sized from its schema. Left: the top coordinate of each "
+        "filter reject (the first cell of a MULTIPLE's gap, ties drawn from the instance digest; "
+        "the first clue of an UNSOLVABLE conflict). Middle: every cell of the gap of each "
+        "filter MULTIPLE. Right: every coordinate named in the holdout's rejects of "
+        "filter-accepted puzzles.",
         "",
         *_fig("reject_coords.png"),
         _md_table(top_coords_table(attempts, puzzles)),
@@ -257,7 +258,7 @@ def write_report(run_dir: str | Path) -> Path:
     attempts, puzzles, manifest = load_run(run)
     out = run / "report"
     out.mkdir(exist_ok=True)
-    drawn = draw_figures(attempts, puzzles, out, grade_scales(manifest))
+    drawn = draw_figures(attempts, puzzles, out, grade_scales(manifest), grid_shapes(manifest))
     lines = [
         *_head(run, attempts, puzzles, manifest),
         *_rejects(attempts, puzzles),

@@ -74,18 +74,67 @@ def verdict_matrix(puzzles: pd.DataFrame) -> pd.DataFrame:
     return pd.crosstab([acc["strategy"], acc["filter"]], acc["holdoutVerdict"])
 
 
+#: the panels of the reject-coordinate analyses, per schema
+COORD_PANELS = (
+    "filter rejects (top coordinate)",
+    "filter MULTIPLE rejects (every gap cell)",
+    "holdout rejects (all coordinates)",
+)
+
+
 def reject_coords(attempts: pd.DataFrame, puzzles: pd.DataFrame) -> dict[str, list[Any]]:
-    """Coordinates named in rejects: each filter reject's top coordinate, and every coordinate
-    of each holdout reject's detail."""
-    filt = attempts[(attempts["side"] == "filter") & attempts["topCoord"].notna()]
-    hold = puzzles[puzzles["holdoutRejected"].fillna(False).astype(bool)]
-    held: list[Any] = []
-    for coords in hold["holdoutCoords"].dropna():
-        held += [_coord(c) for c in coords]
-    return {
-        "filter rejects (top coordinate)": [_coord(c) for c in filt["topCoord"]],
-        "holdout rejects (all coordinates)": held,
-    }
+    """Coordinates named in rejects, every schema pooled (see :func:`reject_coords_by_schema`,
+    which the report uses: coordinates of schemas of different sizes do not mean the same)."""
+    out: dict[str, list[Any]] = {p: [] for p in COORD_PANELS}
+    for panels in reject_coords_by_schema(attempts, puzzles).values():
+        for name, coords in panels.items():
+            out[name] += coords
+    return out
+
+
+def reject_coords_by_schema(
+    attempts: pd.DataFrame, puzzles: pd.DataFrame
+) -> dict[str, dict[str, list[Any]]]:
+    """Per schema label: each filter reject's top coordinate, every cell of each filter
+    MULTIPLE's gap (not only the top one), and every coordinate of each holdout reject's
+    detail."""
+    out: dict[str, dict[str, list[Any]]] = {}
+    filt = attempts[attempts["side"] == "filter"] if len(attempts) else attempts
+    hold = (
+        puzzles[puzzles["holdoutRejected"].fillna(False).astype(bool)] if len(puzzles) else puzzles
+    )
+    labels = sorted(set(filt.get("schema", pd.Series(dtype=str))) | set(hold.get("schema", [])))
+    for label in labels:
+        f = filt[filt["schema"] == label]
+        top = [_coord(c) for c in f["topCoord"].dropna()]
+        gap: list[Any] = []
+        if "discriminativeGap" in f:
+            for items in f["discriminativeGap"].dropna():
+                gap += [_coord(item["coord"]) for item in items]
+        held: list[Any] = []
+        for coords in hold[hold["schema"] == label]["holdoutCoords"].dropna():
+            held += [_coord(c) for c in coords]
+        out[str(label)] = dict(zip(COORD_PANELS, (top, gap, held), strict=True))
+    return out
+
+
+def grid_shapes(manifest: dict[str, Any]) -> dict[str, tuple[int, int]]:
+    """Schema label → (rows, columns) of its grid, from the schema itself (every variable's
+    coordinate), for the schemas of the manifest's config whose coordinates are 2-D."""
+    from puzzlekit.families import get_family
+
+    out: dict[str, tuple[int, int]] = {}
+    for spec in manifest.get("config", {}).get("schemas", []):
+        try:
+            schema = get_family(spec["family"]).schema(spec.get("params", {}))
+        except Exception:  # an unreadable schema: its panel is sized from the coordinates
+            continue
+        coords = [v.coord for v in schema.variables]
+        if coords and all(len(c) == 2 and all(isinstance(x, int) for x in c) for c in coords):
+            rows = max(c[0] for c in coords) + 1
+            cols = max(c[1] for c in coords) + 1
+            out[str(spec.get("label"))] = (rows, cols)
+    return out
 
 
 def _coord(value: Any) -> list[int]:
@@ -190,11 +239,23 @@ def calls_table(puzzles: pd.DataFrame) -> pd.DataFrame:
 
 
 def top_coords_table(attempts: pd.DataFrame, puzzles: pd.DataFrame, n: int = 5) -> pd.DataFrame:
+    """The ``n`` most named coordinates per schema and panel (ties by coordinate)."""
     rows = []
-    for source, coords in reject_coords(attempts, puzzles).items():
-        counts = pd.Series([json.dumps(c, separators=(",", ":")) for c in coords]).value_counts()
-        for coord, count in counts.head(n).items():
-            rows.append({"rejects": source, "coord": coord, "count": int(count), "of": len(coords)})
+    for label, panels in reject_coords_by_schema(attempts, puzzles).items():
+        for source, coords in panels.items():
+            keys = [json.dumps(c, separators=(",", ":")) for c in coords]
+            counts = pd.Series(keys, dtype=object).value_counts()
+            ranked = sorted(counts.items(), key=lambda kv: (-kv[1], kv[0]))
+            for coord, count in ranked[:n]:
+                rows.append(
+                    {
+                        "schema": label,
+                        "rejects": source,
+                        "coord": coord,
+                        "count": int(count),
+                        "of": len(coords),
+                    }
+                )
     return pd.DataFrame(rows)
 
 

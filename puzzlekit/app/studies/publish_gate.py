@@ -52,7 +52,11 @@ def _tally(counts: dict[str, Any], result: LoopResult, s: Settlement, at: str) -
     counts["holdout_rejected"] += int(result.holdout_rejected)
     inst, fr, hr = result.instance, result.filter_report, result.holdout_report
     assert inst is not None and fr is not None and hr is not None
-    derived, decision = derive_and_decide(inst.digest, fr, hr, observed_at=at, computed_at=at)
+    # the verifiers the loop called, from the loop's own record, not from the reports' source
+    called = (result.filter_name or "?", result.holdout_name or "?")
+    derived, decision = derive_and_decide(
+        inst.fresh_digest(), fr, hr, observed_at=at, computed_at=at, verifiers=called
+    )
     alone = str(decision["outcome"])
     _bump(counts["kernel_alone"], alone)
     if result.holdout_rejected and "auto_apply" in (alone, s.kernel_outcome):

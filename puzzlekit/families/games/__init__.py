@@ -21,12 +21,14 @@ is unique by distance. Illegal positions (wrong piece counts, play after a win, 
 are INVALID_SPEC with violations at the offending cells.
 
 The clue's constraints include an opaque ``Predicate`` whose oracle is :func:`move_values`
-(a memoized negamax over the game tree), so the enumerative reference can verify these
-instances; the exact game verifiers (``puzzlekit/verifiers/gametree.py``: alpha-beta with a
-transposition table, and plain minimax as the holdout) solve the position themselves.
+(a memoized negamax over the game tree, or a game's compiled solver where it has one:
+Connect Four 7×6, :mod:`~puzzlekit.families.games.connect4`), so the enumerative reference can
+verify these instances; the exact game verifiers (``puzzlekit/verifiers/gametree.py``) solve the
+position themselves.
 
-Not for: games with chance, hidden information or more than two players, nor positions too big
-to solve exhaustively (a 7×6 Connect Four board is out of reach of these solvers).
+Not for: games with chance, hidden information or more than two players, nor positions beyond
+exhaustive search within a budget (early Connect Four positions take the compiled solver
+seconds to minutes; other games the Python search).
 
 Layout: the protocol, the results and the negamax oracle are in
 :mod:`~puzzlekit.families.games._game`, the family in :mod:`~puzzlekit.families.games._owm`;
@@ -44,6 +46,7 @@ from puzzlekit.families.games._game import (
     GameInfo,
     Move,
     State,
+    Unfinished,
     int_param,
     move_values,
     winning_moves,
@@ -62,6 +65,7 @@ __all__ = [
     "Move",
     "OnlyWinningMove",
     "State",
+    "Unfinished",
     "int_param",
     "move_values",
     "winning_moves",

@@ -20,6 +20,7 @@ from puzzlekit.core.model import (
     Variable,
     Violation,
 )
+from puzzlekit.core.protocols import SearchBudget
 
 #: result of a position or move for the side to move
 WIN, DRAW, LOSS = "WIN", "DRAW", "LOSS"
@@ -42,6 +43,17 @@ class GameInfo:
 
 State = Hashable
 Move = Hashable
+
+
+class Unfinished(Exception):
+    """A game solver's budget ran out: what ran out, its limit, and the nodes and seconds spent."""
+
+    def __init__(self, resource: str, limit: float, nodes: int, seconds: float) -> None:
+        super().__init__(f"the {resource} budget of {limit} ran out")
+        self.resource = resource
+        self.limit = limit
+        self.nodes = nodes
+        self.seconds = seconds
 
 
 class Game:
@@ -146,6 +158,17 @@ class Game:
         """What makes ``state`` an illegal position (empty for a legal one)."""
         raise NotImplementedError
 
+    # -- a compiled exact solver (optional) -------------------------------------------------
+    def solve_moves(
+        self, state: State, budget: SearchBudget | None = None
+    ) -> tuple[tuple[tuple[Move, int, int], ...], int] | None:
+        """A compiled exact solver's values of a non-terminal ``state``: every legal move (in
+        ``legal_moves`` order) with its result (1 win, 0 draw, -1 loss for the mover) and
+        distance (plies to the end under perfect play, the move included), and the nodes
+        searched; :class:`Unfinished` when ``budget`` runs out. None (the default) when the game
+        has no such solver at these params: the general search serves."""
+        return None
+
     def alternatives(self, state: State, coord: Coord, keep: Move) -> list[tuple[str, State]]:
         """Nearby positions (action name, state) where the move at ``coord`` may stop winning
         while ``keep`` stays legal: the generator's repair moves. Candidates, not checked."""
@@ -182,10 +205,20 @@ def _value(game: Game, state: State, memo: dict) -> tuple[int, int]:
     return best
 
 
+#: the budget of the oracle's compiled solver, where a game has one (positions the family draws
+#: solve in well under a second; the bound keeps a pathological one from running for ever)
+ORACLE_BUDGET = SearchBudget(nodes=None, seconds=600.0)
+
+
 @functools.lru_cache(maxsize=4096)
 def move_values(game: Game, state: State) -> tuple[tuple[Move, int, int], ...]:
     """Every legal move with its result (1 win, 0 draw, -1 loss for the mover) and distance
-    (plies to the end under perfect play, the move included). Exhaustive, memoized per call."""
+    (plies to the end under perfect play, the move included). Exhaustive, memoized per call;
+    a game's compiled solver (:meth:`Game.solve_moves`) answers where it has one."""
+    if not game.is_terminal(state):
+        fast = game.solve_moves(state, ORACLE_BUDGET)
+        if fast is not None:
+            return fast[0]
     memo: dict = {}
     out = []
     for m in game.legal_moves(state):

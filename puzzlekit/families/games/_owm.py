@@ -31,11 +31,14 @@ from puzzlekit.core.model import (
     Violation,
 )
 from puzzlekit.families import Family, Repair
-from puzzlekit.families.games._game import Game, Move, State, winning_moves
+from puzzlekit.families.games._game import Game, Move, State, move_values, winning_moves
 
 # --- the only-winning-move family ------------------------------------------------------------
 
 VARIANTS = ("win", "fastest")
+#: params of the puzzle rather than of the game: ``variant``, and ``distance`` (generation draws
+#: positions whose intended winning move wins in exactly that many plies: a difficulty axis)
+PUZZLE_KEYS = ("variant", "distance")
 #: random playouts tried by the generation hooks before giving up on one target
 PLAYOUTS = 400
 
@@ -59,7 +62,7 @@ class OnlyWinningMove(Family):
         raise NotImplementedError
 
     def normalize_params(self, params: Mapping[str, Any]) -> dict[str, Any]:
-        known = {*self.game_keys, "variant"}
+        known = {*self.game_keys, *PUZZLE_KEYS}
         problems = [
             Violation("unknown-field", None, f"params.{k}", f"{self.name} has no param {k!r}")
             for k in sorted(set(params) - known)
@@ -69,16 +72,28 @@ class OnlyWinningMove(Family):
             problems.append(
                 Violation("malformed", None, "params.variant", f"must be one of {VARIANTS}")
             )
+        distance = params.get("distance")
+        if distance is not None and (
+            type(distance) is not int or not 3 <= distance <= 99 or distance % 2 == 0
+        ):
+            problems.append(
+                Violation(
+                    "malformed", None, "params.distance", "must be an odd number of plies 3..99"
+                )
+            )
         if problems:
             raise SpecError(problems)
-        out = self.game_params({k: v for k, v in params.items() if k != "variant"})
+        out = self.game_params({k: v for k, v in params.items() if k not in PUZZLE_KEYS})
         if variant != "win":
             out["variant"] = variant
+        if distance is not None:
+            out["distance"] = distance
         return out
 
     def game(self, params: Mapping[str, Any]) -> Game:
         norm = self.normalize_params(params)
-        return _cached_game(self, tuple(sorted((k, v) for k, v in norm.items() if k != "variant")))
+        game_only = tuple(sorted((k, v) for k, v in norm.items() if k not in PUZZLE_KEYS))
+        return _cached_game(self, game_only)
 
     def fastest(self, params: Mapping[str, Any]) -> bool:
         return params.get("variant", "win") == "fastest"
@@ -109,7 +124,15 @@ class OnlyWinningMove(Family):
 
     def schema_id(self, params: Mapping[str, Any]) -> str:
         base = self.game_id(params)
-        return base + ("-fastest" if self.fastest(params) else "")
+        d = params.get("distance")
+        return base + ("-fastest" if self.fastest(params) else "") + (f"-d{d}" if d else "")
+
+    def at_distance(self, game: Game, state: State, move: Move, params: Mapping[str, Any]) -> bool:
+        """Whether ``move`` wins in the params' ``distance`` plies (True when none is named)."""
+        d = params.get("distance")
+        return d is None or any(
+            m == move and r > 0 and n == d for m, r, n in move_values(game, state)
+        )
 
     def game_id(self, params: Mapping[str, Any]) -> str:
         return self.name
@@ -244,10 +267,15 @@ class OnlyWinningMove(Family):
             if state is None:
                 continue
             wins = winning_moves(game, state, fastest)
+            wins = [m for m in wins if self.at_distance(game, state, m, params)]
             if wins:
                 move = wins[int(rng.integers(len(wins)))]
                 return self.solution_of(schema, game, state, move)
         raise RuntimeError(f"{self.name}: no position with a winning move in {PLAYOUTS} playouts")
+
+    def _pick(self, game: Game, state: State, moves: list[Move], rng: Any) -> Move:
+        """The next move of a random playout (uniform over ``moves``)."""
+        return moves[int(rng.integers(len(moves)))]
 
     def _playout(self, game: Game, rng: Any, avoid: Coord | None = None) -> State | None:
         """A random legal non-terminal position with few moves left (not playing at ``avoid``)."""
@@ -259,7 +287,7 @@ class OnlyWinningMove(Family):
             ]
             if not moves:
                 break
-            state = game.play(state, moves[int(rng.integers(len(moves)))])
+            state = game.play(state, self._pick(game, state, moves, rng))
             path.append(state)
         ok = [s for s in path if self._targets_ok(game, s)]
         return ok[int(rng.integers(len(ok)))] if ok else None
@@ -287,11 +315,13 @@ class OnlyWinningMove(Family):
                 ]
                 if not moves:
                     break
-                state = game.play(state, moves[int(rng.integers(len(moves)))])
+                state = game.play(state, self._pick(game, state, moves, rng))
             for state in candidates[::-1]:
                 m = game.move_at(state, coord, value)
                 wins = winning_moves(game, state, fastest)
-                if (wins == [m]) if unique else (m in wins):
+                if ((wins == [m]) if unique else (m in wins)) and self.at_distance(
+                    game, state, m, params
+                ):
                     return state
         return None
 
@@ -339,7 +369,7 @@ class OnlyWinningMove(Family):
                 continue
             wins = winning_moves(game, new, fastest)
             # progress: fewer winning moves than before, so repairs never cycle
-            if m not in wins or len(wins) >= before:
+            if m not in wins or len(wins) >= before or not self.at_distance(game, new, m, params):
                 continue
             if any(tuple(game.move_coord(new, w)) == tuple(coord) for w in wins):
                 continue

@@ -347,6 +347,7 @@ class MNKGame(Game):
 
 class MNKFamily(OnlyWinningMove):
     name = "owm-mnk"
+    size_limits = {"rows": MAX_SIDE, "cols": MAX_SIDE, "k": MAX_SIDE}
     description = "only winning move in an m,n,k-game (k in a row on an m×n board)"
     #: the params, in the order the schema id names them
     game_keys = ("rows", "cols", "k")

@@ -16,6 +16,7 @@ from operator import xor
 from typing import Any
 
 from puzzlekit.core.model import Coord, SpecError, Variable, Violation
+from puzzlekit.core.reading import is_digits
 from puzzlekit.families import register_family
 from puzzlekit.families.games import Game, GameInfo, Move, OnlyWinningMove, State, int_param
 
@@ -100,12 +101,11 @@ class Nim(Game):
         parts = [p.strip() for p in text.strip().split(",")]
         heaps: list[Any] = []
         for i, p in enumerate(parts):
-            try:
-                heaps.append(int(p))
-            except ValueError:
+            if not is_digits(p) or len(p) > 6:
                 raise SpecError(
-                    [Violation("malformed", (i,), f"h{i + 1}", f"not a heap size: {p!r}")]
-                ) from None
+                    [Violation("malformed", (i,), f"h{i + 1}", f"not a heap size: {p[:20]!r}")]
+                )
+            heaps.append(int(p))
         return self.from_heaps(heaps)
 
     def from_heaps(self, heaps: list[Any]) -> State:
@@ -150,6 +150,7 @@ class Nim(Game):
 
 class NimFamily(OnlyWinningMove):
     name = "owm-nim"
+    size_limits = {"heaps": MAX_HEAPS, "max": MAX_STONES}
     description = "only winning move in a Nim position (normal play)"
     game_keys = ("heaps", "max")
     listed_params = ({"heaps": 3, "max": 4},)
@@ -174,7 +175,7 @@ class NimFamily(OnlyWinningMove):
 
     def params_from_text(self, text: str, params: Mapping[str, Any]) -> dict[str, Any]:
         parts = text.split(",")
-        sizes = [int(p) for p in parts if p.strip().isdigit()]
+        sizes = [int(p) for p in map(str.strip, parts) if is_digits(p) and len(p) <= 6]
         out: dict[str, Any] = {"heaps": len(parts), "max": max([7, *sizes])}
         out.update(params)
         return out

@@ -1,0 +1,140 @@
+"""Pre-registered hypotheses in a checkable form, read from an experiment config.
+
+A hypothesis names a metric, the arms it compares, a direction and a test, so that the report
+can judge it from the rows (:mod:`puzzlekit.app.plots.hypotheses`)::
+
+    hypotheses = [
+      { id = "H1", claim = "adaptive needs fewer filter calls than blind",
+        metric = "calls_per_accept_mean", arms = ["adaptive", "blind"], direction = "less",
+        test = "bootstrap", alpha = 0.05 },
+      { id = "H2", claim = "the holdout rejects nothing the sat filter accepts",
+        metric = "holdout_reject_rate", arms = ["sat"], direction = "equal", value = 0 },
+    ]
+
+Two arms: the statistic is metric(first) − metric(second); one arm: metric(arm) − ``value``.
+An arm is a strategy name or a filter label (``strategy=NAME`` / ``filter=LABEL`` / ``k=N`` /
+``schema=LABEL``, joined by ``,``, when a bare name is ambiguous); its rows are pooled over
+everything else. A hypothesis given as a plain string is kept and reported as not checkable.
+
+Not for: computing the judgement (:mod:`puzzlekit.app.plots.hypotheses`).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+#: the metrics a hypothesis can test (per-row values the report can resample)
+CHECKABLE_METRICS = (
+    "accept_rate",
+    "holdout_reject_rate",
+    "calls_per_accept_mean",
+    "calls_per_accept_median",
+    "final_clues_mean",
+)
+DIRECTIONS = ("less", "greater", "equal")
+TESTS = ("bootstrap",)
+KEYS = ("id", "claim", "metric", "arms", "direction", "test", "alpha", "value", "tolerance")
+
+
+@dataclass(frozen=True)
+class Hypothesis:
+    """One pre-registered hypothesis; ``metric`` None: free text, not checkable."""
+
+    claim: str
+    id: str = ""
+    metric: str | None = None
+    arms: tuple[str, ...] = ()
+    direction: str = "less"
+    test: str = "bootstrap"
+    alpha: float = 0.05
+    value: float | None = None
+    tolerance: float = 0.0
+
+    @property
+    def checkable(self) -> bool:
+        return self.metric is not None
+
+    def to_json_obj(self) -> str | dict[str, Any]:
+        """A free-text hypothesis as its string; a checkable one as a table (the manifest's
+        ``preregistration.hypotheses``)."""
+        if not self.checkable:
+            return self.claim
+        out: dict[str, Any] = {
+            "id": self.id,
+            "claim": self.claim,
+            "metric": self.metric,
+            "arms": list(self.arms),
+            "direction": self.direction,
+            "test": self.test,
+            "alpha": self.alpha,
+            "tolerance": self.tolerance,
+        }
+        if self.value is not None:
+            out["value"] = self.value
+        return out
+
+
+def snake(name: str) -> str:
+    """``holdoutRejectRate`` → ``holdout_reject_rate`` (both spellings are accepted)."""
+    return re.sub(r"(?<!^)(?=[A-Z])", "_", name).lower()
+
+
+def read_hypothesis(raw: Any, path: str) -> Hypothesis:
+    """A hypothesis from a config item (a string, or a table of :data:`KEYS`); ValueError naming
+    ``path`` and what is wrong otherwise."""
+    if isinstance(raw, str):
+        return Hypothesis(claim=raw)
+    if not isinstance(raw, Mapping):
+        raise ValueError(f"{path}: expected a string or a table, got {type(raw).__name__}")
+    for key in raw:
+        if key not in KEYS:
+            raise ValueError(f"{path}.{key}: unknown key; allowed: {', '.join(KEYS)}")
+    for key in ("metric", "arms", "direction"):
+        if key not in raw:
+            raise ValueError(f"{path}.{key}: required in a checkable hypothesis")
+    metric = snake(str(raw["metric"]))
+    if metric not in CHECKABLE_METRICS:
+        raise ValueError(
+            f"{path}.metric: {raw['metric']!r} is not checkable; "
+            f"known: {', '.join(CHECKABLE_METRICS)}"
+        )
+    arms = raw["arms"]
+    if (
+        not isinstance(arms, list)
+        or not 1 <= len(arms) <= 2
+        or not all(isinstance(a, str) and a for a in arms)
+    ):
+        raise ValueError(f"{path}.arms: expected one or two arm names")
+    direction = raw["direction"]
+    if direction not in DIRECTIONS:
+        raise ValueError(
+            f"{path}.direction: {direction!r}; expected one of {', '.join(DIRECTIONS)}"
+        )
+    test = raw.get("test", "bootstrap")
+    if test not in TESTS:
+        raise ValueError(f"{path}.test: {test!r}; expected one of {', '.join(TESTS)}")
+    value = raw.get("value")
+    if len(arms) == 1 and not isinstance(value, int | float):
+        raise ValueError(f"{path}.value: a one-arm hypothesis compares its metric to a number")
+    if len(arms) == 2 and value is not None:
+        raise ValueError(f"{path}.value: a two-arm hypothesis compares the arms, not a value")
+    alpha = raw.get("alpha", 0.05)
+    if not isinstance(alpha, int | float) or not 0 < alpha < 1:
+        raise ValueError(f"{path}.alpha: expected a number between 0 and 1")
+    tolerance = raw.get("tolerance", 0.0)
+    if not isinstance(tolerance, int | float) or tolerance < 0:
+        raise ValueError(f"{path}.tolerance: expected a number >= 0")
+    return Hypothesis(
+        claim=str(raw.get("claim", "")),
+        id=str(raw.get("id", "")),
+        metric=metric,
+        arms=tuple(arms),
+        direction=direction,
+        test=test,
+        alpha=float(alpha),
+        value=None if value is None else float(value),
+        tolerance=float(tolerance),
+    )

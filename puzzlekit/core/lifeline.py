@@ -1,0 +1,106 @@
+"""Child processes that end with their parent, and that leave Ctrl-C to it.
+
+Every long-lived child puzzlekit starts (pool workers of ``puzzlekit run``, holdout workers, the
+MCP server's workers) is started inside :func:`sigint_ignored` and calls :func:`follow_parent`
+first thing, with the :func:`parent_token` its parent took when it started the child. From then
+on the child:
+
+- exits (``os._exit``) as soon as its parent is gone, found by a daemon thread that polls
+  ``os.getppid()`` (a dead parent's children are handed to another process). On Linux, when the
+  parent started it from its main thread, the kernel also sends it SIGKILL when the parent dies
+  (``prctl(PR_SET_PDEATHSIG)``): that one reaches a child busy in C code that holds the GIL, where
+  no Python thread runs. (Not from another thread: the kernel would fire when that *thread*
+  ends, e.g. an idle thread of a pool, while the parent lives on.)
+- leaves the terminal's process group (``os.setpgrp``) and ignores SIGINT, so Ctrl-C reaches the
+  parent alone: the parent stops its children and prints one line, instead of every worker
+  printing a traceback (and a SAT solver interrupted half-way aborting with its own message).
+
+Not for: stopping children on purpose (their owners close them) or supervising them.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import signal
+import sys
+import threading
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass
+
+#: how often a child looks at its parent, in seconds
+POLL_SECONDS = 0.5
+
+#: the exit status of a child whose parent went away
+ORPHANED = 70
+
+_PR_SET_PDEATHSIG = 1
+
+
+@dataclass(frozen=True)
+class ParentToken:
+    """What a child needs to watch the process that started it (picklable)."""
+
+    pid: int
+    main_thread: bool
+
+
+def parent_token() -> ParentToken:
+    """This process as the parent of a child about to start (call it in the starting thread)."""
+    return ParentToken(os.getpid(), threading.current_thread() is threading.main_thread())
+
+
+@contextlib.contextmanager
+def sigint_ignored() -> Iterator[None]:
+    """Start children inside this block: they begin with SIGINT ignored (a disposition kept
+    across ``exec``, which Python keeps too), so a Ctrl-C while they still import, before
+    :func:`follow_parent` moves them out of the terminal's group, gives them no traceback. Only
+    the main thread can change a disposition; elsewhere the block changes nothing."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    previous = signal.signal(signal.SIGINT, signal.SIG_IGN)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, previous)
+
+
+def _death_signal() -> None:
+    """Ask Linux for SIGKILL when the parent dies; nothing elsewhere or if it fails."""
+    if not sys.platform.startswith("linux"):
+        return
+    try:
+        import ctypes
+
+        libc = ctypes.CDLL(None, use_errno=True)
+        libc.prctl(_PR_SET_PDEATHSIG, int(signal.SIGKILL), 0, 0, 0)
+    except (OSError, AttributeError):
+        pass
+
+
+def _watch(parent: int, interval: float) -> None:
+    while True:
+        time.sleep(interval)
+        if os.getppid() != parent:
+            os._exit(ORPHANED)
+
+
+def follow_parent(token: ParentToken, *, interval: float = POLL_SECONDS) -> None:
+    """Make this (child) process end with the parent ``token`` names; see the module docstring.
+
+    Call it first in the child's entry point (or as a pool's ``initializer``).
+    """
+    try:
+        os.setpgrp()
+    except OSError:  # already a group or session leader: keep the group it has
+        pass
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    if token.main_thread:
+        _death_signal()
+    if os.getppid() != token.pid:  # the parent died before the watch began
+        os._exit(ORPHANED)
+    threading.Thread(
+        target=_watch, args=(token.pid, interval), name="puzzlekit-lifeline", daemon=True
+    ).start()

@@ -1,0 +1,267 @@
+"""The compiled Connect Four search (7 columns, 6 rows, 4 in a row): bitboards, a fixed-size
+transposition table, move ordering and null-window searches, compiled with numba.
+
+Private to :mod:`puzzlekit.families.games.connect4`, which converts positions, enforces the
+budget and turns scores into results and distances; nothing here knows about puzzles.
+
+Layout (the classic height bitboard): bit ``col * 7 + row`` (row 0 at the bottom) holds a
+stone; bit 6 of every column is a sentinel that stays empty, so that a shift by 7 never carries
+one column into the next. A position is ``current`` (the stones of the side to move), ``mask``
+(every stone) and ``moves`` (stones played); ``current + mask`` is a unique key (it sets the
+bit above each column's top stone). Everything is int64: bits above 48 only ever arise from
+left shifts and are masked off, and no right shift reads them, so signedness never leaks.
+
+Score convention (the one of the classic Connect Four solvers): positive when the side to move
+wins, ``(43 - n) // 2`` where ``n`` stones were on the board before the winning stone (so 1 is
+a win with one's last stone and 21 a win with one's first); the negative of that when the other
+side wins; 0 for a draw. The winner maximizes it (wins soonest), the loser delays.
+
+Transposition table: one int64 per slot, ``key << 8 | value``, slot ``key % size`` (size a
+prime), always replaced; the value packs an upper bound (``1..37``) or a lower bound
+(``38..74``). Its size is fixed when the caller allocates it: that is the memory bound.
+
+Budget: ``ctl`` is ``[nodes, node limit, clock-check interval mask, aborted, ...]`` and
+``deadline`` one float (``time.perf_counter`` seconds; checked every ``interval`` nodes through
+numba's object mode). ``work`` is scratch space for move ordering, one row per ply
+(``SIZE + 1`` rows of ``2 * W``), so no node allocates. An aborted search returns at once
+without storing anything, so the table only ever holds bounds of searches that finished.
+"""
+
+from __future__ import annotations
+
+import time
+
+import numba
+import numpy as np
+
+W, H = 7, 6
+H1 = H + 1
+SIZE = W * H
+MIN_SCORE = -(SIZE // 2) + 3
+MAX_SCORE = (SIZE + 1) // 2 - 3
+BOTTOM = 0
+for _c in range(W):
+    BOTTOM |= 1 << (_c * H1)
+BOARD = BOTTOM * ((1 << H) - 1)
+ORDER = np.array([3, 2, 4, 1, 5, 0, 6], dtype=np.int64)
+
+NODES, LIMIT, INTERVAL, ABORTED = 0, 1, 2, 3
+
+
+@numba.njit(cache=True, inline="always")
+def _winning_spots(pos: int, mask: int) -> int:
+    """Empty cells where a stone of ``pos`` would make four (in any direction)."""
+    # vertical
+    r = (pos << 1) & (pos << 2) & (pos << 3)
+    for d in (H1, H, H + 2):  # horizontal, the two diagonals
+        p = (pos << d) & (pos << (2 * d))
+        r |= p & (pos << (3 * d))
+        r |= p & (pos >> d)
+        p = (pos >> d) & (pos >> (2 * d))
+        r |= p & (pos << d)
+        r |= p & (pos >> (3 * d))
+    return r & (BOARD ^ mask)
+
+
+@numba.njit(cache=True, inline="always")
+def _popcount(m: int) -> int:
+    c = 0
+    while m:
+        m &= m - 1
+        c += 1
+    return c
+
+
+@numba.njit(cache=True)
+def can_win_next(current: int, mask: int) -> bool:
+    """Whether the side to move has a move that makes four at once."""
+    return (_winning_spots(current, mask) & ((mask + BOTTOM) & BOARD)) != 0
+
+
+@numba.njit(cache=True)
+def _non_losing(current: int, mask: int) -> int:
+    """The playable cells that do not hand the opponent an immediate win (0: every move loses)."""
+    possible = (mask + BOTTOM) & BOARD
+    threat = _winning_spots(current ^ mask, mask)
+    forced = possible & threat
+    if forced:
+        if forced & (forced - 1):
+            return 0
+        possible = forced
+    return possible & ~(threat >> 1)
+
+
+@numba.njit(cache=True)
+def _tick(ctl: np.ndarray, deadline: np.ndarray) -> bool:
+    """Count a node; True when the budget ran out (and mark the search aborted)."""
+    ctl[NODES] += 1
+    if ctl[LIMIT] > 0 and ctl[NODES] > ctl[LIMIT]:
+        ctl[ABORTED] = 1
+        return True
+    if (ctl[NODES] & ctl[INTERVAL]) == 0 and deadline[0] > 0.0:
+        with numba.objmode(now="float64"):
+            now = time.perf_counter()
+        if now > deadline[0]:
+            ctl[ABORTED] = 2
+            return True
+    return False
+
+
+@numba.njit(cache=True)
+def negamax(
+    current: int,
+    mask: int,
+    moves: int,
+    alpha: int,
+    beta: int,
+    table: np.ndarray,
+    work: np.ndarray,
+    ctl: np.ndarray,
+    deadline: np.ndarray,
+) -> int:
+    """The score within ``(alpha, beta)`` (fail-soft bounds outside it) of a position in which
+    the side to move cannot win at once."""
+    if _tick(ctl, deadline):
+        return 0
+    nxt = _non_losing(current, mask)
+    if nxt == 0:
+        return -((SIZE - moves) // 2)
+    if moves >= SIZE - 2:
+        return 0
+    lo = -((SIZE - 2 - moves) // 2)
+    if alpha < lo:
+        alpha = lo
+        if alpha >= beta:
+            return alpha
+    hi = (SIZE - 1 - moves) // 2
+    key = current + mask
+    size = table.shape[0]
+    slot = key % size
+    entry = table[slot]
+    if entry != 0 and (entry >> 8) == key:
+        val = entry & 255
+        if val > MAX_SCORE - MIN_SCORE + 1:
+            lo = val + 2 * MIN_SCORE - MAX_SCORE - 2
+            if alpha < lo:
+                alpha = lo
+                if alpha >= beta:
+                    return alpha
+        else:
+            hi = val + MIN_SCORE - 1
+    if beta > hi:
+        beta = hi
+        if alpha >= beta:
+            return beta
+    # order: most new threats first, centre first among equals (a stable insertion sort)
+    cand = work[moves, :W]
+    score = work[moves, W:]
+    n = 0
+    for i in range(W):
+        col = ORDER[i]
+        move = nxt & (((1 << H) - 1) << (col * H1))
+        if move:
+            s = _popcount(_winning_spots(current | move, mask))
+            j = n
+            while j > 0 and score[j - 1] < s:
+                cand[j] = cand[j - 1]
+                score[j] = score[j - 1]
+                j -= 1
+            cand[j] = move
+            score[j] = s
+            n += 1
+    for i in range(n):
+        move = cand[i]
+        child = current ^ mask
+        v = -negamax(child, mask | move, moves + 1, -beta, -alpha, table, work, ctl, deadline)
+        if ctl[ABORTED]:
+            return 0
+        if v >= beta:
+            if v <= MAX_SCORE:
+                table[slot] = (key << 8) | (v + MAX_SCORE - 2 * MIN_SCORE + 2)
+            return v
+        if v > alpha:
+            alpha = v
+    if alpha >= MIN_SCORE:
+        table[slot] = (key << 8) | (alpha - MIN_SCORE + 1)
+    return alpha
+
+
+@numba.njit(cache=True, inline="always")
+def _half(x: int) -> int:
+    """``x / 2`` rounded toward zero (as C does)."""
+    return x // 2 if x >= 0 else -((-x) // 2)
+
+
+@numba.njit(cache=True)
+def solve(
+    current: int,
+    mask: int,
+    moves: int,
+    table: np.ndarray,
+    work: np.ndarray,
+    ctl: np.ndarray,
+    deadline: np.ndarray,
+) -> int:
+    """The exact score of a non-terminal position (0 with ``ctl[ABORTED]`` set if the budget ran
+    out): null-window searches that narrow ``[lo, hi]``, probing near the ends first so that
+    short wins and losses are found by shallow searches (iterative deepening on the score)."""
+    if can_win_next(current, mask):
+        return (SIZE + 1 - moves) // 2
+    lo = -((SIZE - moves) // 2)
+    hi = (SIZE + 1 - moves) // 2
+    while lo < hi:
+        med = lo + (hi - lo) // 2
+        if med <= 0 and _half(lo) < med:
+            med = _half(lo)
+        elif med >= 0 and hi // 2 > med:
+            med = hi // 2
+        r = negamax(current, mask, moves, med, med + 1, table, work, ctl, deadline)
+        if ctl[ABORTED]:
+            return 0
+        if r <= med:
+            hi = r
+        else:
+            lo = r
+    return lo
+
+
+@numba.njit(cache=True)
+def column_move(mask: int, col: int) -> int:
+    """The bit where a stone dropped in ``col`` lands (0 when the column is full)."""
+    top = 1 << (H - 1 + col * H1)
+    if mask & top:
+        return 0
+    return (mask + (1 << (col * H1))) & (((1 << H) - 1) << (col * H1))
+
+
+@numba.njit(cache=True)
+def move_scores(
+    current: int,
+    mask: int,
+    moves: int,
+    table: np.ndarray,
+    work: np.ndarray,
+    ctl: np.ndarray,
+    deadline: np.ndarray,
+    out: np.ndarray,
+) -> None:
+    """The score of every column for the side to move (``out[col]``; -1000 for a full column):
+    a stone that makes four scores ``(43 - moves) // 2``, any other is minus its child's score."""
+    win = _winning_spots(current, mask)
+    for col in range(W):
+        out[col] = -1000
+    for i in range(W):
+        col = ORDER[i]
+        move = column_move(mask, col)
+        if move == 0:
+            continue
+        if move & win:
+            out[col] = (SIZE + 1 - moves) // 2
+            continue
+        if moves + 1 == SIZE:
+            out[col] = 0
+            continue
+        v = solve(current ^ mask, mask | move, moves + 1, table, work, ctl, deadline)
+        if ctl[ABORTED]:
+            return
+        out[col] = -v

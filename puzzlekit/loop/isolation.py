@@ -1,0 +1,332 @@
+"""The loop process: where the strategy and the filter run, out of reach of the holdout.
+
+A holdout is only an honest measure of the filter if nothing the strategy or the filter runs can
+reach it. Within one Python process nothing can promise that (a strategy can walk the call
+frames, scan ``gc`` or read module globals), so the two sides live in different processes:
+
+- the **loop process** (:func:`serve`, started by :class:`LoopWorker`) builds the schema, the
+  filter, the strategy and the minimize hook, runs :func:`~puzzlekit.loop.driver.run_loop`
+  with no holdout and replays each accepted instance once with the filter; it never receives a
+  holdout report or anything derived from one;
+- the **judging process**, the one that started it (a serial run's main process, a pool or Dask
+  worker), holds the holdout. It receives each loop outcome as JSON (never a pickle, so the loop
+  process cannot run code in it), rebuilds the instance from its canonical bytes, recomputes
+  the digest from those bytes, and hands the bytes and digest to the holdout.
+
+One loop process per judging process (and thread), started on first use and reused by every
+loop after, whatever the spec: a fresh Python with numpy and python-sat costs hundreds of
+milliseconds. It is started with :mod:`subprocess`, not :mod:`multiprocessing`, so daemonic
+executor workers (Dask's) may start it too; it exits when its pipe closes (its parent ended).
+Loop ``i`` runs the same :func:`~puzzlekit.loop.driver.run_loop` with the same seed as it would
+in one process, so one seed gives one output.
+
+Not for: what a loop does (:mod:`puzzlekit.loop.driver`) or the holdout itself
+(:mod:`puzzlekit.loop.holdout`).
+"""
+
+from __future__ import annotations
+
+import atexit
+import json
+import os
+import subprocess
+import sys
+import threading
+from collections.abc import Mapping
+from dataclasses import asdict, replace
+from multiprocessing.connection import Connection
+from typing import Any
+
+from puzzlekit.core.jsondata import plain
+from puzzlekit.core.model import Instance, sha256_digest
+from puzzlekit.core.report import VerifierReport
+
+__all__ = ["LoopWorker", "LoopWorkerError", "close_loop_workers", "serve", "shared_loop_worker"]
+
+
+class LoopWorkerError(RuntimeError):
+    """The loop process failed, or sent back something that is not a loop outcome."""
+
+
+# --- the wire form of a loop outcome (no holdout field: the loop process has none) ----------
+
+
+def _coord(value: Any) -> Any:
+    return tuple(value) if value is not None else None
+
+
+def _attempt_json(a: Any) -> dict[str, Any]:
+    return {
+        **a.to_json_obj(),
+        "seconds": a.seconds,
+        "report": a.report.to_json_obj() if a.report is not None else None,
+    }
+
+
+def _attempt_from(o: Mapping[str, Any]) -> Any:
+    from puzzlekit.loop.driver import Attempt
+
+    rep = o["report"]
+    return Attempt(
+        int(o["index"]),
+        str(o["instanceDigest"]),
+        int(o["clueCount"]),
+        str(o["verdict"]),
+        str(o["action"]),
+        _coord(o["actionCoord"]),
+        o["rejectCase"],
+        _coord(o["topCoord"]),
+        int(o["solutionCount"]),
+        float(o["seconds"]),
+        VerifierReport.from_json_obj(rep) if rep is not None else None,
+    )
+
+
+def result_to_json(result: Any) -> dict[str, Any]:
+    """A holdout-free :class:`~puzzlekit.loop.driver.LoopResult` as plain JSON. The instance is
+    serialized afresh from its content (never from a cache a verifier could have rewritten)."""
+    if result.holdout_report is not None:
+        raise LoopWorkerError("a loop process never holds a holdout report")
+    inst = result.instance
+    return {
+        "status": result.status,
+        "instance": inst.fresh_canonical_json().decode("utf-8") if inst is not None else None,
+        "solution": plain(result.solution),
+        "filterReport": result.filter_report.to_json_obj() if result.filter_report else None,
+        "trace": [_attempt_json(a) for a in result.trace],
+        "filterCalls": result.filter_calls,
+        "minimizeCalls": result.minimize_calls,
+        "seconds": result.seconds,
+        "strategy": result.strategy,
+        "seed": result.seed,
+        "startClues": result.start_clues,
+        "notes": list(result.notes),
+        "shaping": plain(result.shaping),
+        "replayVerdict": result.replay_verdict,
+    }
+
+
+def result_from_json(obj: Mapping[str, Any]) -> Any:
+    """The :class:`~puzzlekit.loop.driver.LoopResult` of :func:`result_to_json`, checked: the
+    instance comes from its canonical bytes, and the filter report of an accepted instance must
+    name the digest of those bytes."""
+    from puzzlekit.loop.driver import LoopResult
+
+    text = obj["instance"]
+    instance = Instance.from_json(text) if text is not None else None
+    rep = obj["filterReport"]
+    report = VerifierReport.from_json_obj(rep) if rep is not None else None
+    if instance is not None:
+        digest = sha256_digest(text.encode("utf-8"))
+        if instance.fresh_digest() != digest:
+            raise LoopWorkerError("the loop process sent an instance in a non-canonical form")
+        if obj["status"] == "accepted" and (report is None or report.instance_digest != digest):
+            raise LoopWorkerError(
+                f"the loop process accepted {digest} under a filter report of another instance"
+            )
+    return LoopResult(
+        str(obj["status"]),
+        instance,
+        dict(obj["solution"]) if obj["solution"] is not None else None,
+        report,
+        None,
+        tuple(_attempt_from(a) for a in obj["trace"]),
+        int(obj["filterCalls"]),
+        int(obj["minimizeCalls"]),
+        float(obj["seconds"]),
+        str(obj["strategy"]),
+        int(obj["seed"]),
+        int(obj["startClues"]),
+        tuple(str(n) for n in obj["notes"]),
+        shaping=obj["shaping"],
+        replay_verdict=obj["replayVerdict"],
+    )
+
+
+# --- the loop process -------------------------------------------------------------------------
+
+
+def _spec_json(spec: Any) -> dict[str, Any]:
+    return plain({**asdict(spec), "holdout": None, "holdout_settings": {}})
+
+
+def _spec_from(obj: Mapping[str, Any]) -> Any:
+    from puzzlekit.loop.driver import LoopSpec
+
+    return LoopSpec(**obj)
+
+
+class _Loops:
+    """The loop process's drivers, one per spec (holdout-free), built on first use."""
+
+    def __init__(self) -> None:
+        self._drivers: dict[str, Any] = {}
+
+    def driver(self, spec_obj: Mapping[str, Any]) -> Any:
+        from puzzlekit.loop.driver import LoopDriver
+
+        key = json.dumps(spec_obj, sort_keys=True)
+        found = self._drivers.get(key)
+        if found is None:
+            found = self._drivers[key] = LoopDriver(_spec_from(spec_obj))
+        return found
+
+    def run(self, spec_obj: Mapping[str, Any], seed: int) -> dict[str, Any]:
+        from puzzlekit.loop.driver import CONTAMINATED, guarded_verify
+
+        driver = self.driver(spec_obj)
+        result = driver.run(seed)
+        if result.accepted and result.instance is not None:
+            # the replay step of the settlement: the filter runs here, never beside the holdout
+            again, _ = guarded_verify(driver.filter, result.instance, driver.spec.solution_cap)
+            result = replace(
+                result, replay_verdict=again.verdict.value if again is not None else CONTAMINATED
+            )
+        return result_to_json(result)
+
+
+def _handle(loops: _Loops, request: Mapping[str, Any]) -> dict[str, Any]:
+    from puzzlekit.core.plugins import use_plugins
+
+    op = request.get("op")
+    if op == "init":
+        sys.path[:] = [str(p) for p in request["sysPath"]]
+        return {"ok": None}
+    use_plugins(request.get("plugins", ()))
+    if op == "setup":
+        loops.driver(request["spec"])
+        return {"ok": None}
+    if op == "run":
+        return {"ok": loops.run(request["spec"], int(request["seed"]))}
+    raise LoopWorkerError(f"unknown request {op!r}")
+
+
+def serve(read_fd: int, write_fd: int) -> None:
+    """The loop process's main: answer requests (JSON) until the pipe closes."""
+    inbox = Connection(read_fd, writable=False)
+    outbox = Connection(write_fd, readable=False)
+    loops = _Loops()
+    while True:
+        try:
+            request = json.loads(inbox.recv_bytes())
+        except (EOFError, OSError):
+            break
+        try:
+            reply = _handle(loops, request)
+        except Exception as exc:  # reported to the judging process, which raises it there
+            reply = {"error": f"{type(exc).__name__}: {exc}", "type": type(exc).__name__}
+        outbox.send_bytes(json.dumps(reply).encode("utf-8"))
+
+
+_BOOT = (
+    "import sys; from puzzlekit.loop.isolation import serve; "
+    "serve(int(sys.argv[1]), int(sys.argv[2]))"
+)
+
+
+def _stderr_fd() -> Any:
+    try:
+        return sys.stderr.fileno()
+    except (AttributeError, OSError, ValueError):
+        return subprocess.DEVNULL
+
+
+class LoopWorker:
+    """The judging process's handle on its loop process (see the module docstring)."""
+
+    def __init__(self) -> None:
+        down_r, down_w = os.pipe()
+        up_r, up_w = os.pipe()
+        self._proc = subprocess.Popen(
+            [sys.executable, "-c", _BOOT, str(down_r), str(up_w)],
+            pass_fds=(down_r, up_w),
+            stdin=subprocess.DEVNULL,
+            stdout=_stderr_fd(),  # a plugin's prints never mix into this process's output
+        )
+        os.close(down_r)
+        os.close(up_w)
+        self._out = Connection(down_w, readable=False)
+        self._in = Connection(up_r, writable=False)
+        self._lock = threading.Lock()
+        self._ask({"op": "init", "sysPath": list(sys.path)})
+
+    @property
+    def pid(self) -> int:
+        return self._proc.pid
+
+    def _ask(self, request: Mapping[str, Any]) -> Any:
+        from puzzlekit.core.plugins import per_use_modules
+
+        message = {**request, "plugins": per_use_modules()}
+        with self._lock:
+            try:
+                self._out.send_bytes(json.dumps(message).encode("utf-8"))
+                reply = json.loads(self._in.recv_bytes())
+            except (EOFError, OSError) as exc:
+                raise LoopWorkerError(f"the loop process {self.pid} ended: {exc}") from None
+        if "error" in reply:
+            raise _error(reply)
+        return reply["ok"]
+
+    def setup(self, spec: Any) -> None:
+        """Build ``spec``'s schema, filter and strategy in the loop process (names checked)."""
+        self._ask({"op": "setup", "spec": _spec_json(spec)})
+
+    def run(self, spec: Any, seed: int) -> Any:
+        """The holdout-free outcome of loop ``seed`` of ``spec``, run in the loop process."""
+        return result_from_json(self._ask({"op": "run", "spec": _spec_json(spec), "seed": seed}))
+
+    def close(self) -> None:
+        try:
+            self._out.close()
+            self._in.close()
+        except OSError:
+            pass
+        try:
+            self._proc.wait(timeout=5)
+        except subprocess.TimeoutExpired:
+            self._proc.kill()
+            self._proc.wait()
+
+
+def _error(reply: Mapping[str, Any]) -> Exception:
+    """The loop process's error, raised here as the kind the caller would see in one process."""
+    from puzzlekit.core.plugins import PluginError
+
+    message = str(reply["error"]).split(": ", 1)[-1]
+    kinds: dict[str, type[Exception]] = {
+        "TypeError": TypeError,
+        "ValueError": ValueError,
+        "PluginError": PluginError,
+    }
+    kind = kinds.get(str(reply.get("type")))
+    if kind is not None:
+        return kind(f"in the loop process: {message}")
+    return LoopWorkerError(f"in the loop process: {reply['error']}")
+
+
+_WORKERS: dict[tuple[int, int], LoopWorker] = {}
+_WORKERS_LOCK = threading.Lock()
+_AT_EXIT: list[bool] = []
+
+
+def shared_loop_worker() -> LoopWorker:
+    """This process's (and thread's) loop process, started on first use and reused after."""
+    key = (os.getpid(), threading.get_ident())
+    with _WORKERS_LOCK:
+        worker = _WORKERS.get(key)
+        if worker is None or worker._proc.poll() is not None:
+            worker = _WORKERS[key] = LoopWorker()
+            if not _AT_EXIT:
+                atexit.register(close_loop_workers)
+                _AT_EXIT.append(True)
+    return worker
+
+
+def close_loop_workers() -> None:
+    """End every loop process this process started (also done at exit)."""
+    with _WORKERS_LOCK:
+        workers = list(_WORKERS.values())
+        _WORKERS.clear()
+    for worker in workers:
+        worker.close()

@@ -1,0 +1,130 @@
+"""One bitmask search and its budget: the kernel's workspace, run in chunks between looks at the
+clock, and the solutions it found.
+
+Private machinery of :mod:`puzzlekit.verifiers.bitmask`. Not for compiling constraints
+(:mod:`~puzzlekit.verifiers.bitmask_compile`) or reports.
+"""
+
+from __future__ import annotations
+
+import time
+
+import numpy as np
+from numba import njit
+
+from puzzlekit.verifiers.bitmask_compile import MAX_ARITY, CompiledSchema, Structure
+from puzzlekit.verifiers.bitmask_kernel import DONE, propagate, search
+from puzzlekit.verifiers.search import BudgetExceeded
+
+#: search nodes between two looks at the clock
+CHUNK = 4096
+
+
+@njit(cache=True)
+def restrict(dom, idx, masks) -> None:  # pragma: no cover - compiled
+    """``dom[idx[k]] &= masks[k]`` for every k."""
+    for k in range(idx.shape[0]):
+        dom[idx[k]] &= masks[k]
+
+
+class Search:
+    """A search over one structure, reusable for several starting domains (one at a time).
+
+    ``nodes`` and ``seconds`` count every run since the object was made, plus those of the
+    searches that name it as their ``meter``: one verification's budget covers all its searches.
+    """
+
+    def __init__(self, cs: CompiledSchema, structure: Structure, cap: int) -> None:
+        nv = len(cs.names)
+        self.cs = cs
+        self.cap = cap
+        self.doms = np.empty((nv + 2, nv), np.int64)
+        self.dones = np.zeros((nv + 2, nv), np.uint8)
+        self.branch = np.zeros((nv + 2, 2), np.int64)
+        self.state = np.zeros(4, np.int64)
+        self.sols = np.zeros((cap, nv), np.int64)
+        self.support = np.zeros(max(MAX_ARITY, nv + len(structure.st[2])), np.int64)
+        self.structure = structure
+        self.args = structure.kernel_args(cs.values, self.support)
+        #: tie-breaking order of the variables (:meth:`set_order`); schema order until set
+        self.order = np.arange(nv, dtype=np.int64)
+        self.nodes = 0
+        self.found = 0
+        self.start = time.perf_counter()
+
+    def set_order(self, order: np.ndarray) -> None:
+        """Break ties between equally constrained variables in ``order`` (variable indices),
+        and report solutions sorted lexicographically over it."""
+        self.order = np.ascontiguousarray(order, dtype=np.int64)
+
+    def reset(self) -> None:
+        """Start counting nodes and time afresh (a new verification)."""
+        self.nodes = 0
+        self.found = 0
+        self.start = time.perf_counter()
+
+    @property
+    def seconds(self) -> float:
+        return time.perf_counter() - self.start
+
+    def run(
+        self,
+        dom: np.ndarray,
+        max_nodes: int | None,
+        max_seconds: float | None,
+        meter: Search | None = None,
+    ) -> None:
+        """Search from ``dom`` until the cap or the end of the tree (``found`` solutions).
+
+        Raises BudgetExceeded (with ``solutions``: the ones found so far) when the meter's nodes
+        pass ``max_nodes`` or its clock ``max_seconds``.
+        """
+        meter = meter or self
+        self.doms[0] = dom
+        self.dones[0] = 0
+        state = self.state
+        state[:] = 0
+        doms, dones, branch, sols, args = self.doms, self.dones, self.branch, self.sols, self.args
+        while True:
+            chunk = CHUNK
+            if max_nodes is not None:
+                chunk = min(chunk, max_nodes - meter.nodes - int(state[3]))
+            status = DONE
+            if chunk > 0:
+                status = search(doms, dones, branch, state, sols, chunk, self.order, *args)
+            if status == DONE and chunk > 0:
+                break
+            spent = meter.nodes + int(state[3])
+            if max_nodes is not None and spent >= max_nodes:
+                self._stop(meter, "nodes", max_nodes)
+            if max_seconds is not None and meter.seconds > max_seconds:
+                self._stop(meter, "seconds", max_seconds)
+        self.found = int(state[2])
+        meter.nodes += int(state[3])
+
+    def _stop(self, meter: Search, resource: str, limit: float) -> None:
+        self.found = int(self.state[2])
+        meter.nodes += int(self.state[3])
+        exc = BudgetExceeded(resource, limit)
+        exc.solutions = self.solutions()  # type: ignore[attr-defined]
+        raise exc
+
+    def bits(self) -> np.ndarray:
+        """The solutions found, as value bits per variable (in the order found)."""
+        return self.sols[: self.found]
+
+    def solutions(self) -> list[dict[str, int]]:
+        """The solutions found, sorted lexicographically over the variables in :attr:`order`."""
+        values = self.cs.values[self.bits()]
+        order = self.order.tolist()
+        rows = sorted(values.tolist(), key=lambda row: [row[i] for i in order])
+        names = self.cs.names
+        return [dict(zip(names, row, strict=True)) for row in rows]
+
+    def narrowed(self, dom: np.ndarray) -> np.ndarray | None:
+        """``dom`` narrowed as ``puzzlekit.verifiers.search.narrow_domains`` narrows (the
+        all-different rules to a fixpoint), or None when a domain empties."""
+        out = dom.copy()
+        done = np.zeros(out.shape[0], np.uint8)
+        ok = propagate(out, done, *self.structure.units_args(self.cs.values, self.support))
+        return out if ok else None

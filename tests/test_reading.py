@@ -1,0 +1,325 @@
+"""The reading boundary (puzzlekit.core.reading) and every input path that goes through it:
+bounded nesting, safe integers, finite numbers, valid Unicode, ASCII digits, bounded lines,
+declared size limits, streaming answers, and one-line refusals of unusable arguments."""
+
+from __future__ import annotations
+
+import io
+import json
+import subprocess
+import sys
+
+import pytest
+
+import puzzlekit.core.reading as reading
+from puzzlekit.app.cli import main
+from puzzlekit.core.jsondata import canonical_json, freeze
+from puzzlekit.core.model import Instance, SpecError
+from puzzlekit.core.protocols import SearchBudget
+from puzzlekit.core.reading import ReadError, ascii_int, faults, iter_lines, loads, parse_json
+from puzzlekit.io.inputs import iter_items, iter_stream
+
+SUDOKU4 = {"family": "sudoku", "params": {"size": 4, "box": [2, 2]}, "clues": []}
+
+
+def _given(value: str, coords: str = "[[0, 1]]") -> str:
+    return (
+        '{"family": "sudoku", "params": {"size": 4, "box": [2, 2]}, "clues": [{"id": "g", '
+        f'"kind": "given", "data": {{"value": {value}}}, "coords": {coords}}}]}}'
+    )
+
+
+def _verify(capsys, text: str, *args: str) -> tuple[int, list[dict], str]:
+    sys.stdin = io.TextIOWrapper(io.BytesIO(text.encode("utf-8", "surrogatepass")))
+    try:
+        code = main(["verify", "-", *args])
+    finally:
+        sys.stdin = sys.__stdin__
+    out, err = capsys.readouterr()
+    return code, [json.loads(line) for line in out.splitlines() if line.strip()], err
+
+
+# --- JSON ---------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("depth", [reading.MAX_DEPTH + 1, 1200, 100_000])
+def test_nesting_beyond_the_bound_is_refused_without_recursion(depth: int) -> None:
+    with pytest.raises(ReadError, match="nested deeper"):
+        parse_json("[" * depth + "]" * depth)
+    deep: list = []
+    for _ in range(depth if depth < 5000 else 5000):
+        deep = [deep]
+    assert faults(deep)[0].detail.startswith("nested deeper")
+    with pytest.raises(ValueError, match="nested deeper"):
+        freeze(deep)
+    with pytest.raises(ValueError, match="nested deeper"):
+        canonical_json(deep)
+
+
+@pytest.mark.parametrize(
+    ("token", "needle"),
+    [
+        ("NaN", "not a JSON number"),
+        ("Infinity", "not a JSON number"),
+        ("-Infinity", "not a JSON number"),
+        ("1e999", "too large to be finite"),
+        (str(2**53), "beyond"),
+        (str(-(2**64)), "beyond"),
+        ("9" * 5000, "5000 digits"),
+        ('"\\ud800"', "lone surrogate"),
+    ],
+)
+def test_values_canonical_json_cannot_hold_are_named_at_their_path(token: str, needle: str):
+    with pytest.raises(ReadError, match=needle) as caught:
+        loads('{"clues": [{"data": {"value": ' + token + "}}]}")
+    assert caught.value.field == "clues[0].data.value"
+
+
+def test_the_largest_safe_integers_are_read() -> None:
+    assert loads(f"[{2**53 - 1}, {-(2**53 - 1)}]") == [2**53 - 1, -(2**53 - 1)]
+
+
+@pytest.mark.parametrize("text", ["²", "٣", "３", "", "1a", "-1", "+1", " 1", "1" * 16])
+def test_ascii_int_refuses_what_is_not_ascii_digits(text: str) -> None:
+    with pytest.raises(ReadError):
+        ascii_int(text, "size")
+    assert not (reading.is_digits(text) and len(text) <= reading.MAX_DIGITS)
+
+
+# --- instances ----------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("value", "coords", "field"),
+    [
+        ("NaN", "[[0, 1]]", "clues[0].data.value"),
+        (str(2**60), "[[0, 1]]", "clues[0].data.value"),
+        ('"\\udc00"', "[[0, 1]]", "clues[0].data.value"),
+        ("1", "[[[0], 1]]", "clues[0].coords[0]"),
+        ("1", '[{"r": 0}]', "clues[0].coords[0]"),
+    ],
+)
+def test_an_unreadable_clue_is_invalid_spec_naming_field_and_coordinate(
+    capsys, value: str, coords: str, field: str
+) -> None:
+    good = json.dumps(SUDOKU4)
+    code, reports, _ = _verify(capsys, f"{good}\n{_given(value, coords)}\n{good}\n")
+    assert code == 0 and len(reports) == 3
+    bad = reports[1]
+    assert bad["uniquenessVerdict"] == "INVALID_SPEC"
+    (violation,) = bad["rejectDetail"]["violations"]
+    assert violation["fieldName"] == field
+    if field.endswith(".value"):
+        assert violation["coord"] == [0, 1]
+    assert reports[2]["uniquenessVerdict"] == "MULTIPLE"
+
+
+def test_a_deep_line_and_a_non_utf8_line_are_answered_and_reading_goes_on() -> None:
+    data = b"{" + b'"a":[' * 3000 + b"\n\xff\xfe not utf-8\n" + json.dumps(SUDOKU4).encode()
+    items = list(iter_stream(io.BytesIO(data), "sudoku"))
+    assert [i.position for i in items] == [1, 2, 3]
+    assert "nested deeper" in items[0].violations[0].detail
+    assert "not UTF-8" in items[1].violations[0].detail
+    assert items[2].instance is not None
+
+
+def test_a_line_too_long_is_answered_and_reading_resumes_at_the_next_newline(monkeypatch):
+    monkeypatch.setattr(reading, "MAX_LINE_BYTES", 1000)
+    data = json.dumps(SUDOKU4).encode() + b"\n" + b"x" * 5000 + b"\n" + json.dumps(SUDOKU4).encode()
+    items = list(iter_stream(io.BytesIO(data)))
+    assert [i.instance is not None for i in items] == [True, False, True]
+    assert "longer than 1000 bytes" in items[1].violations[0].detail
+    assert [line.number for line in iter_lines(io.BytesIO(b"a\n" + b"b" * 3000), 100)] == [1, 2]
+
+
+class _Recording(io.BytesIO):
+    """A stream that counts the lines read from it."""
+
+    reads = 0
+
+    def readline(self, size: int | None = -1) -> bytes:
+        self.reads += 1
+        return super().readline(size)
+
+
+def test_each_item_is_read_before_the_next_line_is() -> None:
+    stream = _Recording(b"".join(json.dumps(SUDOKU4).encode() + b"\n" for _ in range(5)))
+    seen = []
+    for item in iter_stream(stream):
+        seen.append((item.position, stream.reads))
+    assert seen == [(1, 1), (2, 2), (3, 3), (4, 4), (5, 5)]
+
+
+def test_verify_answers_a_line_before_the_next_one_is_written() -> None:
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "puzzlekit.app.cli", "verify", "-"],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        for _ in range(2):
+            proc.stdin.write(json.dumps(SUDOKU4) + "\n")
+            proc.stdin.flush()
+            assert json.loads(proc.stdout.readline())["uniquenessVerdict"] == "MULTIPLE"
+    finally:
+        proc.stdin.close()
+        proc.wait(timeout=60)
+    assert proc.returncode == 0
+
+
+def test_a_pretty_printed_document_and_an_array_are_still_read_whole() -> None:
+    pretty = json.dumps(SUDOKU4, indent=2)
+    assert [i.instance is not None for i in iter_items(pretty)] == [True]
+    array = json.dumps([SUDOKU4, {"family": 3}], indent=1)
+    assert [i.instance is not None for i in iter_items(array)] == [True, False]
+
+
+# --- text formats, limits, arguments --------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("family", "line"),
+    [
+        ("futoshiki", "\u0664:" + "0," * 16),
+        ("kenken", "\uff13:_a_aa_aa,s1m3a6m2"),
+        ("skyscrapers", "4:3/2/1/2/1/3/2/2/2/2/3/1/2/\u00b2/1/3"),
+        ("nonogram", "5x\u0665:3/3/4/1/2/1/1.1/3/4/3"),
+        ("owm-nim", "3,\u0664,5"),
+        ("kakuro", "# 1\u00b2\\ #"),
+    ],
+)
+def test_text_formats_read_only_ascii_digits(family: str, line: str) -> None:
+    from puzzlekit.families import get_family
+
+    with pytest.raises(SpecError):
+        get_family(family).parse_text(line)
+
+
+def test_tatham_ids_with_look_alike_or_huge_numbers_are_invalid_spec() -> None:
+    items = list(
+        iter_items("solo:2x\u00b2:2f3_1f4\nsolo:2x2:2f3_1f" + "9" * 5000, "sudoku", None, "tatham")
+    )
+    assert [i.instance for i in items] == [None, None]
+
+
+def test_a_layout_beyond_the_declared_limit_is_refused_before_any_work() -> None:
+    from puzzlekit.families import resolve
+
+    for layout in (["#" * 2000] * 2000, ["#" * 2000] * 3):
+        with pytest.raises(SpecError) as caught:
+            resolve(Instance.make("kakuro", {"layout": layout}, []))
+        (v,) = caught.value.violations
+        assert (v.violation_type, v.field_name) == ("out-of-domain", "params.layout")
+
+
+def test_schemas_lists_every_family_declared_limits(capsys) -> None:
+    assert main(["schemas", "--json"]) == 0
+    rows = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
+    assert {r["family"]: r["limits"] for r in rows}["sudoku"] == {"size": 25}
+    assert main(["schemas"]) == 0
+    assert "kakuro         rows <= 12, cols <= 12, layout <= 30" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["--budget-seconds", "-1"],
+        ["--budget-seconds", "0"],
+        ["--budget-seconds", "nan"],
+        ["--budget-seconds", "inf"],
+        ["--budget-nodes", "0"],
+        ["--budget-nodes", "-3"],
+        ["--params", '{"size": NaN}'],
+        ["--params", "[" * 5000],
+        ["--cap", "99999999999999999999"],
+        ["--cap", "9" * 5000],
+    ],
+)
+def test_unusable_budgets_and_params_are_one_line_and_exit_2(capsys, args: list[str]) -> None:
+    code, reports, err = _verify(capsys, json.dumps(SUDOKU4), *args)
+    assert code == 2 and reports == []
+    assert len(err.strip().splitlines()) == 1 and err.startswith("puzzlekit:")
+
+
+BAD_BUDGETS = [{"nodes": 0}, {"nodes": -1}, {"seconds": 0}, {"seconds": -1.0}, {"nodes": 1.5},
+               {"seconds": float("nan")}, {"seconds": float("inf")}]  # fmt: skip
+
+
+@pytest.mark.parametrize("budget", BAD_BUDGETS)
+def test_search_budget_refuses_what_is_not_positive(budget: dict) -> None:
+    with pytest.raises(ValueError, match="budget"):
+        SearchBudget(**budget)
+
+
+@pytest.mark.parametrize("verifier", ["gametree", "minimax", "oracle"])
+def test_a_verifier_that_declines_the_family_is_invalid_spec_naming_why(capsys, verifier: str):
+    code, (rep,), _ = _verify(capsys, json.dumps(SUDOKU4), "--verifier", verifier)
+    assert code == 0 and rep["uniquenessVerdict"] == "INVALID_SPEC"
+    (v,) = rep["rejectDetail"]["violations"]
+    assert v["fieldName"] == "verifier" and "cannot verify a sudoku instance" in v["detail"]
+
+
+def test_mcp_verify_arguments_go_through_the_boundary() -> None:
+    from puzzlekit.app.mcp_work import ArgumentError, verify_work
+
+    bad = dict(SUDOKU4, clues=[{"id": "g", "kind": "given", "data": {"value": float("nan")},
+                                "coords": [[0, 1]]}])  # fmt: skip
+    with pytest.raises(ArgumentError, match=r"instance.clues\[0\].data.value"):
+        verify_work(instance=bad)
+    with pytest.raises(ArgumentError, match="nested deeper"):
+        verify_work(instance="[" * 5000)
+    with pytest.raises(ArgumentError, match="budget_nodes"):
+        verify_work(instance=SUDOKU4, budget_nodes=0)
+    with pytest.raises(ArgumentError, match="params"):
+        verify_work(family="sudoku", text="." * 16, params=[1])
+
+
+class _Zeros(io.RawIOBase):
+    """/dev/zero: a line that never ends."""
+
+    def readable(self) -> bool:
+        return True
+
+    def readline(self, size: int | None = -1) -> bytes:
+        return b"\0" * (size if size and size > 0 else 1024)
+
+
+def test_an_endless_line_is_answered_at_once(monkeypatch) -> None:
+    monkeypatch.setattr(reading, "MAX_LINE_BYTES", 1000)
+    item = next(iter_stream(_Zeros()))
+    assert item.instance is None and "longer than 1000 bytes" in item.violations[0].detail
+
+
+TOOLCALL = {
+    "family": "toolcall",
+    "params": {"expectedVerdict": "mid", "fixedInput": {"note": ""}, "tool": "shipping-rate"},
+    "clues": [{"id": "w", "kind": "given", "coords": [[1]],
+               "data": {"field": {"not": "a name"}, "value": 6}}],
+}  # fmt: skip
+
+
+def test_a_hook_that_misreads_clue_data_gives_invalid_spec_at_the_clue(capsys) -> None:
+    from puzzlekit.families import resolve, strict_hooks
+
+    code, (rep,), _ = _verify(capsys, json.dumps(TOOLCALL), "--verifier", "enumerative")
+    (v,) = rep["rejectDetail"]["violations"]
+    assert code == 0 and (v["fieldName"], v["coord"]) == ("clue w", [1])
+    assert "toolcall cannot read this (TypeError" in v["detail"]
+    with strict_hooks(), pytest.raises(TypeError):  # check_family sees the family's bug
+        resolve(Instance.from_json_obj(TOOLCALL))
+
+
+def test_a_jigsaw_layout_is_grown_only_up_to_its_declared_size() -> None:
+    from puzzlekit.families import get_family
+
+    with pytest.raises(SpecError) as caught:
+        get_family("sudoku-jigsaw").parse_text("." * 144)
+    (v,) = caught.value.violations
+    assert (v.violation_type, v.field_name) == ("out-of-domain", "params.size")
+    assert "give params.regions" in v.detail
+
+
+def test_an_error_naming_input_with_a_newline_stays_one_line(capsys) -> None:
+    code, _, err = _verify(capsys, "", "--family", "sudo\nku\x00")
+    assert code == 2 and err.count("\n") == 1 and "sudo\\nku\\x00" in err
