@@ -31,6 +31,10 @@ def test_the_wheel_installs_only_the_puzzlekit_package(tmp_path: Path) -> None:
     text = zipfile.ZipFile(wheel).read(entry_points).decode()
     assert "puzzlekit = puzzlekit.app.cli:main" in text
     assert "puzzlekit.quality.pytest_plugin" in text
+    # PEP 561: type checkers read the package's annotations
+    assert "puzzlekit/py.typed" in names
+    # editors complete experiment configs from the shipped schema
+    assert "puzzlekit/schemas/experiment-config.schema.json" in names
 
 
 def _pip(*args: str) -> None:

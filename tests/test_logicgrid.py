@@ -74,12 +74,14 @@ def test_every_clue_kind_is_revealed_and_holds_in_its_solution() -> None:
         assert back == clue
 
 
-def test_text_format_is_json_with_sentences_and_parses_back() -> None:
+def test_text_format_is_one_json_line_and_sentences_are_drawn() -> None:
     fam = get_family("logicgrid")
     inst = einstein_instance()
     text = fam.format_text(inst)
-    assert "# The Dane drinks tea." in text
-    assert fam.parse_text(text) == inst
+    assert "\n" not in text and fam.parse_text(text) == inst
+    assert "The Dane drinks tea." in fam.render_ascii(inst)
+    # the JSON line followed by its sentences as comments still reads back
+    assert fam.parse_text(text + "\n# The Dane drinks tea.\n") == inst
 
 
 @pytest.mark.parametrize(

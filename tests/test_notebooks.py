@@ -1,9 +1,12 @@
-"""The analysis notebooks run top to bottom (nbmake) against a small run made here.
+"""The analysis notebooks run top to bottom in a Jupyter kernel against a small run made here,
+and draw their figures inline.
 
 ``notebooks/reject_distributions.ipynb`` redraws the report's figures from a run directory; it
 must agree with ``puzzlekit.app.plots`` (its last cell asserts so). ``notebooks/run_analysis.ipynb``
 reads the run directory alone: it verifies the stored accepted puzzles again (and asserts they
-give the recorded verdicts), draws gap sizes per attempt and the holdout's conflicts."""
+give the recorded verdicts), draws gap sizes per attempt and the holdout's conflicts.
+``notebooks/paper_figures.ipynb`` draws holdout reject rates with intervals, calls to acceptance
+and gap size distributions per arm."""
 
 from __future__ import annotations
 
@@ -20,12 +23,13 @@ from puzzlekit.app.experiment import parse_config, run_experiment
 ROOT = Path(__file__).resolve().parent.parent
 NOTEBOOKS = sorted((ROOT / "notebooks").glob("*.ipynb"))
 
-pytest.importorskip("nbmake")
+pytest.importorskip("nbclient")
 
 
 def test_the_analysis_notebooks_are_there():
     names = [nb.name for nb in NOTEBOOKS]
     assert "reject_distributions.ipynb" in names and "run_analysis.ipynb" in names
+    assert "paper_figures.ipynb" in names
 
 
 def test_the_run_analysis_notebook_says_first_how_to_make_its_run():
@@ -36,18 +40,48 @@ def test_the_run_analysis_notebook_says_first_how_to_make_its_run():
     assert "puzzlekit run experiments/smoke.toml --out runs/smoke" in "".join(first["source"])
 
 
-@pytest.mark.parametrize("notebook", NOTEBOOKS, ids=[nb.name for nb in NOTEBOOKS])
-def test_notebook_executes_on_a_smoke_run(notebook, tmp_path):
+@pytest.fixture(scope="module")
+def smoke_run(tmp_path_factory) -> Path:
     raw = tomllib.loads((ROOT / "experiments" / "smoke.toml").read_text())
     config = parse_config({**raw, "trials": 2, "batch": 2})
-    run = run_experiment(config, tmp_path / "run", executor="serial", quiet=True, report=False)
-    env = {**os.environ, "PUZZLEKIT_RUN": str(run), "MPLBACKEND": "Agg"}
-    proc = subprocess.run(
-        [sys.executable, "-m", "pytest", "--nbmake", str(notebook), "-q", "-p", "no:cacheprovider"],
-        cwd=tmp_path,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=300,
+    out = tmp_path_factory.mktemp("notebooks") / "run"
+    return run_experiment(config, out, executor="serial", quiet=True, report=False)
+
+
+@pytest.mark.parametrize("notebook", NOTEBOOKS, ids=[nb.name for nb in NOTEBOOKS])
+def test_notebook_executes_and_draws_inline(notebook, smoke_run, tmp_path, monkeypatch):
+    """Executed by a Jupyter kernel (nbclient, as nbmake and ``jupyter nbconvert --execute``
+    do), with no backend forced: every notebook shows its figures inline."""
+    import nbformat
+    from nbclient import NotebookClient
+
+    monkeypatch.setenv("PUZZLEKIT_RUN", str(smoke_run))
+    monkeypatch.delenv("MPLBACKEND", raising=False)
+    nb = nbformat.read(notebook, as_version=4)
+    NotebookClient(
+        nb, timeout=300, kernel_name="python3", resources={"metadata": {"path": str(tmp_path)}}
+    ).execute()
+    outputs = [o for c in nb.cells if c.cell_type == "code" for o in c.outputs]
+    assert not [o for o in outputs if o.output_type == "error"]
+    images = [o for o in outputs if "image/png" in o.get("data", {})]
+    assert images, f"{notebook.name} drew no inline figure"
+
+
+@pytest.mark.parametrize("notebook", NOTEBOOKS, ids=[nb.name for nb in NOTEBOOKS])
+def test_a_notebook_without_its_run_says_how_to_make_it(notebook, tmp_path):
+    """No notebook runs an experiment behind the reader's back: without its run directory it
+    stops with the command that makes one."""
+    import json
+
+    first = json.loads(notebook.read_text())["cells"][0]
+    assert first["cell_type"] == "markdown" and "puzzlekit run experiments/" in "".join(
+        first["source"]
     )
-    assert proc.returncode == 0, proc.stdout[-4000:] + proc.stderr[-2000:]
+    setup = "".join(json.loads(notebook.read_text())["cells"][1]["source"])
+    assert "run_experiment" not in setup and "FileNotFoundError" in setup
+    env = {**os.environ, "PUZZLEKIT_RUN": str(tmp_path / "missing"), "MPLBACKEND": "Agg"}
+    proc = subprocess.run(
+        [sys.executable, "-c", setup], cwd=tmp_path, env=env, capture_output=True, text=True,
+        timeout=120,
+    )  # fmt: skip
+    assert proc.returncode != 0 and "puzzlekit run experiments/" in proc.stderr

@@ -11,6 +11,12 @@ and tools they register are seen like built-ins; plugins installed with pip (ent
 ``puzzlekit.plugins``) are seen without the flag. A module that cannot be imported (``puzzlekit:
 plugin 'x' could not be loaded: ...``) and a name that no registry holds (``puzzlekit: error:
 unknown family 'sudok'; closest: sudoku``) give one line and exit 2.
+
+Conventions every command shares: help for every argument with its default shown (plain text:
+:class:`HelpFormatter` drops the reST markup of docstrings), one output flag ``--format``
+(:func:`add_format`; ``--json`` is kept as its alias), ``--quiet`` where a command shows
+progress, and exit codes 0 (done), 1 (a check failed or a goal was not met) and 2 (unusable
+arguments or input).
 """
 
 from __future__ import annotations
@@ -18,6 +24,7 @@ from __future__ import annotations
 import argparse
 import importlib
 import pkgutil
+import re
 import sys
 from collections.abc import Iterator, Sequence
 
@@ -31,9 +38,77 @@ class UsageError(Exception):
     """Unusable arguments or an unreadable file: one line on stderr, exit code 2."""
 
 
+_ROLE = re.compile(r":[a-z]+:`~?([^`<]*?)(?:\s*<[^>]*>)?`")
+
+
+def plain(text: str) -> str:
+    """``text`` without reST markup: ``:mod:`x``` and ``x`` written as code become x."""
+    return _ROLE.sub(r"\1", text).replace("``", "")
+
+
+class HelpFormatter(argparse.HelpFormatter):
+    """Plain text (no reST markup), and each option's default shown unless its help already
+    says it or there is none to show (None, False, an empty list)."""
+
+    def _format_text(self, text: str) -> str:
+        return super()._format_text(plain(text))
+
+    def _expand_help(self, action: argparse.Action) -> str:
+        return plain(super()._expand_help(action))
+
+    def _get_help_string(self, action: argparse.Action) -> str:
+        help_text = action.help or ""
+        default = action.default
+        if (
+            "default" in help_text
+            or default in (None, False, [], argparse.SUPPRESS)
+            or isinstance(action, argparse._StoreConstAction | argparse._VersionAction)
+            or not (action.option_strings or action.nargs in ("?", "*"))
+        ):
+            return help_text
+        return help_text + " (default: %(default)s)"
+
+
 class _Parser(argparse.ArgumentParser):
+    def __init__(self, *args: object, **kwargs: object) -> None:
+        kwargs.setdefault("formatter_class", HelpFormatter)
+        super().__init__(*args, **kwargs)  # type: ignore[arg-type]
+
     def error(self, message: str) -> None:  # one line, exit 2, as argparse does, without usage
         raise UsageError(message)
+
+
+FORMAT_HELP = {
+    "json": "one JSON object a line",
+    "text": "readable text",
+    "table": "a table",
+}
+
+
+def add_format(
+    parser: argparse.ArgumentParser,
+    choices: Sequence[str] = ("json", "text"),
+    default: str = "text",
+    helps: dict[str, str] | None = None,
+) -> None:
+    """The one output flag: ``--format`` among ``choices`` (of json, text, table), with
+    ``--json`` (and ``--table`` when offered) as aliases."""
+    said = {**FORMAT_HELP, **(helps or {})}
+    parser.add_argument(
+        "--format",
+        choices=tuple(choices),
+        default=default,
+        help="output: " + "; ".join(f"{c}: {said[c]}" for c in choices),
+    )
+    for alias in ("json", "table"):
+        if alias in choices:
+            parser.add_argument(
+                f"--{alias}",
+                dest="format",
+                action="store_const",
+                const=alias,
+                help=f"same as --format {alias}",
+            )
 
 
 def _leaf_parsers(parser: argparse.ArgumentParser) -> Iterator[argparse.ArgumentParser]:
@@ -52,8 +127,16 @@ def _leaf_parsers(parser: argparse.ArgumentParser) -> Iterator[argparse.Argument
 
 def build_parser() -> argparse.ArgumentParser:
     import puzzlekit.app.commands as commands
+    from puzzlekit import __version__
 
-    parser = _Parser(prog="puzzlekit", description=__doc__.splitlines()[0])
+    parser = _Parser(
+        prog="puzzlekit",
+        description="Generate and verify puzzles in a closed loop, run experiments and keep "
+        "regression tests (walk-through: docs/tutorial.md).",
+        epilog="exit codes: 0 done; 1 a check failed or a goal was not met; 2 unusable "
+        "arguments or input",
+    )
+    parser.add_argument("--version", action="version", version=f"puzzlekit {__version__}")
     # before the command name too; its own dest, so a command's --plugin does not overwrite it
     parser.add_argument(
         "--plugin", action="append", default=[], metavar="MODULE", dest="global_plugins",
@@ -105,8 +188,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 2
     except BrokenPipeError:
         return 0
-    except KeyboardInterrupt:
-        print("puzzlekit: interrupted", file=sys.stderr)
+    except KeyboardInterrupt:  # one line, no traceback; 130 as a shell reports SIGINT
+        print("\npuzzlekit: interrupted", file=sys.stderr)
         return 130
 
 

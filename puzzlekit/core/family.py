@@ -275,18 +275,21 @@ class Family:
 
     # -- text and rendering -------------------------------------------------------------------
     def parse_text(self, text: str, params: Mapping[str, Any] | None = None) -> Instance:
-        """The instance written in the family's customary one-line text format; raise SpecError
-        with violations for text it cannot read. Called by input reading (CLI, MCP). Default:
-        SpecError, the family has no text format."""
-        raise SpecError(
-            [Violation("malformed", None, "text", f"family {self.name} has no text format")]
-        )
+        """The instance written in the family's one-line text format; raise SpecError with
+        violations for text it cannot read. Called by input reading (CLI, MCP). Default: the
+        line is the instance's JSON (what the default :meth:`format_text` writes)."""
+        inst = Instance.from_json(text.strip())
+        if inst.family != self.name:
+            raise SpecError([Violation("malformed", None, "family", f"not a {self.name} instance")])
+        return inst
 
     def format_text(self, instance: Instance) -> str:
-        """The instance in the customary text format; :meth:`parse_text` must read it back.
-        Called by ``puzzlekit generate`` and text output. Default: ``NotImplementedError``, the
-        family has no text format (``check_family`` then skips the round trip with a note)."""
-        raise NotImplementedError(f"family {self.name} has no text format")
+        """The instance in the family's one-line text format (no newline);
+        :meth:`parse_text` must read it back. Called by ``puzzlekit generate``, experiment rows
+        and text output; multi-line drawings belong in :meth:`render_ascii`. Default: the
+        instance's canonical JSON on one line. Raise ``NotImplementedError`` for a family with
+        no text format at all (``check_family`` then skips the round trip with a note)."""
+        return instance.to_json()
 
     def render_ascii(
         self,

@@ -32,6 +32,7 @@ __all__ = [
     "FAMILIES",
     "Family",
     "Repair",
+    "default_params",
     "families",
     "get_family",
     "pick_in_order",
@@ -80,6 +81,17 @@ def families() -> list[Family]:
 def registered_schemas() -> list[dict[str, Any]]:
     """One row per registered schema: family, params, clue kinds, variables, domain size."""
     return [fam.describe(params) for fam in families() for params in fam.listed_params]
+
+
+def default_params(family: Family) -> dict[str, Any]:
+    """The params a command uses when none are given: ``{}`` when the family completes them
+    itself (sudoku: 9x9), else its first listed params (a family with required params: kakuro
+    5x5, toolcall its first example tool)."""
+    try:
+        family.normalize_params({})
+    except SpecError:
+        return dict(family.listed_params[0]) if family.listed_params else {}
+    return {}
 
 
 #: what a family's hook raises when data of the right JSON shape holds the wrong kinds of values

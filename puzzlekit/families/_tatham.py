@@ -167,6 +167,30 @@ def decode_grid(spec: str, area: int) -> list[int]:
     return out
 
 
+def encode_grid(values: Sequence[int]) -> str:
+    """The inverse of :func:`decode_grid`: 0 is a blank (runs of up to 26 as ``a``-``z``),
+    adjacent numbers are separated by ``_``."""
+    out: list[str] = []
+    blanks = 0
+    after_number = False
+    for v in [*values, None]:
+        if v == 0:
+            blanks += 1
+            continue
+        while blanks:
+            step = min(blanks, 26)
+            out.append(chr(ord("a") + step - 1))
+            blanks -= step
+            after_number = False
+        if v is None:
+            break
+        if after_number:
+            out.append("_")
+        out.append(str(v))
+        after_number = True
+    return "".join(out)
+
+
 def parse_solo(game_id: str) -> Instance:
     """A ``solo`` game ID as a ``sudoku``, ``sudoku-jigsaw`` or ``sudoku-killer`` instance."""
     from puzzlekit.families import get_family  # the registry imports the families that use this

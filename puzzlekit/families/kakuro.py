@@ -28,10 +28,12 @@ JSON format: ``{"family": "kakuro", "params": {"rows": 6, "cols": 6, "seed": 1},
 [{"id": "across-r2c2", "kind": "run", "data": {"direction": "across", "sum": 16},
 "coords": [[1, 1], [1, 2]]}, ...]}``.
 
-Text format: one line per row, whitespace-separated tokens: ``#`` a block, ``D\\A`` a block
-with the sum of the run below it (``D``) and to its right (``A``), either may be empty
-(``\\17``, ``8\\``); ``.`` an empty white cell and ``1``..``9`` a given. Runs that start at the
-grid edge have no block for their sum, so such layouts have no text form.
+Text format: one line, ``RxC:`` then the R rows joined by ``/``, each row C whitespace-separated
+tokens: ``#`` a block, ``D\\A`` a block with the sum of the run below it (``D``) and to its right
+(``A``), either may be empty (``\\17``, ``8\\``); ``.`` an empty white cell and ``1``..``9`` a
+given (``3x3:# 4\\ 3\\/\\3 . ./\\4 . .``). The rows on lines of their own (no ``RxC:``) are read
+too. Runs that start at the grid edge have no block for their sum, so such layouts are written as
+their JSON on one line.
 """
 
 from __future__ import annotations
@@ -315,7 +317,12 @@ class Kakuro(Family):
 
     # -- text -------------------------------------------------------------------------------
     def parse_text(self, text: str, params: Mapping[str, Any] | None = None) -> Instance:
-        rows = [ln.split() for ln in text.strip().splitlines() if ln.strip()]
+        """One line ``RxC:`` then rows joined by ``/`` (what :meth:`format_text` writes), or
+        the rows on lines of their own (tokens: ``#`` block, ``down\\across`` sums, ``.``
+        empty, a digit given)."""
+        if text.lstrip().startswith("{"):  # what format_text writes when the grid cannot
+            return Family.parse_text(self, text, params)
+        rows = [ln.split() for ln in _text_rows(text)]
         if not rows or len({len(r) for r in rows}) != 1:
             raise fail("malformed", None, "text", "expected rows of equally many tokens")
         layout = []
@@ -370,12 +377,11 @@ class Kakuro(Family):
                 r, c = clue.coords[0]
                 block = (r, c - 1) if d["direction"] == "across" else (r - 1, c)
                 if block[0] < 0 or block[1] < 0:
-                    raise NotImplementedError("a run starting at the grid edge has no sum block")
+                    return instance.to_json()  # a run at the grid edge has no sum block
                 sums.setdefault(block, {})[d["direction"]] = d["sum"]
         for (r, c), s in sums.items():
             tokens[r][c] = f"{s.get('down', '')}\\{s.get('across', '')}"
-        width = max(len(t) for row in tokens for t in row)
-        return "\n".join(" ".join(f"{t:>{width}}" for t in row).rstrip() for row in tokens)
+        return f"{len(tokens)}x{len(tokens[0])}:" + "/".join(" ".join(row) for row in tokens)
 
     # -- rendering --------------------------------------------------------------------------
     def render_ascii(
@@ -477,6 +483,19 @@ class Kakuro(Family):
         ax.set_aspect("equal")
         ax.axis("off")
         return ax
+
+
+def _text_rows(text: str) -> list[str]:
+    """The rows of a kakuro text: ``RxC:row/row/...`` on one line, or one row a line."""
+    text = text.strip()
+    head, sep, body = text.partition(":")
+    rows_cols = head.split("x")
+    if sep and len(rows_cols) == 2 and all(p.isdigit() for p in rows_cols):
+        rows = [r.strip() for r in body.split("/")]
+        if len(rows) != int(rows_cols[0]) or any(len(r.split()) != int(rows_cols[1]) for r in rows):
+            raise fail("shape-mismatch", None, "text", f"expected {head} tokens")
+        return rows
+    return [ln for ln in text.splitlines() if ln.strip()]
 
 
 KAKURO = register_family(Kakuro())

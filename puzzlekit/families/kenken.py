@@ -27,6 +27,7 @@ JSON format: ``{"family": "kenken", "params": {"size": 4}, "clues": [{"id": "cag
 Text format: Simon Tatham's ``keen`` description (``N:`` block structure, comma, one clue per cage
 ``a``/``s``/``m``/``d`` and the target), for instances whose cages cover the grid and have no
 ``given`` and no ``=`` cage but single cells; :mod:`puzzlekit.io.tatham` reads the same IDs.
+Any other instance is written as its JSON on one line, which ``parse_text`` reads too.
 
 Repair moves at a cell: reveal its digit, or split its cage into the cell alone and the rest.
 """
@@ -51,7 +52,7 @@ from puzzlekit.core.model import (
     text_int,
 )
 from puzzlekit.core.reading import is_digits
-from puzzlekit.families import register_family
+from puzzlekit.families import Family, register_family
 from puzzlekit.families._cages import (
     CageGrid,
     Cell,
@@ -170,6 +171,8 @@ class KenKen(CageGrid, GivensGrid):
     # -- text: Tatham's keen description ------------------------------------------------------
     def parse_text(self, text: str, params: Mapping[str, Any] | None = None) -> Instance:
         line = text.strip()
+        if line.startswith("{"):  # what format_text writes when keen cannot say it
+            return Family.parse_text(self, line, params)
         head, sep, body = line.partition(":")
         if not sep or not is_digits(head):
             raise SpecError(
@@ -211,15 +214,14 @@ class KenKen(CageGrid, GivensGrid):
         n = instance.params_dict()["size"]
         cages = [c for c in instance.clues if c.kind == "cage"]
         cells = sorted(tuple(x) for c in cages for x in c.coords)
-        if len(cages) != len(instance.clues) or cells != [
-            (r, c) for r in range(n) for c in range(n)
-        ]:
-            raise NotImplementedError(
-                "only instances whose cages cover the grid (and no givens) have a keen description"
-            )
         groups = [[tuple(x) for x in c.coords] for c in cages]
-        if any(len(components(g)) != 1 for g in groups):
-            raise NotImplementedError("cages must be connected")
+        if (
+            len(cages) != len(instance.clues)
+            or cells != [(r, c) for r in range(n) for c in range(n)]
+            or any(len(components(g)) != 1 for g in groups)
+        ):
+            # a keen description has connected cages covering the grid and no givens
+            return instance.to_json()
         letter = {v: k for k, v in TATHAM_OPS.items()}
         parts = []
         for clue in sorted(cages, key=lambda c: min(tuple(x) for x in c.coords)):

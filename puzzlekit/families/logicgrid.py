@@ -20,8 +20,8 @@ Clue kinds (data in JSON; an *atom* is ``[category, value]``, the entity holding
 
 Every clue becomes ``Table`` constraints over at most three variables (plus the permutation
 rules), so both the enumerative and the sat backend verify the family. :func:`clue_text` renders a
-clue as an English sentence; the text format is the instance's JSON on one line followed by the
-sentences as ``#`` comments (the JSON form is what is parsed back).
+clue as an English sentence (``render_ascii`` lists them); the text format is the instance's JSON
+on one line (``parse_text`` also reads it followed by the sentences as ``#`` comments).
 
 Layout: the grid of categories, the clue kinds' constraints and :func:`holds` are in
 :mod:`~puzzlekit.families._logicgrid_clues`, the English in
@@ -222,10 +222,8 @@ class LogicGrid(Family):
 
     # -- text ----------------------------------------------------------------------------------
     def format_text(self, instance: Instance) -> str:
-        schema = self.schema(instance.params_dict())
-        lines = [instance.to_json()]
-        lines += [f"# {clue_text(schema, c)}" for c in instance.clues]
-        return "\n".join(lines) + "\n"
+        """The instance's JSON on one line (the sentences are in :meth:`render_ascii`)."""
+        return instance.to_json()
 
     def parse_text(self, text: str, params: Mapping[str, Any] | None = None) -> Instance:
         body = [ln for ln in text.splitlines() if ln.strip() and not ln.lstrip().startswith("#")]

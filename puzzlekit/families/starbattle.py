@@ -27,9 +27,10 @@ JSON format: ``{"family": "starbattle", "params": {"size": 5, "stars": 1}, "clue
 "region1", "kind": "region", "data": {}, "coords": [[0, 0], [0, 1], [1, 0]]}, ..., {"id":
 "r2c3", "kind": "star", "data": {}, "coords": [[1, 2]]}]}``.
 
-Text format: N lines of N region letters (``A``..), a blank line, then optionally N lines of
-revealed cells (``*`` star, ``-`` empty, ``.`` unknown); a cell outside every region is ``.``.
-The header line ``stars=k`` comes first when k > 1.
+Text format: one line of rows joined by ``/``: N rows of N region letters (``A``..), then
+optionally an empty row and N rows of revealed cells (``*`` star, ``-`` empty, ``.`` unknown);
+a cell outside every region is ``.``. The row ``stars=k`` comes first when k > 1
+(``stars=2/AABB/.../DDCC//*.../....``). The same rows on lines of their own are read too.
 
 Generation: a seeded random star placement, then regions grown at random from the stars (for
 k > 1 from single stars, then merged in touching groups of k). ``initial_clues`` gives the
@@ -356,7 +357,13 @@ class StarBattle(Family):
 
     # -- text -------------------------------------------------------------------------------
     def parse_text(self, text: str, params: Mapping[str, Any] | None = None) -> Instance:
-        lines = [ln.strip() for ln in text.strip().splitlines()]
+        """One line of ``/``-joined rows (what :meth:`format_text` writes): an optional
+        ``stars=K``, the region letters, then after an empty row (``//``) the known cells
+        (``*`` star, ``-`` empty, ``.`` unknown); or the same rows on lines of their own."""
+        text = text.strip()
+        if "\n" not in text:
+            text = text.replace("/", "\n")
+        lines = [ln.strip() for ln in text.splitlines()]
         stars = 1
         if lines and lines[0].startswith("stars="):
             value = lines.pop(0)[len("stars=") :]
@@ -413,7 +420,7 @@ class StarBattle(Family):
         out += ["".join(row) for row in regions]
         if any(ch != "." for row in cells for ch in row):
             out += [""] + ["".join(row) for row in cells]
-        return "\n".join(out)
+        return "/".join(out)
 
     # -- rendering --------------------------------------------------------------------------
     def render_ascii(

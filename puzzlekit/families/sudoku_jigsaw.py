@@ -17,8 +17,10 @@ JSON format: ``{"family": "sudoku-jigsaw", "params": {"size": 4, "regions": ["11
 "3344", "3344"]}, "clues": [{"id": "r1c2", "kind": "given", "data": {"value": 3},
 "coords": [[0, 1]]}]}``.
 
-Text format: the Sudoku line (N*N characters, ``.`` blank); the regions come from params.
-Simon Tatham's ``solo`` jigsaw game IDs (``9j:...``) are read by :mod:`puzzlekit.io.tatham`.
+Text format: Simon Tatham's ``solo`` jigsaw game ID (``4j:givens,layout``), which carries the
+regions, so a line reads back alone (also by :mod:`puzzlekit.io.tatham`); a layout with a region
+in several pieces, which a game ID cannot say, is written as the instance's JSON on one line.
+The Sudoku line (N*N characters, ``.`` blank), with the regions from params, is read too.
 
 Schema ids: ``sudoku-jigsaw-9x9`` for the default layout, else ``sudoku-jigsaw-9x9-`` and the
 first 8 hex digits of the SHA-256 of the layout's rows joined by ``/``.
@@ -159,6 +161,38 @@ class SudokuJigsaw(GivensGrid):
     def regions(self, params: Mapping[str, Any]) -> list[tuple[str, list[tuple[int, int]]]]:
         groups = rows_to_regions(params["regions"])
         return [(f"region{i + 1}", cells) for i, cells in enumerate(groups)]
+
+    # -- text -------------------------------------------------------------------------------
+    def parse_text(self, text: str, params: Mapping[str, Any] | None = None) -> Instance:
+        from puzzlekit.core.family import Family
+        from puzzlekit.families._tatham import parse_solo
+
+        line = text.strip()
+        if line.startswith("{"):
+            return Family.parse_text(self, line, params)
+        if ":" in line:
+            inst = parse_solo(line)
+            if inst.family != self.name:
+                raise SpecError(
+                    [Violation("malformed", None, "text", "not a jigsaw game ID (no 'j')")]
+                )
+            return inst
+        return super().parse_text(line, params)
+
+    def format_text(self, instance: Instance) -> str:
+        from puzzlekit.families._cages import components
+        from puzzlekit.families._tatham import encode_block_structure, encode_grid
+
+        params = instance.params_dict()
+        n = params["size"]
+        groups = rows_to_regions(params["regions"])
+        if any(len(components(g)) != 1 for g in groups):
+            return instance.to_json()  # a game ID's layout has connected regions only
+        givens = [0] * (n * n)
+        for clue in instance.clues:
+            r, c = clue.coords[0]
+            givens[r * n + c] = clue.data_dict()["value"]
+        return f"{n}j:{encode_grid(givens)},{encode_block_structure(groups, n)}"
 
     # -- rendering --------------------------------------------------------------------------
     def _layout(self, instance: Instance) -> tuple[int, dict, dict]:

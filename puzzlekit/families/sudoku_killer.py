@@ -20,7 +20,9 @@ JSON format: ``{"family": "sudoku-killer", "params": {"size": 4, "box": [2, 2]},
 [{"id": "cage-r1c1", "kind": "cage", "data": {"sum": 7}, "coords": [[0, 0], [1, 0]]}, ...]}``.
 
 Text format: Simon Tatham's ``solo`` killer game IDs (``3x3k:zzzc,_aaaa...,12_3a15...``, see
-:mod:`puzzlekit.io.tatham`) are read; instances are not written back as text.
+:mod:`puzzlekit.io.tatham`): the givens, the cage layout and each cage's sum on its first cell.
+An instance whose cages do not cover the grid (which a game ID cannot say) is written as its
+JSON on one line, which :meth:`SudokuKiller.parse_text` reads too.
 
 Repair moves at a cell: reveal its digit, or split its cage into the cell alone and the rest.
 """
@@ -40,7 +42,7 @@ from puzzlekit.core.model import (
     Schema,
     Solution,
 )
-from puzzlekit.families import register_family
+from puzzlekit.families import Family, register_family
 from puzzlekit.families._cages import CageGrid, Cell, int_field
 from puzzlekit.families._grid import cell_name
 from puzzlekit.families.sudoku import Sudoku
@@ -81,10 +83,34 @@ class SudokuKiller(CageGrid, Sudoku):
     def parse_text(self, text: str, params: Mapping[str, Any] | None = None) -> Instance:
         from puzzlekit.families._tatham import parse_solo
 
+        if text.lstrip().startswith("{"):
+            return Family.parse_text(self, text, params)
         return parse_solo(text)
 
     def format_text(self, instance: Instance) -> str:
-        raise NotImplementedError("killer Sudoku instances are not written as text")
+        from puzzlekit.families._cages import components
+        from puzzlekit.families._tatham import encode_block_structure, encode_grid
+
+        params = instance.params_dict()
+        n = params["size"]
+        givens, sums = [0] * (n * n), [0] * (n * n)
+        cages: list[list[Cell]] = []
+        for clue in instance.clues:
+            cells = [(int(r), int(c)) for r, c in clue.coords]
+            if clue.kind == "given":
+                givens[cells[0][0] * n + cells[0][1]] = clue.data_dict()["value"]
+            elif clue.kind == "cage":
+                cages.append(cells)
+                first = min(cells)
+                sums[first[0] * n + first[1]] = clue.data_dict()["sum"]
+        covered = sorted(cell for cage in cages for cell in cage)
+        if covered != [(r, c) for r in range(n) for c in range(n)] or any(
+            len(components(cage)) != 1 for cage in cages
+        ):
+            return instance.to_json()  # a game ID cannot say "no cage here"
+        rows, cols = params["box"]
+        blocks = encode_block_structure(cages, n)
+        return f"{rows}x{cols}k:{encode_grid(givens)},{blocks},{encode_grid(sums)}"
 
 
 SUDOKU_KILLER = register_family(SudokuKiller())

@@ -1,5 +1,7 @@
-"""Reading puzzles from files: a JSON instance, a JSON array or JSON Lines of instances, or a
-family's text format with one puzzle per line.
+"""Reading puzzles from files: a JSON instance, a JSON array or JSON Lines of instances (or of
+``puzzlekit generate`` records, whose ``instance`` is read), or a family's one-line text format
+with one puzzle per line. A bare line of n*n grid characters with no family given is read as a
+Sudoku of that size, and the item says so (:attr:`InputItem.note`).
 
 Bad input does not raise: each unreadable puzzle comes back as violations, so a command can report
 it as INVALID_SPEC and go on with the next one. Only an unreadable file raises (``OSError``).
@@ -9,6 +11,7 @@ from __future__ import annotations
 
 import io
 import json
+import math
 import sys
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
@@ -27,6 +30,7 @@ class InputItem:
     instance: Instance | None
     violations: tuple[Violation, ...] = ()
     raw_digest: str = ""
+    note: str = ""  # how the input was understood when that was a guess (for diagnostics)
 
     @property
     def digest(self) -> str:
@@ -70,10 +74,37 @@ def _bad_line(line: Line) -> InputItem:
 
 
 def _from_obj(pos: int, obj: Any, raw: str) -> InputItem:
+    if isinstance(obj, Mapping) and "family" not in obj and "instance" in obj:
+        obj = _record_instance(pos, obj)  # a ``puzzlekit generate`` record
+        if isinstance(obj, Violation):
+            return InputItem(pos, None, (obj,), sha256_digest(raw.encode("utf-8")))
     try:
         return InputItem(pos, Instance.from_json_obj(obj))
     except SpecError as exc:
         return InputItem(pos, None, exc.violations, sha256_digest(raw.encode("utf-8")))
+
+
+def _record_instance(pos: int, record: Mapping[str, Any]) -> Any:
+    """The ``instance`` of a generate record, or a violation when the record has none."""
+    inst = record["instance"]
+    if inst is None:
+        status = record.get("status", "unknown")
+        return Violation(
+            "malformed", None, f"record {pos}", f"a {status} record has no instance to read"
+        )
+    return inst
+
+
+_GRID_CHARS = frozenset("0123456789.ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz")
+
+
+def sniff_sudoku(line: str) -> int | None:
+    """The size n when ``line`` is a bare Sudoku grid: n*n (n >= 4) ASCII digits, letters or
+    ``.``; None otherwise."""
+    n = math.isqrt(len(line))
+    if n < 4 or n * n != len(line) or not set(line) <= _GRID_CHARS:
+        return None
+    return n
 
 
 def _from_line(lineno: int, line: str, family: str | None, params: Any) -> InputItem:
@@ -86,6 +117,12 @@ def _from_line(lineno: int, line: str, family: str | None, params: Any) -> Input
             v = Violation("malformed", None, f"line {lineno}", exc.detail)
             return InputItem(lineno, None, (v,), raw_digest)
         return _from_obj(lineno, obj, line)
+    if family is None and sniff_sudoku(line) is not None:
+        note = f"read as sudoku: {len(line)} grid characters and no family given"
+        try:
+            return InputItem(lineno, get_family("sudoku").parse_text(line), note=note)
+        except SpecError as exc:
+            return InputItem(lineno, None, exc.violations, raw_digest, note=note)
     if family is None:
         detail = "not a JSON instance and no family given"
         v = Violation("malformed", None, f"line {lineno}", detail)

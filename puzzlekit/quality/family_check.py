@@ -19,8 +19,9 @@ later steps, which depend on it):
 3. ``full-reveal``: a random solution with all its clues revealed verifies UNIQUE, with that
    solution, on the reference (enumerative) verifier.
 4. ``round-trip``: ``parse_text(format_text(instance))`` gives the same clues and params, and
-   formatting again gives the same text (skipped, with a note, when ``format_text`` raises
-   ``NotImplementedError``).
+   formatting again gives the same text; ``one-line``: the text is one line (skipped, with a
+   note, when ``format_text`` raises ``NotImplementedError``; the default writes the instance's
+   JSON on one line).
 5. ``verifier-raised``/``input-mutated``/``not-a-report``/``wrong-digest``/``detail-case``/
    ``coord-outside-schema``/``wrong-solution``/...: every exact registered verifier that can
    take an instance (a backend declines by raising ``NotImplementedError`` or its own

@@ -247,6 +247,15 @@ def _round_trip_text(ck: Checker, fam: Family, s: Sample, text: Any, code: str) 
     if not isinstance(text, str):
         ck.fail(code, f"format_text() returned {type(text).__name__}, not str.")
         return
+    if "\n" in text.strip() or "\r" in text.strip():
+        ck.fail(
+            "one-line",
+            f"format_text() wrote {text.strip().count(chr(10)) + 1} lines for {s.label}; the "
+            "text format is one puzzle a line (commands read input line by line): join the "
+            f"rows with a separator and keep multi-line drawings in render_ascii(). "
+            f"Text: {text[:120]!r}",
+        )
+        return
     try:
         back = fam.parse_text(text, inst.params_dict())
     except Exception as exc:

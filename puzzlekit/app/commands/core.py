@@ -8,14 +8,20 @@ import sys
 from collections.abc import Iterator
 from typing import Any
 
-from puzzlekit.app.cli import UsageError
+from puzzlekit.app.cli import UsageError, add_format
+from puzzlekit.app.progress import add_quiet, progress
 from puzzlekit.core.report import Verdict, VerifierReport
 from puzzlekit.io.inputs import InputItem, iter_stream, open_input
 
 
 def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("schemas", help="list every registered schema")
-    p.add_argument("--json", action="store_true", help="one JSON object per schema")
+    add_format(p, ("table", "json"), "table", {"json": "one JSON object per schema"})
+    p.add_argument(
+        "--config-schema",
+        action="store_true",
+        help="print the JSON Schema of experiment configs instead (for editors)",
+    )
     p.set_defaults(func=cmd_schemas)
 
     for name, func, helptext in (
@@ -24,7 +30,11 @@ def register(sub: argparse._SubParsersAction) -> None:
     ):
         p = sub.add_parser(name, help=helptext)
         p.add_argument("file", nargs="?", default="-", help="input file, or - for stdin")
-        p.add_argument("--family", help="family of text-format lines (e.g. sudoku)")
+        p.add_argument(
+            "--family",
+            help="family of text-format lines, e.g. sudoku (default: JSON lines name their "
+            "own; a bare line of n*n grid characters is read as sudoku)",
+        )
         p.add_argument("--params", help="family params as JSON, e.g. '{\"size\": 4}'")
         p.add_argument("--verifier", help="backend name (default: sat where encodable)")
         p.add_argument(
@@ -32,7 +42,12 @@ def register(sub: argparse._SubParsersAction) -> None:
         )
         p.add_argument("--budget-seconds", type=float, default=None, help="wall-time budget")
         p.add_argument("--budget-nodes", type=int, default=None, help="search-node budget")
-        p.add_argument("--format", choices=("json", "text"), default="json")
+        add_format(
+            p,
+            ("json", "text"),
+            "json",
+            {"json": "one JSON object a puzzle", "text": "the verdict and the grid, readable"},
+        )
         if name == "verify":
             p.add_argument(
                 "--extras",
@@ -47,14 +62,20 @@ def register(sub: argparse._SubParsersAction) -> None:
             default="auto",
             help="tatham: one Simon Tatham game ID a line (solo, keen, unequal, ...)",
         )
+        add_quiet(p)
         p.set_defaults(func=func)
 
 
 def cmd_schemas(args: argparse.Namespace) -> int:
     from puzzlekit.families import registered_schemas
 
+    if args.config_schema:
+        from puzzlekit.app.experiment.config_schema import config_schema
+
+        print(json.dumps(config_schema(), indent=2))
+        return 0
     rows = registered_schemas()
-    if args.json:
+    if args.format == "json":
         for row in rows:
             print(json.dumps(row, ensure_ascii=False))
         return 0
@@ -199,16 +220,23 @@ def verify_item(
     item: InputItem, verifier_for: Any, cap: int, budget: Any, extras: tuple[str, ...] = ()
 ) -> VerifierReport:
     """The report for one input item; unreadable input gives INVALID_SPEC, never an exception.
-    ``verifier_for(instance)`` names the verifier, kept for the life of the process."""
+    ``verifier_for(instance)`` names the verifier, kept for the life of the process. How the
+    input was understood, when that was a guess, is the report's last diagnostic."""
+    from dataclasses import replace
+
     from puzzlekit.verifiers.base import invalid_report, source
     from puzzlekit.verifiers.registry import kept_verifier, verify_or_decline
 
     if item.instance is None:
-        return invalid_report(item.raw_digest, item.violations, source("input", "1"), cap)
-    with kept_verifier(verifier_for(item.instance)) as verifier:
-        return verify_or_decline(
-            verifier, item.instance, solution_cap=cap, budget=budget, extras=extras
-        )
+        rep = invalid_report(item.raw_digest, item.violations, source("input", "1"), cap)
+    else:
+        with kept_verifier(verifier_for(item.instance)) as verifier:
+            rep = verify_or_decline(
+                verifier, item.instance, solution_cap=cap, budget=budget, extras=extras
+            )
+    if item.note:
+        rep = replace(rep, diagnostics=(*rep.diagnostics, item.note))
+    return rep
 
 
 def render_text(item: InputItem, rep: VerifierReport) -> str:
@@ -237,48 +265,63 @@ def render_text(item: InputItem, rep: VerifierReport) -> str:
     return "\n".join(lines)
 
 
+def item_progress(args: argparse.Namespace, what: str) -> Any:
+    """Progress over input puzzles on stderr; none when stdout is a terminal (each result shows
+    as it comes) or with ``--quiet``."""
+    return progress(what, None, "puzzle", quiet=args.quiet or sys.stdout.isatty())
+
+
 def cmd_verify(args: argparse.Namespace) -> int:
     params, verifier_for, budget = _settings(args)
     extras = extras_arg(args.extras)
-    for item in _items(args, params):
-        rep = verify_item(item, verifier_for, args.cap, budget, extras)
-        if args.format == "json":
-            print(rep.to_json(), flush=True)
-        else:
-            print(render_text(item, rep) + "\n", flush=True)
+    with item_progress(args, "verify") as bar:
+        for item in _items(args, params):
+            rep = verify_item(item, verifier_for, args.cap, budget, extras)
+            if args.format == "json":
+                print(rep.to_json(), flush=True)
+            else:
+                print(render_text(item, rep) + "\n", flush=True)
+            bar.update(1)
     return 0
 
 
 def cmd_solve(args: argparse.Namespace) -> int:
+    params, verifier_for, budget = _settings(args)
+    with item_progress(args, "solve") as bar:
+        for item in _items(args, params):
+            _solve_one(args, item, verify_item(item, verifier_for, args.cap, budget))
+            bar.update(1)
+    return 0
+
+
+def _solve_one(args: argparse.Namespace, item: InputItem, rep: VerifierReport) -> None:
+    """Print one puzzle's solutions: a JSON line, or the drawing and one text line each."""
     from puzzlekit.core.model import SpecError
     from puzzlekit.families import MISREAD_ERRORS, get_family
 
-    params, verifier_for, budget = _settings(args)
-    for item in _items(args, params):
-        rep = verify_item(item, verifier_for, args.cap, budget)
-        formatted = []
-        if item.instance is not None and rep.solutions:
-            fam = get_family(item.instance.family)
-            schema = fam.schema(item.instance.params_dict())
-            for sol in rep.solutions:
-                try:
-                    full = item.instance.with_clues(fam.clues_from_solution(schema, sol))
-                    formatted.append(fam.format_text(full))
-                except (NotImplementedError, SpecError, StopIteration, *MISREAD_ERRORS):
-                    formatted.append(sol)  # no text for this solution: the assignment itself
-        if args.format == "json":
-            out = {
-                "input": item.position,
-                "instanceDigest": rep.instance_digest,
-                "verdict": rep.verdict.value,
-                "solutionCount": rep.solution_count,
-                "solutionCountIsLowerBound": rep.solution_count_is_lower_bound,
-                "solutions": formatted,
-            }
-            print(json.dumps(out, ensure_ascii=False), flush=True)
-        else:
-            print(render_text(item, rep), flush=True)
-            for f in formatted:
-                print(f if isinstance(f, str) else json.dumps(f), flush=True)
-            print(flush=True)
-    return 0
+    formatted = []
+    if item.instance is not None and rep.solutions:
+        fam = get_family(item.instance.family)
+        schema = fam.schema(item.instance.params_dict())
+        for sol in rep.solutions:
+            try:
+                full = item.instance.with_clues(fam.clues_from_solution(schema, sol))
+                formatted.append(fam.format_text(full))
+            except (NotImplementedError, SpecError, StopIteration, *MISREAD_ERRORS):
+                formatted.append(sol)  # no text for this solution: the assignment itself
+    if args.format == "json":
+        out = {
+            "input": item.position,
+            "instanceDigest": rep.instance_digest,
+            "verdict": rep.verdict.value,
+            "solutionCount": rep.solution_count,
+            "solutionCountIsLowerBound": rep.solution_count_is_lower_bound,
+            "solutions": formatted,
+            "diagnostics": list(rep.diagnostics),
+        }
+        print(json.dumps(out, ensure_ascii=False), flush=True)
+    else:
+        print(render_text(item, rep), flush=True)
+        for f in formatted:
+            print(f if isinstance(f, str) else json.dumps(f), flush=True)
+        print(flush=True)

@@ -9,7 +9,7 @@ import sqlite3
 from collections.abc import Mapping
 from typing import Any
 
-from puzzlekit.app.cli import UsageError
+from puzzlekit.app.cli import UsageError, add_format
 from puzzlekit.audit.escalation import EscalationError, EscalationStore, retry_holds
 from puzzlekit.audit.ledger import LedgerError
 
@@ -44,7 +44,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     add_db_option(ls)
     ls.add_argument("--holds", action="store_true", help="list the hold queue instead")
     ls.add_argument("--status", default=None, help="only this status (e.g. held, pending)")
-    ls.add_argument("--json", action="store_true", help="one JSON object per line")
+    add_format(ls, ("table", "json"), "table")
     ls.set_defaults(func=cmd_list)
 
     rt = cmds.add_parser("retry", help="re-verify held instances with a larger budget")
@@ -60,7 +60,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     rt.add_argument("--factor", type=float, default=2.0, help="budget multiplier (default 2)")
     rt.add_argument("--budget-seconds", type=float, default=None, help="use this budget instead")
     rt.add_argument("--verifier", default=None, help="backend (default: the one that held it)")
-    rt.add_argument("--json", action="store_true", help="one JSON object per line")
+    add_format(rt, ("table", "json"), "table")
     rt.set_defaults(func=cmd_retry)
 
 
@@ -95,7 +95,7 @@ def cmd_list(args: argparse.Namespace) -> int:
                 "budget_seconds": h.budget_seconds,
                 "verdict": h.verdict,
                 "instance_digest": h.instance_digest
-                if args.json
+                if args.format == "json"
                 else short_digest(h.instance_digest),
                 "reason": h.reason,
                 "escalation_id": h.escalation_id,
@@ -122,14 +122,14 @@ def cmd_list(args: argparse.Namespace) -> int:
                 "target": r.target,
                 "status": r.status,
                 "instance_digest": r.instance_digest
-                if args.json
+                if args.format == "json"
                 else short_digest(r.instance_digest),
                 "sequence_id": r.sequence_id,
             }
             for r in records
         ]
         columns = ["escalation_id", "emitted_at", "kind", "target", "status", "instance_digest"]
-    print_rows(rows, columns, args.json)
+    print_rows(rows, columns, args.format == "json")
     return 0
 
 
@@ -158,6 +158,8 @@ def cmd_retry(args: argparse.Namespace) -> int:
         raise UsageError(str(exc)) from None
     rows = [r.to_json_obj() for r in results]
     print_rows(
-        rows, ["hold_id", "verifier", "budget_seconds", "verdict", "released", "error"], args.json
+        rows,
+        ["hold_id", "verifier", "budget_seconds", "verdict", "released", "error"],
+        args.format == "json",
     )
     return 0

@@ -17,7 +17,7 @@ import json
 import math
 from typing import Any
 
-from puzzlekit.app.cli import UsageError
+from puzzlekit.app.cli import UsageError, add_format
 
 GAMES = ("tictactoe", "mnk", "connect", "nim")
 
@@ -65,11 +65,9 @@ def register(sub: argparse._SubParsersAction) -> None:
         default="auto",
         help="auto: the compiled solver where the game has one (Connect Four 7x6), else alphabeta",
     )
-    p.add_argument(
-        "--budget-seconds", type=float, default=60.0, help="wall-time budget (default 60)"
-    )
-    p.add_argument("--budget-nodes", type=int, default=None, help="node budget (default none)")
-    p.add_argument("--json", action="store_true", help="print the verdict as one JSON object")
+    p.add_argument("--budget-seconds", type=float, default=60.0, help="wall-time budget")
+    p.add_argument("--budget-nodes", type=int, default=None, help="node budget (none: no limit)")
+    add_format(p, ("text", "json"), "text", {"json": "the verdict as one JSON object"})
     p.set_defaults(func=cmd_game_verdict)
 
 
@@ -105,7 +103,7 @@ def cmd_game_verdict(args: argparse.Namespace) -> int:
         return 1
     except ValueError as exc:  # --solver compiled on a game without one
         raise UsageError(str(exc)) from None
-    if args.json:
+    if args.format == "json":
         obj = {"game": game.info.name, "params": dict(game.params), **verdict.to_json_obj()}
         obj["toMove"] = game.side_name(verdict.to_move)
         print(json.dumps(obj))

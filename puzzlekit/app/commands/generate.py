@@ -1,4 +1,8 @@
-"""``puzzlekit generate``: closed-loop generation to JSON Lines."""
+"""``puzzlekit generate``: closed-loop generation to JSON Lines.
+
+Exit codes: 0 when ``--count`` puzzles were accepted; 1 when fewer were (``puzzlekit: k of n
+accepted`` on stderr; the records written are kept); 2 for unusable arguments.
+"""
 
 from __future__ import annotations
 
@@ -7,6 +11,7 @@ import sys
 from typing import TYPE_CHECKING
 
 from puzzlekit.app.cli import UsageError
+from puzzlekit.app.progress import add_quiet
 
 if TYPE_CHECKING:
     from puzzlekit.core.family import Family
@@ -15,13 +20,17 @@ if TYPE_CHECKING:
 
 def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("generate", help="generate puzzles in the closed loop (JSON Lines)")
-    p.add_argument("family")
-    p.add_argument("--params", help="family params as JSON")
+    p.add_argument("family", help="the family to generate (see puzzlekit schemas)")
+    p.add_argument(
+        "--params",
+        help="family params as JSON (default: the family's own, or its first listed schema "
+        "when it has required params)",
+    )
     p.add_argument("--count", type=int, default=1, help="accepted puzzles wanted")
     p.add_argument(
         "--strategy",
         default="adaptive",
-        help="generator strategy: adaptive or blind, or one a plugin registers (default adaptive)",
+        help="generator strategy: adaptive or blind, or one a plugin registers",
     )
     p.add_argument(
         "--clues",
@@ -42,7 +51,7 @@ def register(sub: argparse._SubParsersAction) -> None:
         default=None,
         help="holdout verifier (default: the other exact backend); 'none' to skip",
     )
-    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--seed", type=int, default=0, help="one seed gives one output")
     p.add_argument(
         "--difficulty",
         type=int,
@@ -61,14 +70,16 @@ def register(sub: argparse._SubParsersAction) -> None:
         metavar="FILE",
         help="settle each loop: append auto_apply puzzles to this JSON Lines corpus",
     )
+    add_quiet(p)
     p.set_defaults(func=cmd_generate)
 
 
 def cmd_generate(args: argparse.Namespace) -> int:
+    from puzzlekit.families import default_params
     from puzzlekit.loop.batch import GenerateConfig
 
-    params = _params(args.params)
     family, holdout = _check_names(args)
+    params = _params(args.params) if args.params is not None else default_params(family)
     _check_values(args, family, params)
     config = GenerateConfig(
         family=args.family,
@@ -86,7 +97,11 @@ def cmd_generate(args: argparse.Namespace) -> int:
         corpus=args.corpus,
         difficulty=args.difficulty,
     )
-    _write_records(config, args)
+    got = _write_records(config, args)
+    if got < args.count:
+        level = f" at level {args.difficulty}" if args.difficulty is not None else ""
+        print(f"puzzlekit: {got} of {args.count} accepted{level}", file=sys.stderr)
+        return 1
     return 0
 
 
@@ -152,10 +167,10 @@ def _check_values(args: argparse.Namespace, family: Family, params: dict) -> Non
             raise UsageError(f"{flag}: no directory for {path}")
 
 
-def _write_records(config: GenerateConfig, args: argparse.Namespace) -> None:
-    """Run the loop, one JSON line per record to ``--out`` (or stdout), progress on stderr."""
-    from tqdm import tqdm
-
+def _write_records(config: GenerateConfig, args: argparse.Namespace) -> int:
+    """Run the loop, one JSON line per record to ``--out`` (or stdout), progress on stderr;
+    returns how many were accepted."""
+    from puzzlekit.app.progress import progress
     from puzzlekit.loop.batch import dumps, generate
 
     try:
@@ -163,17 +178,13 @@ def _write_records(config: GenerateConfig, args: argparse.Namespace) -> None:
     except OSError as exc:
         raise UsageError(f"cannot write {args.out}: {exc.strerror}") from None
     try:
-        with tqdm(total=args.count, file=sys.stderr, disable=None, unit="puzzle") as bar:
+        with progress("generate", args.count, "puzzle", quiet=args.quiet) as bar:
             got = 0
             for rec in generate(config, progress=bar):
                 got += rec.get("status") == "accepted"
                 out.write(dumps(rec) + "\n")
                 out.flush()
-        if args.difficulty is not None and got < args.count:
-            print(
-                f"puzzlekit: {got} of {args.count} puzzles reached level {args.difficulty}",
-                file=sys.stderr,
-            )
+        return got
     finally:
         if out is not sys.stdout:
             out.close()

@@ -21,7 +21,8 @@ import json
 from typing import Any
 
 from puzzlekit.app.cli import UsageError
-from puzzlekit.app.commands.core import check_family_arg, input_items, params_arg
+from puzzlekit.app.commands.core import check_family_arg, input_items, item_progress, params_arg
+from puzzlekit.app.progress import add_quiet
 from puzzlekit.core.model import SpecError
 
 
@@ -55,6 +56,7 @@ def register(sub: argparse._SubParsersAction) -> None:
         help="add the detail against LEVEL: stuck cells and the next technique when harder, "
         "removable clues when easier",
     )
+    add_quiet(p)
     p.set_defaults(func=cmd_grade)
 
 
@@ -73,33 +75,42 @@ def _budget(args: argparse.Namespace) -> Any:
 
 
 def cmd_grade(args: argparse.Namespace) -> int:
-    from puzzlekit.grading.techniques import grade
-
     params = params_arg(args.params)
     budget = _budget(args)
     check_family_arg(args.family, args.input_format)
-    for item in input_items(args.file, args.family, params, args.input_format):
-        out: dict[str, Any] = {"input": item.position}
-        violations = item.violations
-        if item.instance is not None:
-            try:
-                g = grade(item.instance, search=not args.no_search, budget=budget)
-            except SpecError as exc:
-                violations = exc.violations
-            else:
-                out.update(g.to_json_obj(trace=args.trace))
-                if args.target is not None:
-                    top = g.to_json_obj()["maxLevel"]
-                    if not 0 <= args.target <= top:
-                        raise UsageError(f"--target must be in 0..{top} for {g.family}")
-                    from puzzlekit.generators.graded import level_detail
-
-                    out["againstTarget"] = level_detail(item.instance, args.target).to_json_obj()
-        if item.instance is None or violations:
-            out.update(
-                instanceDigest=item.digest,
-                status="invalid",
-                violations=[v.to_json_obj() for v in violations],
-            )
-        print(json.dumps(out, ensure_ascii=False), flush=True)
+    with item_progress(args, "grade") as bar:
+        for item in input_items(args.file, args.family, params, args.input_format):
+            print(json.dumps(_grade_one(args, item, budget), ensure_ascii=False), flush=True)
+            bar.update(1)
     return 0
+
+
+def _grade_one(args: argparse.Namespace, item: Any, budget: Any) -> dict[str, Any]:
+    """The JSON line of one input puzzle."""
+    from puzzlekit.grading.techniques import grade
+
+    out: dict[str, Any] = {"input": item.position}
+    violations = item.violations
+    if item.instance is not None:
+        try:
+            g = grade(item.instance, search=not args.no_search, budget=budget)
+        except SpecError as exc:
+            violations = exc.violations
+        else:
+            out.update(g.to_json_obj(trace=args.trace))
+            if args.target is not None:
+                top = g.to_json_obj()["maxLevel"]
+                if not 0 <= args.target <= top:
+                    raise UsageError(f"--target must be in 0..{top} for {g.family}")
+                from puzzlekit.generators.graded import level_detail
+
+                out["againstTarget"] = level_detail(item.instance, args.target).to_json_obj()
+    if item.instance is None or violations:
+        out.update(
+            instanceDigest=item.digest,
+            status="invalid",
+            violations=[v.to_json_obj() for v in violations],
+        )
+    if item.note:
+        out["diagnostics"] = [item.note]
+    return out

@@ -6,7 +6,7 @@ import argparse
 import json
 import sqlite3
 
-from puzzlekit.app.cli import UsageError
+from puzzlekit.app.cli import UsageError, add_format
 from puzzlekit.audit.ledger import Ledger, LedgerError, read_checkpoint
 
 MAX_SEQ = 2**62  # seqs are SQLite integers; larger arguments are refused, not overflowed
@@ -20,18 +20,20 @@ def register(sub: argparse._SubParsersAction) -> None:
     v = cmds.add_parser("verify", help="check the chain; exit 1 naming the first bad seq")
     v.add_argument("db", metavar="DB", help="the SQLite database holding the ledger")
     v.add_argument("--checkpoint", metavar="FILE", help="a checkpoint file kept elsewhere")
-    v.add_argument("--json", action="store_true", help="print the result as JSON")
+    add_format(v, ("text", "json"), "text", {"json": "the result as one JSON object"})
     v.set_defaults(func=cmd_verify)
 
     c = cmds.add_parser("checkpoint", help="print the head (seq, entry_hash) as a checkpoint")
-    c.add_argument("db", metavar="DB")
+    c.add_argument("db", metavar="DB", help="the SQLite database holding the ledger")
     c.add_argument("--out", metavar="FILE", help="write the checkpoint file here instead")
     c.set_defaults(func=cmd_checkpoint)
 
     s = cmds.add_parser("show", help="print entries as JSON lines")
-    s.add_argument("db", metavar="DB")
-    s.add_argument("--from", dest="start", type=int, default=1, metavar="SEQ")
-    s.add_argument("--limit", type=int, default=None, metavar="N")
+    s.add_argument("db", metavar="DB", help="the SQLite database holding the ledger")
+    s.add_argument(
+        "--from", dest="start", type=int, default=1, metavar="SEQ", help="first entry shown"
+    )
+    s.add_argument("--limit", type=int, default=None, metavar="N", help="at most N entries")
     s.set_defaults(func=cmd_show)
 
 
@@ -60,7 +62,7 @@ def cmd_verify(args: argparse.Namespace) -> int:
             result = ledger.verify(checkpoint)
         except sqlite3.Error as exc:  # not a ledger table we can read: unusable input
             raise UsageError(f"{args.db}: {exc}") from None
-    print(json.dumps(result.to_json_obj()) if args.json else result.summary())
+    print(json.dumps(result.to_json_obj()) if args.format == "json" else result.summary())
     return 0 if result.ok else 1
 
 

@@ -11,13 +11,15 @@ from __future__ import annotations
 import argparse
 import json
 
-from puzzlekit.app.cli import UsageError
+from puzzlekit.app.cli import UsageError, add_format
 
 
 def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("publish-gate", help="run the publish-gate prospective test (JSON rows)")
     p.add_argument("config", metavar="CONFIG", help="TOML with a [publish_gate] table")
-    p.add_argument("--table", action="store_true", help="a Markdown table instead of JSON")
+    add_format(
+        p, ("json", "table"), "json", {"json": "one JSON row an arm", "table": "a Markdown table"}
+    )
     p.set_defaults(func=cmd_publish_gate)
 
 
@@ -75,7 +77,7 @@ def cmd_publish_gate(args: argparse.Namespace) -> int:
     check_names(config)
     rows = run_publish_gate(config)
     failed = check_hypotheses(rows)
-    if args.table:
+    if args.format == "table":
         print(markdown_table(rows), end="")
     else:
         for row in rows:

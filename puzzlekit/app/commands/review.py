@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import argparse
 
-from puzzlekit.app.cli import UsageError
+from puzzlekit.app.cli import UsageError, add_format
 from puzzlekit.app.commands.escalations import add_db_option, open_store, print_rows, short_digest
 from puzzlekit.audit.escalation import REVIEW_STATUSES, EscalationError
 
@@ -16,13 +16,15 @@ def register(sub: argparse._SubParsersAction) -> None:
 
     ls = cmds.add_parser("list", help="list reviews (pending ones by default)")
     add_db_option(ls)
-    ls.add_argument("--status", choices=(*REVIEW_STATUSES, "all"), default="pending")
-    ls.add_argument("--json", action="store_true", help="one JSON object per line")
+    ls.add_argument(
+        "--status", choices=(*REVIEW_STATUSES, "all"), default="pending", help="reviews shown"
+    )
+    add_format(ls, ("table", "json"), "table")
     ls.set_defaults(func=cmd_list)
 
     for decision in ("accept", "reject"):
         d = cmds.add_parser(decision, help=f"{decision} a pending review, with a note")
-        d.add_argument("review_id", type=int, metavar="ID")
+        d.add_argument("review_id", type=int, metavar="ID", help="the review's id (see list)")
         d.add_argument("--note", required=True, metavar="TEXT", help="why (recorded in the ledger)")
         add_db_option(d)
         d.set_defaults(func=cmd_settle, decision=decision)
@@ -36,15 +38,21 @@ def cmd_list(args: argparse.Namespace) -> int:
             "review_id": r.review_id,
             "status": r.status,
             "created_at": r.created_at,
-            "instance_digest": r.instance_digest if args.json else short_digest(r.instance_digest),
+            "instance_digest": r.instance_digest
+            if args.format == "json"
+            else short_digest(r.instance_digest),
             "reason": r.reason,
             "note": r.note,
             "escalation_id": r.escalation_id,
-            **({"instance": r.instance_json} if args.json else {}),
+            **({"instance": r.instance_json} if args.format == "json" else {}),
         }
         for r in items
     ]
-    print_rows(rows, ["review_id", "status", "created_at", "instance_digest", "reason"], args.json)
+    print_rows(
+        rows,
+        ["review_id", "status", "created_at", "instance_digest", "reason"],
+        args.format == "json",
+    )
     return 0
 
 

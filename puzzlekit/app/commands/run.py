@@ -12,22 +12,37 @@ import tomllib
 from pathlib import Path
 
 from puzzlekit.app.cli import UsageError
+from puzzlekit.app.progress import add_quiet
 
 
 def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("run", help="run an experiment config into a run directory")
     p.add_argument("config", help="experiment config (TOML)")
     p.add_argument("--out", help="run directory (default: runs/<config name>)")
-    p.add_argument("--executor", choices=("local", "dask", "serial"), default=None)
+    p.add_argument(
+        "--executor",
+        choices=("local", "dask", "serial"),
+        default=None,
+        help="where tasks run (default: the config's, else a local process pool)",
+    )
     p.add_argument("--scheduler", help="Dask scheduler address (default: a LocalCluster)")
     p.add_argument("--workers", type=int, default=None, help="worker processes")
     p.add_argument("--resume", action="store_true", help="skip the tasks already finished")
-    p.add_argument("--quiet", action="store_true", help="no progress bar")
+    p.add_argument(
+        "--set",
+        dest="overrides",
+        action="append",
+        default=[],
+        metavar="KEY=VALUE",
+        help="override a config value, e.g. trials=2 or budget.max_calls=50 (a TOML value; "
+        "repeatable; recorded in the manifest)",
+    )
+    add_quiet(p)
     p.set_defaults(func=cmd_run)
     r = sub.add_parser(
         "report", help="draw a run directory's figures and write RUN_DIR/report/report.md"
     )
-    r.add_argument("run_dir")
+    r.add_argument("run_dir", help="a finished run directory (holds manifest.json)")
     r.set_defaults(func=cmd_report)
 
 
@@ -50,7 +65,7 @@ def cmd_run(args: argparse.Namespace) -> int:
     if args.workers is not None and args.workers < 1:
         raise UsageError(f"--workers must be at least 1, got {args.workers}")
     try:
-        config = load_config(path)
+        config = load_config(path, args.overrides)
     except ConfigError as exc:
         raise UsageError(str(exc)) from None
     out = Path(args.out) if args.out else Path("runs") / config.name
@@ -64,6 +79,7 @@ def cmd_run(args: argparse.Namespace) -> int:
             resume=args.resume,
             quiet=args.quiet,
             config_path=str(path),
+            overrides=args.overrides,
         )
     except RunError as exc:
         raise UsageError(str(exc)) from None

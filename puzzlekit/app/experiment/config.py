@@ -3,11 +3,13 @@
 A config (``experiments/*.toml``) names schemas, strategies with their clue counts ``k``, filter
 verifiers, one holdout verifier, a budget, the number of trials and the seed, and declares in a
 ``[preregistration]`` table the hypotheses and the metrics the run will report.
-:func:`load_config` reads it with :mod:`tomllib` and rejects unknown keys, wrong types and
-unusable values with the key's path (``strategies[1].clues[0]``) before anything runs; strategy
-names are those of :data:`puzzlekit.generators.STRATEGIES`, verifier names those of the verifier
-registry. The parsed :class:`ExperimentConfig` has every default filled in; its digest
-identifies the run.
+:func:`load_config` reads it with :mod:`tomllib` and rejects unknown keys (naming the closest
+valid one), wrong types and unusable values with the key's path (``strategies[1].clues[0]``)
+before anything runs, every problem at once: the structure is checked against the shipped JSON
+Schema (:mod:`~puzzlekit.app.experiment.config_schema`), then each schema, strategy and verifier
+against its registry (names of :data:`puzzlekit.generators.STRATEGIES` and of the verifier
+registry). ``overrides`` (``puzzlekit run --set key=value``) are applied first. The parsed
+:class:`ExperimentConfig` has every default filled in; its digest identifies the run.
 
 Not for: running (:mod:`puzzlekit.app.experiment.runner`) or splitting into tasks
 (:mod:`puzzlekit.app.experiment.tasks`).
@@ -21,6 +23,8 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
+from puzzlekit.app.experiment.config_schema import closest
+from puzzlekit.app.experiment.config_schema import type_name as _type_name
 from puzzlekit.app.experiment.hypotheses import Hypothesis, read_hypothesis
 from puzzlekit.core.jsondata import plain
 from puzzlekit.core.model import canonical_json, sha256_digest
@@ -37,14 +41,30 @@ METRICS = {
 
 
 class ConfigError(ValueError):
-    """A config that cannot run; ``path`` names the offending key (``budget.max_calls``)."""
+    """A config that cannot run; ``path`` names the offending key (``budget.max_calls``).
 
-    def __init__(self, path: str, message: str, source: str | None = None) -> None:
+    ``problems`` lists every problem found (this one first); the text has one line each."""
+
+    def __init__(
+        self,
+        path: str,
+        message: str,
+        source: str | None = None,
+        problems: Sequence[ConfigError] = (),
+    ) -> None:
         self.path = path
         self.message = message
         self.source = source
+        self.problems: tuple[ConfigError, ...] = tuple(problems) or (self,)
         where = f"{source}: " if source else ""
-        super().__init__(f"{where}{path or '<config>'}: {message}")
+        lines = [f"{where}{p.path or '<config>'}: {p.message}" for p in self.problems]
+        super().__init__("\n".join(lines))
+
+    @classmethod
+    def every(cls, problems: Sequence[ConfigError]) -> ConfigError:
+        """One error listing ``problems`` (the first names ``path``)."""
+        first = problems[0]
+        return cls(first.path, first.message, first.source, problems)
 
 
 # --- the parsed config ---------------------------------------------------------------------
@@ -139,36 +159,30 @@ class ExperimentConfig:
 _TYPE_NAMES = {str: "a string", int: "an integer", bool: "a boolean", dict: "a table"}
 
 
-def _type_name(value: Any) -> str:
-    if isinstance(value, bool):
-        return "a boolean"
-    if isinstance(value, int):
-        return "an integer"
-    if isinstance(value, float):
-        return "a float"
-    if isinstance(value, str):
-        return "a string"
-    if isinstance(value, list):
-        return "an array"
-    if isinstance(value, dict):
-        return "a table"
-    return type(value).__name__
-
-
 class _Reader:
     def __init__(self, source: str | None) -> None:
         self.source = source
+        self.problems: list[ConfigError] = []
 
     def fail(self, path: str, message: str) -> ConfigError:
         return ConfigError(path, message, self.source)
 
+    def attempt(self, fn: Any, *args: Any, default: Any = None, **kwargs: Any) -> Any:
+        """``fn(*args, **kwargs)``; a ConfigError it raises is kept and ``default`` returned, so
+        the reader goes on and reports every problem at once."""
+        try:
+            return fn(*args, **kwargs)
+        except ConfigError as exc:
+            self.problems.append(exc)
+            return default
+
     def table(self, value: Any, path: str, allowed: Sequence[str]) -> dict[str, Any]:
         if not isinstance(value, dict):
             raise self.fail(path, f"expected a table, got {_type_name(value)}")
-        for key in value:
+        for key in value:  # kept, not raised: the rest of the table is still checked
             if key not in allowed:
                 sub = f"{path}.{key}" if path else key
-                raise self.fail(sub, f"unknown key; allowed: {', '.join(allowed)}")
+                self.problems.append(self.fail(sub, "unknown key" + closest(key, allowed)))
         return value
 
     def get(self, table: dict, key: str, path: str, kind: type, default: Any = ...) -> Any:
@@ -256,39 +270,46 @@ TOP_KEYS = (
 
 
 def _schemas(r: _Reader, top: dict[str, Any]) -> tuple[list[SchemaSpec], list[int]]:
-    """The ``[[schemas]]`` and each one's number of variables."""
-    from puzzlekit.core.model import SpecError
-    from puzzlekit.core.plugins import UnknownName
-    from puzzlekit.families import FAMILIES
-
+    """The ``[[schemas]]`` and each one's number of variables (problems kept on ``r``)."""
     schemas: list[SchemaSpec] = []
     sizes: list[int] = []
     raw_schemas = r.array(top, "schemas", "")
     if not raw_schemas:
         raise r.fail("schemas", "needs at least one schema")
     for i, item in enumerate(raw_schemas):
-        path = f"schemas[{i}]"
-        t = r.table(item, path, ("family", "params", "label"))
-        family = r.get(t, "family", path, str)
-        params = r.get(t, "params", path, dict, {})
-        try:
-            fam = FAMILIES.get(family)
-        except UnknownName as exc:
-            raise r.fail(f"{path}.family", str(exc)) from None
-        try:
-            schema = fam.schema(params)
-        except SpecError as exc:
-            raise r.fail(f"{path}.params", str(exc)) from None
-        default_label = family + "".join(f"-{v}" for v in params.values() if isinstance(v, int))
-        label = r.get(t, "label", path, str, default_label)
-        if label in {s.label for s in schemas}:
-            raise r.fail(f"{path}.label", f"label {label!r} is used twice; give labels")
-        schemas.append(SchemaSpec(family, params, label))
-        sizes.append(len(schema.variables))
+        got = r.attempt(_schema_item, r, item, f"schemas[{i}]", schemas)
+        if got is not None:
+            schemas.append(got[0])
+            sizes.append(got[1])
     return schemas, sizes
 
 
-def _clue_counts(r: _Reader, t: dict[str, Any], path: str, most: int) -> tuple[int, ...]:
+def _schema_item(
+    r: _Reader, item: Any, path: str, schemas: list[SchemaSpec]
+) -> tuple[SchemaSpec, int]:
+    from puzzlekit.core.model import SpecError
+    from puzzlekit.core.plugins import UnknownName
+    from puzzlekit.families import FAMILIES
+
+    t = r.table(item, path, ("family", "params", "label"))
+    family = r.get(t, "family", path, str)
+    params = r.get(t, "params", path, dict, {})
+    try:
+        fam = FAMILIES.get(family)
+    except UnknownName as exc:
+        raise r.fail(f"{path}.family", str(exc)) from None
+    try:
+        schema = fam.schema(params)
+    except SpecError as exc:
+        raise r.fail(f"{path}.params", str(exc)) from None
+    default_label = family + "".join(f"-{v}" for v in params.values() if isinstance(v, int))
+    label = r.get(t, "label", path, str, default_label)
+    if label in {s.label for s in schemas}:
+        raise r.fail(f"{path}.label", f"label {label!r} is used twice; give labels")
+    return SchemaSpec(family, params, label), len(schema.variables)
+
+
+def _clue_counts(r: _Reader, t: dict[str, Any], path: str, most: int | None) -> tuple[int, ...]:
     clues = t.get("clues")
     if isinstance(clues, int) and not isinstance(clues, bool):
         clues = [clues]
@@ -298,32 +319,40 @@ def _clue_counts(r: _Reader, t: dict[str, Any], path: str, most: int) -> tuple[i
     for j, k in enumerate(clues):
         if not isinstance(k, int) or isinstance(k, bool):
             raise r.fail(f"{path}.clues[{j}]", f"expected an integer, got {_type_name(k)}")
-        if not 0 <= k <= most:
+        if k < 0 or (most is not None and k > most):
             raise r.fail(f"{path}.clues[{j}]", f"must be in 0..{most}, got {k}")
     return tuple(clues)
 
 
 def _strategies(r: _Reader, top: dict[str, Any], sizes: list[int]) -> list[StrategySpec]:
     """The ``[[strategies]]``: names of :data:`puzzlekit.generators.STRATEGIES`, clue counts."""
-    from puzzlekit.generators import STRATEGIES
-
     strategies: list[StrategySpec] = []
     raw_strats = r.array(top, "strategies", "")
     if not raw_strats:
         raise r.fail("strategies", "needs at least one strategy")
+    most = min(sizes) if sizes else None  # None: no schema could be read
     for i, item in enumerate(raw_strats):
-        path = f"strategies[{i}]"
-        t = r.table(item, path, ("name", "clues"))
-        sname = r.get(t, "name", path, str)
-        try:
-            STRATEGIES.get(sname)
-        except LookupError as exc:
-            raise r.fail(f"{path}.name", str(exc).strip("'\"")) from None
-        clues = _clue_counts(r, t, path, min(sizes))
-        if sname in {s.name for s in strategies}:
-            raise r.fail(f"{path}.name", f"strategy {sname!r} is listed twice")
-        strategies.append(StrategySpec(sname, clues))
+        got = r.attempt(_strategy_item, r, item, f"strategies[{i}]", most, strategies)
+        if got is not None:
+            strategies.append(got)
     return strategies
+
+
+def _strategy_item(
+    r: _Reader, item: Any, path: str, most: int | None, strategies: list[StrategySpec]
+) -> StrategySpec:
+    from puzzlekit.generators import STRATEGIES
+
+    t = r.table(item, path, ("name", "clues"))
+    sname = r.get(t, "name", path, str)
+    try:
+        STRATEGIES.get(sname)
+    except LookupError as exc:
+        raise r.fail(f"{path}.name", str(exc).strip("'\"")) from None
+    clues = _clue_counts(r, t, path, most)
+    if sname in {s.name for s in strategies}:
+        raise r.fail(f"{path}.name", f"strategy {sname!r} is listed twice")
+    return StrategySpec(sname, clues)
 
 
 def _filters(r: _Reader, top: dict[str, Any]) -> list[VerifierSpec]:
@@ -332,11 +361,17 @@ def _filters(r: _Reader, top: dict[str, Any]) -> list[VerifierSpec]:
     if not raw_filters:
         raise r.fail("filters", "needs at least one filter")
     for i, item in enumerate(raw_filters):
-        spec = _verifier_spec(r, item, f"filters[{i}]", holdout=False)
-        if spec.label in {f.label for f in filters}:
-            raise r.fail(f"filters[{i}].label", f"label {spec.label!r} is used twice")
-        filters.append(spec)
+        spec = r.attempt(_filter_item, r, item, f"filters[{i}]", filters)
+        if spec is not None:
+            filters.append(spec)
     return filters
+
+
+def _filter_item(r: _Reader, item: Any, path: str, filters: list[VerifierSpec]) -> VerifierSpec:
+    spec = _verifier_spec(r, item, path, holdout=False)
+    if spec.label in {f.label for f in filters}:
+        raise r.fail(f"{path}.label", f"label {spec.label!r} is used twice")
+    return spec
 
 
 def _preregistration(r: _Reader, top: dict[str, Any]) -> Preregistration:
@@ -397,51 +432,86 @@ def _extras(r: _Reader, top: dict[str, Any]) -> tuple[str, ...]:
 
 
 def parse_config(raw: Mapping[str, Any], source: str | None = None) -> ExperimentConfig:
-    """Check ``raw`` (a parsed TOML document) and fill in defaults; :class:`ConfigError` else.
+    """Check ``raw`` (a parsed TOML document) and fill in defaults; :class:`ConfigError` listing
+    every problem found else (structural ones from the JSON Schema, then the registries').
 
     The ``plugins`` it names are imported first (into this process), so schemas, strategies
     and verifiers registered by a plugin are checked like built-ins."""
+    from puzzlekit.app.experiment.config_schema import structural_problems
+
     r = _Reader(source)
-    top = r.table(dict(raw), "", TOP_KEYS)
-    name = r.get(top, "name", "", str)
-    plugins = _plugins(r, top)
-    executor = r.get(top, "executor", "", str, "local")
+    structural = [r.fail(path, message) for path, message in structural_problems(raw)]
+    top = dict(raw)
+    config = r.attempt(_parse, r, top)
+    said = [p.path for p in structural]
+    more = [
+        p
+        for p in r.problems
+        if not any(p.path == s or p.path.startswith((f"{s}.", f"{s}[")) for s in said)
+    ]
+    problems = structural + more
+    plugins = [p for p in problems if p.path.startswith("plugins[")]
+    if plugins:  # what the plugin would have registered is unknown: those follow from it
+        problems = plugins
+    if problems:
+        raise ConfigError.every(problems)
+    return config
+
+
+def _parse(r: _Reader, top: dict[str, Any]) -> ExperimentConfig | None:
+    r.table(top, "", TOP_KEYS)
+    name = r.attempt(r.get, top, "name", "", str, default="")
+    plugins = r.attempt(_plugins, r, top, default=())
+    extras = r.attempt(_extras, r, top, default=())
+    executor = r.attempt(r.get, top, "executor", "", str, "local", default="local")
     if executor not in EXECUTORS:
-        raise r.fail("executor", f"expected one of {', '.join(EXECUTORS)}, got {executor!r}")
-    budget = r.table(top.get("budget", {}), "budget", ("max_calls", "solution_cap"))
+        r.problems.append(
+            r.fail("executor", f"expected one of {', '.join(EXECUTORS)}, got {executor!r}")
+        )
+    budget = r.attempt(r.table, top.get("budget", {}), "budget", ("max_calls", "solution_cap"))
+    budget = budget if budget is not None else {}
     schemas, sizes = _schemas(r, top)
     strategies = _strategies(r, top, sizes)
     filters = _filters(r, top)
     holdout = None
     if "holdout" in top:
-        holdout = _verifier_spec(r, top["holdout"], "holdout", holdout=True)
-    preregistration = _preregistration(r, top)
+        holdout = r.attempt(_verifier_spec, r, top["holdout"], "holdout", holdout=True)
+    preregistration = r.attempt(_preregistration, r, top)
+    scalars = {
+        "description": r.attempt(r.get, top, "description", "", str, ""),
+        "seed": r.attempt(r.get, top, "seed", "", int, 0),
+        "trials": r.attempt(r.positive, top, "trials", ""),
+        "batch": r.attempt(r.positive, top, "batch", "", 10),
+        "workers": r.attempt(r.positive, top, "workers", "", 2),
+        "scheduler": r.attempt(r.get, top, "scheduler", "", str, None),
+        "minimize": r.attempt(r.get, top, "minimize", "", bool, False),
+        "symmetric": r.attempt(r.get, top, "symmetric", "", bool, False),
+        "grade": r.attempt(r.get, top, "grade", "", bool, True),
+        "max_calls": r.attempt(r.positive, budget, "max_calls", "budget", 200),
+        "solution_cap": r.attempt(r.positive, budget, "solution_cap", "budget", 2),
+    }
+    if r.problems:
+        return None  # parse_config reports them all
     return ExperimentConfig(
         name=name,
-        description=r.get(top, "description", "", str, ""),
-        seed=r.get(top, "seed", "", int, 0),
-        trials=r.positive(top, "trials", ""),
-        batch=r.positive(top, "batch", "", 10),
         executor=executor,
-        workers=r.positive(top, "workers", "", 2),
-        scheduler=r.get(top, "scheduler", "", str, None),
-        minimize=r.get(top, "minimize", "", bool, False),
-        symmetric=r.get(top, "symmetric", "", bool, False),
-        grade=r.get(top, "grade", "", bool, True),
-        max_calls=r.positive(budget, "max_calls", "budget", 200),
-        solution_cap=r.positive(budget, "solution_cap", "budget", 2),
         schemas=tuple(schemas),
         strategies=tuple(strategies),
         filters=tuple(filters),
         holdout=holdout,
         preregistration=preregistration,
         plugins=plugins,
-        extras=_extras(r, top),
+        extras=extras,
+        **scalars,
     )
 
 
-def load_config(path: str | Path) -> ExperimentConfig:
-    """Read and check a TOML config; :class:`ConfigError` names the file and the key's path."""
+def load_config(path: str | Path, overrides: Sequence[str] = ()) -> ExperimentConfig:
+    """Read and check a TOML config, with ``overrides`` (``key=value``, see
+    :func:`~puzzlekit.app.experiment.config_schema.apply_overrides`) applied; :class:`ConfigError`
+    names the file and every key's path."""
+    from puzzlekit.app.experiment.config_schema import apply_overrides
+
     p = Path(path)
     try:
         raw = tomllib.loads(p.read_text(encoding="utf-8"))
@@ -449,4 +519,8 @@ def load_config(path: str | Path) -> ExperimentConfig:
         raise ConfigError("", f"cannot read: {exc.strerror}", str(p)) from None
     except tomllib.TOMLDecodeError as exc:
         raise ConfigError("", f"not TOML: {exc}", str(p)) from None
+    try:
+        raw = apply_overrides(raw, overrides)
+    except ValueError as exc:
+        raise ConfigError("", str(exc), str(p)) from None
     return parse_config(raw, str(p))

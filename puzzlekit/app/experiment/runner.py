@@ -188,6 +188,7 @@ def run_experiment(
     config_path: str | None = None,
     report: bool = True,
     dask_processes: bool = True,
+    overrides: Sequence[str] = (),
 ) -> Path:
     """Run every task of ``config`` into the run directory ``out``; returns its path.
 
@@ -196,10 +197,7 @@ def run_experiment(
     in flight; ``resume=True`` skips the finished ones. At the end the parts are merged, sorted,
     into ``attempts.parquet`` and ``puzzles.parquet``, and the report is drawn.
     """
-    import sys
-
-    from tqdm import tqdm
-
+    from puzzlekit.app.progress import progress
     from puzzlekit.audit.ledger import Ledger
 
     run = Path(out)
@@ -207,7 +205,14 @@ def run_experiment(
     workers = workers or config.workers
     scheduler = scheduler or config.scheduler
     manifest = _open_run(
-        run, config, resume, config_path, executor=executor, workers=workers, scheduler=scheduler
+        run,
+        config,
+        resume,
+        config_path,
+        executor=executor,
+        workers=workers,
+        scheduler=scheduler,
+        overrides=list(overrides),  # ``run --set key=value``, applied to the config
     )
 
     tasks = plan(config)
@@ -215,9 +220,7 @@ def run_experiment(
     total = sum(len(t.trials) for t in tasks)
     done = total - sum(len(t.trials) for t in pending)
     saved = 0
-    with tqdm(
-        total=total, initial=done, unit="trial", file=sys.stderr, disable=True if quiet else None
-    ) as bar:
+    with progress(f"run {config.name}", total, "trial", quiet=quiet, initial=done) as bar:
         results = execute(pending, executor, workers, scheduler, dask_processes=dask_processes)
         with closing(results):  # on Ctrl-C the pool stops here, before the caller's message
             for result in results:

@@ -1,4 +1,4 @@
-"""The report of a run directory: tables, matplotlib figures (Agg) and ``report/report.md``.
+"""The report of a run directory: tables, matplotlib figures and ``report/report.md``.
 
 Everything here reads ``attempts.parquet`` and ``puzzles.parquet`` with pandas (columns of
 :mod:`puzzlekit.loop.rows`, documented in docs/data.md); every number in ``report.md`` is
@@ -24,7 +24,7 @@ from puzzlekit.app.plots.figures import (
     plot_settlement,
     plot_verdict_matrix,
 )
-from puzzlekit.app.plots.report import write_report
+from puzzlekit.app.plots.report import hypotheses_lines, summary_lines, write_report
 from puzzlekit.app.plots.tables import (
     ARM,
     Scale,
@@ -34,6 +34,7 @@ from puzzlekit.app.plots.tables import (
     grade_table,
     graded_rows,
     grid_shapes,
+    holdout_name,
     load_run,
     metrics_table,
     reject_case_table,
@@ -57,6 +58,8 @@ __all__ = [
     "grade_scales",
     "grade_table",
     "graded_rows",
+    "holdout_name",
+    "hypotheses_lines",
     "load_run",
     "metrics_table",
     "plot_calls_cdf",
@@ -73,6 +76,7 @@ __all__ = [
     "reject_coords_by_schema",
     "grid_shapes",
     "settlement_table",
+    "summary_lines",
     "timing_table",
     "top_coords_table",
     "verdict_matrix",

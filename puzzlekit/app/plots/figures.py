@@ -1,4 +1,4 @@
-"""The figures of a run's report (matplotlib, Agg), drawn from its Parquet rows.
+"""The figures of a run's report (matplotlib), drawn from its Parquet rows.
 
 The reject-case distribution, filter calls to acceptance as a CDF per strategy, where on the
 grid the rejects point, the filter × holdout verdict matrix and holdout reject rate, clue count
@@ -6,6 +6,10 @@ vs forced cells of accepted puzzles (expressive range), escalation targets and k
 (:data:`FIGURES`), and, when some accepted puzzle carries a grade, clue count vs grade level
 (:data:`GRADE_FIGURE`, one panel per schema, the level axis labelled by the family's
 techniques).
+
+Figures are :class:`matplotlib.figure.Figure` objects with constrained layout, saved with a
+tight bounding box, and never go through pyplot: importing this module selects no backend, so a
+notebook keeps drawing inline.
 
 Not for: the tables (:mod:`puzzlekit.app.plots.tables`) or the Markdown
 (:mod:`puzzlekit.app.plots.report`).
@@ -16,16 +20,12 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-import matplotlib
+import numpy as np
+import pandas as pd
+from matplotlib.figure import Figure
+from matplotlib.ticker import MaxNLocator, ScalarFormatter
 
-matplotlib.use("Agg")
-
-import matplotlib.pyplot as plt  # noqa: E402
-import numpy as np  # noqa: E402
-import pandas as pd  # noqa: E402
-from matplotlib.ticker import MaxNLocator  # noqa: E402
-
-from puzzlekit.app.plots.tables import (  # noqa: E402
+from puzzlekit.app.plots.tables import (
     COORD_PANELS,
     Scale,
     graded_rows,
@@ -36,9 +36,19 @@ from puzzlekit.app.plots.tables import (  # noqa: E402
 )
 
 
+def _subplots(*args: Any, figsize: tuple[float, float] | None = None, **kwargs: Any) -> Any:
+    """A constrained-layout Figure (no pyplot, no backend) and its axes, as plt.subplots."""
+    fig = Figure(figsize=figsize, layout="constrained")
+    return fig, fig.subplots(*args, **kwargs)
+
+
+#: symlog ticks of a calls axis (1-2-5 steps), so a log axis reads at every decade and between
+CALL_TICKS = (0, 1, 2, 5, 10, 20, 50, 100, 200, 500, 1000, 2000, 5000, 10000, 20000, 50000)
+
+
 def plot_calls_vs_clues(puzzles: pd.DataFrame, path: Path) -> None:
     acc = puzzles[puzzles["status"] == "accepted"]
-    fig, ax = plt.subplots(figsize=(6, 4))
+    fig, ax = _subplots(figsize=(6, 4))
     for (strategy, filt), grp in acc.groupby(["strategy", "filter"], sort=True):
         ax.scatter(
             grp["clueCount"], grp["filterCalls"], s=14, alpha=0.6, label=f"{strategy}/{filt}"
@@ -49,14 +59,12 @@ def plot_calls_vs_clues(puzzles: pd.DataFrame, path: Path) -> None:
     ax.set_title("Filter calls per accepted puzzle")
     if len(acc):
         ax.legend(fontsize=7)
-    fig.tight_layout()
-    fig.savefig(path, dpi=100)
-    plt.close(fig)
+    fig.savefig(path, dpi=100, bbox_inches="tight")
 
 
 def plot_reject_cases(attempts: pd.DataFrame, path: Path) -> None:
     table = reject_case_table(attempts)
-    fig, ax = plt.subplots(figsize=(6, 4))
+    fig, ax = _subplots(figsize=(6, 4))
     if table.empty:
         ax.text(0.5, 0.5, "no filter rejects", ha="center", va="center")
     else:
@@ -69,9 +77,7 @@ def plot_reject_cases(attempts: pd.DataFrame, path: Path) -> None:
         ax.legend(fontsize=7)
         ax.tick_params(axis="x", labelsize=7, rotation=20)
     ax.set_title("Reject cases per strategy / filter")
-    fig.tight_layout()
-    fig.savefig(path, dpi=100)
-    plt.close(fig)
+    fig.savefig(path, dpi=100, bbox_inches="tight")
 
 
 def plot_calls_cdf(puzzles: pd.DataFrame, path: Path) -> None:
@@ -80,7 +86,7 @@ def plot_calls_cdf(puzzles: pd.DataFrame, path: Path) -> None:
     Exhausted trials count in the denominator and never step up, so a line ends at the arm's
     accept rate, not at 1.
     """
-    fig, ax = plt.subplots(figsize=(6, 4))
+    fig, ax = _subplots(figsize=(6, 4))
     groups = ["strategy", "filter"] if puzzles["filter"].nunique() > 1 else ["strategy"]
     for key, grp in puzzles.groupby(groups, sort=True):
         key = key if isinstance(key, tuple) else (key,)
@@ -91,20 +97,21 @@ def plot_calls_cdf(puzzles: pd.DataFrame, path: Path) -> None:
         ys = np.arange(len(xs)) / len(grp)
         ax.step(xs, ys, where="post", label="/".join(map(str, key)) + f" (n={len(grp)})")
     ax.set_xscale("symlog", linthresh=10)
+    top = max(10, int(puzzles["filterCalls"].fillna(0).max()) if len(puzzles) else 10)
+    ax.set_xticks([t for t in CALL_TICKS if t <= top * 1.05])
+    ax.xaxis.set_major_formatter(ScalarFormatter())
     ax.set_ylim(0, 1.02)
     ax.set_xlabel("filter calls")
     ax.set_ylabel("share of trials accepted")
     ax.set_title("Filter calls to acceptance (CDF, all k pooled)")
     if len(puzzles):
         ax.legend(fontsize=7)
-    fig.tight_layout()
-    fig.savefig(path, dpi=100)
-    plt.close(fig)
+    fig.savefig(path, dpi=100, bbox_inches="tight")
 
 
 def plot_verdict_matrix(puzzles: pd.DataFrame, path: Path) -> None:
     table = verdict_matrix(puzzles)
-    fig, ax = plt.subplots(figsize=(5.5, 0.6 + 0.45 * max(len(table), 2)))
+    fig, ax = _subplots(figsize=(5.5, 0.6 + 0.45 * max(len(table), 2)))
     if table.empty:
         ax.text(0.5, 0.5, "no holdout verdicts", ha="center", va="center")
     else:
@@ -117,14 +124,12 @@ def plot_verdict_matrix(puzzles: pd.DataFrame, path: Path) -> None:
                 ax.text(j, i, str(table.iat[i, j]), ha="center", va="center", fontsize=8)
         ax.set_xlabel("holdout verdict")
     ax.set_title("Filter-accepted puzzles × holdout verdict")
-    fig.tight_layout()
-    fig.savefig(path, dpi=100)
-    plt.close(fig)
+    fig.savefig(path, dpi=100, bbox_inches="tight")
 
 
 def plot_holdout_reject_rate(puzzles: pd.DataFrame, path: Path) -> None:
     acc = puzzles[(puzzles["status"] == "accepted") & puzzles["holdoutVerdict"].notna()]
-    fig, ax = plt.subplots(figsize=(5, 3.5))
+    fig, ax = _subplots(figsize=(5, 3.5))
     if acc.empty:
         ax.text(0.5, 0.5, "no holdout verdicts", ha="center", va="center")
     else:
@@ -139,9 +144,7 @@ def plot_holdout_reject_rate(puzzles: pd.DataFrame, path: Path) -> None:
                     ax.text(j, i, f"{v:.2f}", ha="center", va="center", fontsize=8)
         fig.colorbar(im, ax=ax)
     ax.set_title("Holdout reject rate (filter-accepted)")
-    fig.tight_layout()
-    fig.savefig(path, dpi=100)
-    plt.close(fig)
+    fig.savefig(path, dpi=100, bbox_inches="tight")
 
 
 def _grid_counts(coords: list[Any], shape: tuple[int, int] | None = None) -> np.ndarray | None:
@@ -170,7 +173,7 @@ def plot_coord_heatmap(
     by_schema = reject_coords_by_schema(attempts, puzzles) or {"(no rejects)": {}}
     shapes = shapes or {}
     n = len(by_schema)
-    fig, axes = plt.subplots(n, 3, figsize=(12, 3.6 * n), squeeze=False)
+    fig, axes = _subplots(n, 3, figsize=(12, 3.6 * n), squeeze=False)
     for row, (label, panels) in zip(axes, by_schema.items(), strict=True):
         for ax, title in zip(row, COORD_PANELS, strict=True):
             coords = panels.get(title, [])
@@ -189,9 +192,7 @@ def plot_coord_heatmap(
                 fig.colorbar(im, ax=ax, shrink=0.8)
             ax.set_title(f"{label}: {title}\nn={len(coords)}", fontsize=8)
     fig.suptitle("Coordinates named in rejects, per schema")
-    fig.tight_layout()
-    fig.savefig(path, dpi=100)
-    plt.close(fig)
+    fig.savefig(path, dpi=100, bbox_inches="tight")
 
 
 def plot_expressive_range(puzzles: pd.DataFrame, path: Path) -> None:
@@ -201,7 +202,7 @@ def plot_expressive_range(puzzles: pd.DataFrame, path: Path) -> None:
         acc = acc[acc["probeForcedCells"].notna()]
     else:
         acc = acc.iloc[0:0]
-    fig, ax = plt.subplots(figsize=(6, 4))
+    fig, ax = _subplots(figsize=(6, 4))
     if acc.empty:
         ax.text(0.5, 0.5, "no probed accepted puzzles", ha="center", va="center")
     else:
@@ -214,9 +215,7 @@ def plot_expressive_range(puzzles: pd.DataFrame, path: Path) -> None:
     ax.set_xlabel("clue count of the accepted puzzle")
     ax.set_ylabel("cells forced after removing one clue")
     ax.set_title("Expressive range of accepted puzzles")
-    fig.tight_layout()
-    fig.savefig(path, dpi=100)
-    plt.close(fig)
+    fig.savefig(path, dpi=100, bbox_inches="tight")
 
 
 def _level_labels(grp: pd.DataFrame, scale: Scale | None) -> dict[int, str]:
@@ -247,7 +246,7 @@ def plot_grade_range(
     schemas = sorted(graded["schema"].unique())
     ncols = min(len(schemas), 3)
     nrows = -(-len(schemas) // ncols)
-    fig, axes = plt.subplots(nrows, ncols, figsize=(6.5 * ncols, 4.2 * nrows), squeeze=False)
+    fig, axes = _subplots(nrows, ncols, figsize=(6.5 * ncols, 4.2 * nrows), squeeze=False)
     by = ["strategy", "filter"] if puzzles["filter"].nunique() > 1 else ["strategy"]
     rng = np.random.default_rng(0)  # jitter only
     for ax, schema in zip(axes.flat, schemas, strict=False):
@@ -273,15 +272,13 @@ def plot_grade_range(
     for ax in list(axes.flat)[len(schemas) :]:
         ax.set_visible(False)
     fig.suptitle("Expressive range: clue count vs grade level of accepted puzzles")
-    fig.tight_layout()
-    fig.savefig(path, dpi=100)
-    plt.close(fig)
+    fig.savefig(path, dpi=100, bbox_inches="tight")
     return True
 
 
 def plot_settlement(puzzles: pd.DataFrame, path: Path) -> None:
     table = settlement_table(puzzles)
-    fig, axes = plt.subplots(1, 2, figsize=(10, 4))
+    fig, axes = _subplots(1, 2, figsize=(10, 4))
     if table.empty:
         for ax in axes:
             ax.text(0.5, 0.5, "no settlements", ha="center", va="center")
@@ -301,9 +298,7 @@ def plot_settlement(puzzles: pd.DataFrame, path: Path) -> None:
             ax.set_title(title)
             ax.tick_params(axis="y", labelsize=7)
             ax.legend(fontsize=7)
-    fig.tight_layout()
-    fig.savefig(path, dpi=100)
-    plt.close(fig)
+    fig.savefig(path, dpi=100, bbox_inches="tight")
 
 
 FIGURES = {

@@ -1,6 +1,9 @@
 """``report/report.md`` of a run directory: the figures embedded, every number computed from the
 Parquet rows and the manifest (none typed by hand).
 
+It opens with :func:`summary_lines`: what was run, what was accepted, whether the run met its
+goal, and the pre-registered hypotheses (:func:`hypotheses_lines`, where their judgements go).
+
 Not for: the tables or figures themselves (:mod:`puzzlekit.app.plots.tables`,
 :mod:`puzzlekit.app.plots.figures`).
 """
@@ -15,7 +18,7 @@ import numpy as np
 import pandas as pd
 
 from puzzlekit.app.plots.figures import FIGURES, GRADE_FIGURE, GRADE_FIGURE_TITLE, draw_figures
-from puzzlekit.app.plots.hypotheses import hypotheses_section
+from puzzlekit.app.plots.hypotheses import hypotheses_section, judge_all
 from puzzlekit.app.plots.tables import (
     ARM,
     calls_table,
@@ -24,6 +27,7 @@ from puzzlekit.app.plots.tables import (
     grade_table,
     graded_rows,
     grid_shapes,
+    holdout_name,
     load_run,
     metrics_table,
     reject_case_table,
@@ -57,26 +61,77 @@ def _fig(name: str) -> list[str]:
     return [f"![{title}]({name})", ""]
 
 
-def _head(run: Path, attempts: pd.DataFrame, puzzles: pd.DataFrame, manifest: dict) -> list[str]:
-    pre = manifest.get("preregistration", {})
-    metrics: Sequence[str] = pre.get("metrics", [])
-    table = metrics_table(attempts, puzzles)
-    scalar = [m for m in metrics if m in table.columns]
+def _names(values: Any) -> str:
+    return ", ".join(str(v) for v in dict.fromkeys(values)) or "none"
+
+
+def summary_lines(
+    run: Path, attempts: pd.DataFrame, puzzles: pd.DataFrame, manifest: dict
+) -> list[str]:
+    """The report's opening: what was run, what was accepted (and whether every trial was
+    settled, with nothing dropped), then :func:`hypotheses_lines`."""
+    config = manifest.get("config", {})
     n_filter = int((attempts["side"] == "filter").sum()) if len(attempts) else 0
     n_hold = int((attempts["side"] == "holdout").sum()) if len(attempts) else 0
-    accepted = int((puzzles["status"] == "accepted").sum()) if len(puzzles) else 0
+    status = puzzles["status"].value_counts() if len(puzzles) else pd.Series(dtype=int)
+    accepted = int(status.get("accepted", 0))
+    rejected = (
+        int(puzzles["holdoutRejected"].fillna(False).astype(bool).sum()) if len(puzzles) else 0
+    )
+    planned = _planned_trials(config)
+    done = "all" if planned is None or planned == len(puzzles) else f"{len(puzzles)} of {planned}"
+    overrides = manifest.get("overrides") or []
+    outcomes = pd.Series([j.outcome for j in judge_all(manifest, puzzles)], dtype=object)
+    judged = ", ".join(f"{n} {o}" for o, n in outcomes.value_counts().sort_index().items())
     return [
         f"# Run {manifest.get('name', run.name)}",
         "",
         manifest.get("description", ""),
         "",
-        f"- config `{manifest.get('configPath')}`, digest `{manifest.get('configDigest')}`",
-        f"- git revision `{manifest.get('gitRevision')}` (local changes: "
+        "## Summary",
+        "",
+        f"- **Run**: schemas {_names(s.get('label') for s in config.get('schemas', []))}; "
+        f"strategies {_names(s.get('name') for s in config.get('strategies', []))}; "
+        f"filters {_names(f.get('label') for f in config.get('filters', []))}; holdout "
+        f"{holdout_name(manifest) or 'none'}; {config.get('trials', '?')} trials an arm, "
+        f"budget {config.get('max_calls', '?')} filter calls a loop; {done} trials ran"
+        + (f" (overrides: {', '.join(f'`{o}`' for o in overrides)})" if overrides else ""),
+        f"- **Accepted**: {accepted} of {len(puzzles)} trials by the filter "
+        f"({int(status.get('exhausted', 0))} exhausted their budget, "
+        f"{int(status.get('dropped', 0))} dropped); the holdout rejected {rejected} of the "
+        f"accepted; {n_filter} filter calls, {n_hold} holdout calls",
+        f"- **Hypotheses**: {judged or 'none declared'} (each judged below)",
+        f"- config `{manifest.get('configPath')}`, digest `{manifest.get('configDigest')}`; "
+        f"git revision `{manifest.get('gitRevision')}` (local changes: "
         f"{manifest.get('gitDirty')}); executor {manifest.get('executor')}, "
         f"{manifest.get('workers')} workers; {manifest.get('start')} to {manifest.get('end')}",
-        f"- {len(puzzles)} trials, {accepted} accepted by the filter; {n_filter} filter calls, "
-        f"{n_hold} holdout calls",
         "",
+        *hypotheses_lines(attempts, puzzles, manifest),
+    ]
+
+
+def _planned_trials(config: dict) -> int | None:
+    """Trials the config asks for: trials × schemas × clue counts × filters."""
+    try:
+        arms = sum(len(s["clues"]) for s in config["strategies"])
+        return int(config["trials"]) * arms * len(config["schemas"]) * len(config["filters"])
+    except (KeyError, TypeError):
+        return None
+
+
+def hypotheses_lines(attempts: pd.DataFrame, puzzles: pd.DataFrame, manifest: dict) -> list[str]:
+    """The pre-registered hypotheses, each judged from the rows (held / not held /
+    inconclusive, with its statistic and interval: :mod:`puzzlekit.app.plots.hypotheses`)."""
+    return hypotheses_section(manifest, puzzles)
+
+
+def _head(run: Path, attempts: pd.DataFrame, puzzles: pd.DataFrame, manifest: dict) -> list[str]:
+    pre = manifest.get("preregistration", {})
+    metrics: Sequence[str] = pre.get("metrics", [])
+    table = metrics_table(attempts, puzzles)
+    scalar = [m for m in metrics if m in table.columns]
+    return [
+        *summary_lines(run, attempts, puzzles, manifest),
         "## Pre-registered metrics (per arm)",
         "",
         _md_table(table[[*ARM, "trials", "accepted", *scalar]] if len(table) else table),
@@ -174,7 +229,7 @@ def _expressive(puzzles: pd.DataFrame, drawn: list[str]) -> list[str]:
     return lines
 
 
-def _settlement(attempts: pd.DataFrame, puzzles: pd.DataFrame) -> list[str]:
+def _settlement(attempts: pd.DataFrame, puzzles: pd.DataFrame, holdout: str | None) -> list[str]:
     settled = settlement_table(puzzles)
     return [
         "## Escalation targets and kernel outcomes",
@@ -186,9 +241,10 @@ def _settlement(attempts: pd.DataFrame, puzzles: pd.DataFrame) -> list[str]:
         _md_table(settled) if not settled.empty else "(no settlements)\n",
         "## Verifier time",
         "",
-        "Seconds per call (holdout calls include the pipe to its process).",
+        "Seconds per call, per verifier (the filters by label, the holdout by its backend; "
+        "holdout calls include the pipe to its process).",
         "",
-        _md_table(timing_table(attempts)),
+        _md_table(timing_table(attempts, holdout)),
     ]
 
 
@@ -205,11 +261,10 @@ def write_report(run_dir: str | Path) -> Path:
     drawn = draw_figures(attempts, puzzles, out, grade_scales(manifest), grid_shapes(manifest))
     lines = [
         *_head(run, attempts, puzzles, manifest),
-        *hypotheses_section(manifest, puzzles),
         *_rejects(attempts, puzzles),
         *_holdout(puzzles),
         *_expressive(puzzles, drawn),
-        *_settlement(attempts, puzzles),
+        *_settlement(attempts, puzzles, holdout_name(manifest)),
     ]
     report = out / "report.md"
     report.write_text("\n".join(lines), encoding="utf-8")

@@ -285,12 +285,19 @@ def expressive_table(puzzles: pd.DataFrame) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
-def timing_table(attempts: pd.DataFrame) -> pd.DataFrame:
-    """Seconds per verifier call by side and verifier label (filter label, or the holdout)."""
+def holdout_name(manifest: dict[str, Any]) -> str | None:
+    """The holdout's backend as the manifest records it (``enumerative``), None without one."""
+    held = (manifest.get("verifiers") or {}).get("holdout")
+    return held.get("verifier") if isinstance(held, dict) else None
+
+
+def timing_table(attempts: pd.DataFrame, holdout: str | None = None) -> pd.DataFrame:
+    """Seconds per verifier call by side and verifier: the filter's label, the holdout's
+    backend ``holdout`` (:func:`holdout_name` of the manifest; "holdout" when unknown)."""
     df = attempts[attempts["seconds"].notna()]
     if df.empty:
         return pd.DataFrame()
-    who = df["filter"].where(df["side"] == "filter", "holdout")
+    who = df["filter"].where(df["side"] == "filter", holdout or "holdout")
     g = df.assign(verifier=who).groupby(["side", "verifier"])["seconds"]
     return pd.DataFrame(
         {"calls": g.size(), "median_s": g.median(), "p90_s": g.quantile(0.9), "total_s": g.sum()}
