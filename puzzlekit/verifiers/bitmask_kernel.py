@@ -113,42 +113,52 @@ def _units(dom, done, st, scratch, start) -> np.int64:
                         done[p] = 1
                         scratch[qn] = p
                         qn += 1
-        qn = 0
-        for u in range(nu):
-            if not scratch[nv + u]:
-                continue
-            scratch[nv + u] = 0
-            once = np.int64(0)
-            twice = np.int64(0)
-            a, b = unit_start[u], unit_start[u + 1]
-            for k in range(a, b):
-                m = dom[unit_vars[k]]
-                twice |= once & m
-                once |= m
-            size = popcount(once)
-            if size < b - a:
-                return -1
-            if size > b - a:
-                continue
-            single = once & ~twice
-            if single == 0:
-                continue
-            for k in range(a, b):
-                v = unit_vars[k]
-                m = dom[v] & single
-                if m and dom[v] != m:
-                    if m & (m - 1):
-                        return -1  # two values with one place each, the same place
-                    dom[v] = m
-                    changed = 1
-                    for j in range(vu_start[v], vu_start[v + 1]):
-                        scratch[nv + vu_units[j]] = 1
-                    if not done[v]:
-                        done[v] = 1
-                        scratch[qn] = v
-                        qn += 1
+        qn = _hidden(dom, done, unit_start, unit_vars, vu_start, vu_units, scratch, nv)
+        if qn < 0:
+            return -1
         if qn == 0:
             return changed
+        changed = 1
+
+
+@njit(cache=True)
+def _hidden(dom, done, unit_start, unit_vars, vu_start, vu_units, scratch, nv) -> np.int64:
+    """Hidden singles over the dirty units (see :func:`_units`): how many variables it fixed
+    (queued at the front of ``scratch``), or -1 on a contradiction."""
+    qn = 0
+    for u in range(unit_start.shape[0] - 1):
+        if not scratch[nv + u]:
+            continue
+        scratch[nv + u] = 0
+        once = np.int64(0)
+        twice = np.int64(0)
+        a, b = unit_start[u], unit_start[u + 1]
+        for k in range(a, b):
+            m = dom[unit_vars[k]]
+            twice |= once & m
+            once |= m
+        size = popcount(once)
+        if size < b - a:
+            return -1
+        if size > b - a:
+            continue
+        single = once & ~twice
+        if single == 0:
+            continue
+        for k in range(a, b):
+            v = unit_vars[k]
+            m = dom[v] & single
+            if m and dom[v] != m:
+                if m & (m - 1):
+                    return -1  # two values with one place each, the same place
+                dom[v] = m
+                for j in range(vu_start[v], vu_start[v + 1]):
+                    scratch[nv + vu_units[j]] = 1
+                if not done[v]:
+                    done[v] = 1
+                    scratch[qn] = v
+                    qn += 1
+    return qn
 
 
 @njit(cache=True)
