@@ -215,6 +215,20 @@ def _add_schema_list(server: Any, run: Run, limits: Limits) -> None:
         return _result(json.dumps(out, ensure_ascii=False), out)
 
 
+VERIFY_DOC = (
+    "Verify one puzzle: does it have exactly one solution? Give either `instance` (a "
+    'JSON object {"family", "params", "clues"}) or `family` + `params` + `text` in the '
+    "family's text format (sudoku: one line of size*size characters, digits for givens, "
+    "'.' or '0' for blanks, row by row from the top-left). Returns the VerifierReport "
+    "JSON. "
+    + REJECT_DETAIL_DOC
+    + " "
+    + COORDINATES_DOC
+    + " A puzzle that is itself malformed gives an INVALID_SPEC report (not an error); "
+    "unusable arguments give a tool error that names the field."
+)
+
+
 def _add_verify(server: Any, run: Run, limits: Limits) -> None:
     """Register ``puzzle_verify`` on ``server``."""
     from mcp_types import CallToolResult
@@ -224,18 +238,7 @@ def _add_verify(server: Any, run: Run, limits: Limits) -> None:
         name="puzzle_verify",
         title="Verify a puzzle",
         annotations=_read_only(),
-        description=(
-            "Verify one puzzle: does it have exactly one solution? Give either `instance` (a "
-            'JSON object {"family", "params", "clues"}) or `family` + `params` + `text` in the '
-            "family's text format (sudoku: one line of size*size characters, digits for givens, "
-            "'.' or '0' for blanks, row by row from the top-left). Returns the VerifierReport "
-            "JSON. "
-            + REJECT_DETAIL_DOC
-            + " "
-            + COORDINATES_DOC
-            + " A puzzle that is itself malformed gives an INVALID_SPEC report (not an error); "
-            "unusable arguments give a tool error that names the field."
-        ),
+        description=VERIFY_DOC,
     )
     async def puzzle_verify(
         instance: Annotated[

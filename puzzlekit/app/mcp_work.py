@@ -18,8 +18,21 @@ import queue
 import sys
 import threading
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
 from typing import Any
+
+from puzzlekit.app.mcp_args import (
+    DEFAULT_LIMITS,
+    MAX_CAP,
+    ArgumentError,
+    Limits,
+    _check_extras,
+    _check_size,
+    _check_verify_args,
+    _family,
+    _lookup,
+)
+
+__all__ = ["ArgumentError", "Limits", "MAX_CAP"]
 
 COORDINATES_DOC = (
     "Coordinates: every `coord` is 0-based [row, col] (the top-left cell is [0, 0]); the "
@@ -29,76 +42,9 @@ COORDINATES_DOC = (
 )
 
 GAMES = ("tictactoe", "mnk", "connect", "nim")
-MAX_CAP = 1000  # solutions in one report at most (a 9x9 solution is about 1 kB of JSON)
 #: solutions an agent gets unless it asks for more: enough for UNIQUE vs MULTIPLE and a
 #: discriminative gap, a few kB where a cap of 100 gave 92 kB on an empty 9x9
 DEFAULT_SOLUTION_CAP = 3
-
-
-@dataclass(frozen=True)
-class Limits:
-    """What one call may ask for: input size, puzzles per generate call, and seconds."""
-
-    max_input_chars: int = 100_000
-    max_count: int = 20
-    max_seconds: float = 300.0
-    grace_seconds: float = 10.0  # over a verification budget before the worker is stopped
-
-
-class ArgumentError(Exception):
-    """A tool argument that cannot be used; the message starts with the field's name."""
-
-    def __init__(self, field: str, message: str) -> None:
-        super().__init__(f"{field}: {message}")
-        self.field = field
-
-
-# --- the work (runs in the worker process) -------------------------------------------------------
-
-
-def _check_size(field: str, value: Any, limit: int) -> None:
-    """``value`` passes the reading boundary (:mod:`puzzlekit.core.reading`: bounded nesting,
-    numbers canonical JSON can hold, valid Unicode) and is at most ``limit`` characters."""
-    from puzzlekit.core.reading import faults
-
-    if value is None:
-        return
-    found = faults(value, field)
-    if found:
-        raise ArgumentError(found[0].path, found[0].detail)
-    n = len(value) if isinstance(value, str) else len(json.dumps(value, default=str))
-    if n > limit:
-        raise ArgumentError(field, f"{n} characters, over the limit of {limit}")
-
-
-def _check_number(field: str, value: Any, *, integer: bool = False) -> None:
-    """A number argument of the right type, finite (ranges are checked where it is used)."""
-    import math
-
-    kinds = int if integer else int | float
-    if isinstance(value, bool) or not isinstance(value, kinds):
-        raise ArgumentError(
-            field, f"must be {'an integer' if integer else 'a number'}, got {value!r}"
-        )
-    if isinstance(value, float) and not math.isfinite(value):
-        raise ArgumentError(field, f"must be finite, got {value!r}")
-
-
-def _lookup(field: str, registry: Any, name: str) -> Any:
-    """``registry.get(name)``; an unknown name is an ArgumentError of ``field`` whose message is
-    the one every command prints (``unknown verifier 'x'; closest: ...``)."""
-    from puzzlekit.core.plugins import UnknownName
-
-    try:
-        return registry.get(name)
-    except UnknownName as exc:
-        raise ArgumentError(field, str(exc)) from None
-
-
-def _family(field: str, name: str) -> Any:
-    from puzzlekit.families import FAMILIES
-
-    return _lookup(field, FAMILIES, name)
 
 
 def schema_list() -> dict[str, Any]:
@@ -113,62 +59,6 @@ def schema_list() -> dict[str, Any]:
     }
 
 
-def _check_verify_args(
-    instance: Any,
-    family: Any,
-    params: Any,
-    text: Any,
-    verifier: Any,
-    cap: Any,
-    budget_seconds: Any,
-    budget_nodes: Any,
-    limits: Limits,
-) -> None:
-    """The arguments of :func:`verify_work` through the reading boundary, their types and
-    ranges; an ArgumentError naming the first that cannot be used."""
-    from puzzlekit.verifiers.registry import VERIFIERS
-
-    for field, value in (("instance", instance), ("params", params), ("text", text)):
-        _check_size(field, value, limits.max_input_chars)
-    for field, value in (("text", text), ("family", family), ("verifier", verifier)):
-        if value is not None and not isinstance(value, str):
-            raise ArgumentError(field, f"must be a string, got {type(value).__name__}")
-    _check_number("solution_cap", cap, integer=True)
-    _check_number("budget_seconds", budget_seconds)
-    if budget_nodes is not None:
-        _check_number("budget_nodes", budget_nodes, integer=True)
-    if instance is not None and text is not None:
-        raise ArgumentError("instance", "give either instance or family + text, not both")
-    if instance is None and text is None:
-        raise ArgumentError("instance", "required (or family + text)")
-    if instance is not None and params is not None:
-        raise ArgumentError("params", "only with text; an instance carries its own params")
-    if not 2 <= cap <= MAX_CAP:
-        raise ArgumentError(
-            "solution_cap", f"must be in 2..{MAX_CAP} (2: UNIQUE or not), got {cap}"
-        )
-    if not 0 < budget_seconds <= limits.max_seconds:
-        raise ArgumentError(
-            "budget_seconds", f"must be in (0, {limits.max_seconds:g}], got {budget_seconds}"
-        )
-    if budget_nodes is not None and budget_nodes < 1:
-        raise ArgumentError("budget_nodes", f"must be at least 1, got {budget_nodes}")
-    if verifier is not None:
-        _lookup("verifier", VERIFIERS, verifier)
-
-
-def _check_extras(extras: Any) -> None:
-    """``extras``: a list of names of :data:`~puzzlekit.core.protocols.EXTRAS`."""
-    from puzzlekit.core.protocols import EXTRAS
-
-    if isinstance(extras, str) or not all(isinstance(n, str) for n in extras):
-        raise ArgumentError("extras", "must be a list of extra names")
-    for name in extras:
-        if name not in EXTRAS:
-            known = ", ".join(sorted(EXTRAS))
-            raise ArgumentError("extras", f"unknown report extra {name!r}; known: {known}")
-
-
 def verify_work(
     *,
     instance: Mapping[str, Any] | str | None = None,
@@ -180,7 +70,7 @@ def verify_work(
     budget_seconds: float = 10.0,
     budget_nodes: int | None = None,
     extras: tuple[str, ...] = (),
-    limits: Limits = Limits(),
+    limits: Limits = DEFAULT_LIMITS,
 ) -> dict[str, Any]:
     """The report JSON of one puzzle; ``json`` is the exact line ``puzzlekit verify`` prints.
     ``extras``: report extras to compute (``forcedCells``)."""
@@ -254,7 +144,7 @@ def generate_work(
     filter: str | None = None,
     holdout: str | None = None,
     max_calls: int = 200,
-    limits: Limits = Limits(),
+    limits: Limits = DEFAULT_LIMITS,
 ) -> dict[str, Any]:
     """Accepted puzzles of the closed loop; ``jsonl`` is what ``puzzlekit generate`` prints."""
     from puzzlekit.core.model import SpecError
@@ -312,7 +202,7 @@ def game_work(
     k: int | None = None,
     solver: str = "auto",
     budget_seconds: float = 10.0,
-    limits: Limits = Limits(),
+    limits: Limits = DEFAULT_LIMITS,
 ) -> dict[str, Any]:
     """The value of a game position for the side to move, and of every legal move."""
     from puzzlekit.app.commands.games import find_game

@@ -31,9 +31,8 @@ JSON format: ``{"family": "kakuro", "params": {"rows": 6, "cols": 6, "seed": 1},
 Text format: one line, ``RxC:`` then the R rows joined by ``/``, each row C whitespace-separated
 tokens: ``#`` a block, ``D\\A`` a block with the sum of the run below it (``D``) and to its right
 (``A``), either may be empty (``\\17``, ``8\\``); ``.`` an empty white cell and ``1``..``9`` a
-given (``3x3:# 4\\ 3\\/\\3 . ./\\4 . .``). The rows on lines of their own (no ``RxC:``) are read
-too. Runs that start at the grid edge have no block for their sum, so such layouts are written as
-their JSON on one line.
+given (``3x3:# 4\\ 3\\/\\3 . ./\\4 . .``). Rows on lines of their own (no ``RxC:``) are read too;
+layouts whose runs start at the grid edge (no block for the sum) are written as one-line JSON.
 """
 
 from __future__ import annotations

@@ -365,10 +365,8 @@ class LoopSpec:
     settings; ``holdout=None`` runs no holdout; ``holdout_process=False`` runs the loop in the
     holdout's process (debugging: not isolated). ``minimize`` drops clues of each accepted
     puzzle while it stays UNIQUE (``symmetric``: in rotational pairs); ``difficulty`` shapes it
-    to that grade level (:mod:`puzzlekit.loop.hooks`). ``extras`` names the report extras the
-    filter computes on every call beyond those the strategy reads
-    (:data:`puzzlekit.core.protocols.EXTRAS`; ``("forcedCells",)`` fills the rows'
-    ``forcedCells``); the holdout computes none.
+    to that grade level (:mod:`puzzlekit.loop.hooks`). ``extras``: report extras the filter
+    computes beyond those the strategy reads (``("forcedCells",)`` fills the rows' column).
     """
 
     family: str

@@ -309,29 +309,15 @@ def propagate(
 
 @njit(cache=True)
 def search(
-    doms,
-    dones,
-    branch,
-    state,
-    sols,
-    node_limit,
-    order,
-    st,
-    tab_vars,
-    tup_masks,
-    lin_vars,
-    lin_coef,
-    values,
-    lin_lohi,
-    scratch,
-):
+    doms, dones, branch, state, sols, node_limit, order, st, tab_vars, tup_masks, lin_vars,
+    lin_coef, values, lin_lohi, scratch,
+):  # fmt: skip
     """Count solutions depth first from ``doms[0]``, storing them (bit indices) in ``sols``.
 
     ``doms``/``dones``: the stack (depth × variables); ``branch[d]`` = (variable, values left to
     try) of depth ``d``; ``order``: the variables in the order that breaks ties between equally
-    constrained ones (a permutation drawn from the instance, so that which cells are decided
-    last, and so where the first solutions differ, carries no reading-order bias);
-    ``state`` = (depth, mode, solutions found, nodes so far), saved when the
+    constrained ones (drawn from the instance: where the first solutions differ carries no
+    reading-order bias); ``state`` = (depth, mode, solutions found, nodes so far), saved when the
     search pauses after ``node_limit`` more nodes (mode 0: the node at ``depth`` is new; 1: try
     the next value at ``depth``). Stops (DONE) when the tree is exhausted or ``sols`` is full.
     """

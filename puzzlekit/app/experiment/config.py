@@ -11,8 +11,7 @@ against its registry (names of :data:`puzzlekit.generators.STRATEGIES` and of th
 registry). ``overrides`` (``puzzlekit run --set key=value``) are applied first. The parsed
 :class:`ExperimentConfig` has every default filled in; its digest identifies the run.
 
-Not for: running (:mod:`puzzlekit.app.experiment.runner`) or splitting into tasks
-(:mod:`puzzlekit.app.experiment.tasks`).
+Not for: running or splitting into tasks (:mod:`~puzzlekit.app.experiment.runner`, ``tasks``).
 """
 
 from __future__ import annotations
@@ -23,6 +22,8 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
+from puzzlekit.app.experiment.config_keys import extras as _extras
+from puzzlekit.app.experiment.config_keys import plugins as _plugins
 from puzzlekit.app.experiment.config_schema import closest
 from puzzlekit.app.experiment.config_schema import type_name as _type_name
 from puzzlekit.app.experiment.hypotheses import Hypothesis, read_hypothesis
@@ -402,33 +403,6 @@ def _hypotheses(r: _Reader, pre: dict[str, Any]) -> tuple[Hypothesis, ...]:
             path, _, message = str(exc).partition(": ")
             raise r.fail(path, message) from None
     return tuple(out)
-
-
-def _plugins(r: _Reader, top: dict[str, Any]) -> tuple[str, ...]:
-    """Import the config's ``plugins`` (module names) so that what they register is known when
-    the rest of the config is checked; ConfigError naming the entry that cannot be imported."""
-    from puzzlekit.core.plugins import PluginError, use_plugins
-
-    modules = r.strings(top, "plugins", "") if "plugins" in top else ()
-    for i, module in enumerate(modules):
-        try:
-            use_plugins([module])
-        except PluginError as exc:
-            raise r.fail(f"plugins[{i}]", str(exc)) from None
-    return tuple(modules)
-
-
-def _extras(r: _Reader, top: dict[str, Any]) -> tuple[str, ...]:
-    """The report extras the config asks of every filter call (sorted, each known)."""
-    from puzzlekit.core.protocols import EXTRAS
-
-    names = r.strings(top, "extras", "") if "extras" in top else ()
-    for i, name in enumerate(names):
-        if name not in EXTRAS:
-            raise r.fail(
-                f"extras[{i}]", f"unknown report extra {name!r}; known: {', '.join(sorted(EXTRAS))}"
-            )
-    return tuple(sorted(set(names)))
 
 
 def parse_config(raw: Mapping[str, Any], source: str | None = None) -> ExperimentConfig:
