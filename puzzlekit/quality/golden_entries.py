@@ -142,7 +142,8 @@ def load_corpus(path: str | Path) -> list[GoldenEntry]:
         try:
             obj = loads(line)
         except ReadError as exc:
-            raise ValueError(f"{where}: {exc}") from None
+            at = "" if exc.field == "$" else f"{exc.field}: "
+            raise ValueError(f"{where}: {at}{exc.detail}") from None
         out.append(GoldenEntry.from_json_obj(obj, where))
     return out
 
