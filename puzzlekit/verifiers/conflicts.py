@@ -115,11 +115,11 @@ def minimal_conflict(
         cs = [by_rule[r] for r in rids]
         for cid in clue_ids:
             cs.extend(clue_cs[cid])
-        doms = narrow_domains(problem, cs)
-        if doms is None:
-            return True
         try:
-            m.check_clock()
+            m.check_clock()  # also before narrowing: a check it settles spends time too
+            doms = narrow_domains(problem, cs)
+            if doms is None:
+                return True
             return not backend.solve(problem, doms, cs, 1, m)
         except BudgetExceeded:
             return None

@@ -37,6 +37,8 @@ from puzzlekit.verifiers.search import (
     cardinalities,
     culprits_over,
     digest_rng,
+    search_order,
+    sort_solutions,
 )
 
 # --- report pieces --------------------------------------------------------------------------
@@ -225,6 +227,10 @@ def outcome_report(
     ``stats`` gains ``conflictSeconds`` when a conflict is computed.
     """
     instance = problem.instance
+    # every backend lists the solutions in one history-free order (the lexicographic order of a
+    # variable order drawn from the digest), so the first one, the gap's target, is the same
+    # for every backend that found the same solutions
+    solutions = sort_solutions(solutions, search_order(problem.schema.names, instance.digest))
     if len(solutions) == 1:
         return report(
             Verdict.UNIQUE,

@@ -58,9 +58,9 @@ def test_verdicts_counts_and_solutions_agree_with_sat_and_enumerative(n, count):
             assert (mine.verdict, mine.solution_count) == (other.verdict, other.solution_count)
             if not mine.solution_count_is_lower_bound:
                 assert _solution_set(mine) == _solution_set(other)
+        # at the cap each backend reports its own first solutions (sat: in a variable order
+        # drawn from the digest, so that capped sets carry no reading-order bias)
         sat_rep = sat.verify(inst, solution_cap=6)
-        # both report the lexicographically first solutions, so even capped sets agree
-        assert _solution_set(mine) == _solution_set(sat_rep)
         if mine.verdict is Verdict.UNSOLVABLE:
             mc, sc = mine.reject_detail.conflict, sat_rep.reject_detail.conflict
             assert mc.clue_ids == sc.clue_ids and mc.minimal
@@ -72,7 +72,9 @@ def test_verdicts_and_counts_agree_with_sat_on_larger_grids(n):
     sat = get_verifier("sat")
     for inst in _random_instances(n, 8, seed=5):
         mine, other = LINES.verify(inst, solution_cap=4), sat.verify(inst, solution_cap=4)
-        assert (mine.verdict, _solution_set(mine)) == (other.verdict, _solution_set(other))
+        assert (mine.verdict, mine.solution_count) == (other.verdict, other.solution_count)
+        if not mine.solution_count_is_lower_bound:  # at the cap, each backend picks its own
+            assert _solution_set(mine) == _solution_set(other)
 
 
 def test_solutions_match_a_brute_force_count_of_4x4_grids():
@@ -80,9 +82,11 @@ def test_solutions_match_a_brute_force_count_of_4x4_grids():
     every = brute_force(4, {})
     rep = LINES.verify(empty, solution_cap=1000)
     assert rep.verdict is Verdict.MULTIPLE and not rep.solution_count_is_lower_bound
-    assert list(rep.solutions) == every  # all of them, in lexicographic order
-    capped = LINES.verify(empty, solution_cap=5)
-    assert capped.solution_count_is_lower_bound and list(capped.solutions) == every[:5]
+    # all of them (listed in the digest-drawn order every report uses)
+    assert sorted(rep.solutions, key=lambda s: sorted(s.items())) == every
+    capped = LINES.verify(empty, solution_cap=5)  # the search finds the lexicographic first five
+    assert capped.solution_count_is_lower_bound
+    assert sorted(capped.solutions, key=lambda s: sorted(s.items())) == every[:5]
 
 
 def test_multiple_reports_the_cells_that_differ_as_the_gap():
