@@ -136,8 +136,10 @@ def test_a_slow_call_does_not_hold_up_quick_ones_and_a_foreign_host_is_refused()
     url = f"http://127.0.0.1:{port}/mcp"
 
     async def slow(client: Client) -> float:
-        args = {"family": "sudoku", "count": 20, "minimize": True, "time_limit_seconds": 60}
-        await client.call_tool("puzzle_generate", args)
+        # the empty 7x6 board is not solved within 6 s: the call takes its whole budget
+        empty = "/".join(["......."] * 6)
+        args = {"game": "connect", "position": empty, "budget_seconds": 6}
+        await client.call_tool("game_verdict", args)
         return time.monotonic()
 
     async def quick(client: Client) -> tuple[float, bool]:

@@ -35,7 +35,15 @@ PLUGIN_HELP = (
 
 
 class UsageError(Exception):
-    """Unusable arguments or an unreadable file: one line on stderr, exit code 2."""
+    """Unusable arguments or an unreadable file: one line on stderr, exit code 2 (one line per
+    problem when several are given, e.g. every problem of a config at once)."""
+
+    def __init__(self, *problems: str) -> None:
+        super().__init__(*problems)
+        self.problems = problems
+
+    def __str__(self) -> str:
+        return "\n".join(str(p) for p in self.problems)
 
 
 _ROLE = re.compile(r":[a-z]+:`~?([^`<]*?)(?:\s*<[^>]*>)?`")
@@ -180,7 +188,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         args = build_parser().parse_args(argv)
         load_plugins(args)
         return int(args.func(args) or 0)
-    except (UsageError, UnknownName) as exc:
+    except UsageError as exc:  # each problem on its own line, none split by what it quotes
+        for problem in exc.problems or ("",):
+            print(f"puzzlekit: error: {one_line(str(problem))}", file=sys.stderr)
+        return 2
+    except UnknownName as exc:
         print(f"puzzlekit: error: {one_line(str(exc))}", file=sys.stderr)
         return 2
     except PluginError as exc:  # worded like the warning of an entry point that fails to load

@@ -67,7 +67,10 @@ def cmd_run(args: argparse.Namespace) -> int:
     try:
         config = load_config(path, args.overrides)
     except ConfigError as exc:
-        raise UsageError(str(exc)) from None
+        where = f"{exc.source}: " if exc.source else ""
+        raise UsageError(
+            *(f"{where}{p.path or '<config>'}: {p.message}" for p in exc.problems)
+        ) from None
     out = Path(args.out) if args.out else Path("runs") / config.name
     try:
         run = run_experiment(
