@@ -160,7 +160,8 @@ def test_exact_backends_agree_on_verdict_and_solutions(family: str, params: dict
     reps = [v.verify(inst, solution_cap=3) for v in (GAMETREE, MINIMAX, ENUM)]
     assert len({(r.verdict, r.solution_count) for r in reps}) == 1
     if not reps[0].solution_count_is_lower_bound:  # at the cap, which ones is each backend's own
-        assert len({frozenset(json.dumps(s, sort_keys=True) for s in r.solutions) for r in reps}) == 1
+        sets = {frozenset(json.dumps(s, sort_keys=True) for s in r.solutions) for r in reps}
+        assert len(sets) == 1
 
 
 # --- illegal positions ------------------------------------------------------------------------
