@@ -241,12 +241,12 @@ def test_a_short_status_stays_silent_and_quiet_is_silent() -> None:
 
 
 def test_ctrl_c_ends_with_one_line(capsys, monkeypatch) -> None:
-    import puzzlekit.app.cli as cli
-
     def interrupted(args):
         raise KeyboardInterrupt
 
-    monkeypatch.setattr(cli, "load_plugins", interrupted)  # a Ctrl-C as the command starts
+    # a Ctrl-C as the command starts, in the module this ``main`` belongs to (another test may
+    # have imported a fresh copy of the package since)
+    monkeypatch.setitem(main.__globals__, "load_plugins", interrupted)
     code, out, err = run(capsys, "schemas")
     assert code == 130 and err.strip() == "puzzlekit: interrupted"
 

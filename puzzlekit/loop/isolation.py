@@ -202,7 +202,16 @@ def _handle(loops: _Loops, request: Mapping[str, Any]) -> dict[str, Any]:
 
 
 def serve(read_fd: int, write_fd: int) -> None:
-    """The loop process's main: answer requests (JSON) until the pipe closes."""
+    """The loop process's main: answer requests (JSON) until the pipe closes. Ctrl-C is the
+    judging process's to handle: this process leaves the terminal's process group and ignores
+    SIGINT, and ends quietly when its pipe closes or breaks."""
+    import signal
+
+    try:
+        os.setpgrp()
+    except OSError:  # already a group leader: keep the group it has
+        pass
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
     inbox = Connection(read_fd, writable=False)
     outbox = Connection(write_fd, readable=False)
     loops = _Loops()
@@ -215,7 +224,10 @@ def serve(read_fd: int, write_fd: int) -> None:
             reply = _handle(loops, request)
         except Exception as exc:  # reported to the judging process, which raises it there
             reply = {"error": f"{type(exc).__name__}: {exc}", "type": type(exc).__name__}
-        outbox.send_bytes(json.dumps(reply).encode("utf-8"))
+        try:
+            outbox.send_bytes(json.dumps(reply).encode("utf-8"))
+        except OSError:  # the judging process is gone (a broken pipe included)
+            break
 
 
 _BOOT = (
