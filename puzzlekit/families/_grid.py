@@ -6,7 +6,7 @@ Not part of the public API: families subclass :class:`GivensGrid` and add their 
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from puzzlekit.core.model import (
@@ -176,6 +176,32 @@ class GivensGrid(Family):
         return [
             Repair("reveal", var.coord, add=(self.given(schema, var.coord, solution[var.name]),))
         ]
+
+    def pair_repairs(
+        self,
+        schema: Schema,
+        instance: Instance,
+        solution: Solution,
+        coord: tuple,
+        found: Sequence[Solution],
+        pair_clue: Callable[[tuple, tuple, Solution], Clue],
+        action: str,
+    ) -> list[Repair]:
+        """The given at ``coord`` and, for each orthogonal neighbour without one, the true pair
+        clue ``pair_clue(coord, neighbour, solution)`` (for families with clues between
+        neighbours: Futoshiki's inequalities, Adjacent's bars)."""
+        from puzzlekit.families._cages import neighbours
+
+        coord = tuple(coord)
+        if schema.var_at(coord) is None:
+            return []
+        present = {c.id for c in instance.clues}
+        moves = GivensGrid.repair_moves(self, schema, instance, solution, coord, found=found)
+        for nb in neighbours(coord, schema.params_dict()["size"]):
+            clue = pair_clue(coord, nb, solution)
+            if clue.id not in present:
+                moves.append(Repair(action, coord, add=(clue,)))
+        return moves
 
     @staticmethod
     def given(schema: Schema, coord: tuple[int, int], value: int) -> Clue:

@@ -43,7 +43,6 @@ from puzzlekit.core.model import (
 )
 from puzzlekit.core.reading import is_digits
 from puzzlekit.families import Repair, register_family
-from puzzlekit.families._cages import neighbours
 from puzzlekit.families._grid import SYMBOLS, GivensGrid, cell_name, check_described_size
 
 #: Tatham's flag letters: the direction of the smaller neighbour, in his order
@@ -175,18 +174,12 @@ class Futoshiki(GivensGrid):
         *,
         found: Sequence[Solution] = (),
     ) -> list[Repair]:
-        n = schema.params_dict()["size"]
-        coord = tuple(coord)
-        if schema.var_at(coord) is None:
-            return []
-        present = {c.id for c in instance.clues}
-        moves = super().repair_moves(schema, instance, solution, coord, found=found)
-        for nb in neighbours(coord, n):
-            va, vb = solution[cell_name(*coord)], solution[cell_name(*nb)]
-            clue = inequality(coord, nb, "<" if va < vb else ">")
-            if clue.id not in present:
-                moves.append(Repair("add-inequality", coord, add=(clue,)))
-        return moves
+        def true_inequality(a: tuple, b: tuple, sol: Solution) -> Clue:
+            return inequality(a, b, "<" if sol[cell_name(*a)] < sol[cell_name(*b)] else ">")
+
+        return self.pair_repairs(
+            schema, instance, solution, coord, found, true_inequality, "add-inequality"
+        )
 
     # -- text: Tatham's unequal description --------------------------------------------------
     def parse_text(self, text: str, params: Mapping[str, Any] | None = None) -> Instance:

@@ -51,7 +51,6 @@ from puzzlekit.core.model import (
     Violation,
 )
 from puzzlekit.families import Repair, pick_in_order, register_family
-from puzzlekit.families._cages import neighbours
 from puzzlekit.families._grid import GivensGrid, cell_name, check_described_size
 
 #: the flag letters, in Tatham's order, and the direction of the neighbour each names
@@ -233,18 +232,11 @@ class FutoshikiAdjacent(GivensGrid):
         *,
         found: Sequence[Solution] = (),
     ) -> list[Repair]:
-        n = schema.params_dict()["size"]
-        coord = tuple(coord)
-        if schema.var_at(coord) is None:
-            return []
-        present = {c.id for c in instance.clues}
-        moves = super().repair_moves(schema, instance, solution, coord, found=found)
-        for nb in neighbours(coord, n):
-            near = abs(solution[cell_name(*coord)] - solution[cell_name(*nb)]) == 1
-            clue = pair_clue(coord, nb, "consecutive" if near else "apart")
-            if clue.id not in present:
-                moves.append(Repair("add-pair", coord, add=(clue,)))
-        return moves
+        def true_pair(a: tuple, b: tuple, sol: Solution) -> Clue:
+            near = abs(sol[cell_name(*a)] - sol[cell_name(*b)]) == 1
+            return pair_clue(a, b, "consecutive" if near else "apart")
+
+        return self.pair_repairs(schema, instance, solution, coord, found, true_pair, "add-pair")
 
     # -- text: Tatham's unequal Adjacent description ------------------------------------------
     def parse_text(self, text: str, params: Mapping[str, Any] | None = None) -> Instance:
