@@ -14,6 +14,7 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, TypeAlias
 
+from puzzlekit.core.deadline import BudgetExceeded
 from puzzlekit.core.jsondata import canonical_json, freeze, sha256_digest, thaw
 from puzzlekit.core.reading import (
     ReadError,
@@ -179,7 +180,9 @@ class Predicate:
     """Opaque Python over ``vars`` (oracle families); only the enumerative backend can use it.
 
     ``fn`` may raise (an oracle's dispatch error): the assignment then does not hold, and a
-    backend that calls ``fn`` itself counts it in ``dispatchErrorCount``."""
+    backend that calls ``fn`` itself counts it in ``dispatchErrorCount``. Except
+    :class:`~puzzlekit.core.deadline.BudgetExceeded`: a rule that ran out of the search's time
+    has not answered, and the search reports UNDECIDED."""
 
     vars: tuple[str, ...]
     fn: Callable[..., bool] = field(compare=False)
@@ -188,6 +191,8 @@ class Predicate:
     def holds(self, sol: Solution) -> bool:
         try:
             return bool(self.fn(*(sol[v] for v in self.vars)))
+        except BudgetExceeded:  # the search's deadline passed inside the rule: not an answer
+            raise
         except Exception:  # a dispatch error is not a satisfied constraint
             return False
 

@@ -22,6 +22,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
+from puzzlekit.core import deadline
 from puzzlekit.core.model import AllDifferent, Constraint, Schema
 
 #: nodes a single randomized search may visit before it restarts
@@ -86,6 +87,8 @@ class _Search:
         self.nodes += 1
         if self.nodes > RESTART_NODES:
             return None
+        if (self.nodes & 255) == 0:
+            deadline.check()
         free = [n for n in self.names if n not in assign]
         if not free:
             return dict(assign)
@@ -118,7 +121,9 @@ def random_solution(
     """A random full solution of ``schema`` (variables in schema order).
 
     ``extra`` adds constraints (for instance clues that must hold). Raises RuntimeError when no
-    solution is found within ``max_restarts`` restarts (an unsatisfiable or very hard schema).
+    solution is found within ``max_restarts`` restarts (an unsatisfiable or very hard schema),
+    and :class:`~puzzlekit.core.deadline.BudgetExceeded` when the deadline of a search it runs
+    under passes (:mod:`puzzlekit.core.deadline`; none by default).
     """
     for _ in range(max_restarts):
         found = _Search(schema, extra, rng).run()

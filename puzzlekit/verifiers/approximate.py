@@ -22,13 +22,17 @@ from puzzlekit.core.report import HONEST_SCOPE, RejectDetail, Verdict, VerifierR
 from puzzlekit.core.solutions import random_solution
 from puzzlekit.verifiers.base import (
     DEFAULT_CAP,
+    BudgetExceeded,
+    Meter,
     SearchBudget,
     Verifier,
+    cartesian,
     discriminative_gap,
     invalid_report,
     report,
     source,
     try_resolve,
+    undecided_report,
     verify_with,
 )
 from puzzlekit.verifiers.enumerative import EnumerativeVerifier, _Backend
@@ -64,13 +68,23 @@ class SamplingVerifier(Verifier):
         rng = np.random.default_rng(entropy)
         found: list[dict[str, int]] = []
         clue_cs = [c for _, cs in problem.clue_constraints for c in cs]
-        for _ in range(self.k):
+        meter = Meter(budget or SearchBudget())
+        with meter.within():  # the random searches stop on the budget's clock
             try:
-                sol = random_solution(problem.schema, rng, extra=clue_cs, max_restarts=3)
-            except RuntimeError:
-                continue
-            if sol not in found:
-                found.append(sol)
+                for _ in range(self.k):
+                    try:
+                        sol = random_solution(problem.schema, rng, extra=clue_cs, max_restarts=3)
+                    except RuntimeError:
+                        continue
+                    if sol not in found:
+                        found.append(sol)
+            except BudgetExceeded as exc:
+                if len(found) < 2:  # two distinct solutions prove MULTIPLE; less decides nothing
+                    doms = {v.name: list(v.domain) for v in problem.schema.variables}
+                    rep = undecided_report(
+                        problem, src, solution_cap, doms, cartesian(doms), exc, 0, meter.seconds
+                    )
+                    return rep.with_stats(samples=self.k)
         found = found[:solution_cap]
         stats = {"samples": self.k}
         if not found:
@@ -138,8 +152,12 @@ class BudgetedVerifier(Verifier):
         budget: SearchBudget | None = None,
         extras: Collection[str] = (),
     ) -> VerifierReport:
+        asked = budget or SearchBudget()
+        nodes = self.nodes if asked.nodes is None else min(self.nodes, asked.nodes)
         rep = self._inner.verify(
-            instance, solution_cap=solution_cap, budget=SearchBudget(nodes=self.nodes)
+            instance,
+            solution_cap=solution_cap,
+            budget=SearchBudget(nodes=nodes, seconds=asked.seconds),  # the caller's clock
         )
         src = source(self.name, self.version)
         if rep.verdict is Verdict.UNDECIDED:

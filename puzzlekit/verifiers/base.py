@@ -135,23 +135,24 @@ def verify_with(
             problem, src, solution_cap, domains, cart, max_cartesian_log10, meter.seconds
         )
     solutions: list[dict[str, int]] = []
-    try:
-        if domains is not None:
-            solutions = backend.solve(problem, domains, all_constraints, solution_cap, meter)
-    except BudgetExceeded as exc:
-        return undecided_report(
-            problem, src, solution_cap, domains, cart, exc, meter.nodes, meter.seconds
+    with meter.within():
+        try:
+            if domains is not None:
+                solutions = backend.solve(problem, domains, all_constraints, solution_cap, meter)
+        except BudgetExceeded as exc:
+            return undecided_report(
+                problem, src, solution_cap, domains, cart, exc, meter.nodes, meter.seconds
+            )
+        stats = {"nodes": meter.nodes, "seconds": round(meter.seconds, 6)}
+        return outcome_report(
+            problem,
+            src,
+            solution_cap,
+            solutions,
+            cart,
+            stats,
+            lambda: minimal_conflict(backend, problem, budget, meter),
         )
-    stats = {"nodes": meter.nodes, "seconds": round(meter.seconds, 6)}
-    return outcome_report(
-        problem,
-        src,
-        solution_cap,
-        solutions,
-        cart,
-        stats,
-        lambda: minimal_conflict(backend, problem, budget, meter),
-    )
 
 
 def family_of(instance: Instance) -> Any:

@@ -251,6 +251,8 @@ def _to_pc(
         def holds(*xs: int) -> bool:
             try:
                 return bool(fn(*xs))
+            except BudgetExceeded:  # the deadline passed inside the rule: no answer
+                raise
             except Exception:  # a dispatch error: counted once per input, not a solution
                 raised.add(xs)
                 return False

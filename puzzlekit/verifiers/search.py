@@ -12,10 +12,13 @@ from __future__ import annotations
 import math
 import time
 from collections.abc import Mapping, Sequence
+from contextlib import AbstractContextManager
 from typing import Protocol
 
 import numpy as np
 
+from puzzlekit.core import deadline
+from puzzlekit.core.deadline import BudgetExceeded as BudgetExceeded
 from puzzlekit.core.model import (
     AllDifferent,
     Constraint,
@@ -29,15 +32,6 @@ from puzzlekit.core.report import (
 
 #: log10 of the largest search space (product of narrowed domain sizes) a backend will start on
 DEFAULT_MAX_CARTESIAN_LOG10 = 400.0
-
-
-class BudgetExceeded(Exception):
-    """Raised inside a backend's search when a budget runs out."""
-
-    def __init__(self, resource: str, limit: float) -> None:
-        super().__init__(resource)
-        self.resource = resource
-        self.limit = limit
 
 
 class Meter:
@@ -61,6 +55,12 @@ class Meter:
     def check_clock(self) -> None:
         if self._deadline is not None and time.perf_counter() > self._deadline:
             raise BudgetExceeded("seconds", self.budget.seconds)
+
+    def within(self) -> AbstractContextManager[None]:
+        """The block in which this meter's deadline is the search's deadline
+        (:func:`puzzlekit.core.deadline.within`): an opaque rule, or a solver the search calls,
+        stops on it too."""
+        return deadline.within(self._deadline, self.budget.seconds)
 
     @property
     def seconds(self) -> float:

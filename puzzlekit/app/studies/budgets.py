@@ -135,7 +135,7 @@ def cases(families: list[str] | None) -> list[tuple[str, str, Instance]]:
 
 
 #: what a verifier raises for a family it does not take, before any search
-NOT_APPLICABLE = ("NotImplementedError", "SpecError", "NotEncodable")
+NOT_APPLICABLE = ("NotImplementedError", "NotCompilable", "SpecError", "NotEncodable")
 
 
 def _check(name: str, instance: Instance, seconds: float) -> dict[str, Any]:

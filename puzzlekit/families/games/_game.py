@@ -15,6 +15,7 @@ from collections.abc import Hashable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from puzzlekit.core import deadline
 from puzzlekit.core.model import (
     Coord,
     Variable,
@@ -191,6 +192,8 @@ def _value(game: Game, state: State, memo: dict) -> tuple[int, int]:
     hit = memo.get(k)
     if hit is not None:
         return hit
+    if (len(memo) & 1023) == 0:
+        deadline.check()  # the deadline of a search calling this rule (none: solve it all)
     if game.is_terminal(state):
         winner = game.outcome(state)
         best = (0 if winner == 0 else (1 if winner == game.to_move(state) else -1), 0)
@@ -214,9 +217,20 @@ ORACLE_BUDGET = SearchBudget(nodes=None, seconds=600.0)
 def move_values(game: Game, state: State) -> tuple[tuple[Move, int, int], ...]:
     """Every legal move with its result (1 win, 0 draw, -1 loss for the mover) and distance
     (plies to the end under perfect play, the move included). Exhaustive, memoized per call;
-    a game's compiled solver (:meth:`Game.solve_moves`) answers where it has one."""
+    a game's compiled solver (:meth:`Game.solve_moves`) answers where it has one. Called under a
+    search's deadline (:mod:`puzzlekit.core.deadline`: a verifier's search reaching it through
+    the family's rule), it raises :class:`~puzzlekit.core.deadline.BudgetExceeded` once that
+    deadline passes."""
     if not game.is_terminal(state):
-        fast = game.solve_moves(state, ORACLE_BUDGET)
+        left = deadline.remaining()
+        if left is None:
+            fast = game.solve_moves(state, ORACLE_BUDGET)
+        else:  # a search with a budget asks: the solver gets what is left of it
+            bounded = SearchBudget(nodes=None, seconds=min(left, ORACLE_BUDGET.seconds or left))
+            try:
+                fast = game.solve_moves(state, bounded)
+            except Unfinished as exc:
+                raise deadline.BudgetExceeded("seconds", left) from exc
         if fast is not None:
             return fast[0]
     memo: dict = {}

@@ -1,0 +1,87 @@
+"""A search's deadline reaches the code it calls: an opaque rule (an only-winning-move position
+solving its game inside a Predicate), the random searches of ``sampling``. Past the deadline the
+answer is UNDECIDED, never a verdict the rule did not give."""
+
+from __future__ import annotations
+
+import time
+
+import pytest
+
+from puzzlekit.core import deadline
+from puzzlekit.core.model import Predicate
+from puzzlekit.core.protocols import SearchBudget
+from puzzlekit.core.report import Verdict
+from puzzlekit.families import get_family
+from puzzlekit.verifiers.registry import get_verifier
+
+#: generous: the point is "stops" (a check of the empty Connect Four board runs for minutes)
+SLACK = 20.0
+
+
+def test_outside_a_deadline_nothing_changes() -> None:
+    assert deadline.remaining() is None
+    deadline.check()  # never raises
+
+
+def test_deadlines_nest_to_the_earlier_and_restore() -> None:
+    now = time.perf_counter()
+    with deadline.within(now + 100, 100):
+        assert 99 < deadline.remaining() <= 100
+        with deadline.within(now + 1000, 1000):  # a later one keeps the earlier
+            assert deadline.remaining() <= 100
+        with deadline.within(now - 1, 5):  # an earlier one wins
+            with pytest.raises(deadline.BudgetExceeded) as exc:
+                deadline.check()
+            assert exc.value.resource == "seconds" and exc.value.limit == 5
+            assert deadline.remaining() == 0.0
+        deadline.check()
+        assert deadline.remaining() > 99
+    assert deadline.remaining() is None
+
+
+def test_a_rule_out_of_time_is_not_a_false_rule() -> None:
+    def slow(_x: int) -> bool:
+        deadline.check()
+        return True
+
+    p = Predicate(("a",), slow)
+    assert p.holds({"a": 1})
+    with deadline.within(time.perf_counter() - 1, 1):
+        with pytest.raises(deadline.BudgetExceeded):
+            p.holds({"a": 1})
+    assert not Predicate(("a",), lambda _x: 1 / 0).holds({"a": 1})  # a dispatch error is
+
+
+@pytest.mark.parametrize("name", ["enumerative", "faulty", "sampling"])
+def test_a_puzzle_backend_on_the_empty_connect_four_board_stops_undecided(name: str) -> None:
+    fam = get_family("owm-connect")
+    inst = fam.parse_text("/".join(["." * 7] * 6), {"rows": 6, "cols": 7, "k": 4})
+    start = time.perf_counter()
+    rep = get_verifier(name).verify(inst, budget=SearchBudget(nodes=None, seconds=0.5))
+    assert time.perf_counter() - start < SLACK
+    # the first player's only winning move is the centre column: no backend may call the
+    # position UNSOLVABLE because its rule ran out of time
+    assert rep.verdict is Verdict.UNDECIDED
+    assert rep.reject_detail is not None and rep.reject_detail.budget is not None
+    assert rep.reject_detail.budget.resource == "seconds"
+
+
+def test_sampling_stops_on_its_clock_on_the_empty_25x25_sudoku() -> None:
+    fam = get_family("sudoku")
+    inst = fam.parse_text("." * 625, {"size": 25})
+    start = time.perf_counter()
+    rep = get_verifier("sampling").verify(inst, budget=SearchBudget(nodes=None, seconds=0.3))
+    assert time.perf_counter() - start < SLACK
+    # two distinct samples prove MULTIPLE; fewer decide nothing
+    assert rep.verdict in (Verdict.UNDECIDED, Verdict.MULTIPLE)
+    if rep.verdict is Verdict.UNDECIDED:
+        assert rep.reject_detail.budget.resource == "seconds"
+        assert rep.stats["samples"] == 3
+
+
+def test_without_a_deadline_the_game_rule_still_solves() -> None:
+    fam = get_family("owm-tictactoe")
+    inst = fam.parse_text("xx./oo./...", {})
+    rep = get_verifier("enumerative").verify(inst)
+    assert rep.verdict is Verdict.UNIQUE
