@@ -13,7 +13,7 @@ from collections.abc import Iterator
 
 import pytest
 
-from puzzlekit.app.cli import build_parser, main
+from puzzlekit.app.cli import UsageError, build_parser, main
 from puzzlekit.app.progress import StatusLine, progress
 
 SUDOKU_4 = '{"size": 4}'
@@ -262,3 +262,43 @@ def test_a_jigsaw_line_carries_its_regions(capsys, monkeypatch) -> None:
     rep = json.loads(out)
     assert code == 0 and rep["uniquenessVerdict"] == "UNIQUE"
     assert rep["instanceDigest"] == record["instanceDigest"]
+
+
+# -- numbers on the command line -----------------------------------------------------------------
+
+
+def _every_numeric_option() -> Iterator[tuple[list[str], str, type]]:
+    """(command path, option, int or float) for every numeric option of every command."""
+
+    def walk(parser: argparse.ArgumentParser, path: list[str]) -> Iterator:
+        for action in parser._actions:
+            if isinstance(action, argparse._SubParsersAction):
+                for name, sub in action.choices.items():
+                    yield from walk(sub, [*path, name])
+            elif action.option_strings and action.type in (int, float):
+                yield path, action.option_strings[-1], action.type
+
+    yield from walk(build_parser(), [])
+
+
+@pytest.mark.parametrize("text", ["٣", "３", "²", "3\u200b", "nan", "1e999", "1" * 30])
+def test_numbers_on_the_command_line_are_ascii_and_finite(text) -> None:
+    options = list(_every_numeric_option())
+    assert len(options) > 20  # the walk reaches every command
+    for path, option, kind in options:
+        if kind is int and text in ("nan", "1e999"):
+            continue
+        with pytest.raises(UsageError) as exc:  # main() prints it as one line, exit 2
+            build_parser().parse_args([*path, option, text])
+        message = str(exc.value)
+        assert "\n" not in message and option in message, (path, option, message)
+
+
+def test_a_unicode_digit_exits_2_with_one_line(capsys) -> None:
+    code, out, err = run(capsys, "verify", "--cap", "٣", "-")
+    assert code == 2 and out == "" and err.count("\n") == 1 and "--cap" in err
+
+
+def test_ascii_numbers_still_read() -> None:
+    args = build_parser().parse_args(["verify", "--cap", "+7", "--budget-seconds", ".5e1", "-"])
+    assert args.cap == 7 and args.budget_seconds == 5.0

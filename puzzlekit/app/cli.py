@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import math
 import pkgutil
 import re
 import sys
@@ -77,10 +78,39 @@ class HelpFormatter(argparse.HelpFormatter):
         return help_text + " (default: %(default)s)"
 
 
+#: the digits a number on the command line is written in: ASCII only (``int()`` and ``float()``
+#: would also read Arabic-Indic, full-width and other Unicode digits)
+_INTEGER = re.compile(r"[+-]?[0-9]{1,18}")
+_NUMBER = re.compile(r"[+-]?([0-9]{1,18}(\.[0-9]*)?|\.[0-9]+)([eE][+-]?[0-9]{1,3})?")
+
+
+def ascii_int(text: str) -> int:
+    """An integer argument: optional sign and up to 18 ASCII digits (``type=int`` of every
+    ``puzzlekit`` parser reads through this)."""
+    if not isinstance(text, str) or not re.fullmatch(r"[+-]?[0-9]+", text):
+        raise argparse.ArgumentTypeError(f"not an integer in ASCII digits: {text!r}")
+    if not _INTEGER.fullmatch(text):
+        raise argparse.ArgumentTypeError(f"an integer of at most 18 digits, got {text[:40]!r}")
+    return int(text)
+
+
+def ascii_float(text: str) -> float:
+    """A number argument: ASCII decimal notation, finite (``type=float`` reads through this)."""
+    if not isinstance(text, str) or not _NUMBER.fullmatch(text):
+        raise argparse.ArgumentTypeError(f"not a number in ASCII decimal notation: {text!r}")
+    value = float(text)
+    if not math.isfinite(value):
+        raise argparse.ArgumentTypeError(f"not a finite number: {text!r}")
+    return value
+
+
 class _Parser(argparse.ArgumentParser):
     def __init__(self, *args: object, **kwargs: object) -> None:
         kwargs.setdefault("formatter_class", HelpFormatter)
         super().__init__(*args, **kwargs)  # type: ignore[arg-type]
+        # every ``type=int`` / ``type=float`` argument of the command line reads ASCII only
+        self.register("type", int, ascii_int)
+        self.register("type", float, ascii_float)
 
     def error(self, message: str) -> None:  # one line, exit 2, as argparse does, without usage
         raise UsageError(message)
