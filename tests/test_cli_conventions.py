@@ -286,8 +286,8 @@ def test_numbers_on_the_command_line_are_ascii_and_finite(text) -> None:
     options = list(_every_numeric_option())
     assert len(options) > 20  # the walk reaches every command
     for path, option, kind in options:
-        if kind is int and text in ("nan", "1e999"):
-            continue
+        if (kind is int and text in ("nan", "1e999")) or (kind is float and text == "1" * 30):
+            continue  # not digits at all (another test) / a finite float
         with pytest.raises(UsageError) as exc:  # main() prints it as one line, exit 2
             build_parser().parse_args([*path, option, text])
         message = str(exc.value)

@@ -29,6 +29,8 @@ import re
 import sys
 from collections.abc import Iterator, Sequence
 
+from puzzlekit.core import reading
+
 PLUGIN_HELP = (
     "import MODULE first: the families, verifiers, strategies and tools it registers are "
     "seen like built-ins (repeatable)"
@@ -78,26 +80,27 @@ class HelpFormatter(argparse.HelpFormatter):
         return help_text + " (default: %(default)s)"
 
 
-#: the digits a number on the command line is written in: ASCII only (``int()`` and ``float()``
-#: would also read Arabic-Indic, full-width and other Unicode digits)
-_INTEGER = re.compile(r"[+-]?[0-9]{1,18}")
-_NUMBER = re.compile(r"[+-]?([0-9]{1,18}(\.[0-9]*)?|\.[0-9]+)([eE][+-]?[0-9]{1,3})?")
+#: a number on the command line: ASCII decimal notation (``int()`` and ``float()`` would also
+#: read Arabic-Indic, full-width and other Unicode digits)
+_NUMBER = re.compile(r"[+-]?([0-9]+(\.[0-9]*)?|\.[0-9]+)([eE][+-]?[0-9]{1,3})?")
 
 
 def ascii_int(text: str) -> int:
-    """An integer argument: optional sign and up to 18 ASCII digits (``type=int`` of every
-    ``puzzlekit`` parser reads through this)."""
-    if not isinstance(text, str) or not re.fullmatch(r"[+-]?[0-9]+", text):
-        raise argparse.ArgumentTypeError(f"not an integer in ASCII digits: {text!r}")
-    if not _INTEGER.fullmatch(text):
-        raise argparse.ArgumentTypeError(f"an integer of at most 18 digits, got {text[:40]!r}")
+    """An integer argument: an optional sign and ASCII digits, as many as the reading boundary
+    allows (:func:`puzzlekit.core.reading.is_digits`, ``MAX_DIGITS``); every ``type=int`` of
+    a ``puzzlekit`` parser reads through this."""
+    body = text[1:] if text[:1] in "+-" else text
+    if not reading.is_digits(body):
+        raise argparse.ArgumentTypeError(f"not an integer in ASCII digits: {text[:40]!r}")
+    if len(body) > reading.MAX_DIGITS:
+        raise argparse.ArgumentTypeError(f"an integer of {len(body)} digits is too large")
     return int(text)
 
 
 def ascii_float(text: str) -> float:
     """A number argument: ASCII decimal notation, finite (``type=float`` reads through this)."""
-    if not isinstance(text, str) or not _NUMBER.fullmatch(text):
-        raise argparse.ArgumentTypeError(f"not a number in ASCII decimal notation: {text!r}")
+    if not _NUMBER.fullmatch(text) or len(text) > 64:
+        raise argparse.ArgumentTypeError(f"not a number in ASCII decimal notation: {text[:40]!r}")
     value = float(text)
     if not math.isfinite(value):
         raise argparse.ArgumentTypeError(f"not a finite number: {text!r}")
