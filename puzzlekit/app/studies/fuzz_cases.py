@@ -411,7 +411,7 @@ def _mcp_case(rng: random.Random, seeds: Seeds) -> Case:
         if rng.random() < 0.2:
             kwargs["params"] = _lenient(break_json(rng, {"size": 4}))
     if rng.random() < 0.2:
-        kwargs[rng.choice(["cap", "budget_seconds", "budget_nodes"])] = rng.choice(
+        kwargs[rng.choice(["solution_cap", "budget_seconds", "budget_nodes"])] = rng.choice(
             [-1, 0, float("nan"), float("inf"), 10**30, "3", None]
         )
     kwargs.setdefault("budget_seconds", 2.0)
