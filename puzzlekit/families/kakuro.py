@@ -489,7 +489,7 @@ def _text_rows(text: str) -> list[str]:
     text = text.strip()
     head, sep, body = text.partition(":")
     rows_cols = head.split("x")
-    if sep and len(rows_cols) == 2 and all(p.isdigit() for p in rows_cols):
+    if sep and len(rows_cols) == 2 and all(is_digits(p) and len(p) < 6 for p in rows_cols):
         rows = [r.strip() for r in body.split("/")]
         if len(rows) != int(rows_cols[0]) or any(len(r.split()) != int(rows_cols[1]) for r in rows):
             raise fail("shape-mismatch", None, "text", f"expected {head} tokens")

@@ -21,6 +21,8 @@ from functools import cache
 from importlib import resources
 from typing import Any
 
+from puzzlekit.core.reading import is_digits
+
 SCHEMA_FILE = "schemas/experiment-config.schema.json"
 
 
@@ -157,7 +159,7 @@ def _parts(key: str) -> list[str | int]:
             parts.append(name)
         for index in rest.split("[") if rest else ():
             digits = index.rstrip("]")
-            if not digits.isdigit():
+            if not is_digits(digits) or len(digits) > 9:
                 raise ValueError(f"--set {key!r}: bad index [{index}")
             parts.append(int(digits))
     return parts
