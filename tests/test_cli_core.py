@@ -132,7 +132,9 @@ def test_verify_computes_the_extras_asked_for_and_refuses_unknown_ones(tmp_path,
     assert asked.solutions == plain.solutions
     code, out, err = run(capsys, "verify", str(path), "--family", "sudoku", "--extras", "backbone")
     assert code == 2 and out == ""
-    assert err.strip().endswith("--extras: unknown report extra 'backbone'; known: forcedCells")
+    assert err.strip().endswith(
+        "--extras: unknown report extra 'backbone'; known: fieldVerdicts, forcedCells"
+    )
 
 
 def test_pk_verify_keeps_one_verifier_per_name_and_settings_and_forgets_a_replaced_name():

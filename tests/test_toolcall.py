@@ -4,6 +4,8 @@ holdout, adaptive repairs, generation."""
 from __future__ import annotations
 
 import functools
+import itertools
+from collections import Counter
 from importlib import metadata
 from pathlib import Path
 
@@ -22,7 +24,7 @@ from puzzlekit.families.tools import (
     register_tool,
     tool_names,
 )
-from puzzlekit.generators.adaptive import Adaptive
+from puzzlekit.generators.adaptive import Adaptive, top_cells
 from puzzlekit.generators.base import Step
 from puzzlekit.loop.batch import GenerateConfig, generate
 from puzzlekit.loop.driver import WorkerHoldout
@@ -205,3 +207,72 @@ def test_a_holdout_worker_process_finds_the_example_tools() -> None:
     with WorkerHoldout(functools.partial(get_verifier, "oracle-plain"), "oracle-plain") as hold:
         rep = hold.check(inst.canonical_json(), inst.digest, 2)
     assert rep.verdict is Verdict.UNIQUE
+
+
+# -- the verdict distribution by field (the fieldVerdicts extra) ---------------------------------
+
+
+def test_field_verdicts_break_the_distribution_down_by_hidden_field_and_value() -> None:
+    inst = Instance.make("toolcall", MID, [given("zone", "eu", 0)])
+    oracle = get_verifier("oracle")
+    plain = oracle.verify(inst, solution_cap=2)
+    asked = oracle.verify(inst, solution_cap=2, extras={"fieldVerdicts"})
+    assert "fieldVerdicts" not in plain.stats
+    assert asked.content_json_obj() == plain.content_json_obj()  # the extra changes nothing else
+    fv = asked.stats["fieldVerdicts"]
+    assert fv["expectedVerdict"] == "mid"
+    # every completion, counted by brute force over the tool's oracle
+    spec = get_family("toolcall").spec(get_family("toolcall").schema(MID))
+    hidden = [f for f in spec.fields if f.name != "zone"]
+    expected: dict[tuple[str, object], Counter] = {}
+    for values in itertools.product(*(f.values for f in hidden)):
+        inp = {"zone": "eu", "note": "", **{f.name: v for f, v in zip(hidden, values, strict=True)}}
+        verdict = get_tool("shipping-rate").oracle(inp)
+        for f, v in zip(hidden, values, strict=True):
+            expected.setdefault((f.name, v), Counter())[verdict] += 1
+    got = {(e["field"], e["value"]): Counter(e["verdicts"]) for e in fv["fields"]}
+    assert got == expected  # the given field is not listed; every hidden value is
+    for e in fv["fields"]:
+        assert spec.field(e["field"]).decode(e["domainValue"]) == e["value"]
+    assert (
+        sum(e["verdicts"].get("mid", 0) for e in fv["fields"] if e["field"] == "service")
+        == asked.stats["matchingCompletions"]
+    )
+
+
+def test_adaptive_reveals_the_field_leaving_fewest_solutions_over_every_completion() -> None:
+    fam = get_family("toolcall")
+    schema = fam.schema(MID)
+    inst = Instance.make("toolcall", MID, [])
+    oracle = get_verifier("oracle")
+    rep = oracle.verify(inst, solution_cap=2, extras=Adaptive(1).extras)
+    fv = rep.stats["fieldVerdicts"]
+    for seed in range(4):
+        sol = fam.sample_solution(schema, np.random.default_rng(seed))
+        left = {
+            tuple(e["coord"]): e["verdicts"].get("mid", 0)
+            for e in fv["fields"]
+            if sol[e["field"]] == e["domainValue"]
+        }
+        best = {c for c, n in left.items() if n == min(left.values())}
+        gap_top = set(top_cells(rep.reject_detail.discriminative_gap, rep.solutions, sol))
+        assert best != gap_top  # two capped solutions differ in one field only: not the best
+        step = Adaptive(1).propose(
+            Step(inst, "start", None, sol, schema), rep, np.random.default_rng(seed)
+        )
+        assert step.action == "reveal" and step.coord in best
+        # without the extra (a filter that does not give it) the gap decides, as before
+        bare = oracle.verify(inst, solution_cap=2)
+        step = Adaptive(1).propose(
+            Step(inst, "start", None, sol, schema), bare, np.random.default_rng(seed)
+        )
+        assert step.coord in gap_top
+
+
+def test_the_loop_asks_an_oracle_filter_for_field_verdicts() -> None:
+    cfg = GenerateConfig(
+        "toolcall", MID, count=3, filter="oracle", holdout="oracle-plain", holdout_in_process=True
+    )
+    recs = [r for r in generate(cfg) if r["status"] == "accepted"]
+    assert len(recs) == 3 and all(r["holdoutVerdict"] == "UNIQUE" for r in recs)
+    assert "fieldVerdicts" in Adaptive(1).extras

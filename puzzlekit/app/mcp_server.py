@@ -280,10 +280,11 @@ def _add_verify(server: Any, run: Run, limits: Limits) -> None:
             int | None, Field(description="Search-node budget (deterministic).", ge=1)
         ] = None,
         extras: Annotated[
-            list[Literal["forcedCells"]] | None,
+            list[Literal["forcedCells", "fieldVerdicts"]] | None,
             Field(
                 description="Report extras to compute: forcedCells (the cells with one value "
-                "in every solution of a MULTIPLE puzzle, in stats). Default: none."
+                "in every solution of a MULTIPLE puzzle, in stats); fieldVerdicts (toolcall: "
+                "the verdict distribution by hidden field and value, in stats). Default: none."
             ),
         ] = None,
     ) -> CallToolResult:

@@ -44,9 +44,16 @@ DEFAULT_CAP = 100
 #: one value in every solution) and ``stats["forcedCellsComplete"]`` (False when the budget, or
 #: the per-cell limit, left some cells undecided)
 FORCED_CELLS = "forcedCells"
+#: report extra of oracle families (``oracle``): ``stats["fieldVerdicts"]``, the verdict
+#: distribution broken down by hidden field and value, over every completion enumerated:
+#: ``{"expectedVerdict": v, "fields": [{"field", "coord", "value", "domainValue", "verdicts":
+#: {verdict: n}}]}`` (``value`` the JSON value, ``domainValue`` the variable's value for it).
+#: ``verdicts[expectedVerdict]`` counts the solutions with that value, all of them (the
+#: discriminative gap sees only the capped solutions)
+FIELD_VERDICTS = "fieldVerdicts"
 #: every report extra a caller may ask of :meth:`Verifier.verify` (``extras=``): costly parts of a
 #: report computed only on request, each under its name in the report's ``stats``
-EXTRAS: frozenset[str] = frozenset({FORCED_CELLS})
+EXTRAS: frozenset[str] = frozenset({FORCED_CELLS, FIELD_VERDICTS})
 
 # --- records the hooks exchange ----------------------------------------------------------------
 

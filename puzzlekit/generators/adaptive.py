@@ -1,9 +1,13 @@
 """The adaptive strategy: it reads the filter's coordinate-tagged reject detail and repairs the
 puzzle where the detail points, instead of starting over.
 
-- MULTIPLE: apply one of the family's repair moves at the most discriminative ``discriminativeGap``
-  coordinate, ranked against the solution the strategy builds toward (:func:`top_cells`: the
-  share of the found solutions that the true value there rules out); for givens families: reveal
+- MULTIPLE: where the filter breaks its verdict distribution down by field (the ``fieldVerdicts``
+  extra of oracle families, which the strategy asks for), repair at the hidden field whose
+  true value leaves the fewest solutions, counted over every completion (:func:`verdict_cells`);
+  otherwise apply one of the family's repair moves at the most discriminative
+  ``discriminativeGap`` coordinate, ranked against the solution the strategy builds toward
+  (:func:`top_cells`: the share of the found solutions that the true value there rules out);
+  for givens families: reveal
   the true digit there. Ties among equally discriminative cells and among moves are broken by
   the seeded rng, never by reading order. ``repair_moves`` always gets the report's
   solutions as ``found``, so that a family can rank its moves (logicgrid offers the true clues
@@ -21,11 +25,13 @@ strategy starts over with a fresh puzzle (action ``restart``).
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
+from typing import Any
 
 import numpy as np
 
 from puzzlekit.core.model import Instance, Schema, Solution
+from puzzlekit.core.protocols import FIELD_VERDICTS
 from puzzlekit.core.report import GapItem, Verdict, VerifierReport
 from puzzlekit.families import Family, Repair, get_family
 from puzzlekit.generators.base import FreshStart, Step, in_schema_order
@@ -36,6 +42,8 @@ class Adaptive(FreshStart):
     """``Adaptive(k)``: start from ``k`` random clues of a random solution, then repair."""
 
     name = "adaptive"
+    #: the per-field verdict distribution of oracle families (other verifiers ignore the name)
+    extras: tuple[str, ...] = (FIELD_VERDICTS,)
 
     def propose(self, step: Step, report: VerifierReport, rng: np.random.Generator) -> Step:
         inst = step.instance
@@ -45,7 +53,9 @@ class Adaptive(FreshStart):
         if step.solution is not None and rd is not None:
             coords: list[tuple] = []
             if rd.case is Verdict.MULTIPLE and rd.discriminative_gap:
-                coords = top_cells(rd.discriminative_gap, report.solutions, step.solution)
+                coords = verdict_cells(
+                    report.stats.get(FIELD_VERDICTS), step.solution
+                ) or top_cells(rd.discriminative_gap, report.solutions, step.solution)
             elif rd.case in (Verdict.DOMAIN_TOO_LARGE, Verdict.UNDECIDED):
                 coords = [tuple(f.coord) for f in rd.culprits]
             found = report.solutions
@@ -101,6 +111,26 @@ def top_cells(
     shares = [rule_out_share(found, n, target) for n in names]
     best = max(shares)
     return [tuple(g.coord) for g, s in zip(gap, shares, strict=True) if s == best]
+
+
+def verdict_cells(field_verdicts: Mapping[str, Any] | None, target: Solution) -> list[tuple]:
+    """The hidden fields whose value in ``target`` leaves the fewest solutions (completions with
+    the expected verdict), read from a ``fieldVerdicts`` extra (every such field: the rng
+    chooses among them); [] without the extra, or when it names none of ``target``'s values.
+    Unlike the discriminative gap, which sees only the solutions under the cap, the counts cover
+    every completion the filter enumerated."""
+    if not field_verdicts:
+        return []
+    expected = field_verdicts.get("expectedVerdict")
+    left: dict[tuple, int] = {}
+    for entry in field_verdicts.get("fields", ()):
+        name = entry.get("field")
+        if name in target and target[name] == entry.get("domainValue"):
+            left[tuple(entry["coord"])] = int(entry["verdicts"].get(expected, 0))
+    if not left:
+        return []
+    fewest = min(left.values())
+    return [c for c, n in left.items() if n == fewest]
 
 
 def _best_ranked(options: list[tuple[tuple, list[Repair]]]) -> list[tuple[tuple, list[Repair]]]:

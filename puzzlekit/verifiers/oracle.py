@@ -8,7 +8,9 @@ oracle on every completion, in schema order. It reports UNIQUE when exactly one 
 the capped solutions, which the diagnostics call a sample when the cap cut them); UNSOLVABLE with
 ``verdictDistribution`` (the expected verdict absent from it) and a minimal conflict among the
 given fields. An oracle call that raises is counted in ``dispatchErrorCount`` and the enumeration
-goes on.
+goes on. Asked for the ``fieldVerdicts`` extra, it also breaks the verdict distribution down by
+hidden field and value (``stats["fieldVerdicts"]``): how many solutions each value of each field
+leaves, over every completion rather than the capped sample; the adaptive strategy reads it.
 
 ``oracle-plain`` (:class:`PlainOracleVerifier`) is the holdout: an independent plain-Python
 enumeration that reads the instance's JSON itself (tool, fixed input, givens, domains from the
@@ -28,6 +30,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from puzzlekit.core.model import Instance, Problem, Violation
+from puzzlekit.core.protocols import FIELD_VERDICTS
 from puzzlekit.core.report import FieldCardinality, RejectDetail, Verdict, VerifierReport
 from puzzlekit.verifiers.base import (
     DEFAULT_CAP,
@@ -95,7 +98,7 @@ class OracleVerifier(Verifier):
         size = math.prod(len(domains[n]) for n in names)
         if size > self.max_completions:
             return self._too_large(instance, problem, src, solution_cap, domains, cart, size, meter)
-        tally = _Tally()
+        tally = _Tally(by_field={} if FIELD_VERDICTS in extras else None)
         try:
             _enumerate(spec, domains, names, solution_cap, meter, tally)
         except BudgetExceeded as exc:
@@ -105,6 +108,8 @@ class OracleVerifier(Verifier):
             )
             return replace(rep, dispatch_error_count=tally.errors)
         rep = _outcome(instance, problem, spec, src, solution_cap, cart, meter, tally)
+        if tally.by_field is not None:
+            rep = rep.with_stats(fieldVerdicts=_field_verdicts(problem, spec, domains, tally))
         return replace(rep, dispatch_error_count=tally.errors)
 
     def _too_large(
@@ -150,6 +155,8 @@ class _Tally:
     matching: int = 0
     enumerated: int = 0
     solutions: list[dict[str, int]] = field(default_factory=list)
+    #: the ``fieldVerdicts`` extra when asked: field -> value -> verdict -> completions
+    by_field: dict[str, dict[int, Counter[str]]] | None = None
 
 
 def _enumerate(
@@ -172,10 +179,39 @@ def _enumerate(
             tally.errors += 1
             continue
         tally.dist[str(verdict)] += 1
+        if tally.by_field is not None:
+            for n, x in values.items():
+                tally.by_field.setdefault(n, {}).setdefault(x, Counter())[str(verdict)] += 1
         if verdict == spec.expected:
             tally.matching += 1
             if len(tally.solutions) < solution_cap:
                 tally.solutions.append(values)
+
+
+def _field_verdicts(
+    problem: Problem, spec: Any, domains: Mapping[str, Sequence[int]], tally: _Tally
+) -> dict[str, Any]:
+    """The ``fieldVerdicts`` extra: for each hidden field (more than one value left) and each of
+    its values, the verdicts of the completions enumerated with that value (every value listed,
+    an empty distribution where every call raised)."""
+    by_field = tally.by_field or {}
+    fields = []
+    for v in problem.schema.variables:
+        if len(domains[v.name]) < 2:
+            continue
+        fspec = spec.field(v.name)
+        for x in domains[v.name]:
+            counts = by_field.get(v.name, {}).get(x, Counter())
+            fields.append(
+                {
+                    "field": v.name,
+                    "coord": list(v.coord),
+                    "value": fspec.decode(x) if fspec is not None else x,
+                    "domainValue": x,
+                    "verdicts": dict(sorted(counts.items())),
+                }
+            )
+    return {"expectedVerdict": spec.expected, "fields": fields}
 
 
 def _outcome(

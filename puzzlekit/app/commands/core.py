@@ -54,7 +54,8 @@ def register(sub: argparse._SubParsersAction) -> None:
                 default="",
                 metavar="NAMES",
                 help="report extras to compute, comma-separated (forcedCells: the backbone of a "
-                "MULTIPLE puzzle, in stats); default none",
+                "MULTIPLE puzzle; fieldVerdicts: an oracle family's verdicts by field and value; "
+                "both in stats); default none",
             )
         p.add_argument(
             "--input-format",
