@@ -134,3 +134,23 @@ class Adversary(Adaptive):
 
 if "adversary" not in STRATEGIES:
     register_strategy("adversary", Adversary)
+
+
+class SurfaceEditor(Adaptive):
+    """The adaptive strategy, editing each report it reads behind its read-only surface once it
+    has chosen its move (so its moves are adaptive's): ``dict.__setitem__`` on the stats and on
+    a solution, ``object.__setattr__`` on the frozen report."""
+
+    name = "surface-editor"
+
+    def propose(self, step: Any, report: Any, rng: Any) -> Any:
+        nxt = super().propose(step, report, rng)
+        dict.__setitem__(report.stats, "nodes", -1)
+        if report.solutions:
+            dict.__setitem__(report.solutions[0], next(iter(report.solutions[0])), 99)
+        object.__setattr__(report, "solution_count", 77)
+        return nxt
+
+
+if "surface-editor" not in STRATEGIES:
+    register_strategy("surface-editor", SurfaceEditor)

@@ -171,3 +171,26 @@ def test_the_loop_process_sends_json_that_is_checked_on_arrival():
 def test_the_driver_records_the_verifiers_it_called(adversary_log):
     result = LoopDriver(spec()).run(loop_seed(5, 0))
     assert (result.filter_name, result.holdout_name) == ("sat", HOLDOUT)
+
+
+def test_edits_behind_the_read_only_surface_never_reach_the_loops_record(adversary_log):
+    def run(strategy: str, inline: bool) -> list:
+        driver = LoopDriver(replace(spec(holdout_process=not inline), strategy=strategy))
+        return [driver.run(loop_seed(9, i)) for i in range(3)]
+
+    edited, clean = run("surface-editor", False), run("adaptive", False)
+    reports = [a.report for r in edited for a in r.trace if a.report is not None]
+    assert len(reports) > 3, "the strategy read no report"
+    for got, want in zip(edited, clean, strict=True):
+        assert [a.report.content_json_obj() for a in got.trace if a.report] == [
+            a.report.content_json_obj() for a in want.trace if a.report
+        ]
+        assert all(a.report.stats["nodes"] >= 0 for a in got.trace if a.report)
+        if got.filter_report is not None:
+            assert got.filter_report.digest() == want.filter_report.digest()
+    # the same strategy in the judging process (isolation off, debugging only) does change the
+    # objects it was handed: the test can fail
+    inline = run("surface-editor", True)
+    assert any(
+        a.report.solution_count == 77 for r in inline for a in r.trace if a.report is not None
+    )

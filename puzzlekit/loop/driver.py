@@ -91,6 +91,10 @@ class Attempt:
     seconds: float
     #: the filter's report (``None`` when contaminated): the rows take gap, conflict, ... from it
     report: VerifierReport | None = field(default=None, compare=False, repr=False)
+    #: its wire form, taken when the filter returned it and before the strategy read it: what a
+    #: loop process sends (so an edit made behind the report's read-only surface, with
+    #: ``dict.__setitem__`` say, never reaches the rows)
+    report_json: Mapping[str, Any] | None = field(default=None, compare=False, repr=False)
 
     def to_json_obj(self) -> dict[str, Any]:
         return {
@@ -216,6 +220,7 @@ def _attempt(index: int, step: Any, report: VerifierReport | None, seconds: floa
         report.solution_count,
         seconds,
         report,
+        report.to_json_obj(),
     )
 
 

@@ -55,12 +55,15 @@ def _coord(value: Any) -> Any:
     return tuple(value) if value is not None else None
 
 
+def _report_json(a: Any) -> Any:
+    """An attempt's report as the loop recorded it when the filter returned it."""
+    if a.report is None:
+        return None
+    return a.report_json if a.report_json is not None else a.report.to_json_obj()
+
+
 def _attempt_json(a: Any) -> dict[str, Any]:
-    return {
-        **a.to_json_obj(),
-        "seconds": a.seconds,
-        "report": a.report.to_json_obj() if a.report is not None else None,
-    }
+    return {**a.to_json_obj(), "seconds": a.seconds, "report": _report_json(a)}
 
 
 def _attempt_from(o: Mapping[str, Any]) -> Any:
@@ -82,6 +85,17 @@ def _attempt_from(o: Mapping[str, Any]) -> Any:
     )
 
 
+def _filter_report_json(result: Any) -> Any:
+    """The loop's filter report: an exhausted loop's last one was handed to the strategy, so its
+    wire form is the one taken before that (an accepted puzzle's report never reached it)."""
+    rep = result.filter_report
+    if rep is None:
+        return None
+    if result.trace and result.trace[-1].report is rep:
+        return _report_json(result.trace[-1])
+    return rep.to_json_obj()
+
+
 def result_to_json(result: Any) -> dict[str, Any]:
     """A holdout-free :class:`~puzzlekit.loop.driver.LoopResult` as plain JSON. The instance is
     serialized afresh from its content (never from a cache a verifier could have rewritten)."""
@@ -92,7 +106,7 @@ def result_to_json(result: Any) -> dict[str, Any]:
         "status": result.status,
         "instance": inst.fresh_canonical_json().decode("utf-8") if inst is not None else None,
         "solution": plain(result.solution),
-        "filterReport": result.filter_report.to_json_obj() if result.filter_report else None,
+        "filterReport": _filter_report_json(result),
         "trace": [_attempt_json(a) for a in result.trace],
         "filterCalls": result.filter_calls,
         "minimizeCalls": result.minimize_calls,
