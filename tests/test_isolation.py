@@ -194,3 +194,18 @@ def test_edits_behind_the_read_only_surface_never_reach_the_loops_record(adversa
     assert any(
         a.report.solution_count == 77 for r in inline for a in r.trace if a.report is not None
     )
+
+
+def test_the_mcp_generate_tool_isolates_the_holdout_too(adversary_log):
+    from puzzlekit.app.mcp_work import generate_work
+
+    out = generate_work(
+        family="sudoku", params={"size": 4}, count=2, strategy="adversary", filter="sat",
+        holdout=HOLDOUT, seed=3,
+    )  # fmt: skip
+    assert out["accepted"] == 2
+    assert all(p["holdoutVerdict"] == "UNIQUE" for p in out["puzzles"])
+    rows = findings(adversary_log)
+    assert os.getpid() not in {r["pid"] for r in rows}
+    assert [r["found"] for r in rows] == [[]] * len(rows)
+    assert [r["queried"] for r in rows] == [[]] * len(rows)

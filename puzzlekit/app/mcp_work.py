@@ -184,8 +184,7 @@ def generate_work(
         holdout=None if holdout == "none" else holdout,
         seed=seed,
         max_calls=max_calls,
-        holdout_in_process=True,
-    )
+    )  # the strategy and the filter in a loop process of their own, as under `generate`
     records = list(generate(config))
     return {
         "jsonl": "".join(dumps(rec) + "\n" for rec in records),
