@@ -281,14 +281,12 @@ class BitmaskVerifier(Verifier):
     def _conflict(self, instance: Instance, budget: SearchBudget) -> Conflict:
         """A minimal conflict, shrunk by the sat backend's machinery (as ``sat`` reports it)."""
         from puzzlekit.verifiers.sat import SatVerifier
-        from puzzlekit.verifiers.sat_session import _Run
 
         if self._sat is None:
             self._sat = SatVerifier(forced_cells=False)
-        engine, clue_lits = self._sat._prepare(instance)
         problem = try_resolve(instance)
         assert isinstance(problem, Problem)
-        return self._sat._conflict(problem, engine, dict(clue_lits), _Run(budget))
+        return self._sat.conflict(problem, budget)
 
 
 def _order(cs: CompiledSchema, digest: str) -> np.ndarray:

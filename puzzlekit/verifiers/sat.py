@@ -388,6 +388,13 @@ class SatVerifier(Verifier):
                     del self._engines[key]
             engine.close()
 
+    def conflict(self, problem: Problem, budget: SearchBudget | None = None) -> Conflict:
+        """The conflict ``sat`` reports for the unsatisfiable ``problem`` (a resolved instance):
+        a direct clash when there is one, else the smallest found within ``budget``, else a
+        minimal one; what another backend calls to report the same conflict as ``sat``."""
+        engine, clue_lits = self._prepare(problem.instance)
+        return self._conflict(problem, engine, dict(clue_lits), _Run(budget or SearchBudget()))
+
     def _conflict(
         self, problem: Problem, engine: _Engine, clue_lits: Mapping[str, tuple[int, ...]], run: _Run
     ) -> Conflict:
