@@ -428,3 +428,21 @@ def summarize(reports: Sequence[VerifierReport]) -> dict[str, int]:
     for r in reports:
         out[r.verdict.value] = out.get(r.verdict.value, 0) + 1
     return out
+
+
+def top_coord(report: VerifierReport) -> Coord | None:
+    """The coordinate a report points to first: its most discriminative gap cell, else its first
+    conflict clue, culprit or violation with a coordinate (None: nothing to point to)."""
+    rd = report.reject_detail
+    if rd is None:
+        return None
+    if rd.discriminative_gap:
+        return tuple(rd.discriminative_gap[0].coord)
+    if rd.conflict and rd.conflict.clues and rd.conflict.clues[0].coord is not None:
+        return tuple(rd.conflict.clues[0].coord)
+    if rd.culprits:
+        return tuple(rd.culprits[0].coord)
+    for v in rd.violations:
+        if v.coord is not None:
+            return tuple(v.coord)
+    return None

@@ -37,7 +37,7 @@ import numpy as np
 from puzzlekit.core.model import Coord, Instance, Schema, sha256_digest
 from puzzlekit.core.protocols import Holdout as Holdout
 from puzzlekit.core.protocols import call_verify, strategy_extras
-from puzzlekit.core.report import Verdict, VerifierReport
+from puzzlekit.core.report import Verdict, VerifierReport, top_coord
 from puzzlekit.loop.holdout import (
     InlineHoldout,
     WorkerHoldout,
@@ -148,22 +148,6 @@ class LoopResult:
     @property
     def holdout_rejected(self) -> bool:
         return self.holdout_report is not None and self.holdout_report.verdict is not Verdict.UNIQUE
-
-
-def top_coord(report: VerifierReport) -> Coord | None:
-    rd = report.reject_detail
-    if rd is None:
-        return None
-    if rd.discriminative_gap:
-        return tuple(rd.discriminative_gap[0].coord)
-    if rd.conflict and rd.conflict.clues and rd.conflict.clues[0].coord is not None:
-        return tuple(rd.conflict.clues[0].coord)
-    if rd.culprits:
-        return tuple(rd.culprits[0].coord)
-    for v in rd.violations:
-        if v.coord is not None:
-            return tuple(v.coord)
-    return None
 
 
 def guarded_verify(

@@ -30,7 +30,8 @@ def _load_builtin() -> None:
     from puzzlekit.verifiers.bitmask import BitmaskVerifier
     from puzzlekit.verifiers.enumerative import EnumerativeVerifier
     from puzzlekit.verifiers.gametree import AlphaBetaVerifier, GameTreeVerifier, MinimaxVerifier
-    from puzzlekit.verifiers.oracle import OracleVerifier, PlainOracleVerifier
+    from puzzlekit.verifiers.oracle import OracleVerifier
+    from puzzlekit.verifiers.oracle_plain import PlainOracleVerifier
     from puzzlekit.verifiers.sat import SatVerifier
 
     VERIFIERS.register("enumerative", EnumerativeVerifier)
