@@ -276,3 +276,12 @@ def test_the_loop_asks_an_oracle_filter_for_field_verdicts() -> None:
     recs = [r for r in generate(cfg) if r["status"] == "accepted"]
     assert len(recs) == 3 and all(r["holdoutVerdict"] == "UNIQUE" for r in recs)
     assert "fieldVerdicts" in Adaptive(1).extras
+
+
+def test_the_verdict_signal_study_runs_both_strategies_as_a_user_does() -> None:
+    from puzzlekit.app.studies.verdict_signal import SCHEMAS, run_one
+
+    got = {s: run_one(SCHEMAS[0], s, 4, 0) for s in ("adaptive", "adaptive-gap-only")}
+    for one in got.values():
+        assert one["code"] == 0 and one["accepted"] == 4 and one["holdoutRejects"] == 0
+        assert one["filterCalls"] >= one["accepted"]

@@ -98,7 +98,7 @@ class OracleVerifier(Verifier):
         size = math.prod(len(domains[n]) for n in names)
         if size > self.max_completions:
             return self._too_large(instance, problem, src, solution_cap, domains, cart, size, meter)
-        tally = _Tally(by_field={} if FIELD_VERDICTS in extras else None)
+        tally = _Tally(outcomes=[] if FIELD_VERDICTS in extras else None)
         try:
             _enumerate(spec, domains, names, solution_cap, meter, tally)
         except BudgetExceeded as exc:
@@ -108,7 +108,7 @@ class OracleVerifier(Verifier):
             )
             return replace(rep, dispatch_error_count=tally.errors)
         rep = _outcome(instance, problem, spec, src, solution_cap, cart, meter, tally)
-        if tally.by_field is not None:
+        if tally.outcomes is not None:
             rep = rep.with_stats(fieldVerdicts=_field_verdicts(problem, spec, domains, tally))
         return replace(rep, dispatch_error_count=tally.errors)
 
@@ -155,8 +155,8 @@ class _Tally:
     matching: int = 0
     enumerated: int = 0
     solutions: list[dict[str, int]] = field(default_factory=list)
-    #: the ``fieldVerdicts`` extra when asked: field -> value -> verdict -> completions
-    by_field: dict[str, dict[int, Counter[str]]] | None = None
+    #: for the ``fieldVerdicts`` extra, when asked: each completion's values and verdict
+    outcomes: list[tuple[tuple[int, ...], str]] | None = None
 
 
 def _enumerate(
@@ -179,9 +179,8 @@ def _enumerate(
             tally.errors += 1
             continue
         tally.dist[str(verdict)] += 1
-        if tally.by_field is not None:
-            for n, x in values.items():
-                tally.by_field.setdefault(n, {}).setdefault(x, Counter())[str(verdict)] += 1
+        if tally.outcomes is not None:
+            tally.outcomes.append((xs, str(verdict)))
         if verdict == spec.expected:
             tally.matching += 1
             if len(tally.solutions) < solution_cap:
@@ -194,14 +193,15 @@ def _field_verdicts(
     """The ``fieldVerdicts`` extra: for each hidden field (more than one value left) and each of
     its values, the verdicts of the completions enumerated with that value (every value listed,
     an empty distribution where every call raised)."""
-    by_field = tally.by_field or {}
+    outcomes = tally.outcomes or []
     fields = []
-    for v in problem.schema.variables:
+    for i, v in enumerate(problem.schema.variables):  # the order of the enumerated tuples
         if len(domains[v.name]) < 2:
             continue
         fspec = spec.field(v.name)
+        pairs = Counter((xs[i], verdict) for xs, verdict in outcomes)
         for x in domains[v.name]:
-            counts = by_field.get(v.name, {}).get(x, Counter())
+            counts = Counter({verdict: n for (y, verdict), n in pairs.items() if y == x})
             fields.append(
                 {
                     "field": v.name,

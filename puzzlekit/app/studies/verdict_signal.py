@@ -5,17 +5,19 @@ same strategy reading only the discriminative gap of the capped solutions), on t
 
 Run ``python -m puzzlekit.app.studies.verdict_signal`` (``--count``, ``--seeds``). Each run is
 the user's command, ``puzzlekit generate toolcall --params P --strategy S --count N --seed K``
-with the family's default filter (``oracle``) and holdout (``oracle-plain``), called in-process
-with ``--plugin puzzlekit.app.studies.verdict_signal`` (this module registers
-``adaptive-gap-only``; the loop process imports it too). It prints one Markdown row per schema
-and strategy: puzzles accepted, holdout rejects, filter calls per accepted puzzle, mean clues of
-the accepted puzzles, wall seconds. A benchmark, not a test: it prints what it measured.
+with the family's default filter (``oracle``) and holdout (``oracle-plain``), in a process of its
+own, with ``--plugin puzzlekit.app.studies.verdict_signal`` (this module registers
+``adaptive-gap-only``). It prints one Markdown row per schema and strategy: puzzles accepted,
+holdout rejects, filter calls per accepted puzzle, mean clues of the accepted puzzles, wall
+seconds summed over the runs (process start included). A benchmark, not a test: it prints what
+it measured.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import subprocess
 import sys
 import tempfile
 import time
@@ -49,18 +51,17 @@ STRATEGY_NAMES = ("adaptive", "adaptive-gap-only")
 
 
 def run_one(params: dict[str, Any], strategy: str, count: int, seed: int) -> dict[str, Any]:
-    """One ``generate`` run, in-process: its rows summed."""
-    from puzzlekit.app.cli import main
-
+    """One ``generate`` run, as a user runs it (its own process): its rows summed."""
     with tempfile.TemporaryDirectory() as tmp:
         out = Path(tmp) / "rows.jsonl"
         argv = [
-            "generate", "toolcall", "--params", json.dumps(params), "--strategy", strategy,
-            "--count", str(count), "--seed", str(seed), "--out", str(out), "--quiet",
+            sys.executable, "-m", "puzzlekit", "generate", "toolcall",
+            "--params", json.dumps(params), "--strategy", strategy, "--count", str(count),
+            "--seed", str(seed), "--out", str(out), "--quiet",
             "--plugin", "puzzlekit.app.studies.verdict_signal",
         ]  # fmt: skip
         start = time.perf_counter()
-        code = main(argv)
+        code = subprocess.run(argv, check=False).returncode
         seconds = time.perf_counter() - start
         rows = [json.loads(line) for line in out.read_text().splitlines() if line.strip()]
     accepted = [r for r in rows if r["status"] == "accepted"]
