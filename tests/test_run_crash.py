@@ -139,10 +139,13 @@ def _wait_for_workers(proc: subprocess.Popen, out: Path) -> dict[int, str]:
 
 
 @needs_proc
-def test_no_child_process_outlives_a_killed_run(tmp_path) -> None:
+@pytest.mark.parametrize("executor", ["local", "dask"])
+def test_no_child_process_outlives_a_killed_run(tmp_path, executor) -> None:
+    if executor == "dask":
+        pytest.importorskip("distributed")
     path, _ = tiny_toml(tmp_path, trials=6)
     out = tmp_path / "run"
-    proc = run_cli(path, out, "--executor", "local", "--workers", "2", stderr=subprocess.DEVNULL)
+    proc = run_cli(path, out, "--executor", executor, "--workers", "2", stderr=subprocess.DEVNULL)
     try:
         kids = _wait_for_workers(proc, out)
     finally:
