@@ -167,3 +167,32 @@ def test_instance_from_json_rejects_unknown_top_level_fields():
     with pytest.raises(SpecError) as err:
         Instance.from_json_obj({"family": "sudoku", "params": {}, "clues": [], "x": 1})
     assert err.value.violations[0].violation_type == "unknown-field"
+
+
+# -- caches keyed by content never answer true with what they computed for 1 -------------------
+
+
+@pytest.mark.parametrize("name", ["bitmask", "sat", "enumerative"])
+def test_a_value_python_calls_equal_is_not_read_from_the_cache_of_another(name: str) -> None:
+    from puzzlekit.core.model import Clue, Instance
+    from puzzlekit.verifiers.registry import get_verifier
+
+    verifier = get_verifier(name)
+
+    def verdicts(make) -> list[str]:
+        return [verifier.verify(make(v), solution_cap=2).verdict.value for v in (1, True, 1.0)]
+
+    # a given's value: 1 is a digit, true and 1.0 are not
+    def given(v):
+        return Instance.make(
+            "sudoku", {"size": 4}, [Clue.make("r1c1", "given", {"value": v}, [(0, 0)])]
+        )
+
+    assert verdicts(given) == ["MULTIPLE", "INVALID_SPEC", "INVALID_SPEC"]
+
+    # a param: kakuro's seed is an integer
+    def layout(v):
+        return Instance.make("kakuro", {"rows": 5, "cols": 5, "seed": v}, [])
+
+    first, *rest = verdicts(layout)
+    assert first != "INVALID_SPEC" and rest == ["INVALID_SPEC", "INVALID_SPEC"]

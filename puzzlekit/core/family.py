@@ -28,6 +28,7 @@ from puzzlekit.core.model import (
     Violation,
     _thaw,
     freeze,
+    typed_key,
 )
 
 
@@ -126,7 +127,8 @@ class Family:
         params = dict(params or {})
         check_size_limits(self, params)
         norm = self.normalize_params(params)
-        return _cached_schema(self, freeze(norm))
+        frozen_params = freeze(norm)
+        return _cached_schema(self, typed_key(frozen_params), frozen_params)
 
     # -- clues --------------------------------------------------------------------------------
     def clue_constraints(self, schema: Schema, clue: Clue) -> tuple[Constraint, ...]:
@@ -382,5 +384,7 @@ def _id_part(value: Any) -> str:
 
 
 @functools.lru_cache(maxsize=256)
-def _cached_schema(family: Family, frozen_params: Any) -> Schema:
+def _cached_schema(family: Family, key: str, frozen_params: Any) -> Schema:
+    """``key``: :func:`~puzzlekit.core.jsondata.typed_key` of the params, so that params Python
+    compares equal but JSON does not (``true`` and ``1``) never share a schema."""
     return family.build_schema({k: _thaw(v) for k, v in frozen_params})

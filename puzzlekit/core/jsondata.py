@@ -109,6 +109,14 @@ def _is_frozen(value: Any) -> bool:
     return not isinstance(value, Mapping | list | set | bytearray)
 
 
+def typed_key(value: Any) -> str:
+    """A cache key of frozen data that keeps apart values Python compares equal but JSON does
+    not: ``True`` and ``1``, ``1`` and ``1.0``, ``0.0`` and ``-0.0`` (frozen tuples of them
+    compare and hash equal, so a cache keyed by them would answer an invalid ``true`` with what
+    it computed for a valid ``1``). The ``repr``, which spells each type its own way."""
+    return repr(value)
+
+
 def thaw(value: Any) -> Any:
     """The inverse of :func:`freeze`: tuples of ``(str, value)`` pairs become dicts, other tuples
     lists."""

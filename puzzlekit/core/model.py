@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from typing import Any, TypeAlias
 
 from puzzlekit.core.deadline import BudgetExceeded
-from puzzlekit.core.jsondata import canonical_json, freeze, sha256_digest, thaw
+from puzzlekit.core.jsondata import canonical_json, freeze, sha256_digest, thaw, typed_key
 from puzzlekit.core.reading import (
     ReadError,
     ascii_int,
@@ -243,6 +243,16 @@ class Clue:
             object.__setattr__(self, "_canonical", cached)
         return cached
 
+    def content_key(self) -> str:
+        """A key of the clue's content (kind, data, coords) for caches: unlike the frozen values
+        themselves it tells apart what Python compares equal and JSON does not (``true`` and
+        ``1``, ``1`` and ``1.0``), so a cache never answers one with the other."""
+        cached = self.__dict__.get("_content_key")
+        if cached is None:
+            cached = typed_key((self.kind, self.data, self.coords))
+            object.__setattr__(self, "_content_key", cached)
+        return cached
+
 
 @dataclass(frozen=True)
 class Schema:
@@ -296,6 +306,15 @@ class Instance:
 
     def params_dict(self) -> dict[str, Any]:
         return {k: thaw(v) for k, v in self.params}
+
+    def params_key(self) -> tuple[str, str]:
+        """The family and a key of the params for caches (:func:`typed_key`: ``true`` is not
+        ``1``)."""
+        cached = self.__dict__.get("_params_key")
+        if cached is None:
+            cached = (self.family, typed_key(self.params))
+            object.__setattr__(self, "_params_key", cached)
+        return cached
 
     def to_json_obj(self) -> dict[str, Any]:
         return {

@@ -36,6 +36,7 @@ from puzzlekit.core.model import (
     Table,
     compare,
     freeze,
+    typed_key,
 )
 from puzzlekit.families import Family, get_family
 
@@ -146,7 +147,7 @@ class CompiledSchema:
     def clue_effect(self, clue: Clue) -> ClueEffect:
         """What ``clue`` does (compiled once per clue content). Raises SpecError like
         ``Family.clue_constraints``, NotCompilable for what the kernel cannot take."""
-        key = (clue.kind, clue.data, clue.coords)
+        key = clue.content_key()
         eff = self._clue_cache.get(key)
         if eff is None:
             eff = self._effect(self.family.clue_constraints(self.schema, clue), f"clue {clue.id}")
@@ -322,7 +323,7 @@ _BY_INSTANCE: dict[tuple[str, Any], tuple[Family, CompiledSchema]] = {}
 
 def compiled_schema(family: Family, schema: Schema) -> CompiledSchema:
     """The schema compiled (cached for the process). Raises :class:`NotCompilable`."""
-    key = (schema.family, freeze(schema.params_dict()))
+    key = (schema.family, typed_key(freeze(schema.params_dict())))
     found = _COMPILED.get(key)
     if found is None:
         try:
@@ -339,7 +340,7 @@ def compiled_for(instance: Instance) -> tuple[Family, CompiledSchema]:
     """The family and compiled schema of ``instance`` (cached by family name and params, so
     that a check does not rebuild the schema). Raises SpecError for an unknown family or bad
     params, :class:`NotCompilable` for a schema the kernel cannot take."""
-    key = (instance.family, instance.params)
+    key = instance.params_key()
     found = _BY_INSTANCE.get(key)
     if found is None:
         family = get_family(instance.family)

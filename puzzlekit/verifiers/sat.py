@@ -63,6 +63,7 @@ from puzzlekit.core.model import (
     SpecError,
     Violation,
     freeze,
+    typed_key,
 )
 from puzzlekit.core.protocols import FORCED_CELLS, Verifier
 from puzzlekit.core.report import Conflict, Verdict, VerifierReport
@@ -323,12 +324,13 @@ class SatVerifier(Verifier):
         not on its id); anything unusable falls back to ``try_resolve`` for the violations, so
         ``INVALID_SPEC`` reports are the enumerative backend's word for word.
         """
-        key = (instance.family, instance.params)
+        key = instance.params_key()  # true is not 1: never a cached schema for invalid params
         if key not in self._schemas:
             try:
                 family = get_family(instance.family)
                 schema = family.schema(instance.params_dict())
-                self._schemas[key] = (family, schema, (schema.family, freeze(schema.params_dict())))
+                frozen_params = typed_key(freeze(schema.params_dict()))
+                self._schemas[key] = (family, schema, (schema.family, frozen_params))
             except (SpecError, *MISREAD_ERRORS):
                 self._schemas[key] = None
         entry = self._schemas[key]
@@ -349,7 +351,7 @@ class SatVerifier(Verifier):
         cache, clue_vars = engine.clue_cache, engine.clue_vars
         load = 0
         for clue in instance.clues:
-            ckey = (clue.kind, clue.data, clue.coords)
+            ckey = clue.content_key()
             lits = cache.get(ckey)
             if lits is None:
                 try:
@@ -366,7 +368,7 @@ class SatVerifier(Verifier):
         return engine, out
 
     def _engine(self, schema: Schema, guard_rules: bool) -> _Engine:
-        key = (schema.family, freeze(schema.params_dict()), guard_rules)
+        key = (schema.family, typed_key(freeze(schema.params_dict())), guard_rules)
         engine = self._engines.get(key)
         if engine is not None:
             self._engines.move_to_end(key)

@@ -65,13 +65,18 @@ def encodable(instance: Instance) -> bool:
     ``pk.verify``).
     """
     key = (instance.family, instance.params)
-    if not _rules_encodable(*key):
+    if not _rules_encodable(*key, instance.params_key()):
         return False
-    return all(_clue_encodable(*key, c.kind, c.data, c.coords) for c in instance.clues)
+    typed = instance.params_key()
+    return all(
+        _clue_encodable(*key, c.kind, c.data, c.coords, (typed, c.content_key()))
+        for c in instance.clues
+    )
 
 
 @functools.lru_cache(maxsize=256)
-def _rules_encodable(family_name: str, params: Any) -> bool:
+def _rules_encodable(family_name: str, params: Any, typed: Any) -> bool:
+    """(``typed``: the instance's params key, so that ``true`` and ``1`` are cached apart)"""
     try:
         schema = get_family(family_name).schema({k: thaw(v) for k, v in params})
     except SpecError:
@@ -80,7 +85,9 @@ def _rules_encodable(family_name: str, params: Any) -> bool:
 
 
 @functools.lru_cache(maxsize=65_536)
-def _clue_encodable(family_name: str, params: Any, kind: str, data: Any, coords: Any) -> bool:
+def _clue_encodable(
+    family_name: str, params: Any, kind: str, data: Any, coords: Any, typed: Any
+) -> bool:
     try:
         family = get_family(family_name)
         schema = family.schema({k: thaw(v) for k, v in params})
