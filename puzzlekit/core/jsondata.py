@@ -132,25 +132,55 @@ def thaw(value: Any) -> Any:
     return value
 
 
-def _dumps_is_canonical(obj: Any, depth: int = 0) -> bool:
-    """True when ``obj`` holds only objects and strings of printable ASCII, arrays, bools, None
-    and integers within ±2**53: data whose RFC 8785 form equals sorted compact ``json.dumps``."""
-    if isinstance(obj, str):
-        return obj.isascii() and obj.isprintable()  # control characters escape differently
-    if obj is None or isinstance(obj, bool):
+_SAFE_INT = 2**53
+
+
+def _leaf_is_canonical(value: Any) -> bool | None:
+    """For a string, integer, bool or None: whether its sorted compact ``json.dumps`` is its
+    RFC 8785 form; None for anything else (a container, a float, another type)."""
+    kind = type(value)
+    if kind is str:
+        return value.isascii() and value.isprintable()  # control characters escape differently
+    if kind is int:
+        return -_SAFE_INT < value < _SAFE_INT
+    if value is None or kind is bool:
         return True
-    if isinstance(obj, int):
-        return -(2**53) < obj < 2**53
-    if depth >= MAX_DEPTH:
-        return False
-    if isinstance(obj, list | tuple):
-        return all(_dumps_is_canonical(v, depth + 1) for v in obj)
-    if isinstance(obj, dict):
-        return all(
-            isinstance(k, str) and _dumps_is_canonical(k) and _dumps_is_canonical(v, depth + 1)
-            for k, v in obj.items()
-        )
-    return False
+    if isinstance(value, str):
+        return value.isascii() and value.isprintable()
+    if isinstance(value, int):  # bool is handled above; int subclasses
+        return -_SAFE_INT < value < _SAFE_INT
+    return None
+
+
+def _dumps_is_canonical(obj: Any) -> bool:
+    """True when ``obj`` holds only objects and strings of printable ASCII, arrays, bools, None
+    and integers within ±2**53, nested at most ``MAX_DEPTH`` deep: data whose RFC 8785 form
+    equals sorted compact ``json.dumps``. Walks the containers with a stack (no recursion) and
+    checks the leaves in place: it runs on every digest the loop takes."""
+    leaf = _leaf_is_canonical(obj)
+    if leaf is not None:
+        return leaf
+    stack = [(obj, 0)]
+    while stack:
+        container, depth = stack.pop()
+        if depth >= MAX_DEPTH:
+            return False
+        if isinstance(container, list | tuple):
+            items: Any = container
+        elif isinstance(container, dict):
+            for k in container:
+                if not isinstance(k, str) or not (k.isascii() and k.isprintable()):
+                    return False
+            items = container.values()
+        else:
+            return False
+        for value in items:
+            leaf = _leaf_is_canonical(value)
+            if leaf is None:
+                stack.append((value, depth + 1))
+            elif not leaf:
+                return False
+    return True
 
 
 def canonical_json(obj: Any) -> bytes:
