@@ -86,24 +86,30 @@ class FrozenDict(dict):  # type: ignore[type-arg]
         return self
 
 
+#: the leaves a report holds most (solution values, names): immutable, checked by exact type
+_LEAVES = frozenset({str, int, float, bool, type(None)})
+
+
 def frozen(value: Any) -> Any:
     """``value`` immutable all the way down and still readable as JSON data: mappings become
     :class:`FrozenDict` s, lists and tuples become tuples, recursively (other leaves as they
     are). Unlike :func:`freeze`, a mapping stays a mapping."""
+    if type(value) in _LEAVES:
+        return value
     if isinstance(value, FrozenDict):
-        if all(_is_frozen(v) for v in value.values()):
+        if all(type(v) in _LEAVES or _is_frozen(v) for v in value.values()):
             return value
         return FrozenDict({k: frozen(v) for k, v in value.items()})
     if isinstance(value, Mapping):
-        return FrozenDict({k: frozen(v) for k, v in value.items()})
+        return FrozenDict({k: v if type(v) in _LEAVES else frozen(v) for k, v in value.items()})
     if isinstance(value, list | tuple):
-        return tuple(frozen(v) for v in value)
+        return tuple(v if type(v) in _LEAVES else frozen(v) for v in value)
     return value
 
 
 def _is_frozen(value: Any) -> bool:
-    if isinstance(value, FrozenDict):
-        return True  # frozen() builds them frozen all the way down
+    if type(value) in _LEAVES or isinstance(value, FrozenDict):
+        return True  # frozen() builds FrozenDicts frozen all the way down
     if isinstance(value, tuple):
         return all(_is_frozen(v) for v in value)
     return not isinstance(value, Mapping | list | set | bytearray)

@@ -36,7 +36,6 @@ from puzzlekit.verifiers.conflicts import (
     shrink_conflict,
 )
 from puzzlekit.verifiers.reports import (
-    digest_rng,
     discriminative_gap,
     invalid_report,
     outcome_report,
@@ -58,6 +57,7 @@ from puzzlekit.verifiers.search import (
     cardinalities,
     cartesian,
     culprits_over,
+    digest_rng,
     narrow_domains,
     search_order,
     sort_solutions,

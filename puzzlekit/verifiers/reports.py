@@ -33,10 +33,11 @@ from puzzlekit.core.report import (
 from puzzlekit.families import resolve
 from puzzlekit.verifiers.search import (
     DEFAULT_CAP,
+    STREAM_TIES,
     BudgetExceeded,
     cardinalities,
     culprits_over,
-    digest_rng,
+    digest_permutation,
     search_order,
     sort_solutions,
 )
@@ -74,8 +75,8 @@ def rank_gap(
         values = sorted({s[name] for s in solutions})
         if len(values) > 1:
             items.append((coord, name, tuple(values), rule_out_share(solutions, name, target)))
-    draw = digest_rng(digest).permutation(len(items))
-    order = sorted(range(len(items)), key=lambda i: (-items[i][3], int(draw[i])))
+    draw = digest_permutation(digest, STREAM_TIES, len(items))
+    order = sorted(range(len(items)), key=lambda i: (-items[i][3], draw[i]))
     powers = sorted({it[3] for it in items}, reverse=True)
     group = {p: g for g, p in enumerate(powers)}
     return [GapItem(*items[i], tie_group=group[items[i][3]]) for i in order]

@@ -9,6 +9,7 @@ reports (:mod:`puzzlekit.verifiers.reports`).
 
 from __future__ import annotations
 
+import functools
 import math
 import time
 from collections.abc import Mapping, Sequence
@@ -77,12 +78,20 @@ def digest_rng(digest: str, stream: int = STREAM_TIES) -> np.random.Generator:
     return np.random.default_rng([int(digest.rsplit(":", 1)[-1] or "0", 16), stream])
 
 
+@functools.lru_cache(maxsize=4096)
+def digest_permutation(digest: str, stream: int, n: int) -> tuple[int, ...]:
+    """``digest_rng(digest, stream).permutation(n)``, remembered: a verification draws its
+    search order (and a MULTIPLE report its tie order) once per instance, and seeding a
+    generator from a 256-bit digest costs more than the search of an easy puzzle."""
+    return tuple(int(i) for i in digest_rng(digest, stream).permutation(n))
+
+
 def search_order(names: Sequence[str], digest: str) -> list[str]:
     """The variables in the order a backend enumerates the first solutions of a capped count:
     a permutation drawn from the instance digest, so that which solutions are reported at the cap
     (and so the cells where they differ) carries no reading-order bias, and one instance still
     gives one set."""
-    return [names[i] for i in digest_rng(digest, STREAM_ORDER).permutation(len(names))]
+    return [names[i] for i in digest_permutation(digest, STREAM_ORDER, len(names))]
 
 
 def sort_solutions(
