@@ -78,7 +78,11 @@ def test_instance_is_frozen():
 
 
 json_values = st.recursive(
-    st.none() | st.booleans() | st.integers(-(2**60), 2**60) | st.text(max_size=8),
+    st.none()
+    | st.booleans()
+    | st.integers(-(2**60), 2**60)
+    | st.floats(allow_nan=True, allow_infinity=True)
+    | st.text(max_size=8),
     lambda inner: (
         st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=6), inner, max_size=4)
     ),
@@ -95,9 +99,14 @@ def test_canonical_json_fast_path_equals_rfc8785(value):
 
     try:
         expected = rfc8785.dumps(value)
-    except Exception:  # values RFC 8785 refuses (lone surrogates, huge ints) are not compared
+    except Exception:  # values RFC 8785 refuses (lone surrogates, huge ints) are refused too
+        for keys_are_strings in (False, True):
+            with pytest.raises((ValueError, TypeError)):
+                canonical_json(value, keys_are_strings=keys_are_strings)
         return
     assert canonical_json(value) == expected
+    # the text-checked fast path of frozen data (string keys) gives the same bytes
+    assert canonical_json(value, keys_are_strings=True) == expected
 
 
 def test_a_family_registered_before_the_first_lookup_does_not_hide_the_builtins():
@@ -121,3 +130,4 @@ def test_canonical_json_of_control_and_non_ascii_strings_equals_rfc8785(text):
     from puzzlekit.core.model import canonical_json
 
     assert canonical_json({text: [text]}) == rfc8785.dumps({text: [text]})
+    assert canonical_json({text: [text]}, keys_are_strings=True) == rfc8785.dumps({text: [text]})

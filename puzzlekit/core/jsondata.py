@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import re
 from collections.abc import Callable, Mapping
 from typing import Any
 
@@ -189,8 +190,36 @@ def _dumps_is_canonical(obj: Any) -> bool:
     return True
 
 
-def canonical_json(obj: Any) -> bytes:
+#: a JSON string token, escapes included; and, once strings are removed, what makes a number
+#: other than an integer of at most 15 digits (a fraction, an exponent, a long integer)
+_STRING_TOKEN = re.compile(r'"(?:[^"\\]|\\.)*"')
+_UNSAFE_NUMBER = re.compile(r"\.|[0-9][eE]|[0-9]{16}")
+
+
+def _dumps_if_canonical(obj: Any) -> bytes | None:
+    """Sorted compact ``json.dumps`` of ``obj`` when it is the RFC 8785 form, checked on the text
+    (at C speed) rather than on the data: ASCII only (every ASCII character, control characters
+    included, is written alike by both) and no number but integers of at most 15 digits. None
+    otherwise. Only for data whose mapping keys are strings and nesting is bounded (what
+    :func:`freeze` makes): ``json.dumps`` would write other keys as strings."""
+    try:
+        text = json.dumps(
+            obj, sort_keys=True, separators=(",", ":"), ensure_ascii=False, allow_nan=False
+        )
+    except (TypeError, ValueError, RecursionError):
+        return None
+    if not text.isascii() or _UNSAFE_NUMBER.search(_STRING_TOKEN.sub("", text)):
+        return None
+    return text.encode("ascii")
+
+
+def canonical_json(obj: Any, *, keys_are_strings: bool = False) -> bytes:
     """RFC 8785 canonical JSON bytes of ``obj``.
+
+    ``keys_are_strings``: the caller vouches that every mapping key is a string and the nesting
+    is within :data:`~puzzlekit.core.reading.MAX_DEPTH` (thawed :func:`freeze` data: instance
+    and clue content); the fast path is then checked on the text (:func:`_dumps_if_canonical`),
+    which the loop's integrity checks, hashing every instance it hands on, need.
 
     Instances are hashed on every verifier call, and the ``rfc8785`` package takes milliseconds
     for an 81-clue grid; for data that :func:`_dumps_is_canonical` accepts, sorted compact
@@ -199,7 +228,11 @@ def canonical_json(obj: Any) -> bytes:
     surrogates: ``rfc8785.CanonicalizationError``) and data nested too deeply raise ValueError;
     input read through :mod:`puzzlekit.core.reading` never holds either.
     """
-    if _dumps_is_canonical(obj):
+    if keys_are_strings:
+        fast = _dumps_if_canonical(obj)
+        if fast is not None:
+            return fast
+    elif _dumps_is_canonical(obj):
         return json.dumps(obj, sort_keys=True, separators=(",", ":")).encode("ascii")
     found = faults(obj)
     if found:

@@ -239,7 +239,7 @@ class Clue:
         """RFC 8785 bytes of :meth:`to_json_obj`, computed once (clues are shared by instances)."""
         cached = self.__dict__.get("_canonical")
         if cached is None:
-            cached = canonical_json(self.to_json_obj())
+            cached = canonical_json(self.to_json_obj(), keys_are_strings=True)
             object.__setattr__(self, "_canonical", cached)
         return cached
 
@@ -330,7 +330,7 @@ class Instance:
             + b'],"family":'
             + canonical_json(self.family)
             + b',"params":'
-            + canonical_json(self.params_dict())
+            + canonical_json(self.params_dict(), keys_are_strings=True)
             + b"}"
         )
 
@@ -357,7 +357,7 @@ class Instance:
         """The canonical bytes computed from the content alone, bypassing every cache (the
         instance's and its clues'): what crosses a boundary (a filter call, the holdout hand-off,
         the publish gate), so a rewritten cache cannot pass for the puzzle."""
-        return canonical_json(self.to_json_obj())
+        return canonical_json(self.to_json_obj(), keys_are_strings=True)
 
     def fresh_digest(self) -> str:
         """The digest of :meth:`fresh_canonical_json`."""
