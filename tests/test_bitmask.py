@@ -206,3 +206,47 @@ def test_the_benchmarks_pure_python_checker_counts_as_the_verifiers_do() -> None
             grid = [0 if ch == "." else int(ch) for ch in text]
             verdict = BITMASK.verify(fam.parse_text(text), solution_cap=2).verdict
             assert ["UNSOLVABLE", "UNIQUE", "MULTIPLE"][py.count(grid, 2)] == verdict.value
+
+
+# -- the compiled solution sampler ---------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "family,params",
+    [
+        ("sudoku", {"size": 9}),
+        ("sudoku", {"size": 16}),
+        ("latin", {"size": 6}),
+        ("kenken", {"size": 5}),
+        ("sudoku-killer", {"size": 6}),
+        ("kakuro", {"rows": 6, "cols": 6, "seed": 3}),
+    ],
+)
+def test_the_compiled_sampler_draws_valid_varied_solutions_one_per_rng_state(family, params):
+    from puzzlekit.verifiers.bitmask import sample_solution
+
+    schema = get_family(family).schema(params)
+    draws = [sample_solution(schema, np.random.default_rng(seed)) for seed in range(12)]
+    assert all(d is not None for d in draws)
+    for d in draws:
+        assert set(d) == set(schema.names)
+        assert all(rule.holds(d) for rule in schema.rules)
+    assert len({tuple(sorted(d.items())) for d in draws}) == len(draws)  # the rng decides
+    again = sample_solution(schema, np.random.default_rng(5))
+    assert again == draws[5]
+
+
+def test_the_compiled_sampler_leaves_other_schemas_to_the_generic_search():
+    from puzzlekit.verifiers.approximate import FaultyVerifier
+    from puzzlekit.verifiers.bitmask import sample_solution
+
+    rng = np.random.default_rng(0)
+    stars = get_family("starbattle").schema({"size": 5, "stars": 1})
+    assert sample_solution(stars, rng) is None  # Count rules: not compilable
+    sudoku = get_family("sudoku").schema({"size": 4})
+    believed = FaultyVerifier().believed_schema(sudoku)  # the boxes dropped
+    assert believed != sudoku and sample_solution(believed, rng) is None
+    from puzzlekit.generators.base import sample_solution as loop_sample
+
+    loose = loop_sample(believed, rng)  # the generic search, under the believed rules only
+    assert all(rule.holds(loose) for rule in believed.rules)

@@ -309,7 +309,7 @@ def propagate(
 
 @njit(cache=True)
 def search(
-    doms, dones, branch, state, sols, node_limit, order, st, tab_vars, tup_masks, lin_vars,
+    doms, dones, branch, state, sols, node_limit, order, vrank, st, tab_vars, tup_masks, lin_vars,
     lin_coef, values, lin_lohi, scratch,
 ):  # fmt: skip
     """Count solutions depth first from ``doms[0]``, storing them (bit indices) in ``sols``.
@@ -317,7 +317,9 @@ def search(
     ``doms``/``dones``: the stack (depth × variables); ``branch[d]`` = (variable, values left to
     try) of depth ``d``; ``order``: the variables in the order that breaks ties between equally
     constrained ones (drawn from the instance: where the first solutions differ carries no
-    reading-order bias); ``state`` = (depth, mode, solutions found, nodes so far), saved when the
+    reading-order bias); ``vrank``: empty (values are tried smallest first), or a rank per
+    variable and value bit (values tried lowest rank first: a random solution sampler draws it);
+    ``state`` = (depth, mode, solutions found, nodes so far), saved when the
     search pauses after ``node_limit`` more nodes (mode 0: the node at ``depth`` is new; 1: try
     the next value at ``depth``). Stops (DONE) when the tree is exhausted or ``sols`` is full.
     """
@@ -372,6 +374,17 @@ def search(
                 depth -= 1
                 continue
             bit = left & -left
+            if vrank.shape[0] > 0:  # the value of lowest rank instead
+                var = branch[depth, 0]
+                best_rank = vrank[var, low_index(bit)]
+                rest = left & (left - 1)
+                while rest:
+                    b = rest & -rest
+                    r = vrank[var, low_index(b)]
+                    if r < best_rank:
+                        best_rank = r
+                        bit = b
+                    rest &= rest - 1
             branch[depth, 1] = left & ~bit
             doms[depth + 1, :] = doms[depth]
             dones[depth + 1, :] = dones[depth]

@@ -48,6 +48,8 @@ class Search:
         self.args = structure.kernel_args(cs.values, self.support)
         #: tie-breaking order of the variables (:meth:`set_order`); schema order until set
         self.order = np.arange(nv, dtype=np.int64)
+        #: value ranks per variable (:meth:`set_value_ranks`); empty: smallest value first
+        self.vrank = np.zeros((0, 0), np.float64)
         self.nodes = 0
         self.found = 0
         self.start = time.perf_counter()
@@ -56,6 +58,14 @@ class Search:
         """Break ties between equally constrained variables in ``order`` (variable indices),
         and report solutions sorted lexicographically over it."""
         self.order = np.ascontiguousarray(order, dtype=np.int64)
+
+    def set_value_ranks(self, ranks: np.ndarray | None) -> None:
+        """Try the values of each variable in increasing ``ranks[variable, value bit]`` (a
+        sampler's random order); None: smallest value first (counting and verification)."""
+        if ranks is None:
+            self.vrank = np.zeros((0, 0), np.float64)
+        else:
+            self.vrank = np.ascontiguousarray(ranks, dtype=np.float64)
 
     def reset(self) -> None:
         """Start counting nodes and time afresh (a new verification)."""
@@ -91,7 +101,9 @@ class Search:
                 chunk = min(chunk, max_nodes - meter.nodes - int(state[3]))
             status = DONE
             if chunk > 0:
-                status = search(doms, dones, branch, state, sols, chunk, self.order, *args)
+                status = search(
+                    doms, dones, branch, state, sols, chunk, self.order, self.vrank, *args
+                )
             if status == DONE and chunk > 0:
                 break
             spent = meter.nodes + int(state[3])
