@@ -1,4 +1,6 @@
-"""Seeded random full solutions for any schema: the raw material of every generator.
+"""Seeded random full solutions for any schema: the raw material of every generator (for the
+schemas the compiled kernel takes, generation draws them with its search instead,
+:func:`puzzlekit.verifiers.bitmask.sample_solution`; this search serves every other schema).
 
 ``random_solution(schema, rng)`` fills every variable by a randomized backtracking search over the
 schema's own rules (smallest domain first, ties and values in the order of a seeded numpy
