@@ -33,3 +33,12 @@ def test_bench_writes_tables_for_three_instances(tmp_path: Path) -> None:
 def test_bench_without_a_config_is_a_usage_error(tmp_path: Path, capsys) -> None:
     assert main(["bench", str(tmp_path / "missing.toml")]) == 2
     assert capsys.readouterr().err.count("\n") == 1
+
+
+def test_the_speed_benchmark_times_the_generation_loop_with_and_without_a_holdout() -> None:
+    from puzzlekit.app.studies.bench_fast import loop_rate
+
+    for holdout in ("sat", None):
+        row = loop_rate(3, "bitmask", holdout, seed=7)
+        assert row["puzzles"] == 3 and row["per_second"] > 0
+        assert 0 < row["filter_share"] < 1  # the filter's time, measured inside the loop

@@ -239,6 +239,7 @@ def loop_rate(count: int, filt: str, holdout: str | None, seed: int) -> dict[str
         filter=filt,
         holdout=holdout,
         seed=seed,
+        holdout_in_process=True,  # the filter's share is timed here: the loop in this process
     )
     clock = [0.0]
     list(generate(GenerateConfig(**{**config.__dict__, "count": 2, "seed": seed + 1})))  # warm
