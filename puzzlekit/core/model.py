@@ -324,6 +324,10 @@ class Instance:
         }
 
     def _assembled(self) -> bytes:
+        if not all("_canonical" in c.__dict__ for c in self.clues):
+            # clues seen for the first time (a parsed puzzle): one pass over the whole instance
+            # costs less than one per clue; the bytes are the same
+            return canonical_json(self.to_json_obj(), keys_are_strings=True)
         return (
             b'{"clues":['
             + b",".join(c.canonical_json() for c in self.clues)
@@ -335,7 +339,9 @@ class Instance:
         )
 
     def canonical_json(self) -> bytes:
-        """RFC 8785 bytes: assembled from the clues' cached bytes (members sorted by key)."""
+        """RFC 8785 bytes: assembled from the clues' cached bytes (members sorted by key) when
+        every clue has them (instances the loop builds share most clues with the last one),
+        else computed in one pass."""
         cached = self.__dict__.get("_canonical")
         if cached is None:
             cached = self._assembled()
