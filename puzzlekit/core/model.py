@@ -328,6 +328,10 @@ class Instance:
             # clues seen for the first time (a parsed puzzle): one pass over the whole instance
             # costs less than one per clue; the bytes are the same
             return canonical_json(self.to_json_obj(), keys_are_strings=True)
+        return self._joined()
+
+    def _joined(self) -> bytes:
+        """The bytes joined from each clue's cached bytes (computed where missing)."""
         return (
             b'{"clues":['
             + b",".join(c.canonical_json() for c in self.clues)
@@ -377,7 +381,7 @@ class Instance:
         cached = self.__dict__.get("_canonical")
         digest = self.__dict__.get("_digest")
         return (
-            self._assembled() == fresh
+            self._joined() == fresh  # every clue's cached bytes, checked
             and (cached is None or cached == fresh)
             and (digest is None or digest == sha256_digest(fresh))
         )
