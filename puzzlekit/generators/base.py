@@ -40,8 +40,8 @@ class FreshStart(Strategy):
 
 def sample_solution(schema: Schema, rng: np.random.Generator) -> dict[str, int]:
     """The family's own seeded sampler if it has one; else, for a schema the compiled kernel
-    takes, its randomized search (:func:`puzzlekit.verifiers.bitmask.sample_solution`: 16× the
-    generic search on 9×9 Sudoku, 150× on 16×16); else the generic randomized search."""
+    takes, its randomized search (:func:`puzzlekit.verifiers.bitmask.sample_solution`, far
+    faster on large grids); else the generic randomized search."""
     from puzzlekit.verifiers.bitmask import sample_solution as compiled_sample
 
     own = get_family(schema.family).sample_solution(schema, rng)
