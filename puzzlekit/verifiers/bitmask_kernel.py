@@ -307,6 +307,22 @@ def propagate(
             return True
 
 
+@njit(cache=True, inline="always")
+def _ranked(left: np.int64, ranks: np.ndarray) -> np.int64:  # pragma: no cover - compiled
+    """The bit of ``left`` whose value has the lowest rank (a sampler's random value order)."""
+    bit = left & -left
+    best = ranks[low_index(bit)]
+    rest = left & (left - 1)
+    while rest:
+        b = rest & -rest
+        r = ranks[low_index(b)]
+        if r < best:
+            best = r
+            bit = b
+        rest &= rest - 1
+    return bit
+
+
 @njit(cache=True)
 def search(
     doms, dones, branch, state, sols, node_limit, order, vrank, st, tab_vars, tup_masks, lin_vars,
@@ -373,18 +389,7 @@ def search(
             if left == 0:
                 depth -= 1
                 continue
-            bit = left & -left
-            if vrank.shape[0] > 0:  # the value of lowest rank instead
-                var = branch[depth, 0]
-                best_rank = vrank[var, low_index(bit)]
-                rest = left & (left - 1)
-                while rest:
-                    b = rest & -rest
-                    r = vrank[var, low_index(b)]
-                    if r < best_rank:
-                        best_rank = r
-                        bit = b
-                    rest &= rest - 1
+            bit = left & -left if vrank.shape[0] == 0 else _ranked(left, vrank[branch[depth, 0]])
             branch[depth, 1] = left & ~bit
             doms[depth + 1, :] = doms[depth]
             dones[depth + 1, :] = dones[depth]
