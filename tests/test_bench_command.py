@@ -42,3 +42,12 @@ def test_the_speed_benchmark_times_the_generation_loop_with_and_without_a_holdou
         row = loop_rate(3, "bitmask", holdout, seed=7)
         assert row["puzzles"] == 3 and row["per_second"] > 0
         assert 0 < row["filter_share"] < 1  # the filter's time, measured inside the loop
+
+
+def test_the_speed_benchmark_compares_kept_checkers_on_sizes_and_families() -> None:
+    from puzzlekit.app.studies.bench_fast import bench_family, bench_size
+
+    size = bench_size({"size": 4, "box": [2, 2], "count": 3}, 1)
+    assert size["checks"] == 3 and sum(size["verdicts"].values()) == 3
+    fam = bench_family({"family": "latin", "params": {"size": 5}, "count": 2}, 1)
+    assert fam["checks"] == 4 and set(fam["median_us"]) == {"bitmask", "sat"}

@@ -345,3 +345,76 @@ class GivensGrid(Family):
         ax.set_aspect("equal")
         ax.axis("off")
         return ax
+
+
+# --- grids with symbols between their cells (Futoshiki and Futoshiki Adjacent) ---------------
+
+#: how far apart the cells of a gapped grid are drawn (a cell is 1 wide): room for a symbol
+GAP_PITCH = 1.5
+
+
+def gapped_ascii(
+    n: int,
+    sym: Mapping[tuple, str],
+    marks: Mapping[tuple, str],
+    horiz: Mapping[tuple, str],
+    vert: Mapping[tuple, str],
+) -> str:
+    """``n``×``n`` cells as text: each cell's symbol (``.`` unknown) followed by its mark, then
+    ``horiz[(r, c)]`` between (r, c) and (r, c + 1) and, on the line below, ``vert[(r, c)]``
+    between (r, c) and (r + 1, c); a space where there is none."""
+    lines = []
+    for r in range(n):
+        row = ""
+        for c in range(n):
+            row += sym.get((r, c), ".") + marks.get((r, c), " ")
+            if c < n - 1:
+                row += " " + horiz.get((r, c), " ") + " "
+        lines.append(row.rstrip())
+        if r < n - 1:
+            lines.append("   ".join(vert.get((r, c), " ") + " " for c in range(n)).rstrip())
+    return "\n".join(lines)
+
+
+def gap_point(r: float, c: float) -> tuple[float, float]:
+    """Where the centre of cell (r, c) is drawn (fractional: the gap between two cells)."""
+    return (c * GAP_PITCH + 0.5, -r * GAP_PITCH + 0.5)
+
+
+class GappedDrawing:
+    """The matplotlib drawing shared by grids with symbols between their cells: cells
+    :data:`GAP_PITCH` apart, givens in bold, solution values plain. A family draws its own
+    symbols with :meth:`draw_gaps`."""
+
+    def mark_center(self, instance: Instance, coord: tuple) -> tuple[float, float] | None:
+        return gap_point(*coord)
+
+    def draw_gaps(self, ax: Any, instance: Instance) -> None:
+        """The family's symbols between the cells (required)."""
+        raise NotImplementedError
+
+    def render_mpl(self, instance: Instance, ax: Any = None, solution: Solution | None = None):
+        import matplotlib.pyplot as plt
+
+        n = instance.params_dict()["size"]
+        if ax is None:
+            _, ax = plt.subplots(figsize=(n * 0.6, n * 0.6))
+        givens = {
+            tuple(c.coords[0]): c.data_dict().get("value")
+            for c in instance.clues
+            if c.kind == "given" and len(c.coords) == 1
+        }
+        self.draw_gaps(ax, instance)
+        for r in range(n):
+            for c in range(n):
+                ax.add_patch(plt.Rectangle((c * GAP_PITCH, -r * GAP_PITCH), 1, 1, fill=False))
+                v = givens.get((r, c)) or (solution.get(cell_name(r, c)) if solution else None)
+                if v:
+                    weight = "bold" if (r, c) in givens else "normal"
+                    x, y = gap_point(r, c)
+                    ax.text(x, y, str(v), ha="center", va="center", fontweight=weight)
+        ax.set_xlim(-0.25, n * GAP_PITCH - 0.25)
+        ax.set_ylim(-n * GAP_PITCH + 0.75, 1.25)
+        ax.set_aspect("equal")
+        ax.axis("off")
+        return ax

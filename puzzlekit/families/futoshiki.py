@@ -43,7 +43,15 @@ from puzzlekit.core.model import (
 )
 from puzzlekit.core.reading import is_digits
 from puzzlekit.families import Repair, register_family
-from puzzlekit.families._grid import SYMBOLS, GivensGrid, cell_name, check_described_size
+from puzzlekit.families._grid import (
+    SYMBOLS,
+    GappedDrawing,
+    GivensGrid,
+    cell_name,
+    check_described_size,
+    gap_point,
+    gapped_ascii,
+)
 
 #: Tatham's flag letters: the direction of the smaller neighbour, in his order
 FLAGS = {"U": (-1, 0), "R": (0, 1), "D": (1, 0), "L": (0, -1)}
@@ -91,7 +99,7 @@ def _split_cells(body: str, n: int) -> tuple[dict[int, tuple[int, str]], list[Vi
     return cells, []
 
 
-class Futoshiki(GivensGrid):
+class Futoshiki(GappedDrawing, GivensGrid):
     name = "futoshiki"
     description = "N×N Latin square with givens and < > between orthogonal neighbours"
     clue_kinds = ("given", "inequality")
@@ -289,57 +297,16 @@ class Futoshiki(GivensGrid):
                     horiz[a] = op
                 else:
                     vert[a] = {"<": "^", ">": "v"}.get(op, "?")
-        lines = []
-        for r in range(n):
-            row = ""
-            for c in range(n):
-                row += sym.get((r, c), ".") + marks.get((r, c), " ")
-                if c < n - 1:
-                    row += " " + horiz.get((r, c), " ") + " "
-            lines.append(row.rstrip())
-            if r < n - 1:
-                lines.append("   ".join(vert.get((r, c), " ") + " " for c in range(n)).rstrip())
-        return "\n".join(lines)
+        return gapped_ascii(n, sym, marks, horiz, vert)
 
-    def mark_center(self, instance: Instance, coord: tuple) -> tuple[float, float] | None:
-        r, c = coord
-        return (c * 1.5 + 0.5, -r * 1.5 + 0.5)
-
-    def render_mpl(self, instance: Instance, ax: Any = None, solution: Solution | None = None):
-        import matplotlib.pyplot as plt
-
-        n = instance.params_dict()["size"]
-        if ax is None:
-            _, ax = plt.subplots(figsize=(n * 0.6, n * 0.6))
-        for r in range(n):
-            for c in range(n):
-                ax.add_patch(plt.Rectangle((c * 1.5, -r * 1.5), 1, 1, fill=False))
-                v = solution.get(cell_name(r, c)) if solution else None
-                if v:
-                    ax.text(c * 1.5 + 0.5, -r * 1.5 + 0.5, str(v), ha="center", va="center")
+    def draw_gaps(self, ax: Any, instance: Instance) -> None:
+        """``<``/``>`` between cells of a row, ``∧``/``∨`` between rows."""
         for clue in instance.clues:
-            if clue.kind == "given":
-                r, c = clue.coords[0]
-                ax.text(
-                    c * 1.5 + 0.5,
-                    -r * 1.5 + 0.5,
-                    str(clue.data_dict()["value"]),
-                    ha="center",
-                    va="center",
-                    fontweight="bold",
-                )
-            elif clue.kind == "inequality":
+            if clue.kind == "inequality" and len(clue.coords) == 2:
                 (r1, c1), (r2, c2) = clue.coords
-                x = (c1 + c2) * 0.75 + 0.5
-                y = -(r1 + r2) * 0.75 + 0.5
                 op = clue.data_dict()["op"]
                 ch = op if r1 == r2 else {"<": "∧", ">": "∨"}[op]
-                ax.text(x, y, ch, ha="center", va="center")
-        ax.set_xlim(-0.25, n * 1.5 - 0.25)
-        ax.set_ylim(-n * 1.5 + 0.75, 1.25)
-        ax.set_aspect("equal")
-        ax.axis("off")
-        return ax
+                ax.text(*gap_point((r1 + r2) / 2, (c1 + c2) / 2), ch, ha="center", va="center")
 
 
 FUTOSHIKI = register_family(Futoshiki())

@@ -51,10 +51,16 @@ from puzzlekit.core.model import (
     Violation,
 )
 from puzzlekit.families import Repair, pick_in_order, register_family
-from puzzlekit.families._grid import GivensGrid, cell_name, check_described_size
+from puzzlekit.families._grid import (
+    GappedDrawing,
+    GivensGrid,
+    cell_name,
+    check_described_size,
+    gap_point,
+    gapped_ascii,
+)
+from puzzlekit.families.futoshiki import FLAGS  # the flag letters and their directions
 
-#: the flag letters, in Tatham's order, and the direction of the neighbour each names
-FLAGS = {"U": (-1, 0), "R": (0, 1), "D": (1, 0), "L": (0, -1)}
 PAIR_KINDS = ("consecutive", "apart")
 _DIGITS = frozenset("0123456789")
 
@@ -166,7 +172,7 @@ def _pair_kinds(cells: list[tuple[int, str]], n: int, partial: bool) -> dict[tup
     return out
 
 
-class FutoshikiAdjacent(GivensGrid):
+class FutoshikiAdjacent(GappedDrawing, GivensGrid):
     name = "futoshiki-adjacent"
     description = "N×N Latin square; neighbours with consecutive values are marked (Adjacent)"
     clue_kinds = ("given", *PAIR_KINDS)
@@ -315,58 +321,18 @@ class FutoshikiAdjacent(GivensGrid):
             for r in range(n):
                 for c in range(n):
                     sym.setdefault((r, c), str(solution.get(cell_name(r, c), ".")).lower())
-        lines = []
-        for r in range(n):
-            row = ""
-            for c in range(n):
-                row += sym.get((r, c), ".") + marks.get((r, c), " ")
-                if c < n - 1:
-                    row += " " + ("|" if ((r, c), (r, c + 1)) in bars else " ") + " "
-            lines.append(row.rstrip())
-            if r < n - 1:
-                below = ("-" if ((r, c), (r + 1, c)) in bars else " " for c in range(n))
-                lines.append("   ".join(b + " " for b in below).rstrip())
-        return "\n".join(lines)
+        horiz = {a: "|" for a, b in bars if a[0] == b[0]}
+        vert = {a: "-" for a, b in bars if a[0] != b[0]}
+        return gapped_ascii(n, sym, marks, horiz, vert)
 
-    def mark_center(self, instance: Instance, coord: tuple) -> tuple[float, float] | None:
-        r, c = coord
-        return (c * 1.5 + 0.5, -r * 1.5 + 0.5)
-
-    def render_mpl(self, instance: Instance, ax: Any = None, solution: Solution | None = None):
-        """Cells 1.5 apart; a bar in the gap of each consecutive pair, givens in bold."""
-        import matplotlib.pyplot as plt
-
-        n = instance.params_dict()["size"]
-        if ax is None:
-            _, ax = plt.subplots(figsize=(n * 0.6, n * 0.6))
-        givens = {}
+    def draw_gaps(self, ax: Any, instance: Instance) -> None:
+        """A bar in the gap of each consecutive pair."""
         for clue in instance.clues:
-            if clue.kind == "given" and len(clue.coords) == 1:
-                givens[tuple(clue.coords[0])] = clue.data_dict().get("value")
-            elif clue.kind == "consecutive" and len(clue.coords) == 2:
+            if clue.kind == "consecutive" and len(clue.coords) == 2:
                 (r1, c1), (r2, c2) = sorted(tuple(x) for x in clue.coords)
-                x, y = (c1 + c2) * 0.75 + 0.5, -(r1 + r2) * 0.75 + 0.5
+                x, y = gap_point((r1 + r2) / 2, (c1 + c2) / 2)
                 dx, dy = (0.0, 0.35) if r1 == r2 else (0.35, 0.0)
                 ax.plot([x - dx, x + dx], [y - dy, y + dy], color="black", linewidth=2)
-        for r in range(n):
-            for c in range(n):
-                ax.add_patch(plt.Rectangle((c * 1.5, -r * 1.5), 1, 1, fill=False))
-                v = givens.get((r, c)) or (solution.get(cell_name(r, c)) if solution else None)
-                if v:
-                    weight = "bold" if (r, c) in givens else "normal"
-                    ax.text(
-                        c * 1.5 + 0.5,
-                        -r * 1.5 + 0.5,
-                        str(v),
-                        ha="center",
-                        va="center",
-                        fontweight=weight,
-                    )
-        ax.set_xlim(-0.25, n * 1.5 - 0.25)
-        ax.set_ylim(-n * 1.5 + 0.75, 1.25)
-        ax.set_aspect("equal")
-        ax.axis("off")
-        return ax
 
 
 FUTOSHIKI_ADJACENT = register_family(FutoshikiAdjacent())
