@@ -107,6 +107,34 @@ def test_a_plugin_that_cannot_be_imported_is_one_line_exit_2(tmp_path: Path) -> 
     )
 
 
+@pytest.mark.parametrize(
+    ("code", "message"),
+    [
+        ("import sys\nsys.exit(3)\n", "it called sys.exit(3) on import"),
+        (
+            "from puzzlekit.generators import register_strategy\nregister_strategy('x', 42)\n",
+            "strategy 'x': the factory must be callable, got 42",
+        ),
+        (
+            "from puzzlekit.verifiers.registry import register_verifier\n"
+            "register_verifier('v', 'no')\n",
+            "verifier 'v': the factory must be callable, got 'no'",
+        ),
+        (
+            "from puzzlekit.families import register_family\nregister_family(7)\n",
+            "register_family: 7 is not a family (it has no string name)",
+        ),
+    ],
+)
+def test_a_plugin_that_exits_or_registers_a_non_callable_is_one_line_exit_2(
+    tmp_path: Path, code: str, message: str
+) -> None:
+    (tmp_path / "pk_odd.py").write_text(code)
+    out = pk("schemas", "--plugin", "pk_odd", paths=(tmp_path,))
+    assert out.returncode == 2 and out.stdout == ""
+    assert one_line(out.stderr) == f"puzzlekit: plugin 'pk_odd' could not be loaded: {message}"
+
+
 def test_verify_and_solve_read_a_plugin_family_with_a_plugin_verifier(generated) -> None:
     text = _instances(generated)
     out = pk("verify", "-", "--verifier", "pkfix-sat", "--plugin", PLUGIN, stdin=text)

@@ -132,22 +132,65 @@ def test_a_line_too_long_is_answered_and_reading_resumes_at_the_next_newline(mon
     assert [line.number for line in iter_lines(io.BytesIO(b"a\n" + b"b" * 3000), 100)] == [1, 2]
 
 
-class _Recording(io.BytesIO):
-    """A stream that counts the lines read from it."""
+class _Pipe(io.BytesIO):
+    """A stream that, like a pipe a user types into, hands out one line per read and counts
+    the reads."""
 
     reads = 0
 
-    def readline(self, size: int | None = -1) -> bytes:
+    def read1(self, size: int = -1) -> bytes:
         self.reads += 1
         return super().readline(size)
 
 
 def test_each_item_is_read_before_the_next_line_is() -> None:
-    stream = _Recording(b"".join(json.dumps(SUDOKU4).encode() + b"\n" for _ in range(5)))
+    stream = _Pipe(b"".join(json.dumps(SUDOKU4).encode() + b"\n" for _ in range(5)))
     seen = []
     for item in iter_stream(stream):
         seen.append((item.position, stream.reads))
     assert seen == [(1, 1), (2, 2), (3, 3), (4, 4), (5, 5)]
+
+
+def test_lf_crlf_and_lone_cr_all_end_a_line_and_a_bom_is_skipped() -> None:
+    data = b"\xef\xbb\xbfone\ntwo\r\nthree\rfour"
+    lines = list(iter_lines(io.BytesIO(data)))
+    assert [line.text for line in lines] == ["one", "two", "three", "four"]
+    assert [line.raw for line in lines] == [b"one\n", b"two\r\n", b"three\r", b"four"]
+
+
+def test_a_crlf_split_between_two_reads_is_one_line_end() -> None:
+    class Split(io.BytesIO):
+        def read1(self, size: int = -1) -> bytes:
+            return super().read1(4)  # b"abc\r" then b"\ndef" ...
+
+    assert [line.text for line in iter_lines(Split(b"abc\r\ndef\r\n"))] == ["abc", "def"]
+    assert [line.text for line in iter_lines(Split(b"abc\rxyz\r"))] == ["abc", "xyz"]
+
+
+def test_old_mac_line_ends_give_one_puzzle_per_line() -> None:
+    line = "1" + "." * 15
+    items = list(iter_items(f"{line}\r{line}\r", family="sudoku"))
+    assert [i.instance is not None for i in items] == [True, True]
+
+
+def test_a_bom_before_the_first_puzzle_does_not_make_it_invalid() -> None:
+    items = list(iter_stream(io.BytesIO(b"\xef\xbb\xbf" + json.dumps(SUDOKU4).encode())))
+    assert items[0].instance is not None
+
+
+def test_a_lone_surrogate_key_is_answered_and_the_next_line_too() -> None:
+    bad = '{"family":"sudoku","params":{"size":4},"clues":[],"\\ud800":1}'
+    proc = subprocess.run(
+        [sys.executable, "-m", "puzzlekit", "verify", "-"],
+        input=bad + "\n" + json.dumps(SUDOKU4) + "\n",
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert proc.returncode == 0, proc.stderr
+    verdicts = [json.loads(line)["uniquenessVerdict"] for line in proc.stdout.splitlines()]
+    assert verdicts == ["INVALID_SPEC", "MULTIPLE"]
+    assert "Traceback" not in proc.stderr
 
 
 def test_verify_answers_a_line_before_the_next_one_is_written() -> None:
@@ -282,8 +325,9 @@ class _Zeros(io.RawIOBase):
     def readable(self) -> bool:
         return True
 
-    def readline(self, size: int | None = -1) -> bytes:
-        return b"\0" * (size if size and size > 0 else 1024)
+    def readinto(self, buffer) -> int:
+        buffer[:] = b"\0" * len(buffer)
+        return len(buffer)
 
 
 def test_an_endless_line_is_answered_at_once(monkeypatch) -> None:

@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import io
 import math
 import pkgutil
 import re
@@ -214,9 +215,18 @@ def one_line(text: str) -> str:
     return "".join(c if c.isprintable() else repr(c)[1:-1] for c in text)
 
 
+def _escape_unwritable() -> None:
+    """Output never fails on what input let through: a lone surrogate that reached a message or
+    a report (a JSON key, a name) is written as its ``\\udXXX`` escape, which is still JSON."""
+    for stream in (sys.stdout, sys.stderr):
+        if isinstance(stream, io.TextIOWrapper) and stream.errors != "backslashreplace":
+            stream.reconfigure(errors="backslashreplace")
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     from puzzlekit.core.plugins import PluginError, UnknownName
 
+    _escape_unwritable()
     try:
         args = build_parser().parse_args(argv)
         load_plugins(args)

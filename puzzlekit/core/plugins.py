@@ -109,6 +109,10 @@ def _import_plugin(
         importlib.import_module(module)
     except Exception as exc:  # an import error, or whatever the module raised while registering
         raise PluginError(f"plugin {module!r} could not be loaded: {exc}") from exc
+    except SystemExit as exc:  # a plugin's import code never decides the command's exit code
+        raise PluginError(
+            f"plugin {module!r} could not be loaded: it called sys.exit({exc.code!r}) on import"
+        ) from None
     if distribution is None:
         distribution = _distribution_of(module)
     if distribution is not None and version is None:

@@ -290,26 +290,78 @@ class Line:
     raw: bytes = b""
 
 
-def iter_lines(stream: IO[bytes], max_bytes: int | None = None) -> Iterator[Line]:
-    """The lines of a binary stream, read one at a time (memory bounded by ``max_bytes``,
-    default :data:`MAX_LINE_BYTES`): a line longer than that comes back as an error and reading
-    goes on after its next newline; a line that is not UTF-8 comes back as an error too."""
-    max_bytes = max_bytes or MAX_LINE_BYTES
-    number = 0
+_BOM = b"\xef\xbb\xbf"
+_EOL = re.compile(rb"\r\n|\r|\n")
+#: bytes asked of a stream at a time by :func:`iter_lines` (``read1``: never waits for more
+#: than is there, so a line on an interactive pipe is answered before the next is typed)
+_BLOCK = 64 * 1024
+
+
+def _read_block(stream: IO[bytes]) -> bytes:
+    read1 = getattr(stream, "read1", None)  # file objects that are not buffered lack it
+    return read1(_BLOCK) if read1 is not None else stream.read(_BLOCK)
+
+
+def _raw_lines(stream: IO[bytes], max_bytes: int) -> Iterator[tuple[bytes, bytes, bool]]:
+    """``(content, line end, too long)`` for each line of ``stream``, split at ``\\n``,
+    ``\\r\\n`` and a lone ``\\r``. A line longer than ``max_bytes`` comes back at once with
+    its first ``max_bytes + 1`` bytes (its end may never come: /dev/zero) and the rest of it is
+    skipped, so memory stays bounded whatever the stream holds."""
+    buf = bytearray()
+    skipping = False  # inside a line already answered as too long
+    pending_cr = False  # a block ended in \r: the next block's first byte says \r or \r\n
     while True:
-        chunk = stream.readline(max_bytes + 1)
-        if not chunk:
+        block = _read_block(stream)
+        if pending_cr:
+            end = b"\r\n" if block[:1] == b"\n" else b"\r"
+            if not skipping:
+                yield bytes(buf), end, False
+            buf.clear()
+            skipping = pending_cr = False
+            block = block[len(end) - 1 :]
+        if not block:
+            if buf and not skipping:
+                yield bytes(buf), b"", False
             return
-        number += 1
-        if len(chunk) > max_bytes and not chunk.endswith(b"\n"):
-            # answered at once (the rest may never end: /dev/zero), then skipped to its newline
-            yield Line(number, None, f"a line longer than {max_bytes} bytes", chunk[:max_bytes])
-            while chunk and not chunk.endswith(b"\n"):
-                chunk = stream.readline(max_bytes)
+        start = 0
+        while start < len(block):
+            m = _EOL.search(block, start)
+            stop = m.start() if m is not None else len(block)
+            if not skipping:
+                buf.extend(block[start:stop])
+                if len(buf) > max_bytes:
+                    yield bytes(buf[: max_bytes + 1]), b"", True
+                    buf.clear()
+                    skipping = True
+            if m is None:
+                break
+            if m.group() == b"\r" and m.end() == len(block):
+                pending_cr = True
+                break
+            if not skipping:
+                yield bytes(buf), m.group(), False
+            buf.clear()
+            skipping = False
+            start = m.end()
+
+
+def iter_lines(stream: IO[bytes], max_bytes: int | None = None) -> Iterator[Line]:
+    """The lines of a binary stream, read a block at a time (memory bounded by ``max_bytes``,
+    default :data:`MAX_LINE_BYTES`): a line longer than that comes back as an error and reading
+    goes on after its end; a line that is not UTF-8 comes back as an error too. ``\\n``,
+    ``\\r\\n`` and a lone ``\\r`` all end a line; a UTF-8 byte-order mark opening the stream
+    is skipped (editors on some systems write one)."""
+    max_bytes = max_bytes or MAX_LINE_BYTES
+    for number, (content, end, over) in enumerate(_raw_lines(stream, max_bytes), start=1):
+        if number == 1 and content.startswith(_BOM):
+            content = content[len(_BOM) :]
+        if over:
+            error = f"a line longer than {max_bytes} bytes"
+            yield Line(number, None, error, content[:max_bytes])
             continue
         try:
-            text = chunk.decode("utf-8")
+            text = content.decode("utf-8")
         except UnicodeDecodeError as exc:
-            yield Line(number, None, f"not UTF-8 (byte {exc.start} of the line)", chunk)
+            yield Line(number, None, f"not UTF-8 (byte {exc.start} of the line)", content + end)
             continue
-        yield Line(number, text.rstrip("\r\n"), None, chunk)
+        yield Line(number, text, None, content + end)

@@ -60,7 +60,10 @@ def register_family(family: Family, *, replace: bool = False) -> Family:
     """Register a family under its name (third parties call this for their own families).
 
     A name already registered raises :class:`~puzzlekit.core.plugins.DuplicateName` unless
-    ``replace``: a plugin never hides a built-in by accident."""
+    ``replace``: a plugin never hides a built-in by accident. TypeError when ``family`` has no
+    string ``name`` (a plugin registering something that is not a family is told so at import)."""
+    if not isinstance(getattr(family, "name", None), str):
+        raise TypeError(f"register_family: {family!r} is not a family (it has no string name)")
     return FAMILIES.register(family.name, family, replace=replace)
 
 

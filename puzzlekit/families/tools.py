@@ -70,7 +70,10 @@ def register_tool(
     replace: bool = False,
 ) -> Tool:
     """Register tool ``name``; returns it. A name already registered raises
-    :class:`~puzzlekit.core.plugins.DuplicateName` unless ``replace``."""
+    :class:`~puzzlekit.core.plugins.DuplicateName` unless ``replace``; TypeError when ``oracle``
+    is not callable."""
+    if not callable(oracle):
+        raise TypeError(f"tool {name!r}: the oracle must be callable, got {oracle!r}")
     return TOOLS.register(name, Tool(name, input_schema, oracle, description), replace=replace)
 
 

@@ -30,7 +30,10 @@ STRATEGIES: Registry[Callable[[int], Any]] = Registry("strategy", _load_builtin)
 def register_strategy(
     name: str, factory: Callable[[int], Any], *, replace: bool = False
 ) -> Callable[[int], Any]:
-    """Make ``factory(k)`` available as strategy ``name`` (never hides a built-in)."""
+    """Make ``factory(k)`` available as strategy ``name`` (never hides a built-in); TypeError
+    when ``factory`` is not callable (a plugin registering ``42`` is told so at import)."""
+    if not callable(factory):
+        raise TypeError(f"strategy {name!r}: the factory must be callable, got {factory!r}")
     return STRATEGIES.register(name, factory, replace=replace)
 
 

@@ -67,6 +67,10 @@ class _EncodedText(io.RawIOBase):
             "utf-8", "surrogatepass"
         )
 
+    def read1(self, size: int = -1) -> bytes:
+        """One line (at most ``size`` characters): what a terminal hands out per read."""
+        return self.readline(size)
+
 
 def _bad_line(line: Line) -> InputItem:
     v = Violation("malformed", None, f"line {line.number}", line.error or "unreadable")

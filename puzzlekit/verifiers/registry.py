@@ -53,7 +53,10 @@ VERIFIERS: Registry[Callable[..., Verifier]] = Registry("verifier", _load_builti
 def register_verifier(
     name: str, factory: Callable[..., Verifier], *, replace: bool = False
 ) -> Callable[..., Verifier]:
-    """Make ``factory(**settings)`` available as verifier ``name`` (never hides a built-in)."""
+    """Make ``factory(**settings)`` available as verifier ``name`` (never hides a built-in);
+    TypeError when ``factory`` is not callable."""
+    if not callable(factory):
+        raise TypeError(f"verifier {name!r}: the factory must be callable, got {factory!r}")
     return VERIFIERS.register(name, factory, replace=replace)
 
 
