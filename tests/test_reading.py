@@ -8,6 +8,7 @@ import io
 import json
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 
@@ -368,3 +369,60 @@ def test_a_jigsaw_layout_is_grown_only_up_to_its_declared_size() -> None:
 def test_an_error_naming_input_with_a_newline_stays_one_line(capsys) -> None:
     code, _, err = _verify(capsys, "", "--family", "sudo\nku\x00")
     assert code == 2 and err.count("\n") == 1 and "sudo\\nku\\x00" in err
+
+
+# --- whole files: configs, policies, checkpoints ------------------------------------------------
+
+QUICKSTART = Path(__file__).resolve().parents[1] / "experiments" / "quickstart.toml"
+
+
+def _one_error(capsys, argv: list[str]) -> str:
+    code = main(argv)
+    err = capsys.readouterr().err.strip().splitlines()
+    assert code == 2 and len(err) == 1, err
+    return err[0]
+
+
+def test_a_utf16_config_is_named_as_utf16(tmp_path: Path, capsys) -> None:
+    cfg = tmp_path / "q16.toml"
+    cfg.write_bytes(QUICKSTART.read_text("utf-8").encode("utf-16"))
+    assert "UTF-16, not UTF-8" in _one_error(capsys, ["run", str(cfg), "--out", str(tmp_path)])
+
+
+def test_a_config_with_a_bom_reads_like_one_without(tmp_path: Path) -> None:
+    from puzzlekit.app.experiment import load_config
+
+    cfg = tmp_path / "bom.toml"
+    cfg.write_bytes(b"\xef\xbb\xbf" + QUICKSTART.read_bytes())
+    assert load_config(cfg).digest == load_config(QUICKSTART).digest
+
+
+def test_a_deeply_nested_toml_array_is_refused_before_parsing(tmp_path: Path, capsys) -> None:
+    cfg = tmp_path / "deep.toml"
+    cfg.write_text("x = " + "[" * 5000 + "]" * 5000 + "\n")
+    assert "nested deeper than" in _one_error(capsys, ["run", str(cfg), "--out", str(tmp_path)])
+
+
+def test_an_override_beyond_canonical_json_is_a_config_error(tmp_path: Path, capsys) -> None:
+    argv = ["run", str(QUICKSTART), "--set", "seed=18446744073709551616", "--out", str(tmp_path)]
+    assert "seed: an integer beyond" in _one_error(capsys, argv)
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["run", "/dev/zero"],
+        ["decide", "--policy", "/dev/zero", "--request", "/dev/zero"],
+        ["ledger", "verify", "LEDGER", "--checkpoint", "/dev/zero"],
+    ],
+)
+def test_an_endless_file_is_refused_at_its_bound_not_read_into_memory(
+    argv: list[str], tmp_path: Path, capsys, monkeypatch
+) -> None:
+    monkeypatch.setattr(reading, "MAX_FILE_BYTES", 1 << 20)
+    argv = [str(tmp_path / "l.db") if a == "LEDGER" else a for a in argv]
+    if "ledger" in argv:
+        from puzzlekit.audit.ledger import Ledger
+
+        Ledger(argv[2]).close()
+    assert "larger than" in _one_error(capsys, [*argv])

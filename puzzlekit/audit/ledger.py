@@ -40,13 +40,15 @@ from typing import Any
 import rfc8785
 
 from puzzlekit.core.jsondata import plain
-from puzzlekit.core.reading import MAX_DEPTH, ReadError, faults, loads, parse_json
+from puzzlekit.core.reading import MAX_DEPTH, ReadError, faults, load_json_file, parse_json
 
 FORMAT_VERSION = 1
 GENESIS = "sha256:" + "0" * 64
 CHECKPOINT_FORMAT = "puzzlekit-ledger-checkpoint"
 _HASH_RE = re.compile(r"^sha256:[0-9a-f]{64}$")
 _MAX_SAFE_INT = 2**53 - 1
+#: a checkpoint is a few hundred bytes; a file far larger is not one (``/dev/zero`` included)
+MAX_CHECKPOINT_BYTES = 1024 * 1024
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS ledger_entries (
@@ -236,9 +238,8 @@ def write_checkpoint(path: str | os.PathLike[str], checkpoint: Checkpoint, **ext
 
 def read_checkpoint(path: str | os.PathLike[str]) -> Checkpoint:
     """Read a checkpoint file; raises ``OSError`` or ``ValueError`` saying what is wrong."""
-    text = Path(path).read_bytes()
     try:
-        obj = loads(text)
+        obj = load_json_file(path, MAX_CHECKPOINT_BYTES)
     except ReadError as exc:
         raise ValueError(f"{path}: {exc.detail}") from None
     try:

@@ -14,8 +14,13 @@ fault of a parsed value without raising, so :mod:`puzzlekit.core.model` can turn
 ``INVALID_SPEC`` violations with the clue's coordinate. :func:`parse_json` leaves an
 :class:`Unreadable` leaf where a number cannot be held, so the fault is reported at its path.
 
-Not for: what a family or the kernel accepts (their schemas say that); opening files (the
-callers do, and pass binary streams to :func:`iter_lines`).
+Files that are read whole (configs, policies, requests, checkpoints, run-directory files) come
+through :func:`read_file_bytes`, :func:`read_file_text`, :func:`load_json_file` and
+:func:`load_toml_file`: size bounded (``/dev/zero`` is refused after :data:`MAX_FILE_BYTES`, not
+read into memory), UTF-8 with a leading byte-order mark skipped, then the bounds above.
+
+Not for: what a family or the kernel accepts (their schemas say that); streams of puzzles (the
+callers open them and pass binary streams to :func:`iter_lines`).
 """
 
 from __future__ import annotations
@@ -35,6 +40,8 @@ MAX_SAFE_INT = 2**53 - 1
 MAX_LINE_BYTES = 4 * 1024 * 1024
 #: a whole JSON document spread over several lines (a pretty-printed instance or array)
 MAX_DOCUMENT_BYTES = 64 * 1024 * 1024
+#: a file read whole (a config, a policy, a checkpoint, a manifest) at most this many bytes
+MAX_FILE_BYTES = 64 * 1024 * 1024
 #: digits read by :func:`ascii_int` at most (larger numbers are never a size, value or sum)
 MAX_DIGITS = 15
 
@@ -240,6 +247,63 @@ def check(value: Any, field: str = "$") -> Any:
 def loads(text: str | bytes, field: str = "$") -> Any:
     """:func:`parse_json` then :func:`check`: plain JSON data, or :class:`ReadError`."""
     return check(parse_json(text, field), field)
+
+
+# --- whole files -------------------------------------------------------------------------------
+
+
+def read_file_bytes(path: Any, limit: int | None = None) -> bytes:
+    """The bytes of the file at ``path``, at most ``limit`` (default :data:`MAX_FILE_BYTES`);
+    :class:`ReadError` when it holds more (an endless device included) and ``OSError`` when it
+    cannot be opened (callers name the file)."""
+    limit = limit or MAX_FILE_BYTES
+    with open(path, "rb") as fh:
+        data = fh.read(limit + 1)
+    if len(data) > limit:
+        raise ReadError("$", f"larger than {limit} bytes")
+    return data
+
+
+def read_file_text(path: Any, limit: int | None = None) -> str:
+    """:func:`read_file_bytes` decoded as UTF-8 (a leading byte-order mark skipped); a file in
+    another encoding (UTF-16, Latin-1) is :class:`ReadError` naming the first bad byte."""
+    data = read_file_bytes(path, limit)
+    if data.startswith(b"\xff\xfe") or data.startswith(b"\xfe\xff"):
+        raise ReadError("$", "UTF-16, not UTF-8 (save the file as UTF-8)")
+    try:
+        text = data.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        raise ReadError("$", f"not UTF-8 (byte {exc.start})") from None
+    if not valid_unicode(text):
+        raise ReadError("$", "a lone surrogate (not valid Unicode)")
+    return text
+
+
+def load_json_file(path: Any, limit: int | None = None) -> Any:
+    """The JSON document in the file at ``path``, read through :func:`loads`."""
+    return loads(read_file_text(path, limit))
+
+
+def load_toml_file(path: Any, limit: int | None = None) -> dict[str, Any]:
+    """The TOML document in the file at ``path``: size, encoding and nesting bounded, its
+    integers within ±(2**53 - 1); :class:`ReadError` otherwise (``field`` a key path)."""
+    return loads_toml(read_file_text(path, limit))
+
+
+def loads_toml(text: str) -> dict[str, Any]:
+    """``text`` parsed as TOML, nesting bounded before the parser recurses, then checked like
+    JSON data (see :func:`check`; TOML dates and times are refused: no config needs one)."""
+    import tomllib
+
+    if nesting_depth(text) > MAX_DEPTH:
+        raise ReadError("$", f"nested deeper than {MAX_DEPTH} levels")
+    try:
+        data = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        raise ReadError("$", f"not TOML: {exc}") from None
+    except RecursionError:
+        raise ReadError("$", f"nested deeper than {MAX_DEPTH} levels") from None
+    return check(data)
 
 
 # --- text formats ----------------------------------------------------------------------------

@@ -26,7 +26,7 @@ from typing import Any
 
 from puzzlekit.core.jsondata import frozen
 from puzzlekit.core.plugins import Registry
-from puzzlekit.core.reading import loads
+from puzzlekit.core.reading import load_json_file
 
 Oracle = Callable[[Mapping[str, Any]], str]
 
@@ -108,7 +108,7 @@ def load_mcp_tools(
     DuplicateName for a tool name already registered (unless ``replace``).
     """
     if isinstance(source, str | Path):
-        data = loads(Path(source).read_bytes(), str(source))  # ReadError is a ValueError
+        data = load_json_file(source)  # ReadError is a ValueError
     else:
         data = source
     if isinstance(data, Mapping) and "result" in data:

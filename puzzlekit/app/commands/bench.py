@@ -25,15 +25,16 @@ def cmd_bench(args: argparse.Namespace) -> int:
     import tomllib
 
     from puzzlekit.app.studies import bench_fast, bench_verify
+    from puzzlekit.core.reading import ReadError, load_toml_file
 
     config = Path(args.config)
     if not config.is_file():
         raise UsageError(f"cannot read {args.config}: no such file")
     bench: Any = bench_verify
     try:
-        if tomllib.loads(config.read_text("utf-8")).get("study") == "bench_fast":
+        if load_toml_file(config).get("study") == "bench_fast":
             bench = bench_fast
-    except (tomllib.TOMLDecodeError, UnicodeDecodeError, OSError):
+    except (ReadError, OSError):
         pass  # reported below, by the run
     out = Path(args.out) if args.out else Path("runs") / config.stem
     try:

@@ -25,7 +25,7 @@ from puzzlekit.audit.kernel import (
     parse_datetime,
     schema_violations,
 )
-from puzzlekit.core.reading import ReadError, loads
+from puzzlekit.core.reading import ReadError, load_json_file
 
 FIXTURE_FILES = ("policy.json", "request.json", "expected-decision.json")
 
@@ -55,11 +55,9 @@ def _read_json(path: str | Path, what: str) -> Any:
     """The JSON document at ``path``, read through the reading boundary (UTF-8, bounded
     nesting, numbers canonical JSON can hold); UsageError (exit 2) naming what is wrong."""
     try:
-        data = Path(path).read_bytes()
+        return load_json_file(path)
     except OSError as exc:
         raise UsageError(f"cannot read {what} {path}: {exc.strerror or exc}") from None
-    try:
-        return loads(data)
     except ReadError as exc:
         where = "" if exc.field == "$" else f" at {exc.field}"
         raise UsageError(f"{what} {path}{where}: {exc.detail}") from None
@@ -116,7 +114,7 @@ def check_fixture(directory: Path) -> list[str]:
     for name in FIXTURE_FILES:
         path = directory / name
         try:
-            docs[name] = loads(path.read_bytes())
+            docs[name] = load_json_file(path)
         except OSError:
             problems.append(f"{name} is missing or unreadable")
         except ReadError as exc:

@@ -8,11 +8,11 @@ from __future__ import annotations
 
 import argparse
 import sys
-import tomllib
 from pathlib import Path
 
 from puzzlekit.app.cli import UsageError
 from puzzlekit.app.progress import add_quiet
+from puzzlekit.core.reading import ReadError, load_toml_file
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -48,9 +48,9 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 def _is_bench(path: Path) -> bool:
     try:
-        raw = tomllib.loads(path.read_text(encoding="utf-8"))
-    except (OSError, tomllib.TOMLDecodeError):
-        return False
+        raw = load_toml_file(path)
+    except (OSError, ReadError):
+        return False  # reported by the run
     return "sets" in raw and "strategies" not in raw
 
 

@@ -3,8 +3,9 @@
 A config (``experiments/*.toml``) names schemas, strategies with their clue counts ``k``, filter
 verifiers, one holdout verifier, a budget, the number of trials and the seed, and declares in a
 ``[preregistration]`` table the hypotheses and the metrics the run will report.
-:func:`load_config` reads it with :mod:`tomllib` and rejects unknown keys (naming the closest
-valid one), wrong types and unusable values with the key's path (``strategies[1].clues[0]``)
+:func:`load_config` reads it through the reading boundary (size, encoding, nesting and integers
+bounded) and rejects unknown keys (naming the closest valid one), wrong types and unusable
+values with the key's path (``strategies[1].clues[0]``)
 before anything runs, every problem at once: the structure is checked against the shipped JSON
 Schema (:mod:`~puzzlekit.app.experiment.config_schema`), then each schema, strategy and verifier
 against its registry (names of :data:`puzzlekit.generators.STRATEGIES` and of the verifier
@@ -16,7 +17,6 @@ Not for: running or splitting into tasks (:mod:`~puzzlekit.app.experiment.runner
 
 from __future__ import annotations
 
-import tomllib
 from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass
 from pathlib import Path
@@ -29,6 +29,7 @@ from puzzlekit.app.experiment.config_schema import type_name as _type_name
 from puzzlekit.app.experiment.hypotheses import Hypothesis, read_hypothesis
 from puzzlekit.core.jsondata import plain
 from puzzlekit.core.model import canonical_json, sha256_digest
+from puzzlekit.core.reading import ReadError, check, load_toml_file
 
 EXECUTORS = ("local", "dask", "serial")
 METRICS = {
@@ -488,13 +489,15 @@ def load_config(path: str | Path, overrides: Sequence[str] = ()) -> ExperimentCo
 
     p = Path(path)
     try:
-        raw = tomllib.loads(p.read_text(encoding="utf-8"))
+        raw = load_toml_file(p)
     except OSError as exc:
-        raise ConfigError("", f"cannot read: {exc.strerror}", str(p)) from None
-    except tomllib.TOMLDecodeError as exc:
-        raise ConfigError("", f"not TOML: {exc}", str(p)) from None
+        raise ConfigError("", f"cannot read: {exc.strerror or exc}", str(p)) from None
+    except ReadError as exc:
+        raise ConfigError("" if exc.field == "$" else exc.field, exc.detail, str(p)) from None
     try:
-        raw = apply_overrides(raw, overrides)
+        raw = check(apply_overrides(raw, overrides))
+    except ReadError as exc:  # an override beyond what canonical JSON holds (--set seed=2**64)
+        raise ConfigError(exc.field, exc.detail, str(p)) from None
     except ValueError as exc:
         raise ConfigError("", str(exc), str(p)) from None
     return parse_config(raw, str(p))
