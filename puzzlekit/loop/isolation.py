@@ -16,7 +16,9 @@ frames, scan ``gc`` or read module globals), so the two sides live in different 
 One loop process per judging process (and thread), started on first use and reused by every
 loop after, whatever the spec: a fresh Python with numpy and python-sat costs hundreds of
 milliseconds. It is started with :mod:`subprocess`, not :mod:`multiprocessing`, so daemonic
-executor workers (Dask's) may start it too; it exits when its pipe closes (its parent ended).
+executor workers (Dask's) may start it too; it exits when its pipe closes, and follows its parent
+(:mod:`puzzlekit.core.lifeline`): a SIGKILL of the judging process mid-loop leaves no loop
+process behind.
 Loop ``i`` runs the same :func:`~puzzlekit.loop.driver.run_loop` with the same seed as it would
 in one process, so one seed gives one output.
 
@@ -215,17 +217,15 @@ def _handle(loops: _Loops, request: Mapping[str, Any]) -> dict[str, Any]:
     raise LoopWorkerError(f"unknown request {op!r}")
 
 
-def serve(read_fd: int, write_fd: int) -> None:
-    """The loop process's main: answer requests (JSON) until the pipe closes. Ctrl-C is the
-    judging process's to handle: this process leaves the terminal's process group and ignores
-    SIGINT, and ends quietly when its pipe closes or breaks."""
-    import signal
+def serve(read_fd: int, write_fd: int, parent: int = 0, main_thread: bool = False) -> None:
+    """The loop process's main: answer requests (JSON) until the pipe closes. It follows the
+    judging process ``parent`` (:func:`~puzzlekit.core.lifeline.follow_parent`): it ends when
+    that process is gone, even in the middle of a loop that reads no pipe, leaves the terminal's
+    process group and ignores SIGINT (Ctrl-C is the judging process's to handle), and ends
+    quietly when its pipe closes or breaks."""
+    from puzzlekit.core.lifeline import ParentToken, follow_parent
 
-    try:
-        os.setpgrp()
-    except OSError:  # already a group leader: keep the group it has
-        pass
-    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    follow_parent(ParentToken(parent or os.getppid(), main_thread))
     inbox = Connection(read_fd, writable=False)
     outbox = Connection(write_fd, readable=False)
     loops = _Loops()
@@ -246,7 +246,7 @@ def serve(read_fd: int, write_fd: int) -> None:
 
 _BOOT = (
     "import sys; from puzzlekit.loop.isolation import serve; "
-    "serve(int(sys.argv[1]), int(sys.argv[2]))"
+    "serve(int(sys.argv[1]), int(sys.argv[2]), int(sys.argv[3]), sys.argv[4] == '1')"
 )
 
 
@@ -261,14 +261,19 @@ class LoopWorker:
     """The judging process's handle on its loop process (see the module docstring)."""
 
     def __init__(self) -> None:
+        from puzzlekit.core.lifeline import parent_token, sigint_ignored
+
         down_r, down_w = os.pipe()
         up_r, up_w = os.pipe()
-        self._proc = subprocess.Popen(
-            [sys.executable, "-c", _BOOT, str(down_r), str(up_w)],
-            pass_fds=(down_r, up_w),
-            stdin=subprocess.DEVNULL,
-            stdout=_stderr_fd(),  # a plugin's prints never mix into this process's output
-        )
+        token = parent_token()
+        argv = [str(down_r), str(up_w), str(token.pid), "1" if token.main_thread else "0"]
+        with sigint_ignored():
+            self._proc = subprocess.Popen(
+                [sys.executable, "-c", _BOOT, *argv],
+                pass_fds=(down_r, up_w),
+                stdin=subprocess.DEVNULL,
+                stdout=_stderr_fd(),  # a plugin's prints never mix into this process's output
+            )
         os.close(down_r)
         os.close(up_w)
         self._out = Connection(down_w, readable=False)
