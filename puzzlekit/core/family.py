@@ -212,6 +212,12 @@ class Family:
         (cages, regions) override it to grow a random layout."""
         return pick_in_order(self.clues_from_solution(schema, solution), k, rng)
 
+    def least_k(self, schema: Schema) -> int:
+        """The fewest clues :meth:`initial_clues` can start a puzzle with: a ``k`` below it is
+        raised to at least it (the experiment runner says so on stderr and in the manifest's
+        ``kRaised``). Default: 0, every ``k`` is honoured."""
+        return 0
+
     def repair_moves(
         self,
         schema: Schema,
