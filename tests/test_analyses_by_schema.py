@@ -1,0 +1,136 @@
+"""Analyses that never pool what differs: hypotheses limited to one schema or k, arm names
+checked against the config before the first trial, a family that raises k says so, and report
+figures drawn per schema (and per k), with words where a panel has nothing to draw."""
+
+from __future__ import annotations
+
+import json
+import tomllib
+from pathlib import Path
+
+import pandas as pd
+import pytest
+
+from puzzlekit.app.experiment import ConfigError, parse_config
+
+ROOT = Path(__file__).resolve().parent.parent
+TWO = ROOT / "experiments" / "two_families.toml"
+
+
+def two_raw() -> dict:
+    return tomllib.loads(TWO.read_text())
+
+
+def test_every_unknown_arm_schema_and_k_is_reported_at_once_with_the_closest_name():
+    raw = two_raw()
+    h = raw["preregistration"]["hypotheses"]
+    h[0]["arms"] = ["kenken4/adaptive", "blnd"]
+    h[1]["arms"] = ["filter=sta"]
+    h[2]["schema"], h[2]["k"] = "nonogram4x6", 4
+    with pytest.raises(ConfigError) as err:
+        parse_config(raw)
+    lines = str(err.value).splitlines()
+    assert lines == [
+        "preregistration.hypotheses[0].arms[0]: arm 'kenken4/adaptive' names no strategy or "
+        "filter; did you mean 'adaptive' with schema = 'kenken4'?",
+        "preregistration.hypotheses[0].arms[1]: arm 'blnd' names no strategy or filter; "
+        "did you mean 'blind'?",
+        "preregistration.hypotheses[1].arms[0]: no filter 'sta' in the config; "
+        "did you mean 'filter=sat'?",
+        "preregistration.hypotheses[2].schema: no schema 'nonogram4x6'; "
+        "did you mean 'nonogram4x5'?",
+        "preregistration.hypotheses[2].k: no strategy has k = 4; valid: 3, 6",
+    ]
+
+
+def test_a_bad_arm_stops_the_run_before_the_first_trial(tmp_path, capsys):
+    from puzzlekit.app.cli import main
+
+    text = TWO.read_text().replace(
+        'arms = ["adaptive", "blind"]', 'arms = ["kenken5/adaptive", "blind"]'
+    )
+    config = tmp_path / "bad.toml"
+    config.write_text(text)
+    code = main(["run", str(config), "--out", str(tmp_path / "run")])
+    assert code == 2 and not (tmp_path / "run").exists()
+    assert "arms[0]: arm 'kenken5/adaptive' names no strategy or filter" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize(
+    ("key", "value"), [("schema", 3), ("schema", ""), ("k", -1), ("k", "3"), ("k", True)]
+)
+def test_a_malformed_schema_or_k_key_names_itself(key, value):
+    raw = two_raw()
+    raw["preregistration"]["hypotheses"][0][key] = value
+    with pytest.raises(ConfigError) as err:
+        parse_config(raw)
+    assert err.value.path == f"preregistration.hypotheses[0].{key}"
+
+
+def test_the_config_schema_describes_every_hypothesis_key():
+    from puzzlekit.app.experiment.config_schema import config_schema
+    from puzzlekit.app.experiment.hypotheses import KEYS
+
+    pre = config_schema()["properties"]["preregistration"]["properties"]
+    props = pre["hypotheses"]["items"]["properties"]
+    assert sorted(props) == sorted(KEYS)
+    assert all(p.get("description") for p in props.values())
+
+
+def test_schema_and_k_limit_a_hypothesis_rows():
+    from puzzlekit.app.plots.hypotheses import judge_all
+
+    puzzles = pd.DataFrame(
+        {
+            "schema": ["x"] * 20 + ["y"] * 20,
+            "strategy": (["a"] * 10 + ["b"] * 10) * 2,
+            "k": ([3] * 5 + [6] * 5) * 4,
+            "filter": ["sat"] * 40,
+            "status": ["accepted"] * 40,
+            # a beats b on schema x, loses on y: pooled, the two cancel out
+            "filterCalls": [1] * 10 + [9] * 10 + [9] * 10 + [1] * 10,
+            "clueCount": [20] * 40,
+            "holdoutVerdict": ["UNIQUE"] * 40,
+            "holdoutRejected": [False] * 40,
+        }
+    )
+    less = {"metric": "calls_per_accept_mean", "arms": ["a", "b"], "direction": "less"}
+    hyps = [less, {**less, "schema": "x"}, {**less, "schema": "y"}, {**less, "schema": "x", "k": 3}]
+    manifest = {"config": {"seed": 1}, "preregistration": {"hypotheses": hyps}}
+    judged = judge_all(manifest, puzzles)
+    assert [j.outcome for j in judged] == ["inconclusive", "held", "not held", "held"]
+    assert [j.sizes for j in judged] == [(20, 20), (10, 10), (10, 10), (5, 5)]
+    assert judged[0].statistic == 0.0 and judged[1].statistic == -8.0
+
+
+def test_schema_and_k_keep_a_config_digest_when_absent_and_change_it_when_set():
+    base = parse_config(two_raw())
+    raw = two_raw()
+    raw["preregistration"]["hypotheses"][1]["k"] = 6
+    assert parse_config(raw).digest != base.digest
+    obj = base.to_json_obj()["preregistration"]["hypotheses"]
+    assert obj[0]["schema"] == "kenken4" and "k" not in obj[0] and "schema" not in obj[1]
+
+
+def test_a_family_that_raises_k_says_so_on_stderr_and_in_the_manifest(tmp_path, capsys):
+    from puzzlekit.app.experiment import run_experiment
+    from puzzlekit.families import get_family
+
+    kenken = get_family("kenken")
+    assert kenken.least_k(kenken.schema({"size": 5})) == 7  # 25 cells, cages of at most 4
+    assert get_family("sudoku").least_k(get_family("sudoku").schema({"size": 4})) == 0
+    config = parse_config({**two_raw(), "trials": 1, "batch": 1})
+    run = run_experiment(config, tmp_path / "run", executor="serial", quiet=True, report=False)
+    err = capsys.readouterr().err
+    assert (
+        "puzzlekit: kenken4: strategy blind asks for k = 3; the family starts no puzzle with "
+        "fewer than 4 clues, so k is raised to at least 4"
+    ) in err
+    raised = json.loads((run / "manifest.json").read_text())["kRaised"]
+    assert raised == [
+        {"schema": "kenken4", "strategy": "blind", "k": 3, "least": 4},
+        {"schema": "kenken4", "strategy": "adaptive", "k": 3, "least": 4},
+    ]
+    puzzles = pd.read_parquet(run / "puzzles.parquet")
+    kenken_k3 = puzzles[(puzzles["schema"] == "kenken4") & (puzzles["k"] == 3)]
+    assert (kenken_k3["startClues"] >= 4).all()
