@@ -24,22 +24,21 @@ def two_raw() -> dict:
 def test_every_unknown_arm_schema_and_k_is_reported_at_once_with_the_closest_name():
     raw = two_raw()
     h = raw["preregistration"]["hypotheses"]
-    h[0]["arms"] = ["kenken4/adaptive", "blnd"]
+    h[0]["arms"] = ["kenken5/adaptive", "blnd"]
     h[1]["arms"] = ["filter=sta"]
-    h[2]["schema"], h[2]["k"] = "nonogram4x6", 4
+    h[2]["schema"], h[2]["k"] = "sudoku6", 4
     with pytest.raises(ConfigError) as err:
         parse_config(raw)
     lines = str(err.value).splitlines()
     assert lines == [
-        "preregistration.hypotheses[0].arms[0]: arm 'kenken4/adaptive' names no strategy or "
-        "filter; did you mean 'adaptive' with schema = 'kenken4'?",
+        "preregistration.hypotheses[0].arms[0]: arm 'kenken5/adaptive' names no strategy or "
+        "filter; did you mean 'adaptive' with schema = 'kenken5'?",
         "preregistration.hypotheses[0].arms[1]: arm 'blnd' names no strategy or filter; "
         "did you mean 'blind'?",
         "preregistration.hypotheses[1].arms[0]: no filter 'sta' in the config; "
         "did you mean 'filter=sat'?",
-        "preregistration.hypotheses[2].schema: no schema 'nonogram4x6'; "
-        "did you mean 'nonogram4x5'?",
-        "preregistration.hypotheses[2].k: no strategy has k = 4; valid: 3, 6",
+        "preregistration.hypotheses[2].schema: no schema 'sudoku6'; did you mean 'sudoku4'?",
+        "preregistration.hypotheses[2].k: no strategy has k = 4; valid: 6, 8",
     ]
 
 
@@ -109,7 +108,7 @@ def test_schema_and_k_keep_a_config_digest_when_absent_and_change_it_when_set():
     raw["preregistration"]["hypotheses"][1]["k"] = 6
     assert parse_config(raw).digest != base.digest
     obj = base.to_json_obj()["preregistration"]["hypotheses"]
-    assert obj[0]["schema"] == "kenken4" and "k" not in obj[0] and "schema" not in obj[1]
+    assert obj[0]["schema"] == "kenken5" and "k" not in obj[0] and "schema" not in obj[1]
 
 
 def test_a_family_that_raises_k_says_so_on_stderr_and_in_the_manifest(tmp_path, capsys):
@@ -123,14 +122,14 @@ def test_a_family_that_raises_k_says_so_on_stderr_and_in_the_manifest(tmp_path, 
     run = run_experiment(config, tmp_path / "run", executor="serial", quiet=True, report=False)
     err = capsys.readouterr().err
     assert (
-        "puzzlekit: kenken4: strategy blind asks for k = 3; the family starts no puzzle with "
-        "fewer than 4 clues, so k is raised to at least 4"
+        "puzzlekit: kenken5: strategy blind asks for k = 6; the family starts no puzzle with "
+        "fewer than 7 clues, so k is raised to at least 7"
     ) in err
     raised = json.loads((run / "manifest.json").read_text())["kRaised"]
     assert raised == [
-        {"schema": "kenken4", "strategy": "blind", "k": 3, "least": 4},
-        {"schema": "kenken4", "strategy": "adaptive", "k": 3, "least": 4},
+        {"schema": "kenken5", "strategy": "blind", "k": 6, "least": 7},
+        {"schema": "kenken5", "strategy": "adaptive", "k": 6, "least": 7},
     ]
     puzzles = pd.read_parquet(run / "puzzles.parquet")
-    kenken_k3 = puzzles[(puzzles["schema"] == "kenken4") & (puzzles["k"] == 3)]
-    assert (kenken_k3["startClues"] >= 4).all()
+    kenken_k6 = puzzles[(puzzles["schema"] == "kenken5") & (puzzles["k"] == 6)]
+    assert len(kenken_k6) and (kenken_k6["startClues"] >= 7).all()
