@@ -133,3 +133,99 @@ def test_a_family_that_raises_k_says_so_on_stderr_and_in_the_manifest(tmp_path, 
     puzzles = pd.read_parquet(run / "puzzles.parquet")
     kenken_k6 = puzzles[(puzzles["schema"] == "kenken5") & (puzzles["k"] == 6)]
     assert len(kenken_k6) and (kenken_k6["startClues"] >= 7).all()
+
+
+# --- figures: one panel per schema, words where there is nothing to draw --------------------
+
+
+@pytest.fixture(scope="module")
+def two_run(tmp_path_factory) -> Path:
+    from puzzlekit.app.experiment import run_experiment
+
+    config = parse_config({**two_raw(), "trials": 2, "batch": 2})
+    out = tmp_path_factory.mktemp("two") / "run"
+    return run_experiment(config, out, executor="serial", quiet=True, report=False)
+
+
+def panel_titles(fig) -> list[str]:
+    return [ax.get_title() for ax in fig.axes if ax.get_visible() and ax.get_title()]
+
+
+def words(fig) -> list[str]:
+    return [t.get_text() for ax in fig.axes for t in ax.texts]
+
+
+def test_each_figure_draws_one_panel_per_schema_and_splits_arms_by_k(two_run, tmp_path):
+    from puzzlekit.app.plots import figures, load_run
+
+    attempts, puzzles, _ = load_run(two_run)
+    drawn = {
+        "cdf": figures.plot_calls_cdf(puzzles, tmp_path / "a.png"),
+        "scatter": figures.plot_calls_vs_clues(puzzles, tmp_path / "b.png"),
+        "cases": figures.plot_reject_cases(attempts, tmp_path / "c.png"),
+        "verdicts": figures.plot_verdict_matrix(puzzles, tmp_path / "d.png"),
+        "rates": figures.plot_holdout_reject_rate(puzzles, tmp_path / "e.png"),
+        "range": figures.plot_expressive_range(puzzles, tmp_path / "f.png"),
+    }
+    for name, fig in drawn.items():
+        titles = panel_titles(fig)
+        assert [t.split(":")[0] for t in titles] == ["kenken5", "sudoku4"], name
+    cdf = drawn["cdf"].axes[0]  # kenken5: blind has k 6 and 8, so each is its own line
+    lines = [t.get_text() for t in cdf.get_legend().get_texts()]
+    assert any(x.startswith("blind k=6/") for x in lines)
+    assert any(x.startswith("blind k=8/") for x in lines)
+    assert not any(x.startswith("blind/") for x in lines)
+
+
+def test_a_heatmap_without_holdout_rejects_says_so_instead_of_a_flat_grid(two_run, tmp_path):
+    from puzzlekit.app.plots import load_run, plot_coord_heatmap
+
+    attempts, puzzles, manifest = load_run(two_run)
+    none_rejected = puzzles.assign(holdoutRejected=False)
+    fig = plot_coord_heatmap(attempts, none_rejected, tmp_path / "h.png")
+    assert words(fig).count("no holdout rejects in this run") == 2  # one per schema
+    holdout_panels = [ax for ax in fig.axes if "holdout rejects" in ax.get_title()]
+    assert len(holdout_panels) == 2 and not any(ax.images for ax in holdout_panels)
+    assert not any(ax.axison for ax in holdout_panels)
+    # with rejects the sudoku panel is a grid of the schema's size
+    fig = plot_coord_heatmap(attempts, puzzles, tmp_path / "h2.png", {"sudoku4": (4, 4)})
+    sudoku = [ax for ax in fig.axes if ax.get_title().startswith("sudoku4: holdout")]
+    assert sudoku[0].images and sudoku[0].images[0].get_array().shape == (4, 4)
+
+
+def test_one_bar_reject_case_and_settlement_charts_say_so_in_words(two_run, tmp_path):
+    from puzzlekit.app.plots import load_run, plot_reject_cases, plot_settlement
+
+    attempts, puzzles, _ = load_run(two_run)
+    arm = (attempts["schema"] == "sudoku4") & (attempts["strategy"] == "adaptive")
+    one = attempts[arm & (attempts["filter"] == "sat")]
+    one = one[(one["side"] == "holdout") | (one["rejectCase"] == "MULTIPLE")]
+    fig = plot_reject_cases(one, tmp_path / "c.png")
+    n = int(((one["side"] == "filter") & one["rejectCase"].notna()).sum())
+    assert n and words(fig) == [f"every filter reject of adaptive is MULTIPLE ({n} rejects)"]
+    rows = puzzles[(puzzles["schema"] == "kenken5") & (puzzles["filter"] == "sat")]
+    fig = plot_settlement(rows, tmp_path / "s.png")
+    said = words(fig)
+    assert f"escalation targets: every loop of every arm is none ({len(rows)})" in said
+    assert not any(ax.patches for ax in fig.axes if ax.get_title().endswith("escalation targets"))
+
+
+def test_report_figure_format_writes_and_links_each_figure_in_it(two_run, capsys):
+    from puzzlekit.app.cli import main
+    from puzzlekit.app.commands.run import FIGURE_FORMATS
+    from puzzlekit.app.plots import FIGURES
+    from puzzlekit.app.plots.panels import FIGURE_FORMATS as DRAWN
+
+    assert FIGURE_FORMATS == DRAWN
+    assert main(["report", str(two_run), "--figure-format", "svg"]) == 0
+    out = two_run / "report"
+    text = (out / "report.md").read_text()
+    for name in FIGURES:
+        svg = Path(name).with_suffix(".svg").name
+        assert (out / svg).read_text().lstrip().startswith("<?xml")
+        assert f"]({svg})" in text and f"]({name})" not in text
+    assert main(["report", str(two_run), "--figure-format", "pdf"]) == 0
+    assert (out / "calls_cdf.pdf").read_bytes().startswith(b"%PDF")
+    capsys.readouterr()
+    assert main(["report", str(two_run), "--figure-format", "gif"]) == 2
+    assert "--figure-format: invalid choice: 'gif'" in capsys.readouterr().err

@@ -7,9 +7,10 @@ vs forced cells of accepted puzzles (expressive range), escalation targets and k
 (:data:`GRADE_FIGURE`, one panel per schema, the level axis labelled by the family's
 techniques).
 
-Figures are :class:`matplotlib.figure.Figure` objects with constrained layout, saved with a
-tight bounding box, and never go through pyplot: importing this module selects no backend, so a
-notebook keeps drawing inline.
+Figures are :class:`matplotlib.figure.Figure` objects with constrained layout, one panel per
+schema (:mod:`~puzzlekit.app.plots.panels`), saved with a tight bounding box (each ``plot_*``
+returns the figure it saved), and never go through pyplot: importing this module selects no
+backend, so a notebook keeps drawing inline.
 
 Not for: the tables (:mod:`puzzlekit.app.plots.tables`) or the Markdown
 (:mod:`puzzlekit.app.plots.report`).
@@ -55,7 +56,7 @@ def _subplots(*args: Any, figsize: tuple[float, float] | None = None, **kwargs: 
 CALL_TICKS = (0, 1, 2, 5, 10, 20, 50, 100, 200, 500, 1000, 2000, 5000, 10000, 20000, 50000)
 
 
-def plot_calls_vs_clues(puzzles: pd.DataFrame, path: Path) -> None:
+def plot_calls_vs_clues(puzzles: pd.DataFrame, path: Path) -> Figure:
     """Accepted puzzles: final clue count × filter calls, one panel per schema."""
     acc = puzzles[puzzles["status"] == "accepted"]
     groups = by_schema(acc)
@@ -75,6 +76,7 @@ def plot_calls_vs_clues(puzzles: pd.DataFrame, path: Path) -> None:
         ax.set_yscale("log")
         ax.legend(fontsize=7)
     fig.savefig(path, dpi=100, bbox_inches="tight")
+    return fig
 
 
 def _one_bar(table: pd.DataFrame) -> tuple[str, str] | None:
@@ -86,7 +88,7 @@ def _one_bar(table: pd.DataFrame) -> tuple[str, str] | None:
     return (str(table.index[0]) if len(table) == 1 else "every arm"), str(nonzero[0])
 
 
-def plot_reject_cases(attempts: pd.DataFrame, path: Path) -> None:
+def plot_reject_cases(attempts: pd.DataFrame, path: Path) -> Figure:
     """Share of each reject case among the filter's rejects, per arm, one panel per schema."""
     rej = attempts[(attempts["side"] == "filter") & attempts["rejectCase"].notna()]
     groups = by_schema(rej)
@@ -111,9 +113,10 @@ def plot_reject_cases(attempts: pd.DataFrame, path: Path) -> None:
         ax.legend(fontsize=7)
         ax.tick_params(axis="x", labelsize=7, rotation=20)
     fig.savefig(path, dpi=100, bbox_inches="tight")
+    return fig
 
 
-def plot_calls_cdf(puzzles: pd.DataFrame, path: Path) -> None:
+def plot_calls_cdf(puzzles: pd.DataFrame, path: Path) -> Figure:
     """Share of trials accepted within n filter calls, one panel per schema, one step line per
     arm (strategy, × k where the schema's arms differ in k, × filter where there are several).
 
@@ -142,9 +145,10 @@ def plot_calls_cdf(puzzles: pd.DataFrame, path: Path) -> None:
         ax.set_ylabel("share of trials accepted")
         ax.legend(fontsize=7)
     fig.savefig(path, dpi=100, bbox_inches="tight")
+    return fig
 
 
-def plot_verdict_matrix(puzzles: pd.DataFrame, path: Path) -> None:
+def plot_verdict_matrix(puzzles: pd.DataFrame, path: Path) -> Figure:
     """Filter-accepted puzzles by arm × holdout verdict, one panel per schema."""
     groups = by_schema(puzzles)
     height = 0.9 + 0.45 * max([2] + [len(g.groupby(arm_keys(g))) for _, g in groups if len(g)])
@@ -167,9 +171,10 @@ def plot_verdict_matrix(puzzles: pd.DataFrame, path: Path) -> None:
                 ax.text(j, i, str(table.iat[i, j]), ha="center", va="center", fontsize=8)
         ax.set_xlabel("holdout verdict")
     fig.savefig(path, dpi=100, bbox_inches="tight")
+    return fig
 
 
-def plot_holdout_reject_rate(puzzles: pd.DataFrame, path: Path) -> None:
+def plot_holdout_reject_rate(puzzles: pd.DataFrame, path: Path) -> Figure:
     """The holdout's reject rate of filter-accepted puzzles, arm × filter, one panel per schema."""
     acc = puzzles[(puzzles["status"] == "accepted") & puzzles["holdoutVerdict"].notna()]
     groups = by_schema(acc)
@@ -191,6 +196,7 @@ def plot_holdout_reject_rate(puzzles: pd.DataFrame, path: Path) -> None:
                     ax.text(j, i, f"{v:.2f}", ha="center", va="center", fontsize=8)
         fig.colorbar(im, ax=ax)
     fig.savefig(path, dpi=100, bbox_inches="tight")
+    return fig
 
 
 def _grid_counts(coords: list[Any], shape: tuple[int, int] | None = None) -> np.ndarray | None:
@@ -221,7 +227,7 @@ def plot_coord_heatmap(
     puzzles: pd.DataFrame,
     path: Path,
     shapes: dict[str, tuple[int, int]] | None = None,
-) -> None:
+) -> Figure:
     """One row of panels per schema (each sized from its schema): the filter rejects' top
     coordinates, every gap cell of the filter's MULTIPLE rejects, the holdout rejects' coords."""
     coords_of = reject_coords_by_schema(attempts, puzzles)
@@ -247,9 +253,10 @@ def plot_coord_heatmap(
             fig.colorbar(im, ax=ax, shrink=0.8)
     fig.suptitle("Coordinates named in rejects, per schema")
     fig.savefig(path, dpi=100, bbox_inches="tight")
+    return fig
 
 
-def plot_expressive_range(puzzles: pd.DataFrame, path: Path) -> None:
+def plot_expressive_range(puzzles: pd.DataFrame, path: Path) -> Figure:
     """Accepted puzzles: clue count × cells still forced with one (seeded) clue removed, one
     panel per schema."""
     acc = puzzles[(puzzles["status"] == "accepted")]
@@ -274,6 +281,7 @@ def plot_expressive_range(puzzles: pd.DataFrame, path: Path) -> None:
         ax.set_xlabel("clue count of the accepted puzzle")
         ax.set_ylabel("cells forced after removing one clue")
     fig.savefig(path, dpi=100, bbox_inches="tight")
+    return fig
 
 
 def _level_labels(grp: pd.DataFrame, scale: Scale | None) -> dict[int, str]:
@@ -337,7 +345,7 @@ def plot_grade_range(
 _SETTLED = (("escalationTarget", "escalation targets"), ("kernelOutcome", "kernel outcomes"))
 
 
-def plot_settlement(puzzles: pd.DataFrame, path: Path) -> None:
+def plot_settlement(puzzles: pd.DataFrame, path: Path) -> Figure:
     """Escalation targets and kernel outcomes per arm: one row of two panels per schema."""
     groups = by_schema(puzzles)
     fig, axes = _subplots(len(groups), 2, figsize=(10, 3.6 * len(groups)), squeeze=False)
@@ -367,6 +375,7 @@ def plot_settlement(puzzles: pd.DataFrame, path: Path) -> None:
             ax.tick_params(axis="y", labelsize=7)
             ax.legend(fontsize=7)
     fig.savefig(path, dpi=100, bbox_inches="tight")
+    return fig
 
 
 FIGURES = {
