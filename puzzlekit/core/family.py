@@ -75,9 +75,9 @@ class Family:
     (:meth:`parse_text`, :meth:`format_text`), renderings (:meth:`render_ascii`,
     :meth:`render_mpl`, :meth:`mark_center`), duplicate detection (:meth:`place_of`,
     :meth:`validate_clues`), generation (:meth:`sample_solution`, :meth:`initial_clues`,
-    :meth:`least_k`, :meth:`repair_moves`), golden corpora (:meth:`schema_id`, :meth:`golden_instances`,
-    :attr:`golden_verifier`), the backend (:attr:`default_verifier`) and the schema listing
-    (:attr:`listed_params`, :meth:`describe`).
+    :meth:`least_k`, :meth:`repair_moves`), golden corpora (:meth:`schema_id`,
+    :meth:`golden_instances`, :attr:`golden_verifier`), the backend (:attr:`default_verifier`)
+    and the schema listing (:attr:`listed_params`, :meth:`describe`).
 
     Methods that read input (:meth:`normalize_params`, :meth:`clue_constraints`,
     :meth:`parse_text`) raise :class:`~puzzlekit.core.model.SpecError` with violations, never
