@@ -2,7 +2,8 @@
 statistic and a seeded bootstrap interval, computed from ``puzzles.parquet``.
 
 Each checkable hypothesis (:mod:`puzzlekit.app.experiment.hypotheses`) names a metric, one or
-two arms, a direction and a test. The statistic is metric(first arm) − metric(second arm), or
+two arms, a direction and a test, and optionally a ``schema`` and a ``k`` that limit every arm's
+rows (:func:`limited_rows`). The statistic is metric(first arm) − metric(second arm), or
 metric(arm) − ``value``; its (1 − alpha) percentile bootstrap interval resamples each arm's rows
 independently (:data:`BOOTSTRAP` draws, numpy generator seeded from the run's seed and the
 hypothesis' position, so one run gives one report). Decision:
