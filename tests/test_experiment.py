@@ -53,6 +53,8 @@ def test_a_config_names_any_registered_strategy_and_an_unknown_one_is_refused_wi
 
     raw = smoke_raw()
     raw["strategies"] = [{"name": "test-blind-twin", "clues": [5]}]
+    hypotheses = raw["preregistration"]["hypotheses"]  # those naming no strategy
+    raw["preregistration"]["hypotheses"] = [h for h in hypotheses if h["id"] != "H1"]
     with pytest.raises(ConfigError) as err:
         parse_config(raw)
     assert err.value.path == "strategies[0].name"

@@ -38,6 +38,8 @@ def tiny_raw(**overrides) -> dict:
         strategies=[{"name": "blind", "clues": [3, 5]}, {"name": "adaptive", "clues": [3]}],
         filters=[{"verifier": "sat"}],
     )
+    hypotheses = raw["preregistration"]["hypotheses"]  # the faulty filter's is gone with it
+    raw["preregistration"]["hypotheses"] = [h for h in hypotheses if h["arms"] != ["faulty-box"]]
     raw.update(overrides)
     return raw
 

@@ -98,6 +98,8 @@ def adversary_config():
     raw.update(trials=4, batch=2, plugins=[PLUGIN])
     raw["strategies"] = [{"name": "adversary", "clues": [4]}]
     raw["filters"] = [{"verifier": "sat"}]
+    hypotheses = raw["preregistration"]["hypotheses"]  # only the sat filter's arm is left
+    raw["preregistration"]["hypotheses"] = [h for h in hypotheses if h["arms"] == ["sat"]]
     return parse_config(raw)
 
 

@@ -1,5 +1,6 @@
-"""The analysis notebooks run top to bottom in a Jupyter kernel against a small run made here,
-and draw their figures inline.
+"""The analysis notebooks run top to bottom in a Jupyter kernel against a small run of two
+families made here (``experiments/two_families.toml``: 4×4 Sudoku and 5×5 KenKen), and draw
+their figures inline, one panel per schema (each notebook's last cell checks so and says it).
 
 ``notebooks/reject_distributions.ipynb`` redraws the report's figures from a run directory; it
 must agree with ``puzzlekit.app.plots`` (its last cell asserts so). ``notebooks/run_analysis.ipynb``
@@ -41,21 +42,22 @@ def test_the_run_analysis_notebook_says_first_how_to_make_its_run():
 
 
 @pytest.fixture(scope="module")
-def smoke_run(tmp_path_factory) -> Path:
-    raw = tomllib.loads((ROOT / "experiments" / "smoke.toml").read_text())
+def two_family_run(tmp_path_factory) -> Path:
+    raw = tomllib.loads((ROOT / "experiments" / "two_families.toml").read_text())
     config = parse_config({**raw, "trials": 2, "batch": 2})
     out = tmp_path_factory.mktemp("notebooks") / "run"
     return run_experiment(config, out, executor="serial", quiet=True, report=False)
 
 
 @pytest.mark.parametrize("notebook", NOTEBOOKS, ids=[nb.name for nb in NOTEBOOKS])
-def test_notebook_executes_and_draws_inline(notebook, smoke_run, tmp_path, monkeypatch):
+def test_notebook_executes_and_draws_inline(notebook, two_family_run, tmp_path, monkeypatch):
     """Executed by a Jupyter kernel (nbclient, as nbmake and ``jupyter nbconvert --execute``
-    do), with no backend forced: every notebook shows its figures inline."""
+    do), with no backend forced: every notebook shows its figures inline, each figure one panel
+    per schema of the two."""
     import nbformat
     from nbclient import NotebookClient
 
-    monkeypatch.setenv("PUZZLEKIT_RUN", str(smoke_run))
+    monkeypatch.setenv("PUZZLEKIT_RUN", str(two_family_run))
     monkeypatch.delenv("MPLBACKEND", raising=False)
     nb = nbformat.read(notebook, as_version=4)
     NotebookClient(
@@ -65,6 +67,8 @@ def test_notebook_executes_and_draws_inline(notebook, smoke_run, tmp_path, monke
     assert not [o for o in outputs if o.output_type == "error"]
     images = [o for o in outputs if "image/png" in o.get("data", {})]
     assert images, f"{notebook.name} drew no inline figure"
+    text = "".join(o.get("text", "") for o in outputs if o.output_type == "stream")
+    assert "figures, one panel per schema: kenken5, sudoku4" in text
 
 
 @pytest.mark.parametrize("notebook", NOTEBOOKS, ids=[nb.name for nb in NOTEBOOKS])

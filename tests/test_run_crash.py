@@ -45,6 +45,7 @@ KILL_EDITS = {
     "clues = [5, 7]": "clues = [5]",
     'label = "faulty-box"\nsettings = { ignore = "box" }': 'label = "sat2"',
     'verifier = "faulty"': 'verifier = "sat"',
+    'arms = ["faulty-box"]': 'arms = ["sat2"]',  # a hypothesis names an arm of the config
     '[holdout]\nverifier = "enumerative"': '[holdout]\nverifier = "enumerative"\nprocess = false',
 }
 

@@ -75,9 +75,9 @@ class Family:
     (:meth:`parse_text`, :meth:`format_text`), renderings (:meth:`render_ascii`,
     :meth:`render_mpl`, :meth:`mark_center`), duplicate detection (:meth:`place_of`,
     :meth:`validate_clues`), generation (:meth:`sample_solution`, :meth:`initial_clues`,
-    :meth:`repair_moves`), golden corpora (:meth:`schema_id`, :meth:`golden_instances`,
-    :attr:`golden_verifier`), the backend (:attr:`default_verifier`) and the schema listing
-    (:attr:`listed_params`, :meth:`describe`).
+    :meth:`least_k`, :meth:`repair_moves`), golden corpora (:meth:`schema_id`,
+    :meth:`golden_instances`, :attr:`golden_verifier`), the backend (:attr:`default_verifier`)
+    and the schema listing (:attr:`listed_params`, :meth:`describe`).
 
     Methods that read input (:meth:`normalize_params`, :meth:`clue_constraints`,
     :meth:`parse_text`) raise :class:`~puzzlekit.core.model.SpecError` with violations, never
@@ -211,6 +211,12 @@ class Family:
         :meth:`clues_from_solution`, kept in that order; families whose puzzles are layouts
         (cages, regions) override it to grow a random layout."""
         return pick_in_order(self.clues_from_solution(schema, solution), k, rng)
+
+    def least_k(self, schema: Schema) -> int:
+        """The fewest clues :meth:`initial_clues` can start a puzzle with: a ``k`` below it is
+        raised to at least it (the experiment runner says so on stderr and in the manifest's
+        ``kRaised``). Default: 0, every ``k`` is honoured."""
+        return 0
 
     def repair_moves(
         self,

@@ -14,6 +14,10 @@ from puzzlekit.app.cli import UsageError
 from puzzlekit.app.progress import add_quiet
 from puzzlekit.core.reading import ReadError, load_toml_file
 
+#: ``report --figure-format`` (puzzlekit.app.plots.panels.FIGURE_FORMATS, not imported here so
+#: that the command line starts without pandas and matplotlib)
+FIGURE_FORMATS = ("png", "svg", "pdf")
+
 
 def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("run", help="run an experiment config into a run directory")
@@ -43,6 +47,12 @@ def register(sub: argparse._SubParsersAction) -> None:
         "report", help="draw a run directory's figures and write RUN_DIR/report/report.md"
     )
     r.add_argument("run_dir", help="a finished run directory (holds manifest.json)")
+    r.add_argument(
+        "--figure-format",
+        choices=FIGURE_FORMATS,
+        default=FIGURE_FORMATS[0],
+        help="the figures' file format (svg and pdf for papers; report.md links them)",
+    )
     r.set_defaults(func=cmd_report)
 
 
@@ -104,6 +114,6 @@ def cmd_report(args: argparse.Namespace) -> int:
     run = Path(args.run_dir)
     if not (run / "manifest.json").exists() or not (run / "puzzles.parquet").exists():
         raise UsageError(f"{run} is not a finished run directory")
-    report = write_report(run)
+    report = write_report(run, args.figure_format)
     print(f"report: {report}", file=sys.stdout)
     return 0

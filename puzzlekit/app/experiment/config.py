@@ -406,6 +406,32 @@ def _hypotheses(r: _Reader, pre: dict[str, Any]) -> tuple[Hypothesis, ...]:
     return tuple(out)
 
 
+def _check_arms(
+    r: _Reader,
+    pre: Preregistration,
+    schemas: Sequence[SchemaSpec],
+    strategies: Sequence[StrategySpec],
+    filters: Sequence[VerifierSpec],
+) -> None:
+    """Every arm, ``schema`` and ``k`` of the hypotheses checked against the config's names
+    (problems kept on ``r``), unless a schema, strategy or filter could not be read: then the
+    names are not all known."""
+    from puzzlekit.app.experiment.hypotheses import arm_problems
+
+    if any(p.path.startswith(("schemas", "strategies", "filters")) for p in r.problems):
+        return
+    names = {
+        "strategy": [s.name for s in strategies],
+        "filter": [f.label for f in filters],
+        "k": [str(k) for k in sorted({k for s in strategies for k in s.clues})],
+        "schema": [s.label for s in schemas],
+    }
+    for i, h in enumerate(pre.hypotheses):
+        if h.checkable:
+            for path, message in arm_problems(h, f"preregistration.hypotheses[{i}]", names):
+                r.problems.append(r.fail(path, message))
+
+
 def parse_config(raw: Mapping[str, Any], source: str | None = None) -> ExperimentConfig:
     """Check ``raw`` (a parsed TOML document) and fill in defaults; :class:`ConfigError` listing
     every problem found else (structural ones from the JSON Schema, then the registries').
@@ -452,6 +478,8 @@ def _parse(r: _Reader, top: dict[str, Any]) -> ExperimentConfig | None:
     if "holdout" in top:
         holdout = r.attempt(_verifier_spec, r, top["holdout"], "holdout", holdout=True)
     preregistration = r.attempt(_preregistration, r, top)
+    if preregistration is not None:
+        _check_arms(r, preregistration, schemas, strategies, filters)
     scalars = {
         "description": r.attempt(r.get, top, "description", "", str, ""),
         "seed": r.attempt(r.get, top, "seed", "", int, 0),

@@ -14,15 +14,19 @@ can judge it from the rows (:mod:`puzzlekit.app.plots.hypotheses`)::
 Two arms: the statistic is metric(first) − metric(second); one arm: metric(arm) − ``value``.
 An arm is a strategy name or a filter label (``strategy=NAME`` / ``filter=LABEL`` / ``k=N`` /
 ``schema=LABEL``, joined by ``,``, when a bare name is ambiguous); its rows are pooled over
-everything else. A hypothesis given as a plain string is kept and reported as not checkable.
+everything else. The optional ``schema`` (a schema label) and ``k`` (a clue count) keys limit
+every arm's rows to that schema and that k, so a hypothesis need not pool what differs.
+:func:`arm_problems` checks each arm, ``schema`` and ``k`` against the config's names before the
+first trial. A hypothesis given as a plain string is kept and reported as not checkable.
 
 Not for: computing the judgement (:mod:`puzzlekit.app.plots.hypotheses`).
 """
 
 from __future__ import annotations
 
+import difflib
 import re
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -36,7 +40,21 @@ CHECKABLE_METRICS = (
 )
 DIRECTIONS = ("less", "greater", "equal")
 TESTS = ("bootstrap",)
-KEYS = ("id", "claim", "metric", "arms", "direction", "test", "alpha", "value", "tolerance")
+KEYS = (
+    "id",
+    "claim",
+    "metric",
+    "arms",
+    "direction",
+    "test",
+    "alpha",
+    "value",
+    "tolerance",
+    "schema",
+    "k",
+)
+#: the keys of an arm's ``key=value`` form
+ARM_KEYS = ("strategy", "filter", "k", "schema")
 
 
 @dataclass(frozen=True)
@@ -52,6 +70,10 @@ class Hypothesis:
     alpha: float = 0.05
     value: float | None = None
     tolerance: float = 0.0
+    #: only the rows of this schema label (None: every schema)
+    schema: str | None = None
+    #: only the rows of this clue count (None: every k)
+    k: int | None = None
 
     @property
     def checkable(self) -> bool:
@@ -74,6 +96,11 @@ class Hypothesis:
         }
         if self.value is not None:
             out["value"] = self.value
+        # absent when unset, so a config written before the keys existed keeps its digest
+        if self.schema is not None:
+            out["schema"] = self.schema
+        if self.k is not None:
+            out["k"] = self.k
         return out
 
 
@@ -127,6 +154,12 @@ def read_hypothesis(raw: Any, path: str) -> Hypothesis:
     tolerance = raw.get("tolerance", 0.0)
     if not isinstance(tolerance, int | float) or tolerance < 0:
         raise ValueError(f"{path}.tolerance: expected a number >= 0")
+    schema = raw.get("schema")
+    if schema is not None and (not isinstance(schema, str) or not schema):
+        raise ValueError(f"{path}.schema: expected a schema label (a string)")
+    k = raw.get("k")
+    if k is not None and (not isinstance(k, int) or isinstance(k, bool) or k < 0):
+        raise ValueError(f"{path}.k: expected a clue count (an integer >= 0)")
     return Hypothesis(
         claim=str(raw.get("claim", "")),
         id=str(raw.get("id", "")),
@@ -137,4 +170,52 @@ def read_hypothesis(raw: Any, path: str) -> Hypothesis:
         alpha=float(alpha),
         value=None if value is None else float(value),
         tolerance=float(tolerance),
+        schema=schema,
+        k=k,
     )
+
+
+def _near(word: str, choices: Sequence[str]) -> str:
+    """``"; did you mean X?"`` for the closest of ``choices`` (difflib), else the valid names."""
+    near = difflib.get_close_matches(word, list(choices), n=1, cutoff=0.5)
+    if near:
+        return f"; did you mean {near[0]!r}?"
+    return f"; valid: {', '.join(choices)}"
+
+
+def _hint(arm: str, names: Mapping[str, Sequence[str]]) -> str:
+    """The closest bare name; for ``SCHEMA/NAME`` (a schema label and an arm), the key to use."""
+    head, sep, tail = arm.partition("/")
+    if sep and head in names["schema"] and tail in [*names["strategy"], *names["filter"]]:
+        return f"; did you mean {tail!r} with schema = {head!r}?"
+    return _near(arm, [*names["strategy"], *names["filter"]])
+
+
+def arm_problems(
+    h: Hypothesis,
+    path: str,
+    names: Mapping[str, Sequence[str]],
+) -> list[tuple[str, str]]:
+    """Every (key path, message) for an arm, ``schema`` or ``k`` of ``h`` that names nothing in
+    the config, each with the closest valid name. ``names`` maps each of :data:`ARM_KEYS` to
+    the config's names for it (strategy names, filter labels, clue counts, schema labels)."""
+    out: list[tuple[str, str]] = []
+    bare = [*names["strategy"], *names["filter"]]
+    pairs = [f"{key}={value}" for key in ARM_KEYS for value in names[key]]
+    for i, arm in enumerate(h.arms):
+        where = f"{path}.arms[{i}]"
+        if "=" not in arm:
+            if arm not in bare:
+                out.append((where, f"arm {arm!r} names no strategy or filter" + _hint(arm, names)))
+            continue
+        for part in arm.split(","):
+            key, _, value = (x.strip() for x in part.partition("="))
+            if key not in ARM_KEYS:
+                out.append((where, f"{key!r} is not an arm key" + _near(key, ARM_KEYS)))
+            elif value not in names[key]:
+                out.append((where, f"no {key} {value!r} in the config" + _near(part, pairs)))
+    if h.schema is not None and h.schema not in names["schema"]:
+        out.append((f"{path}.schema", f"no schema {h.schema!r}" + _near(h.schema, names["schema"])))
+    if h.k is not None and str(h.k) not in names["k"]:
+        out.append((f"{path}.k", f"no strategy has k = {h.k}; valid: {', '.join(names['k'])}"))
+    return out

@@ -2,7 +2,9 @@
 
 The manifest holds the config and its digest, package versions, the git revision, the trial
 seeds, the verifiers' ids, the row-schema version (``rowSchemaVersion``, see
-:mod:`puzzlekit.loop.rows`), start and end times and the resumes. :func:`resumed_manifest`
+:mod:`puzzlekit.loop.rows`), start and end times, the resumes, and ``kRaised``: every arm whose
+family cannot start a puzzle with as few clues as its ``k`` (:func:`k_raised`; KenKen's cages
+hold at most four cells, so a 5×5 grid has at least seven). :func:`resumed_manifest`
 refuses to resume a run of another config or another row schema, since their parts would not
 merge.
 
@@ -24,6 +26,34 @@ FORMAT_VERSION = 1
 
 class RunError(Exception):
     """A run directory that cannot be written or resumed as asked."""
+
+
+def k_raised(config: ExperimentConfig) -> list[dict[str, Any]]:
+    """Every (schema, strategy, k) whose ``k`` is below the family's
+    :meth:`~puzzlekit.core.family.Family.least_k`: its puzzles start with at least ``least``
+    clues, not ``k``. Known before the first trial."""
+    from puzzlekit.families import get_family
+
+    out = []
+    for spec in config.schemas:
+        family = get_family(spec.family)
+        least = family.least_k(family.schema(spec.params))
+        for strategy in config.strategies:
+            for k in strategy.clues:
+                if k < least:
+                    out.append(
+                        {"schema": spec.label, "strategy": strategy.name, "k": k, "least": least}
+                    )
+    return out
+
+
+def k_raised_line(entry: Mapping[str, Any]) -> str:
+    """One stderr line for a :func:`k_raised` entry."""
+    return (
+        f"puzzlekit: {entry['schema']}: strategy {entry['strategy']} asks for k = {entry['k']}; "
+        f"the family starts no puzzle with fewer than {entry['least']} clues, so k is raised "
+        f"to at least {entry['least']}"
+    )
 
 
 def now() -> str:
@@ -109,6 +139,7 @@ def new_manifest(config: ExperimentConfig, config_path: str | None) -> dict[str,
         "trialSeeds": config.trial_seeds(),
         "verifiers": verifier_ids(config),
         "plugins": [p.to_json_obj() for p in loaded_plugins()],
+        "kRaised": k_raised(config),
         "start": now(),
         "end": None,
         "resumes": [],

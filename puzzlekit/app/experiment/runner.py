@@ -18,13 +18,20 @@ Not for: what a task computes (:mod:`puzzlekit.app.experiment.tasks`) or plots
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Iterator, Sequence
 from contextlib import closing
 from pathlib import Path
 from typing import Any
 
 from puzzlekit.app.experiment.config import ExperimentConfig
-from puzzlekit.app.experiment.manifest import RunError, new_manifest, now, resumed_manifest
+from puzzlekit.app.experiment.manifest import (
+    RunError,
+    k_raised_line,
+    new_manifest,
+    now,
+    resumed_manifest,
+)
 from puzzlekit.app.experiment.store import (
     kill_point,
     merge_parts,
@@ -215,6 +222,8 @@ def run_experiment(
         overrides=list(overrides),  # ``run --set key=value``, applied to the config
     )
 
+    for entry in manifest.get("kRaised", []):  # before the first trial
+        print(k_raised_line(entry), file=sys.stderr)
     tasks = plan(config)
     pending = [t for t in tasks if not task_done(run, t.id)]
     total = sum(len(t.trials) for t in tasks)

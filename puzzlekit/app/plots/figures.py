@@ -7,9 +7,10 @@ vs forced cells of accepted puzzles (expressive range), escalation targets and k
 (:data:`GRADE_FIGURE`, one panel per schema, the level axis labelled by the family's
 techniques).
 
-Figures are :class:`matplotlib.figure.Figure` objects with constrained layout, saved with a
-tight bounding box, and never go through pyplot: importing this module selects no backend, so a
-notebook keeps drawing inline.
+Figures are :class:`matplotlib.figure.Figure` objects with constrained layout, one panel per
+schema (:mod:`~puzzlekit.app.plots.panels`), saved with a tight bounding box (each ``plot_*``
+returns the figure it saved), and never go through pyplot: importing this module selects no
+backend, so a notebook keeps drawing inline.
 
 Not for: the tables (:mod:`puzzlekit.app.plots.tables`) or the Markdown
 (:mod:`puzzlekit.app.plots.report`).
@@ -25,6 +26,15 @@ import pandas as pd
 from matplotlib.figure import Figure
 from matplotlib.ticker import MaxNLocator, ScalarFormatter
 
+from puzzlekit.app.plots.panels import (
+    FIGURE_FORMATS,
+    arm_keys,
+    arm_label,
+    by_schema,
+    panel_grid,
+    say,
+    titled,
+)
 from puzzlekit.app.plots.tables import (
     COORD_PANELS,
     Scale,
@@ -46,105 +56,147 @@ def _subplots(*args: Any, figsize: tuple[float, float] | None = None, **kwargs: 
 CALL_TICKS = (0, 1, 2, 5, 10, 20, 50, 100, 200, 500, 1000, 2000, 5000, 10000, 20000, 50000)
 
 
-def plot_calls_vs_clues(puzzles: pd.DataFrame, path: Path) -> None:
+def plot_calls_vs_clues(puzzles: pd.DataFrame, path: Path) -> Figure:
+    """Accepted puzzles: final clue count × filter calls, one panel per schema."""
     acc = puzzles[puzzles["status"] == "accepted"]
-    fig, ax = _subplots(figsize=(6, 4))
-    for (strategy, filt), grp in acc.groupby(["strategy", "filter"], sort=True):
-        ax.scatter(
-            grp["clueCount"], grp["filterCalls"], s=14, alpha=0.6, label=f"{strategy}/{filt}"
-        )
-    ax.set_xlabel("final clue count")
-    ax.set_ylabel("filter calls to acceptance")
-    ax.set_yscale("log")
-    ax.set_title("Filter calls per accepted puzzle")
-    if len(acc):
+    groups = by_schema(acc)
+    fig, axes = panel_grid(len(groups), 6, 4)
+    for ax, (label, grp) in zip(axes, groups, strict=True):
+        ax.set_title(titled(label, f"filter calls per accepted puzzle (n={len(grp)})"), fontsize=9)
+        if grp.empty:
+            say(ax, "no accepted puzzles in this run")
+            continue
+        keys = arm_keys(grp)
+        for key, sub in grp.groupby(keys, sort=True):
+            ax.scatter(
+                sub["clueCount"], sub["filterCalls"], s=14, alpha=0.6, label=arm_label(key, keys)
+            )
+        ax.set_xlabel("final clue count")
+        ax.set_ylabel("filter calls to acceptance")
+        ax.set_yscale("log")
         ax.legend(fontsize=7)
     fig.savefig(path, dpi=100, bbox_inches="tight")
+    return fig
 
 
-def plot_reject_cases(attempts: pd.DataFrame, path: Path) -> None:
-    table = reject_case_table(attempts)
-    fig, ax = _subplots(figsize=(6, 4))
-    if table.empty:
-        ax.text(0.5, 0.5, "no filter rejects", ha="center", va="center")
-    else:
-        labels = [f"{s}/{f}" for s, f in table.index]
+def _one_bar(table: pd.DataFrame) -> tuple[str, str] | None:
+    """(whose, column) when ``table`` (arms × values) has one non-zero column: every bar would
+    be one colour, all of it. ``whose`` names the arm when there is one, else ``every arm``."""
+    nonzero = [c for c in table.columns if (table[c] > 0).any()]
+    if len(nonzero) != 1:
+        return None
+    return (str(table.index[0]) if len(table) == 1 else "every arm"), str(nonzero[0])
+
+
+def plot_reject_cases(attempts: pd.DataFrame, path: Path) -> Figure:
+    """Share of each reject case among the filter's rejects, per arm, one panel per schema."""
+    rej = attempts[(attempts["side"] == "filter") & attempts["rejectCase"].notna()]
+    groups = by_schema(rej)
+    fig, axes = panel_grid(len(groups), 6, 4)
+    for ax, (label, grp) in zip(axes, groups, strict=True):
+        ax.set_title(titled(label, f"reject cases (n={len(grp)} filter rejects)"), fontsize=9)
+        if grp.empty:
+            say(ax, "no filter rejects in this run")
+            continue
+        keys = arm_keys(grp)
+        table = reject_case_table(grp, keys)
+        table.index = [arm_label(k, keys) for k in table.index]
+        one = _one_bar(table)
+        if one:
+            say(ax, f"every filter reject of {one[0]} is {one[1]} ({len(grp)} rejects)")
+            continue
         bottom = np.zeros(len(table))
         for case in table.columns:
-            ax.bar(labels, table[case].to_numpy(), bottom=bottom, label=case)
+            ax.bar(list(table.index), table[case].to_numpy(), bottom=bottom, label=case)
             bottom += table[case].to_numpy()
         ax.set_ylabel("share of filter rejects")
         ax.legend(fontsize=7)
         ax.tick_params(axis="x", labelsize=7, rotation=20)
-    ax.set_title("Reject cases per strategy / filter")
     fig.savefig(path, dpi=100, bbox_inches="tight")
+    return fig
 
 
-def plot_calls_cdf(puzzles: pd.DataFrame, path: Path) -> None:
-    """Share of trials accepted within n filter calls, one step line per strategy (× filter).
+def plot_calls_cdf(puzzles: pd.DataFrame, path: Path) -> Figure:
+    """Share of trials accepted within n filter calls, one panel per schema, one step line per
+    arm (strategy, × k where the schema's arms differ in k, × filter where there are several).
 
     Exhausted trials count in the denominator and never step up, so a line ends at the arm's
     accept rate, not at 1.
     """
-    fig, ax = _subplots(figsize=(6, 4))
-    groups = ["strategy", "filter"] if puzzles["filter"].nunique() > 1 else ["strategy"]
-    for key, grp in puzzles.groupby(groups, sort=True):
-        key = key if isinstance(key, tuple) else (key,)
-        calls = np.sort(grp.loc[grp["status"] == "accepted", "filterCalls"].to_numpy())
-        if not len(grp):
+    groups = by_schema(puzzles)
+    fig, axes = panel_grid(len(groups), 6, 4)
+    for ax, (label, grp) in zip(axes, groups, strict=True):
+        ax.set_title(titled(label, "filter calls to acceptance (CDF)"), fontsize=9)
+        if grp.empty:
+            say(ax, "no trials in this run")
             continue
-        xs = np.concatenate([[0], calls])
-        ys = np.arange(len(xs)) / len(grp)
-        ax.step(xs, ys, where="post", label="/".join(map(str, key)) + f" (n={len(grp)})")
-    ax.set_xscale("symlog", linthresh=10)
-    top = max(10, int(puzzles["filterCalls"].fillna(0).max()) if len(puzzles) else 10)
-    ax.set_xticks([t for t in CALL_TICKS if t <= top * 1.05])
-    ax.xaxis.set_major_formatter(ScalarFormatter())
-    ax.set_ylim(0, 1.02)
-    ax.set_xlabel("filter calls")
-    ax.set_ylabel("share of trials accepted")
-    ax.set_title("Filter calls to acceptance (CDF, all k pooled)")
-    if len(puzzles):
+        keys = arm_keys(grp)
+        for key, sub in grp.groupby(keys, sort=True):
+            calls = np.sort(sub.loc[sub["status"] == "accepted", "filterCalls"].to_numpy())
+            xs = np.concatenate([[0], calls])
+            ys = np.arange(len(xs)) / len(sub)
+            ax.step(xs, ys, where="post", label=f"{arm_label(key, keys)} (n={len(sub)})")
+        ax.set_xscale("symlog", linthresh=10)
+        top = max(10, int(grp["filterCalls"].fillna(0).max()))
+        ax.set_xticks([t for t in CALL_TICKS if t <= top * 1.05])
+        ax.xaxis.set_major_formatter(ScalarFormatter())
+        ax.set_ylim(0, 1.02)
+        ax.set_xlabel("filter calls")
+        ax.set_ylabel("share of trials accepted")
         ax.legend(fontsize=7)
     fig.savefig(path, dpi=100, bbox_inches="tight")
+    return fig
 
 
-def plot_verdict_matrix(puzzles: pd.DataFrame, path: Path) -> None:
-    table = verdict_matrix(puzzles)
-    fig, ax = _subplots(figsize=(5.5, 0.6 + 0.45 * max(len(table), 2)))
-    if table.empty:
-        ax.text(0.5, 0.5, "no holdout verdicts", ha="center", va="center")
-    else:
+def plot_verdict_matrix(puzzles: pd.DataFrame, path: Path) -> Figure:
+    """Filter-accepted puzzles by arm × holdout verdict, one panel per schema."""
+    groups = by_schema(puzzles)
+    height = 0.9 + 0.45 * max([2] + [len(g.groupby(arm_keys(g))) for _, g in groups if len(g)])
+    fig, axes = panel_grid(len(groups), 5.5, height)
+    for ax, (label, grp) in zip(axes, groups, strict=True):
+        ax.set_title(titled(label, "filter-accepted puzzles × holdout verdict"), fontsize=9)
+        keys = arm_keys(grp) if len(grp) else ["strategy"]
+        table = verdict_matrix(grp, keys) if len(grp) else pd.DataFrame()
+        if table.empty:
+            say(ax, "no holdout verdicts in this run")
+            continue
         share = table.div(table.sum(axis=1), axis=0).to_numpy(dtype=float)
         ax.imshow(share, vmin=0, vmax=1, cmap="Blues", aspect="auto")
         ax.set_xticks(range(len(table.columns)), table.columns, fontsize=8)
-        ax.set_yticks(range(len(table.index)), [f"{s}/{f}" for s, f in table.index], fontsize=8)
+        ax.set_yticks(
+            range(len(table.index)), [arm_label(k, keys) for k in table.index], fontsize=8
+        )
         for i in range(table.shape[0]):
             for j in range(table.shape[1]):
                 ax.text(j, i, str(table.iat[i, j]), ha="center", va="center", fontsize=8)
         ax.set_xlabel("holdout verdict")
-    ax.set_title("Filter-accepted puzzles × holdout verdict")
     fig.savefig(path, dpi=100, bbox_inches="tight")
+    return fig
 
 
-def plot_holdout_reject_rate(puzzles: pd.DataFrame, path: Path) -> None:
+def plot_holdout_reject_rate(puzzles: pd.DataFrame, path: Path) -> Figure:
+    """The holdout's reject rate of filter-accepted puzzles, arm × filter, one panel per schema."""
     acc = puzzles[(puzzles["status"] == "accepted") & puzzles["holdoutVerdict"].notna()]
-    fig, ax = _subplots(figsize=(5, 3.5))
-    if acc.empty:
-        ax.text(0.5, 0.5, "no holdout verdicts", ha="center", va="center")
-    else:
-        rate = acc.groupby(["strategy", "filter"])["holdoutRejected"].mean().unstack()
+    groups = by_schema(acc)
+    fig, axes = panel_grid(len(groups), 5, 3.5)
+    for ax, (label, grp) in zip(axes, groups, strict=True):
+        ax.set_title(titled(label, f"holdout reject rate (n={len(grp)} accepted)"), fontsize=9)
+        if grp.empty:
+            say(ax, "no holdout verdicts in this run")
+            continue
+        keys = [k for k in arm_keys(grp) if k != "filter"]
+        rate = grp.groupby([*keys, "filter"])["holdoutRejected"].mean().unstack()
         im = ax.imshow(rate.to_numpy(dtype=float), vmin=0, vmax=1, cmap="Reds")
         ax.set_xticks(range(len(rate.columns)), rate.columns, fontsize=8)
-        ax.set_yticks(range(len(rate.index)), rate.index, fontsize=8)
+        ax.set_yticks(range(len(rate.index)), [arm_label(k, keys) for k in rate.index], fontsize=8)
         for i in range(rate.shape[0]):
             for j in range(rate.shape[1]):
                 v = rate.iat[i, j]
                 if pd.notna(v):
                     ax.text(j, i, f"{v:.2f}", ha="center", va="center", fontsize=8)
         fig.colorbar(im, ax=ax)
-    ax.set_title("Holdout reject rate (filter-accepted)")
     fig.savefig(path, dpi=100, bbox_inches="tight")
+    return fig
 
 
 def _grid_counts(coords: list[Any], shape: tuple[int, int] | None = None) -> np.ndarray | None:
@@ -162,60 +214,74 @@ def _grid_counts(coords: list[Any], shape: tuple[int, int] | None = None) -> np.
     return counts
 
 
+#: what a coordinate panel says when it has no coordinate to draw (one per COORD_PANELS)
+_NO_COORDS = (
+    "no filter rejects in this run",
+    "no filter MULTIPLE rejects in this run",
+    "no holdout rejects in this run",
+)
+
+
 def plot_coord_heatmap(
     attempts: pd.DataFrame,
     puzzles: pd.DataFrame,
     path: Path,
     shapes: dict[str, tuple[int, int]] | None = None,
-) -> None:
+) -> Figure:
     """One row of panels per schema (each sized from its schema): the filter rejects' top
     coordinates, every gap cell of the filter's MULTIPLE rejects, the holdout rejects' coords."""
-    by_schema = reject_coords_by_schema(attempts, puzzles) or {"(no rejects)": {}}
+    coords_of = reject_coords_by_schema(attempts, puzzles)
+    labels = sorted(set(coords_of) | {str(x) for x in puzzles.get("schema", [])}) or [""]
     shapes = shapes or {}
-    n = len(by_schema)
+    n = len(labels)
     fig, axes = _subplots(n, 3, figsize=(12, 3.6 * n), squeeze=False)
-    for row, (label, panels) in zip(axes, by_schema.items(), strict=True):
-        for ax, title in zip(row, COORD_PANELS, strict=True):
+    for row, label in zip(axes, labels, strict=True):
+        panels = coords_of.get(label, {})
+        for ax, title, empty in zip(row, COORD_PANELS, _NO_COORDS, strict=True):
             coords = panels.get(title, [])
-            counts = _grid_counts(coords, shapes.get(label))
+            ax.set_title(titled(label, f"{title}\nn={len(coords)}"), fontsize=8)
+            counts = _grid_counts(coords, shapes.get(label)) if coords else None
             if counts is None:
-                ax.text(0.5, 0.5, "no grid coordinates", ha="center", va="center")
-                ax.set_xticks([])
-                ax.set_yticks([])
-            else:
-                im = ax.imshow(counts, cmap="viridis")
-                ax.set_xticks(range(counts.shape[1]))
-                ax.set_yticks(range(counts.shape[0]))
-                ax.tick_params(labelsize=7)
-                ax.set_xlabel("column (0-based)")
-                ax.set_ylabel("row (0-based)")
-                fig.colorbar(im, ax=ax, shrink=0.8)
-            ax.set_title(f"{label}: {title}\nn={len(coords)}", fontsize=8)
+                say(ax, empty if not coords else "no grid coordinates")
+                continue
+            im = ax.imshow(counts, cmap="viridis")
+            ax.set_xticks(range(counts.shape[1]))
+            ax.set_yticks(range(counts.shape[0]))
+            ax.tick_params(labelsize=7)
+            ax.set_xlabel("column (0-based)")
+            ax.set_ylabel("row (0-based)")
+            fig.colorbar(im, ax=ax, shrink=0.8)
     fig.suptitle("Coordinates named in rejects, per schema")
     fig.savefig(path, dpi=100, bbox_inches="tight")
+    return fig
 
 
-def plot_expressive_range(puzzles: pd.DataFrame, path: Path) -> None:
-    """Accepted puzzles: clue count × cells still forced with one (seeded) clue removed."""
+def plot_expressive_range(puzzles: pd.DataFrame, path: Path) -> Figure:
+    """Accepted puzzles: clue count × cells still forced with one (seeded) clue removed, one
+    panel per schema."""
     acc = puzzles[(puzzles["status"] == "accepted")]
     if "probeForcedCells" in acc:
         acc = acc[acc["probeForcedCells"].notna()]
     else:
         acc = acc.iloc[0:0]
-    fig, ax = _subplots(figsize=(6, 4))
-    if acc.empty:
-        ax.text(0.5, 0.5, "no probed accepted puzzles", ha="center", va="center")
-    else:
-        rng = np.random.default_rng(0)  # jitter only, so equal points stay visible
-        for (strategy, filt), grp in acc.groupby(["strategy", "filter"], sort=True):
-            x = grp["clueCount"].to_numpy(dtype=float) + rng.uniform(-0.25, 0.25, len(grp))
-            y = grp["probeForcedCells"].to_numpy(dtype=float)
-            ax.scatter(x, y, s=12, alpha=0.5, label=f"{strategy}/{filt} (n={len(grp)})")
+    groups = by_schema(acc)
+    fig, axes = panel_grid(len(groups), 6, 4)
+    rng = np.random.default_rng(0)  # jitter only, so equal points stay visible
+    for ax, (label, grp) in zip(axes, groups, strict=True):
+        ax.set_title(titled(label, "expressive range of accepted puzzles"), fontsize=9)
+        if grp.empty:
+            say(ax, "no probed accepted puzzles in this run")
+            continue
+        keys = arm_keys(grp)
+        for key, sub in grp.groupby(keys, sort=True):
+            x = sub["clueCount"].to_numpy(dtype=float) + rng.uniform(-0.25, 0.25, len(sub))
+            y = sub["probeForcedCells"].to_numpy(dtype=float)
+            ax.scatter(x, y, s=12, alpha=0.5, label=f"{arm_label(key, keys)} (n={len(sub)})")
         ax.legend(fontsize=7)
-    ax.set_xlabel("clue count of the accepted puzzle")
-    ax.set_ylabel("cells forced after removing one clue")
-    ax.set_title("Expressive range of accepted puzzles")
+        ax.set_xlabel("clue count of the accepted puzzle")
+        ax.set_ylabel("cells forced after removing one clue")
     fig.savefig(path, dpi=100, bbox_inches="tight")
+    return fig
 
 
 def _level_labels(grp: pd.DataFrame, scale: Scale | None) -> dict[int, str]:
@@ -276,29 +342,40 @@ def plot_grade_range(
     return True
 
 
-def plot_settlement(puzzles: pd.DataFrame, path: Path) -> None:
-    table = settlement_table(puzzles)
-    fig, axes = _subplots(1, 2, figsize=(10, 4))
-    if table.empty:
-        for ax in axes:
-            ax.text(0.5, 0.5, "no settlements", ha="center", va="center")
-    else:
-        table = table.assign(arm=table["strategy"] + "/" + table["filter"])
-        for ax, col, title in (
-            (axes[0], "escalationTarget", "Escalation targets"),
-            (axes[1], "kernelOutcome", "Kernel outcomes"),
-        ):
-            counts = table.groupby(["arm", col])["loops"].sum().unstack(fill_value=0)
+_SETTLED = (("escalationTarget", "escalation targets"), ("kernelOutcome", "kernel outcomes"))
+
+
+def plot_settlement(puzzles: pd.DataFrame, path: Path) -> Figure:
+    """Escalation targets and kernel outcomes per arm: one row of two panels per schema."""
+    groups = by_schema(puzzles)
+    fig, axes = _subplots(len(groups), 2, figsize=(10, 3.6 * len(groups)), squeeze=False)
+    for row, (label, grp) in zip(axes, groups, strict=True):
+        keys = arm_keys(grp) if len(grp) else ["strategy"]
+        table = settlement_table(grp, keys) if len(grp) else pd.DataFrame()
+        for ax, (col, what) in zip(row, _SETTLED, strict=True):
+            ax.set_title(titled(label, what), fontsize=9)
+            if table.empty:
+                say(ax, "no settlements in this run")
+                continue
+            arms = [arm_label(tuple(r), keys) for r in table[keys].itertuples(index=False)]
+            counts = table.assign(arm=arms).groupby(["arm", col])["loops"].sum()
+            counts = counts.unstack(fill_value=0)
+            one = _one_bar(counts)
+            if one:
+                value = "not settled here" if one[1] == "-" else one[1]
+                loops = int(counts.to_numpy().sum())
+                say(ax, f"{what}: every loop of {one[0]} is {value} ({loops})")
+                continue
             bottom = np.zeros(len(counts))
             for value in counts.columns:
-                label = "(not settled here)" if value == "-" else str(value)
-                ax.barh(counts.index, counts[value].to_numpy(), left=bottom, label=label)
+                name = "(not settled here)" if value == "-" else str(value)
+                ax.barh(counts.index, counts[value].to_numpy(), left=bottom, label=name)
                 bottom += counts[value].to_numpy()
             ax.set_xlabel("loops")
-            ax.set_title(title)
             ax.tick_params(axis="y", labelsize=7)
             ax.legend(fontsize=7)
     fig.savefig(path, dpi=100, bbox_inches="tight")
+    return fig
 
 
 FIGURES = {
@@ -326,18 +403,31 @@ def draw_figures(
     out: Path,
     scales: dict[str, Scale] | None = None,
     shapes: dict[str, tuple[int, int]] | None = None,
+    fmt: str = "png",
 ) -> list[str]:
     """Every figure of :data:`FIGURES` into ``out``, and :data:`GRADE_FIGURE` when some puzzle
-    has a grade; the names of the figures drawn."""
-    plot_reject_cases(attempts, out / "reject_cases.png")
-    plot_calls_cdf(puzzles, out / "calls_cdf.png")
-    plot_calls_vs_clues(puzzles, out / "calls_vs_clues.png")
-    plot_coord_heatmap(attempts, puzzles, out / "reject_coords.png", shapes)
-    plot_verdict_matrix(puzzles, out / "verdict_matrix.png")
-    plot_holdout_reject_rate(puzzles, out / "holdout_reject_rate.png")
-    plot_expressive_range(puzzles, out / "expressive_range.png")
-    plot_settlement(puzzles, out / "settlement.png")
-    drawn = list(FIGURES)
-    if plot_grade_range(puzzles, out / GRADE_FIGURE, scales):
-        drawn.append(GRADE_FIGURE)
+    has a grade, as ``fmt`` files (one of :data:`~puzzlekit.app.plots.panels.FIGURE_FORMATS`;
+    the names keep their stem, ``reject_cases.svg``); the names of the figures drawn."""
+    if fmt not in FIGURE_FORMATS:
+        raise ValueError(f"figure format {fmt!r}; expected one of {', '.join(FIGURE_FORMATS)}")
+
+    def at(name: str) -> Path:
+        return out / as_format(name, fmt)
+
+    plot_reject_cases(attempts, at("reject_cases.png"))
+    plot_calls_cdf(puzzles, at("calls_cdf.png"))
+    plot_calls_vs_clues(puzzles, at("calls_vs_clues.png"))
+    plot_coord_heatmap(attempts, puzzles, at("reject_coords.png"), shapes)
+    plot_verdict_matrix(puzzles, at("verdict_matrix.png"))
+    plot_holdout_reject_rate(puzzles, at("holdout_reject_rate.png"))
+    plot_expressive_range(puzzles, at("expressive_range.png"))
+    plot_settlement(puzzles, at("settlement.png"))
+    drawn = [as_format(name, fmt) for name in FIGURES]
+    if plot_grade_range(puzzles, at(GRADE_FIGURE), scales):
+        drawn.append(as_format(GRADE_FIGURE, fmt))
     return drawn
+
+
+def as_format(name: str, fmt: str) -> str:
+    """``reject_cases.png`` as ``reject_cases.FMT``."""
+    return f"{Path(name).stem}.{fmt}"

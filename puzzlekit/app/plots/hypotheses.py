@@ -2,7 +2,8 @@
 statistic and a seeded bootstrap interval, computed from ``puzzles.parquet``.
 
 Each checkable hypothesis (:mod:`puzzlekit.app.experiment.hypotheses`) names a metric, one or
-two arms, a direction and a test. The statistic is metric(first arm) − metric(second arm), or
+two arms, a direction and a test, and optionally a ``schema`` and a ``k`` that limit every arm's
+rows (:func:`limited_rows`). The statistic is metric(first arm) − metric(second arm), or
 metric(arm) − ``value``; its (1 − alpha) percentile bootstrap interval resamples each arm's rows
 independently (:data:`BOOTSTRAP` draws, numpy generator seeded from the run's seed and the
 hypothesis' position, so one run gives one report). Decision:
@@ -24,11 +25,10 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from puzzlekit.app.experiment.hypotheses import Hypothesis, read_hypothesis
+from puzzlekit.app.experiment.hypotheses import ARM_KEYS, Hypothesis, read_hypothesis
 
 #: bootstrap resamples per hypothesis
 BOOTSTRAP = 2000
-ARM_KEYS = ("strategy", "filter", "k", "schema")
 
 
 @dataclass(frozen=True)
@@ -60,6 +60,15 @@ def arm_rows(puzzles: pd.DataFrame, arm: str) -> pd.DataFrame:
             return puzzles.iloc[0:0]
         mask &= puzzles[key].astype(str) == value.strip()
     return puzzles[mask]
+
+
+def limited_rows(puzzles: pd.DataFrame, h: Hypothesis) -> pd.DataFrame:
+    """The rows of the hypothesis' ``schema`` and ``k`` (every row where it names neither)."""
+    if h.schema is not None:
+        puzzles = puzzles[puzzles["schema"].astype(str) == h.schema]
+    if h.k is not None:
+        puzzles = puzzles[puzzles["k"].astype(int) == h.k]
+    return puzzles
 
 
 def metric_values(rows: pd.DataFrame, metric: str) -> tuple[np.ndarray, Any]:
@@ -99,6 +108,7 @@ def judge(h: Hypothesis, puzzles: pd.DataFrame, seed: int, index: int) -> Judgem
     if not h.checkable or h.metric is None:
         return Judgement(h, "inconclusive", None, None, (), "not checkable: free text")
     samples = []
+    puzzles = limited_rows(puzzles, h)
     for arm in h.arms:
         values, reduce = metric_values(arm_rows(puzzles, arm), h.metric)
         if not len(values):
@@ -145,6 +155,9 @@ def _describe(h: Hypothesis) -> str:
         return h.claim
     arms = f"{h.arms[0]} − {h.arms[1]}" if len(h.arms) == 2 else f"{h.arms[0]} − {h.value:g}"
     test = f"{h.metric}: {arms} {h.direction} 0"
+    limits = [f"{key} {v}" for key, v in (("schema", h.schema), ("k", h.k)) if v is not None]
+    if limits:
+        test += f" ({', '.join(limits)} only)"
     if h.direction == "equal" and h.tolerance:
         test += f" (±{h.tolerance:g})"
     name = f"{h.id}: " if h.id else ""

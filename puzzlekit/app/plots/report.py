@@ -17,7 +17,13 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from puzzlekit.app.plots.figures import FIGURES, GRADE_FIGURE, GRADE_FIGURE_TITLE, draw_figures
+from puzzlekit.app.plots.figures import (
+    FIGURES,
+    GRADE_FIGURE,
+    GRADE_FIGURE_TITLE,
+    as_format,
+    draw_figures,
+)
 from puzzlekit.app.plots.hypotheses import hypotheses_section, judge_all
 from puzzlekit.app.plots.tables import (
     ARM,
@@ -143,14 +149,16 @@ def _rejects(attempts: pd.DataFrame, puzzles: pd.DataFrame) -> list[str]:
     lines = [
         "## Reject-case distribution",
         "",
-        "Share of each reject case among the filter's rejects, per strategy / filter.",
+        "Share of each reject case among the filter's rejects, per strategy / filter, one panel "
+        "per schema.",
         "",
         *_fig("reject_cases.png"),
         _md_table(cases.reset_index()) if not cases.empty else "(no rejects)\n",
         "## Filter calls to acceptance",
         "",
-        "Share of trials accepted within n filter calls (all k pooled); exhausted trials stay in "
-        "the denominator, so a line ends at the accept rate.",
+        "Share of trials accepted within n filter calls, one panel per schema and one line per "
+        "arm (split by k where the arms differ in k); exhausted trials stay in the denominator, "
+        "so a line ends at the accept rate.",
         "",
         *_fig("calls_cdf.png"),
         _md_table(calls_table(puzzles)),
@@ -248,8 +256,16 @@ def _settlement(attempts: pd.DataFrame, puzzles: pd.DataFrame, holdout: str | No
     ]
 
 
-def write_report(run_dir: str | Path) -> Path:
-    """Draw the figures and write ``report/report.md``; returns its path.
+def _relink(line: str, links: dict[str, str]) -> str:
+    for old, new in links.items():
+        if line.startswith("![") and line.endswith(old):
+            return line[: -len(old)] + new
+    return line
+
+
+def write_report(run_dir: str | Path, figure_format: str = "png") -> Path:
+    """Draw the figures (as ``figure_format`` files: png, svg or pdf) and write
+    ``report/report.md``, which links them; returns its path.
 
     Every number in the report is computed here from ``attempts.parquet``, ``puzzles.parquet``
     and ``manifest.json``.
@@ -258,7 +274,10 @@ def write_report(run_dir: str | Path) -> Path:
     attempts, puzzles, manifest = load_run(run)
     out = run / "report"
     out.mkdir(exist_ok=True)
-    drawn = draw_figures(attempts, puzzles, out, grade_scales(manifest), grid_shapes(manifest))
+    drawn = draw_figures(
+        attempts, puzzles, out, grade_scales(manifest), grid_shapes(manifest), figure_format
+    )
+    drawn = [as_format(name, "png") for name in drawn]  # the sections name the png
     lines = [
         *_head(run, attempts, puzzles, manifest),
         *_rejects(attempts, puzzles),
@@ -266,6 +285,9 @@ def write_report(run_dir: str | Path) -> Path:
         *_expressive(puzzles, drawn),
         *_settlement(attempts, puzzles, holdout_name(manifest)),
     ]
+    if figure_format != "png":  # each figure's link names the file drawn
+        links = {f"]({name})": f"]({as_format(name, figure_format)})" for name in drawn}
+        lines = [_relink(line, links) for line in lines]
     report = out / "report.md"
     report.write_text("\n".join(lines), encoding="utf-8")
     return report

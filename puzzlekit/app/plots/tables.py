@@ -10,6 +10,7 @@ Not for: figures (:mod:`puzzlekit.app.plots.figures`) or the Markdown
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -57,21 +58,25 @@ def metrics_table(attempts: pd.DataFrame, puzzles: pd.DataFrame) -> pd.DataFrame
     return pd.DataFrame(rows)
 
 
-def reject_case_table(attempts: pd.DataFrame) -> pd.DataFrame:
-    """Share of each reject case among filter rejects, per strategy × filter."""
+def reject_case_table(
+    attempts: pd.DataFrame, by: Sequence[str] = ("strategy", "filter")
+) -> pd.DataFrame:
+    """Share of each reject case among filter rejects, per ``by`` (strategy × filter)."""
     rej = attempts[(attempts["side"] == "filter") & attempts["rejectCase"].notna()]
     if rej.empty:
         return pd.DataFrame()
-    counts = rej.groupby(["strategy", "filter", "rejectCase"]).size().unstack(fill_value=0)
+    counts = rej.groupby([*by, "rejectCase"]).size().unstack(fill_value=0)
     return counts.div(counts.sum(axis=1), axis=0)
 
 
-def verdict_matrix(puzzles: pd.DataFrame) -> pd.DataFrame:
-    """Filter-accepted puzzles counted by (strategy, filter) × holdout verdict."""
+def verdict_matrix(
+    puzzles: pd.DataFrame, by: Sequence[str] = ("strategy", "filter")
+) -> pd.DataFrame:
+    """Filter-accepted puzzles counted by ``by`` (strategy, filter) × holdout verdict."""
     acc = puzzles[(puzzles["status"] == "accepted") & puzzles["holdoutVerdict"].notna()]
     if acc.empty:
         return pd.DataFrame()
-    return pd.crosstab([acc["strategy"], acc["filter"]], acc["holdoutVerdict"])
+    return pd.crosstab([acc[c] for c in by], acc["holdoutVerdict"])
 
 
 #: the panels of the reject-coordinate analyses, per schema
@@ -202,14 +207,17 @@ def grade_table(puzzles: pd.DataFrame) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
-def settlement_table(puzzles: pd.DataFrame) -> pd.DataFrame:
-    """Loops per strategy × filter × stopping-pipeline kind × escalation target × kernel outcome."""
+def settlement_table(
+    puzzles: pd.DataFrame, by: Sequence[str] = ("strategy", "filter")
+) -> pd.DataFrame:
+    """Loops per ``by`` (strategy × filter) × stopping-pipeline kind × escalation target ×
+    kernel outcome."""
     cols = ["stopKind", "escalationTarget", "kernelOutcome"]
     if any(c not in puzzles for c in cols) or not puzzles["stopKind"].notna().any():
         return pd.DataFrame()
     return (
         puzzles.fillna({c: "-" for c in cols})
-        .groupby(["strategy", "filter", *cols])
+        .groupby([*by, *cols])
         .size()
         .rename("loops")
         .reset_index()
