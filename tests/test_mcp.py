@@ -108,7 +108,13 @@ async def _session() -> dict[str, Any]:
         await call(
             "timeout",
             "puzzle_generate",
-            {"family": "sudoku", "count": 20, "minimize": True, "time_limit_seconds": 0.5},
+            {
+                "family": "sudoku",
+                "params": {"size": 16, "box": [4, 4]},
+                "count": 20,
+                "minimize": True,
+                "time_limit_seconds": 0.5,
+            },
         )
         if "game_verdict" in got["tools"]:
             await call("game", "game_verdict", {"game": "tictactoe", "position": "x.o/.x./..."})

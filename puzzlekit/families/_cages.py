@@ -374,10 +374,8 @@ class CageGrid:
         return out
 
     def least_k(self, schema: Schema) -> int:
-        """A layout of cages of at most :attr:`max_cage` cells covers the n×n grid with no fewer
-        than ceil(n² / max_cage) cages (more when merges get stuck)."""
-        n = schema.params_dict()["size"]
-        return -(-n * n // self.max_cage)
+        """At least ceil(n² / :attr:`max_cage`) cages cover the n×n grid."""
+        return -(-(schema.params_dict()["size"] ** 2) // self.max_cage)
 
     def initial_clues(self, schema: Schema, solution: Solution, k: int, rng: Any) -> list[Clue]:
         """A random cage layout over the whole grid: ``k`` cages (or as few as the size limit

@@ -17,17 +17,16 @@ Not for: the command line (:mod:`puzzlekit.app.commands.run`) or plots (:mod:`pu
 
 from puzzlekit.app.experiment.config import (
     EXECUTORS,
-    METRICS,
     ConfigError,
     ExperimentConfig,
     HoldoutSpec,
-    Preregistration,
     SchemaSpec,
     StrategySpec,
     VerifierSpec,
     load_config,
     parse_config,
 )
+from puzzlekit.app.experiment.config_keys import METRICS, Preregistration
 from puzzlekit.app.experiment.manifest import RunError, git_revision, verifier_ids, versions
 from puzzlekit.app.experiment.runner import execute, run_experiment
 from puzzlekit.app.experiment.store import save_task, task_done

@@ -22,24 +22,18 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
+from puzzlekit.app.experiment.config_keys import Preregistration
+from puzzlekit.app.experiment.config_keys import check_arms as _check_arms
 from puzzlekit.app.experiment.config_keys import extras as _extras
 from puzzlekit.app.experiment.config_keys import plugins as _plugins
+from puzzlekit.app.experiment.config_keys import preregistration as _preregistration
 from puzzlekit.app.experiment.config_schema import closest
 from puzzlekit.app.experiment.config_schema import type_name as _type_name
-from puzzlekit.app.experiment.hypotheses import Hypothesis, read_hypothesis
 from puzzlekit.core.jsondata import plain
 from puzzlekit.core.model import canonical_json, sha256_digest
 from puzzlekit.core.reading import ReadError, check, load_toml_file
 
 EXECUTORS = ("local", "dask", "serial")
-METRICS = {
-    "accept_rate": "share of trials the filter accepted within the budget",
-    "holdout_reject_rate": "share of filter-accepted puzzles the holdout rejected",
-    "calls_per_accept_mean": "mean filter calls of accepted trials",
-    "calls_per_accept_median": "median filter calls of accepted trials",
-    "final_clues_mean": "mean clue count of accepted puzzles",
-    "reject_cases": "share of each reject case among filter rejects",
-}
 
 
 class ConfigError(ValueError):
@@ -97,12 +91,6 @@ class HoldoutSpec:
     verifier: str
     settings: Mapping[str, Any]
     process: bool = True
-
-
-@dataclass(frozen=True)
-class Preregistration:
-    hypotheses: tuple[Hypothesis, ...]
-    metrics: tuple[str, ...]
 
 
 @dataclass(frozen=True)
@@ -374,62 +362,6 @@ def _filter_item(r: _Reader, item: Any, path: str, filters: list[VerifierSpec]) 
     if spec.label in {f.label for f in filters}:
         raise r.fail(f"{path}.label", f"label {spec.label!r} is used twice")
     return spec
-
-
-def _preregistration(r: _Reader, top: dict[str, Any]) -> Preregistration:
-    if "preregistration" not in top:
-        raise r.fail("preregistration", "required: declare hypotheses and metrics up front")
-    pre = r.table(top["preregistration"], "preregistration", ("hypotheses", "metrics"))
-    hypotheses = _hypotheses(r, pre)
-    metrics = r.strings(pre, "metrics", "preregistration")
-    if not hypotheses:
-        raise r.fail("preregistration.hypotheses", "declare at least one hypothesis")
-    if not metrics:
-        raise r.fail("preregistration.metrics", "declare at least one metric")
-    for i, m in enumerate(metrics):
-        if m not in METRICS:
-            raise r.fail(
-                f"preregistration.metrics[{i}]",
-                f"unknown metric {m!r}; known: {', '.join(sorted(METRICS))}",
-            )
-    return Preregistration(hypotheses, metrics)
-
-
-def _hypotheses(r: _Reader, pre: dict[str, Any]) -> tuple[Hypothesis, ...]:
-    out = []
-    for i, item in enumerate(r.array(pre, "hypotheses", "preregistration")):
-        try:
-            out.append(read_hypothesis(item, f"preregistration.hypotheses[{i}]"))
-        except ValueError as exc:
-            path, _, message = str(exc).partition(": ")
-            raise r.fail(path, message) from None
-    return tuple(out)
-
-
-def _check_arms(
-    r: _Reader,
-    pre: Preregistration,
-    schemas: Sequence[SchemaSpec],
-    strategies: Sequence[StrategySpec],
-    filters: Sequence[VerifierSpec],
-) -> None:
-    """Every arm, ``schema`` and ``k`` of the hypotheses checked against the config's names
-    (problems kept on ``r``), unless a schema, strategy or filter could not be read: then the
-    names are not all known."""
-    from puzzlekit.app.experiment.hypotheses import arm_problems
-
-    if any(p.path.startswith(("schemas", "strategies", "filters")) for p in r.problems):
-        return
-    names = {
-        "strategy": [s.name for s in strategies],
-        "filter": [f.label for f in filters],
-        "k": [str(k) for k in sorted({k for s in strategies for k in s.clues})],
-        "schema": [s.label for s in schemas],
-    }
-    for i, h in enumerate(pre.hypotheses):
-        if h.checkable:
-            for path, message in arm_problems(h, f"preregistration.hypotheses[{i}]", names):
-                r.problems.append(r.fail(path, message))
 
 
 def parse_config(raw: Mapping[str, Any], source: str | None = None) -> ExperimentConfig:
