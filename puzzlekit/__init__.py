@@ -11,12 +11,40 @@ Typical use::
 from __future__ import annotations
 
 from collections.abc import Collection, Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from puzzlekit.core.model import Clue, Instance, SpecError, Violation
-from puzzlekit.core.report import RejectDetail, Verdict, VerifierReport
+if TYPE_CHECKING:
+    from puzzlekit.core.model import Clue, Instance, SpecError, Violation
+    from puzzlekit.core.report import RejectDetail, Verdict, VerifierReport
 
 __version__ = "0.1.0"
+
+# The model's names are imported on first use, so ``import puzzlekit`` (and ``puzzlekit
+# --version``) costs no numpy and no floor.
+_LAZY = {
+    "Clue": "puzzlekit.core.model",
+    "Instance": "puzzlekit.core.model",
+    "SpecError": "puzzlekit.core.model",
+    "Violation": "puzzlekit.core.model",
+    "RejectDetail": "puzzlekit.core.report",
+    "Verdict": "puzzlekit.core.report",
+    "VerifierReport": "puzzlekit.core.report",
+}
+
+
+def __getattr__(name: str) -> Any:
+    if name in _LAZY:
+        import importlib
+
+        value = getattr(importlib.import_module(_LAZY[name]), name)
+        globals()[name] = value
+        return value
+    raise AttributeError(f"module 'puzzlekit' has no attribute {name!r}")
+
+
+def __dir__() -> list[str]:
+    return sorted({*globals(), *_LAZY})
+
 
 __all__ = [
     "Clue",

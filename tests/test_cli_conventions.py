@@ -9,6 +9,7 @@ import argparse
 import io
 import json
 import re
+import sys
 from collections.abc import Iterator
 
 import pytest
@@ -188,10 +189,27 @@ def test_solve_formats_differ(capsys, seventeen, tmp_path) -> None:
 def test_version(capsys) -> None:
     from puzzlekit import __version__
 
-    with pytest.raises(SystemExit) as exit_:
-        main(["--version"])
-    assert exit_.value.code == 0
+    assert main(["--version"]) == 0
     assert capsys.readouterr().out.strip() == f"puzzlekit {__version__}"
+
+
+def test_version_and_import_load_no_floor() -> None:
+    """``puzzlekit --version`` and ``import puzzlekit`` answer before numpy or any floor loads;
+    the model's names still come on first use."""
+    import subprocess
+
+    probe = (
+        "import sys; from puzzlekit.app.cli import main; main(['--version']); "
+        "print(sorted(m for m in sys.modules if m == 'numpy' or m.startswith("
+        "('puzzlekit.core.model', 'puzzlekit.families', 'puzzlekit.verifiers'))))"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", probe], capture_output=True, text=True, check=True
+    ).stdout.splitlines()
+    assert out[-1] == "[]", out
+    lazy = "import puzzlekit as pk; print(pk.Instance.__module__, 'Verdict' in dir(pk))"
+    got = subprocess.run([sys.executable, "-c", lazy], capture_output=True, text=True, check=True)
+    assert got.stdout.split() == ["puzzlekit.core.model", "True"]
 
 
 @pytest.mark.parametrize("shell", ["bash", "zsh"])

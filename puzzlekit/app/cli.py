@@ -224,6 +224,11 @@ def _escape_unwritable() -> None:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    if list(sys.argv[1:] if argv is None else argv) == ["--version"]:  # before any floor
+        from puzzlekit import __version__
+
+        print(f"puzzlekit {__version__}")
+        return 0
     from puzzlekit.core.plugins import PluginError, UnknownName
 
     _escape_unwritable()
