@@ -94,7 +94,9 @@ def verify(
     budget: Any = None,
     extras: Collection[str] = (),
 ) -> VerifierReport:
-    """Verify ``instance`` with the named backend (default: the family's, else ``sat`` where
+    """Verify ``instance`` with the named backend (default:
+    :func:`~puzzlekit.verifiers.registry.default_verifier_name`: the family's own, else
+    ``bitmask`` where it compiles for a family it covers, else ``sat`` where
     encodable), asking for the report ``extras`` (e.g. ``{"forcedCells"}``).
 
     The verifier is kept for the life of the process per name

@@ -36,7 +36,11 @@ def register(sub: argparse._SubParsersAction) -> None:
             "own; a bare line of n*n grid characters is read as sudoku)",
         )
         p.add_argument("--params", help="family params as JSON, e.g. '{\"size\": 4}'")
-        p.add_argument("--verifier", help="backend name (default: sat where encodable)")
+        p.add_argument(
+            "--verifier",
+            help="backend name (default: the family's own, else bitmask where the instance "
+            "compiles for a family it covers, else sat where encodable, else enumerative)",
+        )
         p.add_argument(
             "--cap", type=int, default=100 if name == "verify" else 2, help="solution cap"
         )
