@@ -53,6 +53,41 @@ def test_cage_tables_hold_exactly_the_true_tuples() -> None:
     assert table == {(1, 2, 2), (4, 1, 1)}
 
 
+def test_a_product_cage_too_large_to_tabulate_is_a_rule_checked_within_the_budget() -> None:
+    """A 9-cell product cage of a 9×9 grid has 651,960 tuples: it is not listed (reading it
+    stays cheap), it becomes a product rule, and the default verifier answers within its
+    budget with solutions whose cage has the product."""
+    import math
+    import time
+
+    from puzzlekit import verify
+    from puzzlekit.core.protocols import SearchBudget
+
+    block = [(r, c) for r in range(3) for c in range(3)]
+    start = time.perf_counter()
+    assert product_tuples(block, 9, math.factorial(9)) is None
+    assert product_tuples(block[:3], 9, 24) is not None  # a small cage is still a table
+    inst = Instance.from_json_obj(
+        {
+            "family": FAMILY,
+            "params": {"size": 9},
+            "clues": [
+                {
+                    "id": "c",
+                    "kind": "cage",
+                    "data": {"op": "*", "target": math.factorial(9)},
+                    "coords": [list(c) for c in block],
+                }
+            ],
+        }
+    )
+    rep = verify(inst, budget=SearchBudget(nodes=None, seconds=2.0))
+    assert time.perf_counter() - start < 1.5 * 2 + 1
+    assert rep.verdict in (Verdict.MULTIPLE, Verdict.UNDECIDED)
+    for sol in rep.solutions:
+        assert math.prod(sol[f"r{r + 1}c{c + 1}"] for r, c in block) == math.factorial(9)
+
+
 def test_a_two_cell_minus_cage_on_three_cells_is_invalid_spec() -> None:
     inst = Instance.from_json_obj(
         {

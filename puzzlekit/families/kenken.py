@@ -9,7 +9,8 @@ Clues (coordinates are 0-based ``[row, col]``):
 
 - ``cage``: ``data = {"op": op, "target": t}`` and the cage's cells as coordinates (distinct,
   orthogonally connected, no cell in two cages). ``op`` is ``+`` (sum, a ``Linear``), ``*``
-  (product, a ``Table`` of the tuples whose product is t), ``-`` and ``/`` (two cells only:
+  (product, a ``Table`` of the tuples whose product is t; over
+  :data:`MAX_PRODUCT_ROWS` tuples, a ``Predicate`` on the product), ``-`` and ``/`` (two cells only:
   the larger minus, or divided by, the smaller is t; a ``Table``), or ``=`` (one cell, whose
   value is t). Digits may repeat inside a cage when the cells share no row or column. The id is
   ``cage-`` and the name of the cage's first cell in row-major order (``cage-r1c1``).
@@ -44,6 +45,7 @@ from puzzlekit.core.model import (
     Instance,
     Linear,
     Origin,
+    Predicate,
     Schema,
     Solution,
     SpecError,
@@ -68,29 +70,59 @@ OPS = ("+", "-", "*", "/", "=")
 TATHAM_OPS = {"a": "+", "s": "-", "m": "*", "d": "/"}
 
 
-def product_tuples(cells: list[Cell], n: int, target: int) -> frozenset[tuple[int, ...]]:
-    """Tuples of 1..n for ``cells`` whose product is ``target``, with different values in cells
-    that share a row or column (the grid's rules require it anyway; the table is smaller)."""
-    out: list[tuple[int, ...]] = []
+#: a product cage with more tuples than this is not tabulated (a 9-cell product cage of a 9×9
+#: grid has 651,960: 23 s to list and about 1 GB in ``sat``); it becomes a rule on the product
+MAX_PRODUCT_ROWS = 20_000
 
-    def rec(i: int, rest: int, acc: list[int]) -> None:
+
+def product_tuples(
+    cells: list[Cell], n: int, target: int, limit: int = MAX_PRODUCT_ROWS
+) -> frozenset[tuple[int, ...]] | None:
+    """Tuples of 1..n for ``cells`` whose product is ``target``, with different values in cells
+    that share a row or column (the grid's rules require it anyway; the table is smaller); None
+    when there are more than ``limit`` of them (or listing them takes over ``limit`` times the
+    cage's size in steps), so that reading a clue stays cheap whatever the cage."""
+    out: list[tuple[int, ...]] = []
+    steps = [limit * max(1, len(cells))]
+    divisors = [v for v in range(1, n + 1) if target >= 1 and target % v == 0]
+
+    def rec(i: int, rest: int, acc: list[int]) -> bool:
+        steps[0] -= 1
+        if steps[0] < 0 or len(out) > limit:
+            return False
         if i == len(cells):
             if rest == 1:
                 out.append(tuple(acc))
-            return
+            return True
         r, c = cells[i]
-        for v in range(1, n + 1):
+        for v in divisors:
             if rest % v:
                 continue
             if any(acc[j] == v and (cells[j][0] == r or cells[j][1] == c) for j in range(len(acc))):
                 continue
             acc.append(v)
-            rec(i + 1, rest // v, acc)
+            more = rec(i + 1, rest // v, acc)
             acc.pop()
+            if not more:
+                return False
+        return True
 
-    if target >= 1:
-        rec(0, target, [])
+    if target >= 1 and not rec(0, target, []):
+        return None
     return frozenset(out)
+
+
+def product_rule(
+    names: tuple[str, ...], n: int, target: int, origin: Origin
+) -> tuple[Constraint, ...]:
+    """A product cage too large to tabulate: each cell a divisor of ``target`` (a one-cell
+    ``Table``) and the product a ``Predicate`` (only the enumerative backend takes it, within
+    its budget)."""
+    divisors = frozenset((v,) for v in range(1, n + 1) if target % v == 0)
+    return (
+        *(Table((name,), divisors, origin) for name in names),
+        Predicate(names, lambda *values: math.prod(values) == target, origin),
+    )
 
 
 def pair_tuples(n: int, op: str, target: int) -> frozenset[tuple[int, int]]:
@@ -160,7 +192,10 @@ class KenKen(CageGrid, GivensGrid):
         if op in ("+", "="):
             return (Linear(names, (1,) * len(names), "==", target, origin),)
         if op == "*":
-            return (Table(names, product_tuples(cells, n, target), origin),)
+            rows = product_tuples(cells, n, target)
+            if rows is None:
+                return product_rule(names, n, target, origin)
+            return (Table(names, rows, origin),)
         return (Table(names, pair_tuples(n, op, target), origin),)
 
     def cage_label(self, clue: Clue) -> str:
