@@ -58,3 +58,16 @@ def test_cli_grade_takes_a_budget_and_refuses_a_non_positive_one(tmp_path, capsy
     ):
         assert main(["grade", str(path), "--family", "sudoku", flag, value]) == 2
         assert flag in capsys.readouterr().err
+
+
+def test_a_rule_that_searches_a_game_stops_on_the_grade_deadline() -> None:
+    """Grading an empty 8×8 connect-4 board checks rules that solve the game; they stop on the
+    grade's deadline (the grade ran past 100 s with a 2 s budget before)."""
+    import time
+
+    fam = get_family("owm-connect")
+    board = fam.parse_text("/".join(["." * 8] * 8), {"rows": 8, "cols": 8, "k": 4})
+    start = time.perf_counter()
+    g = grade(board, budget=SearchBudget(nodes=None, seconds=1.0))
+    assert time.perf_counter() - start < 10
+    assert g.status == "undecided" and g.budget is not None and g.budget.resource == "seconds"

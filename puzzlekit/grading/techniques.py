@@ -419,7 +419,8 @@ def grade(instance: Instance, *, search: bool = True, budget: SearchBudget | Non
     problem = resolve(instance)
     solver = _Solver(problem)
     try:
-        status = solver.run(meter=meter)
+        with meter.within():  # a rule that searches (a game position) stops on the deadline too
+            status = solver.run(meter=meter)
     except BudgetExceeded as exc:
         spent = BudgetSpent(exc.resource, exc.limit, meter.nodes, round(meter.seconds, 6), 0)
         return replace(
