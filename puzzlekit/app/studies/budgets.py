@@ -10,7 +10,9 @@ what it measured and nothing asserts.
 Inputs per family, from its largest registered schema or a larger one: the empty instance (no
 clues: the widest search; for games the empty board); for families with given clues (up to
 256 variables), a full set of givens from a random solution with one given changed
-(UNSOLVABLE: conflict shrinking); for Sudoku, a hard 9×9 of the top1465 set. Checks: each
+(UNSOLVABLE: conflict shrinking); for Sudoku, a hard 9×9 of the top1465 set; for KenKen, a
+9×9 whose one cage is a 9-cell product (too many tuples to list); for connect and m,n,k, the
+empty 8×8 board too. Checks: each
 registered verifier with ``solution_cap=2`` and ``SearchBudget(nodes=None, seconds=BUDGET)``;
 ``grade`` (with its SAT measures) where the family is graded. A verifier that does not take a
 family (it raises before searching) is listed as ``n/a``.
@@ -50,8 +52,8 @@ HARD_PARAMS: dict[str, list[dict[str, Any]]] = {
     "nonogram": [{"rows": 30, "cols": 30, "density": 50}],
     "starbattle": [{"size": 10, "stars": 2}],
     "logicgrid": [{"preset": "einstein"}],
-    "owm-connect": [{"rows": 6, "cols": 7, "k": 4}],
-    "owm-mnk": [{"rows": 5, "cols": 5, "k": 4}],
+    "owm-connect": [{"rows": 6, "cols": 7, "k": 4}, {"rows": 8, "cols": 8, "k": 4}],
+    "owm-mnk": [{"rows": 5, "cols": 5, "k": 4}, {"rows": 8, "cols": 8, "k": 4}],
     "owm-nim": [{"heaps": 5, "max": 9}],
     "owm-tictactoe": [{}],
 }
@@ -59,13 +61,27 @@ HARD_PARAMS: dict[str, list[dict[str, Any]]] = {
 #: a random solution of a bigger grid takes minutes (25x25 Sudoku: over 60 s)
 MAX_UNSOLVABLE_VARIABLES = 256
 
-#: games: the empty board (their instances are positions, in the family's text format)
+#: games: the empty board (their instances are positions, in the family's text format); boards
+#: of ``rows`` × ``cols`` are drawn from the params
 GAME_POSITIONS = {
-    "owm-connect": "/".join(["." * 7] * 6),
-    "owm-mnk": "/".join(["." * 5] * 5),
+    "owm-connect": None,
+    "owm-mnk": None,
     "owm-nim": "9,9,9,9,9",
     "owm-tictactoe": ".../.../...",
 }
+
+
+def _empty_position(family: str, params: dict[str, Any]) -> str:
+    fixed = GAME_POSITIONS[family]
+    return fixed if fixed is not None else "/".join(["." * params["cols"]] * params["rows"])
+
+
+def _product_cage() -> Instance:
+    """A 9×9 KenKen whose one cage is a 3×3 block with product 9! (651,960 tuples)."""
+    block = [(r, c) for r in range(3) for c in range(3)]
+    cage = Clue.make("cage-r1c1", "cage", {"op": "*", "target": 362880}, block)
+    return Instance.make("kenken", {"size": 9}, [cage])
+
 
 HARD_SUDOKU = Path(__file__).resolve().parents[3] / "tests" / "data" / "sudoku9_top1465_sample.txt"
 
@@ -121,7 +137,7 @@ def cases(families: list[str] | None) -> list[tuple[str, str, Instance]]:
                 continue
             label = json.dumps(params, separators=(",", ":"))
             if family in GAME_POSITIONS:
-                empty = fam.parse_text(GAME_POSITIONS[family], normal)
+                empty = fam.parse_text(_empty_position(family, normal), normal)
             else:
                 empty = Instance.make(family, normal, [])
             out.append((family, f"empty {label}", empty))
@@ -131,6 +147,8 @@ def cases(families: list[str] | None) -> list[tuple[str, str, Instance]]:
     if "sudoku" in (families or FAMILIES.names()) and HARD_SUDOKU.exists():
         line = HARD_SUDOKU.read_text().split()[0]
         out.append(("sudoku", "top1465 #1", get_family("sudoku").parse_text(line, {"size": 9})))
+    if "kenken" in (families or FAMILIES.names()):
+        out.append(("kenken", "9-cell product cage", _product_cage()))
     return out
 
 
