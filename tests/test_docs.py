@@ -25,7 +25,7 @@ API_MODULES = [
     *(
         f"puzzlekit.{floor}"
         for floor in (
-            "core audit families verifiers io grading generators loop quality app".split()
+            "core audit families verifiers io grading generators loop quality envs app".split()
         )
     ),
 ]

@@ -1,0 +1,304 @@
+"""``GenerateEnv`` (``puzzlekit/Generate-v0``): the agent is the generator, one episode builds one
+puzzle.
+
+At :meth:`~GenerateEnv.reset` the environment samples a solution of the schema with its seeded
+generator (the family's sampler, else the compiled one, as every strategy does:
+:func:`puzzlekit.generators.base.sample_solution`); the candidate clues are the family's true
+clues of that solution, laid out as slots (:class:`~puzzlekit.envs.slots.SlotLayout`). Each
+action toggles one slot (reveals or hides its clue) or submits the revealed clues to the filter
+verifier; only a submission calls the filter. The observation is described in
+:mod:`puzzlekit.envs.observe`.
+
+Rewards come from the filter alone (the holdout never reaches the agent or the reward: see
+:class:`puzzlekit.envs.holdout.HoldoutEvaluation`):
+
+- a toggle: 0;
+- a submission: ``rewards[verdict] - call_cost``, and for UNIQUE
+  ``rewards["UNIQUE"] - clue_penalty * revealed / n_slots - call_cost``, so a puzzle with fewer
+  clues earns more; a MULTIPLE reward is scaled by how many solutions the filter found, up to
+  its cap (``rewards["MULTIPLE"] * found / solution_cap``: two solutions cost less than many).
+
+The episode terminates when the filter answers UNIQUE, and is truncated when ``max_calls``
+submissions or ``max_steps`` actions are spent.
+
+Not for: training (bring any Gymnasium learner) or the closed loop (:mod:`puzzlekit.loop`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+import gymnasium
+import numpy as np
+from gymnasium import spaces
+
+from puzzlekit.core.model import Instance
+from puzzlekit.core.protocols import SearchBudget, call_verify
+from puzzlekit.core.report import Verdict, VerifierReport
+from puzzlekit.envs.observe import (
+    DETAIL_KEYS,
+    MODES,
+    VERDICTS,
+    fill_detail,
+    observation_space,
+    solution_grid,
+)
+from puzzlekit.envs.slots import SlotLayout
+from puzzlekit.families import get_family
+from puzzlekit.generators.base import sample_solution
+from puzzlekit.verifiers.registry import default_filter_name, get_verifier
+
+#: the reward of a submission by verdict, before the per-call cost (see the module docstring)
+DEFAULT_REWARDS: Mapping[str, float] = {
+    "UNIQUE": 1.0,
+    "MULTIPLE": -0.1,
+    "UNSOLVABLE": -0.5,
+    "DOMAIN_TOO_LARGE": -0.2,
+    "UNDECIDED": -0.2,
+    "INVALID_SPEC": -0.5,
+}
+#: the seed of the probe solution whose true clues fix the slots of a schema
+LAYOUT_SEED = 0
+
+
+class GenerateEnv(gymnasium.Env):
+    """An episode builds one puzzle of ``family`` with ``params``; actions are
+    ``Discrete(n_slots + 1)``: ``i < n_slots`` toggles slot ``i``, ``n_slots`` submits.
+
+    ``obs_mode``: ``"structured"`` (clues and reject detail) or ``"scalar"`` (PCGRL-style: the
+    verdict reaches the agent through the reward only). ``filter``: a registered verifier name
+    (default: the family's default filter, :func:`~puzzlekit.verifiers.registry.
+    default_filter_name`) with ``filter_settings``. ``solution_cap``: solutions the filter
+    reports (the gap and its power are computed over them). ``start_clues``: slots revealed at
+    reset, drawn with the episode's generator (``"all"``: every slot). ``max_steps`` defaults to
+    four actions per slot plus ``max_calls``. ``render_mode="ansi"`` draws the current puzzle with
+    the last reject detail marked.
+    """
+
+    metadata = {"render_modes": ["ansi"], "render_fps": 4}
+
+    def __init__(
+        self,
+        family: str = "sudoku",
+        params: Mapping[str, Any] | None = None,
+        *,
+        obs_mode: str = "structured",
+        filter: str | None = None,
+        filter_settings: Mapping[str, Any] | None = None,
+        solution_cap: int = 10,
+        budget: SearchBudget | None = None,
+        max_calls: int = 20,
+        max_steps: int | None = None,
+        start_clues: int | str = 0,
+        rewards: Mapping[str, float] | None = None,
+        call_cost: float = 0.01,
+        clue_penalty: float = 0.5,
+        render_mode: str | None = None,
+    ) -> None:
+        if obs_mode not in MODES:
+            raise ValueError(f"obs_mode {obs_mode!r} is not one of {', '.join(MODES)}")
+        if render_mode is not None and render_mode not in self.metadata["render_modes"]:
+            raise ValueError(f"render_mode {render_mode!r} is not one of: ansi")
+        _positive("solution_cap", solution_cap, 2)
+        _positive("max_calls", max_calls, 1)
+        unknown = sorted(set(rewards or {}) - set(DEFAULT_REWARDS))
+        if unknown:
+            raise ValueError(f"rewards: {unknown[0]!r} is not a verdict")
+        self.family = get_family(family)
+        self.schema = self.family.schema(dict(params or {}))
+        self.params = self.schema.params_dict()
+        self.filter_name = filter or default_filter_name(self.family.name)
+        self.filter = get_verifier(self.filter_name, **dict(filter_settings or {}))
+        # solutions are sampled under the filter's rules, as the loop's strategies sample them
+        self.sample_schema = self.filter.believed_schema(self.schema)
+        self.layout = SlotLayout.of(self.schema, self._true_clues(LAYOUT_SEED))
+        self.layout.align(self._true_clues(LAYOUT_SEED + 1))  # refuse a layout that moves now
+        n = self.layout.n_slots
+        self.obs_mode = obs_mode
+        self.solution_cap = solution_cap
+        self.budget = budget
+        self.max_calls = max_calls
+        self.max_steps = 4 * n + max_calls if max_steps is None else max_steps
+        _positive("max_steps", self.max_steps, 1)
+        self.start_clues = n if start_clues == "all" else start_clues
+        if not isinstance(self.start_clues, int) or not 0 <= self.start_clues <= n:
+            raise ValueError(f"start_clues must be 0..{n} or 'all', got {start_clues!r}")
+        self.rewards = {**DEFAULT_REWARDS, **dict(rewards or {})}
+        self.call_cost = float(call_cost)
+        self.clue_penalty = float(clue_penalty)
+        self.render_mode = render_mode
+        self.action_space = spaces.Discrete(n + 1)
+        self.observation_space = observation_space(self.layout, self.schema, max_calls, obs_mode)
+        self._detail = np.zeros((len(DETAIL_KEYS), self.layout.n_cells), np.float32)
+        self._revealed = np.zeros(n, np.int8)
+        self._cover = np.zeros(self.layout.n_cells, np.int16)
+        self._clues: tuple[Any, ...] = ()
+        self._solution: dict[str, Any] = {}
+        self._solution_grid = np.zeros(self.layout.shape, np.int16)
+        self._verdict = 0
+        self._calls = 0
+        self._steps = 0
+        self._done = True
+        self._last: tuple[bytes, VerifierReport] | None = None
+        #: the instance of the last submission and the filter's report on it (read by
+        #: :class:`~puzzlekit.envs.holdout.HoldoutEvaluation`; never part of an observation)
+        self.last_submitted: Instance | None = None
+        self.last_report: VerifierReport | None = None
+        #: submissions since the environment was made (a wrapper tells a new one by it)
+        self.submissions = 0
+
+    # -- the Gymnasium API ----------------------------------------------------------------------
+    def reset(
+        self, *, seed: int | None = None, options: dict[str, Any] | None = None
+    ) -> tuple[dict[str, Any], dict[str, Any]]:
+        super().reset(seed=seed)
+        rng = self.np_random
+        self._solution = sample_solution(self.sample_schema, rng)
+        truth = self.family.clues_from_solution(self.schema, self._solution)
+        self._clues = self.layout.align(truth)
+        self._solution_grid = solution_grid(self.layout, self.schema, self._solution)
+        self._revealed.fill(0)
+        self._cover.fill(0)
+        if self.start_clues:
+            for slot in sorted(rng.choice(self.layout.n_slots, self.start_clues, replace=False)):
+                self._toggle(int(slot))
+        self._detail.fill(0.0)
+        self._verdict = 0
+        self._calls = 0
+        self._steps = 0
+        self._done = False
+        self._last = None
+        self.last_submitted = None
+        self.last_report = None
+        return self._observation(), self._info()
+
+    def step(self, action: Any) -> tuple[dict[str, Any], float, bool, bool, dict[str, Any]]:
+        slot = self._action(action)
+        if self._done:
+            raise RuntimeError("the episode has ended: call reset() before step()")
+        self._steps += 1
+        reward = 0.0
+        terminated = False
+        if slot < self.layout.n_slots:
+            self._toggle(slot)
+        else:
+            report = self._submit()
+            reward = self._reward(report)
+            terminated = report.verdict is Verdict.UNIQUE
+        truncated = not terminated and (
+            self._calls >= self.max_calls or self._steps >= self.max_steps
+        )
+        self._done = terminated or truncated
+        return self._observation(), reward, terminated, truncated, self._info()
+
+    def render(self) -> str | None:
+        if self.render_mode != "ansi":
+            return None
+        marks = None
+        if self.last_report is not None and self.last_report.reject_detail is not None:
+            marks = self.last_report.reject_detail.marks()
+        return self.family.render_ascii(self.current_instance(), self._solution, marks)
+
+    # -- what an agent may read besides the observation -----------------------------------------
+    @property
+    def solution(self) -> dict[str, Any]:
+        """The episode's solution (every candidate clue is true of it)."""
+        return dict(self._solution)
+
+    @property
+    def calls(self) -> int:
+        """Filter calls used in the episode."""
+        return self._calls
+
+    def current_instance(self) -> Instance:
+        """The puzzle of the revealed clues, as the next submission would send it."""
+        picked = [self._clues[i] for i in np.flatnonzero(self._revealed)]
+        return Instance.make(self.schema.family, self.params, picked)
+
+    def action_meaning(self, action: int) -> str:
+        """``"toggle r1c1"`` or ``"submit"``: what ``action`` does."""
+        slot = self._action(action)
+        return "submit" if slot == self.layout.n_slots else f"toggle {self.layout.ids[slot]}"
+
+    # -- inside ---------------------------------------------------------------------------------
+    def _action(self, action: Any) -> int:
+        n = int(self.action_space.n)
+        value = action
+        if isinstance(value, np.ndarray) and value.shape == ():
+            value = value.item()
+        ok = isinstance(value, int | np.integer) and not isinstance(value, bool | np.bool_)
+        if not ok or not 0 <= int(value) < n:
+            raise ValueError(
+                f"action {action!r} is not in the action space Discrete({n}): "
+                f"0..{n - 2} toggle a slot, {n - 1} submits"
+            )
+        return int(value)
+
+    def _true_clues(self, seed: int) -> list[Any]:
+        probe = sample_solution(self.sample_schema, np.random.default_rng(seed))
+        return self.family.clues_from_solution(self.schema, probe)
+
+    def _toggle(self, slot: int) -> None:
+        cells = self.layout.slot_cells[slot]
+        if self._revealed[slot]:
+            self._revealed[slot] = 0
+            self._cover[cells] -= 1
+        else:
+            self._revealed[slot] = 1
+            self._cover[cells] += 1
+
+    def _submit(self) -> VerifierReport:
+        self._calls += 1
+        self.submissions += 1
+        key = self._revealed.tobytes()
+        if self._last is not None and self._last[0] == key:
+            report = self._last[1]  # the same clues again: the filter's answer is the same
+        else:
+            instance = self.current_instance()
+            report = call_verify(
+                self.filter, instance, solution_cap=self.solution_cap, budget=self.budget
+            )
+            self.last_submitted = instance
+            self._last = (key, report)
+        self.last_report = report
+        self._verdict = VERDICTS.index(report.verdict.value)
+        if self.obs_mode == "structured":
+            fill_detail(self._detail, report, self.layout, self._solution)
+        return report
+
+    def _reward(self, report: VerifierReport) -> float:
+        verdict = report.verdict
+        base = self.rewards[verdict.value]
+        if verdict is Verdict.UNIQUE:
+            share = float(self._revealed.sum()) / self.layout.n_slots
+            base -= self.clue_penalty * share
+        elif verdict is Verdict.MULTIPLE:
+            base *= min(report.solution_count, self.solution_cap) / self.solution_cap
+        return float(base - self.call_cost)
+
+    def _observation(self) -> dict[str, Any]:
+        grid = self.layout.shape
+        obs: dict[str, Any] = {
+            "revealed": self._revealed.copy(),
+            "clues": self._cover.reshape(grid).copy(),
+            "solution": self._solution_grid.copy(),
+        }
+        if self.obs_mode == "structured":
+            obs["verdict"] = self._verdict
+            for key, row in zip(DETAIL_KEYS, self._detail, strict=True):
+                obs[key] = row.reshape(grid).copy()
+        obs["calls"] = self._calls
+        return obs
+
+    def _info(self) -> dict[str, Any]:
+        return {
+            "verdict": VERDICTS[self._verdict],
+            "clues": int(self._revealed.sum()),
+            "calls": self._calls,
+        }
+
+
+def _positive(name: str, value: Any, least: int) -> None:
+    if not isinstance(value, int) or isinstance(value, bool) or value < least:
+        raise ValueError(f"{name} must be an integer of at least {least}, got {value!r}")
