@@ -282,3 +282,39 @@ def test_settle_reads_the_filter_from_the_loop_result_not_its_reports():
     evidence = _evidence(settled.request, "filter")
     assert evidence["produced_by"].startswith("sampling@")
     assert evidence["assurance"] == "statistically_supported"
+
+
+# --- 5. a holdout that changes its input -------------------------------------------------------
+
+
+def test_a_holdout_that_changes_its_input_is_a_recorded_outcome_not_a_traceback(tmp_path):
+    """The loop outcome is ``contaminated-holdout`` in every record, stderr says so in one line
+    (plus the count line), and the run goes on to its loop limit (20 loops for one puzzle) instead of ending."""
+    import json
+    import os
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    fixture = Path(__file__).parent / "plugin_fixture"
+    env = dict(os.environ)
+    env["PYTHONPATH"] = os.pathsep.join([str(fixture), env.get("PYTHONPATH", "")])
+    args = ["generate", "sudoku", "--params", '{"size":4}', "--count", "1", "--seed", "3"]
+    args += ["--plugin", "pk_tamper_holdout", "--holdout", "pktamper"]
+    proc = subprocess.run(
+        [sys.executable, "-m", "puzzlekit", *args],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=300,
+    )
+    assert "Traceback" not in proc.stderr
+    assert proc.returncode == 1, proc.stderr  # none accepted: the count line, exit 1
+    records = [json.loads(line) for line in proc.stdout.splitlines()]
+    assert len(records) == 20  # the loop limit of one puzzle (GenerateConfig)
+    assert {r["status"] for r in records} == {"contaminated-holdout"}
+    assert all(r["holdoutVerdict"] is None for r in records)
+    lines = proc.stderr.strip().splitlines()
+    assert len(lines) == 2, lines
+    assert "holdout pktamper" in lines[0] and "contaminated-holdout" in lines[0]
+    assert lines[1] == "puzzlekit: 0 of 1 accepted"

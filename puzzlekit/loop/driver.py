@@ -39,6 +39,7 @@ from puzzlekit.core.protocols import Holdout as Holdout
 from puzzlekit.core.protocols import call_verify, strategy_extras
 from puzzlekit.core.report import Verdict, VerifierReport, top_coord
 from puzzlekit.loop.holdout import (
+    HoldoutContaminated,
     InlineHoldout,
     WorkerHoldout,
     registry_kept,
@@ -48,6 +49,7 @@ from puzzlekit.loop.holdout import (
 
 __all__ = [
     "CONTAMINATED",
+    "CONTAMINATED_HOLDOUT",
     "Attempt",
     "Holdout",
     "InlineHoldout",
@@ -65,6 +67,8 @@ __all__ = [
 ]
 
 CONTAMINATED = "contaminated"
+#: the status of a loop whose holdout changed its input or a registry: no holdout verdict
+CONTAMINATED_HOLDOUT = "contaminated-holdout"
 
 
 @dataclass(frozen=True)
@@ -116,7 +120,9 @@ class LoopResult:
 
     Never given to the strategy. The rows of :mod:`puzzlekit.loop.rows` are built from it."""
 
-    status: str  # "accepted", "exhausted" or "dropped" (the minimize hook declined it)
+    #: "accepted", "exhausted", "dropped" (the minimize hook declined it) or
+    # "contaminated-holdout" (the holdout changed its input or a registry: no verdict)
+    status: str
     instance: Instance | None
     solution: dict[str, int] | None
     filter_report: VerifierReport | None
@@ -303,13 +309,37 @@ def _accept(
     if shaped is not None and shaped.dropped:
         return _Accepted("dropped", instance, report, calls, None, None, shaping)
     hold = hold_seconds = None
+    status = "accepted"
     if holdout is not None:
-        h0 = time.perf_counter()
-        # the material handed over is serialized afresh from the content, never from a cache
-        material = instance.fresh_canonical_json()
-        hold = holdout.check(material, sha256_digest(material), cap)
-        hold_seconds = time.perf_counter() - h0
-    return _Accepted("accepted", instance, report, calls, hold, hold_seconds, shaping)
+        hold, hold_seconds = _judge(holdout, instance, cap)
+        status = "accepted" if hold is not None else CONTAMINATED_HOLDOUT
+    return _Accepted(status, instance, report, calls, hold, hold_seconds, shaping)
+
+
+_WARNED: set[str] = set()
+
+
+def _judge(holdout: Holdout, instance: Instance, cap: int) -> tuple[VerifierReport | None, float]:
+    """The holdout's report on ``instance`` and its wall time; ``None`` when the holdout
+    changed its input or a registry (one line on stderr names it; the run goes on). The material
+    handed over is serialized afresh from the content, never from a cache."""
+    import sys
+
+    material = instance.fresh_canonical_json()
+    h0 = time.perf_counter()
+    try:
+        report: VerifierReport | None = holdout.check(material, sha256_digest(material), cap)
+    except HoldoutContaminated as exc:
+        name = str(getattr(holdout, "name", "holdout"))
+        if name not in _WARNED:  # one line per holdout; every such loop is in the rows
+            _WARNED.add(name)
+            print(
+                f"puzzlekit: holdout {name}: {exc}; the loop is recorded as "
+                f"{CONTAMINATED_HOLDOUT} (so is every later one) and the run goes on",
+                file=sys.stderr,
+            )
+        report = None
+    return report, time.perf_counter() - h0
 
 
 def _minimized(
@@ -476,10 +506,10 @@ def judged(result: LoopResult, holdout: Holdout | None, cap: int) -> LoopResult:
     """``result`` with the holdout's report on its accepted instance (from fresh bytes)."""
     if holdout is None or not result.accepted or result.instance is None:
         return result
-    material = result.instance.fresh_canonical_json()
-    h0 = time.perf_counter()
-    report = holdout.check(material, sha256_digest(material), cap)
-    return replace(result, holdout_report=report, holdout_seconds=time.perf_counter() - h0)
+    report, seconds = _judge(holdout, result.instance, cap)
+    if report is None:
+        return replace(result, status=CONTAMINATED_HOLDOUT, holdout_seconds=seconds)
+    return replace(result, holdout_report=report, holdout_seconds=seconds)
 
 
 def drive(spec: LoopSpec, seed: int, count: int) -> Iterator[LoopResult]:

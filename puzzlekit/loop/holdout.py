@@ -52,6 +52,11 @@ def registry_kept(before: Mapping[Any, Any], after: Mapping[Any, Any]) -> bool:
 _MISSING = object()
 
 
+class HoldoutContaminated(Exception):
+    """The holdout verifier changed its input or a registry while judging: its verdict is void.
+    The loop driver records the loop as ``contaminated-holdout`` and the run goes on."""
+
+
 def _check_material(verifier: Any, canonical: bytes, digest: str, cap: int) -> dict[str, Any]:
     if sha256_digest(canonical) != digest:
         raise ValueError(f"holdout material does not match its digest {digest}")
@@ -69,7 +74,7 @@ def _check_material(verifier: Any, canonical: bytes, digest: str, cap: int) -> d
         or report.instance_digest != digest
         or not registry_kept(registries, registry_state())
     ):
-        raise ValueError(f"holdout verifier changed its input or a registry {digest}")
+        raise HoldoutContaminated(f"holdout verifier changed its input or a registry on {digest}")
     return report.to_json_obj()
 
 
@@ -115,6 +120,8 @@ def _worker_main(
             canonical, digest, cap = msg
             try:
                 out = ("ok", _check_material(verifier, canonical, digest, cap))
+            except HoldoutContaminated as exc:
+                out = ("contaminated", str(exc))
             except Exception as exc:  # reported to the parent, which raises it there
                 out = ("error", f"{type(exc).__name__}: {exc}")
         try:
@@ -156,6 +163,8 @@ class WorkerHoldout:
     def check(self, canonical: bytes, digest: str, solution_cap: int) -> VerifierReport:
         self._conn.send((bytes(canonical), digest, solution_cap))
         status, payload = self._conn.recv()
+        if status == "contaminated":
+            raise HoldoutContaminated(payload)
         if status != "ok":
             raise RuntimeError(f"holdout worker failed: {payload}")
         return VerifierReport.from_json_obj(payload)

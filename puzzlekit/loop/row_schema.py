@@ -157,7 +157,11 @@ ATTEMPT_FIELDS = [
 
 PUZZLE_FIELDS = [
     *_KEYS,
-    _f("status", pa.string(), "accepted, exhausted (budget spent) or dropped (by a hook)"),
+    _f(
+        "status",
+        pa.string(),
+        "accepted, exhausted (budget spent), dropped (by a hook) or contaminated-holdout",
+    ),
     _f("instanceDigest", pa.string(), "sha256 digest of the accepted instance"),
     _f("instance", pa.string(), "the accepted instance as canonical JSON (RFC 8785)"),
     _f("text", pa.string(), "the accepted instance in its family's one-line text format"),
