@@ -289,7 +289,8 @@ def test_settle_reads_the_filter_from_the_loop_result_not_its_reports():
 
 def test_a_holdout_that_changes_its_input_is_a_recorded_outcome_not_a_traceback(tmp_path):
     """The loop outcome is ``contaminated-holdout`` in every record, stderr says so in one line
-    (plus the count line), and the run goes on to its loop limit (20 loops for one puzzle) instead of ending."""
+    (plus the count line), and the run goes on to its loop limit (20 loops for one puzzle)
+    instead of ending."""
     import json
     import os
     import subprocess
