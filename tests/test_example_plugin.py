@@ -168,6 +168,9 @@ def test_regress_update_builds_the_corpus_the_example_keeps_and_regress_then_pas
     entries[0]["report"]["solutionCount"] = 2
     entries[0]["reportDigest"] = content_digest(entries[0]["report"])
     corpus.write_text("".join(json.dumps(e) + "\n" for e in entries))
+    refused = cli(installed, "regress", "--golden", str(golden))  # changed outside --update
+    assert refused.returncode == 2 and "changed since it was sealed" in refused.stderr
+    (golden / "SEAL.json").unlink()  # an unsealed corpus is compared entry by entry
     broken = cli(installed, "regress", "--golden", str(golden))
     assert broken.returncode == 1 and "solutionCount: 2 -> 1" in broken.stdout, broken.stdout
 

@@ -40,6 +40,7 @@ from typing import Any
 
 from puzzlekit.core.plugins import UnknownName
 from puzzlekit.core.report import VerifierReport
+from puzzlekit.core.seal import SEAL_FILE, seal_files, seal_problems
 
 # the records, the building and the comparing live in their own modules; every name stays
 # importable from here
@@ -67,6 +68,61 @@ from puzzlekit.quality.golden_entries import (
     schema_id,
     write_corpus,
 )
+
+# --- the seal -----------------------------------------------------------------------------------
+
+
+class CorpusTampered(ValueError):
+    """A corpus file changed outside ``regress --update`` (before a check, or by the verifier
+    being checked); the message is one line per file."""
+
+
+def seal_corpora(directory: str | Path) -> Path:
+    """Write ``SEAL.json``: the digest of every corpus file of ``directory``. Only
+    ``regress --update`` (and building corpora) does this, so any other change shows."""
+    import json
+
+    from puzzlekit.core.files import write_text
+
+    directory = Path(directory)
+    files = seal_files(directory, [f.name for f in sorted(directory.glob("*.jsonl"))])
+    path = directory / SEAL_FILE
+    seal = {"sealedBy": "puzzlekit regress --update", "files": files}
+    write_text(path, json.dumps(seal, indent=1, sort_keys=True) + "\n")
+    return path
+
+
+def read_seal(directory: str | Path) -> dict[str, str] | None:
+    """The sealed digests of ``directory``'s corpora; ``None`` when it has no seal."""
+    from puzzlekit.core.reading import ReadError, parse_json
+
+    path = Path(directory) / SEAL_FILE
+    if not path.exists():
+        return None
+    try:
+        obj = parse_json(path.read_bytes())
+    except ReadError as exc:
+        raise CorpusTampered(f"{path}: unreadable seal: {exc}") from None
+    files = obj.get("files") if isinstance(obj, dict) else None
+    if not isinstance(files, dict) or not all(isinstance(v, str) for v in files.values()):
+        raise CorpusTampered(f"{path}: not a seal (no files mapping)")
+    return dict(files)
+
+
+def check_seal(directory: Path, files: Iterable[Path], *, every: bool = True) -> None:
+    """Raise :class:`CorpusTampered` if a corpus in ``files`` differs from the seal (or is not
+    in it, or, when ``every`` corpus is checked, a sealed one is gone)."""
+    sealed = read_seal(directory)
+    if sealed is None:
+        return
+    names = [f.name for f in files]
+    scope = sealed if every else {n: d for n, d in sealed.items() if n in names}
+    problems = seal_problems(directory, scope, names)
+    if problems:
+        raise CorpusTampered(
+            "; ".join(problems) + " (a corpus changes only through puzzlekit regress --update)"
+        )
+
 
 # --- regress ------------------------------------------------------------------------------------
 
@@ -230,12 +286,17 @@ def regress(
         else:
             _check_schema_arg(directory, schema, known)
     files = corpus_files(directory, schema)
+    if not update:
+        check_seal(
+            directory, files, every=schema is None
+        )  # a corpus changed by hand is refused before any check
     present = {f.stem for f in files}
     if schema is None:
         result.missing = sorted(set(known) - present)
     corpora = [(path, load_corpus(path)) for path in files]
     for path, entries in corpora:
         check_corpus_families(path, entries)
+    before = {path: path.read_bytes() for path in files}
     pool = _Verifiers(verifier)
     for path, entries in corpora:
         result.corpora.append(path)
@@ -259,7 +320,31 @@ def regress(
                 ]
                 write_corpus(path, fresh)
                 result.updated[path.stem] = len(changed)
+                before[path] = path.read_bytes()
+    _restore_rewritten(before, verifier)
+    if update:
+        seal_corpora(directory)
     return result
+
+
+def _restore_rewritten(before: Mapping[Path, bytes], verifier: str | None) -> None:
+    """A corpus file whose bytes changed while its entries were being verified was rewritten by
+    the verifier under check: put the bytes back and raise :class:`CorpusTampered`."""
+    rewritten = [path for path, data in before.items() if _bytes_of(path) != data]
+    for path in rewritten:
+        path.write_bytes(before[path])
+    if rewritten:
+        who = f"verifier {verifier}" if verifier else "a verifier"
+        raise CorpusTampered(
+            "; ".join(f"{p}: rewritten by {who} while being checked (restored)" for p in rewritten)
+        )
+
+
+def _bytes_of(path: Path) -> bytes | None:
+    try:
+        return path.read_bytes()
+    except OSError:
+        return None
 
 
 def format_result(result: RegressResult, *, update: bool = False) -> str:
@@ -382,6 +467,7 @@ __all__ = [
     "SMALL_VARIABLES",
     "CASES",
     "CaseResult",
+    "CorpusTampered",
     "GoldenCase",
     "GoldenEntry",
     "RegressResult",
@@ -400,5 +486,6 @@ __all__ = [
     "regress",
     "registered_ids",
     "schema_id",
+    "seal_corpora",
     "write_corpus",
 ]

@@ -3,7 +3,8 @@
 Exit 0 when every case gives its recorded report, 1 when any changed (each change printed as a
 readable diff of verdict, solution count, solutions and coordinates), 2 for unusable arguments
 and for a corpus of a family that is not registered (its plugin not loaded: ``--plugin MODULE``;
-nothing is rewritten).
+nothing is rewritten), and for a corpus changed outside ``--update`` (the corpora's ``SEAL.json``
+holds every file's digest) or rewritten by the verifier being checked (its bytes are restored).
 ``--update`` rewrites the entries that changed (with ``--schema S``, also builds the corpus of a
 registered schema that has none), prints how many entries changed, and exits 0. The corpus logic is
 :mod:`puzzlekit.quality.golden`; this module only parses arguments and prints.
@@ -32,7 +33,7 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def cmd_regress(args: argparse.Namespace) -> int:
-    from puzzlekit.quality.golden import format_result, regress
+    from puzzlekit.quality.golden import CorpusTampered, format_result, regress
     from puzzlekit.verifiers.registry import VERIFIERS
 
     if args.verifier is not None:
@@ -44,6 +45,8 @@ def cmd_regress(args: argparse.Namespace) -> int:
             args.golden, schema=args.schema, verifier=args.verifier, update=args.update
         )
     except FileNotFoundError as exc:
+        raise UsageError(str(exc)) from None
+    except CorpusTampered as exc:  # changed by hand, or by the verifier under check
         raise UsageError(str(exc)) from None
     except ValueError as exc:  # a corrupt corpus line
         raise UsageError(f"unreadable corpus: {exc}") from None
