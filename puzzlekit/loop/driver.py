@@ -39,13 +39,14 @@ from puzzlekit.core.protocols import Holdout as Holdout
 from puzzlekit.core.protocols import call_verify, strategy_extras
 from puzzlekit.core.report import Verdict, VerifierReport, top_coord
 from puzzlekit.loop.holdout import (
-    HoldoutContaminated,
+    CONTAMINATED_HOLDOUT,
     InlineHoldout,
     WorkerHoldout,
     registry_kept,
     registry_state,
     shared_holdout,
 )
+from puzzlekit.loop.holdout import judge as _judge
 
 __all__ = [
     "CONTAMINATED",
@@ -67,8 +68,6 @@ __all__ = [
 ]
 
 CONTAMINATED = "contaminated"
-#: the status of a loop whose holdout changed its input or a registry: no holdout verdict
-CONTAMINATED_HOLDOUT = "contaminated-holdout"
 
 
 @dataclass(frozen=True)
@@ -314,32 +313,6 @@ def _accept(
         hold, hold_seconds = _judge(holdout, instance, cap)
         status = "accepted" if hold is not None else CONTAMINATED_HOLDOUT
     return _Accepted(status, instance, report, calls, hold, hold_seconds, shaping)
-
-
-_WARNED: set[str] = set()
-
-
-def _judge(holdout: Holdout, instance: Instance, cap: int) -> tuple[VerifierReport | None, float]:
-    """The holdout's report on ``instance`` and its wall time; ``None`` when the holdout
-    changed its input or a registry (one line on stderr names it; the run goes on). The material
-    handed over is serialized afresh from the content, never from a cache."""
-    import sys
-
-    material = instance.fresh_canonical_json()
-    h0 = time.perf_counter()
-    try:
-        report: VerifierReport | None = holdout.check(material, sha256_digest(material), cap)
-    except HoldoutContaminated as exc:
-        name = str(getattr(holdout, "name", "holdout"))
-        if name not in _WARNED:  # one line per holdout; every such loop is in the rows
-            _WARNED.add(name)
-            print(
-                f"puzzlekit: holdout {name}: {exc}; the loop is recorded as "
-                f"{CONTAMINATED_HOLDOUT} (so is every later one) and the run goes on",
-                file=sys.stderr,
-            )
-        report = None
-    return report, time.perf_counter() - h0
 
 
 def _minimized(

@@ -20,7 +20,9 @@ from __future__ import annotations
 import atexit
 import json
 import multiprocessing as mp
+import sys
 import threading
+import time
 from collections.abc import Callable, Mapping, Sequence
 from functools import partial
 from typing import Any
@@ -52,6 +54,10 @@ def registry_kept(before: Mapping[Any, Any], after: Mapping[Any, Any]) -> bool:
 _MISSING = object()
 
 
+#: the status of a loop whose holdout changed its input or a registry: no holdout verdict
+CONTAMINATED_HOLDOUT = "contaminated-holdout"
+
+
 class HoldoutContaminated(Exception):
     """The holdout verifier changed its input or a registry while judging: its verdict is void.
     The loop driver records the loop as ``contaminated-holdout`` and the run goes on."""
@@ -76,6 +82,30 @@ def _check_material(verifier: Any, canonical: bytes, digest: str, cap: int) -> d
     ):
         raise HoldoutContaminated(f"holdout verifier changed its input or a registry on {digest}")
     return report.to_json_obj()
+
+
+_WARNED: set[str] = set()
+
+
+def judge(holdout: Any, instance: Instance, cap: int) -> tuple[VerifierReport | None, float]:
+    """The holdout's report on ``instance`` and its wall time; ``None`` when the holdout
+    changed its input or a registry (one line on stderr names it; the run goes on). The material
+    handed over is serialized afresh from the content, never from a cache."""
+    material = instance.fresh_canonical_json()
+    h0 = time.perf_counter()
+    try:
+        report: VerifierReport | None = holdout.check(material, sha256_digest(material), cap)
+    except HoldoutContaminated as exc:
+        name = str(getattr(holdout, "name", "holdout"))
+        if name not in _WARNED:  # one line per holdout; every such loop is in the rows
+            _WARNED.add(name)
+            print(
+                f"puzzlekit: holdout {name}: {exc}; the loop is recorded as "
+                f"{CONTAMINATED_HOLDOUT} (so is every later one) and the run goes on",
+                file=sys.stderr,
+            )
+        report = None
+    return report, time.perf_counter() - h0
 
 
 class InlineHoldout:
