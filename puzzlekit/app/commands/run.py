@@ -53,6 +53,12 @@ def register(sub: argparse._SubParsersAction) -> None:
         default=FIGURE_FORMATS[0],
         help="the figures' file format (svg and pdf for papers; report.md links them)",
     )
+    r.add_argument(
+        "--check",
+        action="store_true",
+        help="check the run directory's files against its manifest and ledger instead of "
+        "drawing (exit 1 naming every file that changed)",
+    )
     r.set_defaults(func=cmd_report)
 
 
@@ -114,6 +120,20 @@ def cmd_report(args: argparse.Namespace) -> int:
     run = Path(args.run_dir)
     if not (run / "manifest.json").exists() or not (run / "puzzles.parquet").exists():
         raise UsageError(f"{run} is not a finished run directory")
+    if getattr(args, "check", False):
+        return _check_run(run)
     report = write_report(run, args.figure_format)
     print(f"report: {report}", file=sys.stdout)
+    return 0
+
+
+def _check_run(run: Path) -> int:
+    from puzzlekit.app.experiment.run_check import check_run, data_files
+
+    problems = check_run(run)
+    for line in problems:
+        print(f"puzzlekit: {line}", file=sys.stderr)
+    if problems:
+        return 1
+    print(f"{run}: intact ({len(data_files(run))} data files, manifest and ledger agree)")
     return 0

@@ -204,8 +204,10 @@ def run_experiment(
     in flight; ``resume=True`` skips the finished ones. At the end the parts are merged, sorted,
     into ``attempts.parquet`` and ``puzzles.parquet``, and the report is drawn.
     """
+    from puzzlekit.app.experiment.run_check import seal_run
     from puzzlekit.app.progress import progress
     from puzzlekit.audit.ledger import Ledger
+    from puzzlekit.core.seal import file_digest
 
     run = Path(out)
     executor = executor or config.executor
@@ -242,6 +244,7 @@ def run_experiment(
     kill_point("merged")
     manifest["end"] = now()
     manifest["rows"] = {"attempts": len(attempts), "puzzles": len(puzzles), "tasks": len(tasks)}
+    manifest["files"] = seal_run(run)  # checked by puzzlekit report --check
     write_json(manifest, run / "manifest.json")
     kill_point("end")
     with Ledger(run / "ledger.db") as ledger:
@@ -249,6 +252,8 @@ def run_experiment(
             {
                 "kind": "run-end",
                 "configDigest": config.digest,
+                "files": manifest["files"],
+                "manifestDigest": file_digest(run / "manifest.json"),
                 "attempts": len(attempts),
                 "puzzles": len(puzzles),
                 "accepted": int((puzzles["status"] == "accepted").sum()) if len(puzzles) else 0,
