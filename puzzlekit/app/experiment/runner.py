@@ -204,10 +204,7 @@ def run_experiment(
     in flight; ``resume=True`` skips the finished ones. At the end the parts are merged, sorted,
     into ``attempts.parquet`` and ``puzzles.parquet``, and the report is drawn.
     """
-    from puzzlekit.app.experiment.run_check import seal_run
     from puzzlekit.app.progress import progress
-    from puzzlekit.audit.ledger import Ledger
-    from puzzlekit.core.seal import file_digest
 
     run = Path(out)
     executor = executor or config.executor
@@ -242,8 +239,30 @@ def run_experiment(
 
     attempts, puzzles = merge_parts(run, [t.id for t in tasks])
     kill_point("merged")
+    _seal_and_end(run, config, manifest, attempts, puzzles, len(tasks))
+    if report:
+        from puzzlekit.app.plots import write_report
+
+        write_report(run)
+    return run
+
+
+def _seal_and_end(
+    run: Path,
+    config: ExperimentConfig,
+    manifest: dict[str, Any],
+    attempts: Any,
+    puzzles: Any,
+    tasks: int,
+) -> None:
+    """Write the manifest's end, row counts and file seal, then the ledger's run-end entry
+    (which also holds the manifest's digest)."""
+    from puzzlekit.app.experiment.run_check import seal_run
+    from puzzlekit.audit.ledger import Ledger
+    from puzzlekit.core.seal import file_digest
+
     manifest["end"] = now()
-    manifest["rows"] = {"attempts": len(attempts), "puzzles": len(puzzles), "tasks": len(tasks)}
+    manifest["rows"] = {"attempts": len(attempts), "puzzles": len(puzzles), "tasks": tasks}
     manifest["files"] = seal_run(run)  # checked by puzzlekit report --check
     write_json(manifest, run / "manifest.json")
     kill_point("end")
@@ -260,8 +279,3 @@ def run_experiment(
             }
         )
     kill_point("run-end")
-    if report:
-        from puzzlekit.app.plots import write_report
-
-        write_report(run)
-    return run
