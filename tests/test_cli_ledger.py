@@ -117,7 +117,7 @@ def test_ledger_unusable_arguments_exit_2_with_one_line(
 def test_escalations_list(capsys: pytest.CaptureFixture[str], db: Path) -> None:
     code, out, _ = run(capsys, "escalations", "list", "--db", str(db), "--json")
     rows = [json.loads(line) for line in out.splitlines()]
-    assert code == 0 and sorted(r["target"] for r in rows) == ["hold", "human"]
+    assert code == 0 and sorted(r["target"] for r in rows) == ["human", "w48-negcap"]
     code, out, _ = run(capsys, "escalations", "list", "--db", str(db), "--holds")
     assert code == 0 and "neither-halt" in out and "held" in out
 

@@ -1,5 +1,6 @@
 from __future__ import annotations
 
+import dataclasses
 import json
 import sqlite3
 from collections.abc import Callable, Mapping
@@ -21,7 +22,7 @@ from puzzlekit.audit.escalation import (
     instance_digest_of,
     retry_holds,
 )
-from puzzlekit.audit.ledger import Ledger
+from puzzlekit.audit.ledger import Checkpoint, Ledger
 from puzzlekit.audit.logic import LogicValue
 from puzzlekit.audit.stopping import ReasoningStep, run_stopping_condition
 from puzzlekit.core.model import Clue, Instance
@@ -95,7 +96,23 @@ def test_hold_puts_the_instance_in_the_hold_queue(store: EscalationStore) -> Non
     assert ledger_types(store) == ["hold"]
     assert store.ledger.entries()[0].body["budget_ms"] == 5000
     (rec,) = store.list_escalations()
-    assert rec.status == "held" and rec.target == "hold"
+    assert rec.status == "held" and rec.target == "w48-negcap"
+
+
+def test_an_escalation_recorded_with_the_old_target_name_hold_is_still_held(
+    store: EscalationStore,
+) -> None:
+    case = case_for(LogicValue.NEITHER)
+    old = dataclasses.replace(case, escalation=dataclasses.replace(case.escalation, target="hold"))
+    action = Dispatcher(store).dispatch(old)
+    assert action.action == "held" and len(store.list_holds("held")) == 1
+
+
+def test_as_checkpoint_reads_the_seed_names_and_the_older_ones() -> None:
+    h = "sha256:" + "c" * 64
+    assert as_checkpoint({"appended": True, "entrySeq": 4, "entryHash": h}) == Checkpoint(4, h)
+    assert as_checkpoint({"appended": True, "entry_seq": 4, "entry_hash": h}) == Checkpoint(4, h)
+    assert as_checkpoint({"appended": False, "reason": "no-anchor-fn"}) is None
 
 
 def test_external_oracle_reverifies_with_another_backend(store: EscalationStore) -> None:

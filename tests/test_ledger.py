@@ -299,8 +299,8 @@ def test_a_ledger_is_an_anchor_function_for_escalations(db: Path) -> None:
     ]
     out = run_stopping_condition("run-1/7", steps, anchor_to_ledger=True, ledger_anchor_fn=ledger)
     anchor = out.escalation.ledger_anchor
-    assert anchor["appended"] is True and anchor["entry_seq"] == 3
-    assert ledger.checkpoint() == Checkpoint(3, anchor["entry_hash"])
+    assert anchor["appended"] is True and anchor["entrySeq"] == 3
+    assert ledger.checkpoint() == Checkpoint(3, anchor["entryHash"])
     body = ledger.entries(3)[0].body
     assert body["escalation_id"] == out.escalation.escalation_id
     assert body["target"] == "peer-review" and body["sequence_id"] == "run-1/7"

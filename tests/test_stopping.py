@@ -117,7 +117,7 @@ def test_string_verdicts_are_read_and_unknown_ones_refused() -> None:
     ("value", "target"),
     [
         (None, "none"),  # B1
-        (LogicValue.NEITHER, "hold"),  # B2
+        (LogicValue.NEITHER, "w48-negcap"),  # B2
         (LogicValue.FALSE, "external-oracle"),  # B3
         (LogicValue.ZERO, "human"),  # B4
         (LogicValue.BOTH, "peer-review"),  # B5
@@ -170,7 +170,7 @@ def test_E4_a_working_anchor_function_gives_seq_and_hash() -> None:
     b = boundary_report(locate_first_error(seq(T, "INFINITY")))
     esc = escalate(b, anchor_to_ledger=True, ledger_anchor_fn=rec)
     expected_hash = "sha256:" + "0" * 63 + "1"
-    assert esc.ledger_anchor == {"appended": True, "entry_hash": expected_hash, "entry_seq": 1}
+    assert esc.ledger_anchor == {"appended": True, "entryHash": expected_hash, "entrySeq": 1}
     (body,) = rec.bodies
     assert body["escalation_id"] == esc.escalation_id
     assert body["kind"] == "other-nondefinite" and body["step_id"] == "s1"
@@ -183,7 +183,16 @@ def test_E4_an_anchor_function_may_answer_with_a_mapping() -> None:
     esc = escalate(
         b, anchor_to_ledger=True, ledger_anchor_fn=lambda body: {"entry_seq": 7, "entry_hash": h}
     )
-    assert esc.ledger_anchor == {"appended": True, "entry_hash": h, "entry_seq": 7}
+    assert esc.ledger_anchor == {"appended": True, "entryHash": h, "entrySeq": 7}
+
+
+def test_E4_an_anchor_function_may_answer_with_the_seed_names() -> None:
+    b = boundary_report(locate_first_error(seq(F)))
+    h = "sha256:" + "b" * 64
+    esc = escalate(
+        b, anchor_to_ledger=True, ledger_anchor_fn=lambda body: {"entrySeq": 3, "entryHash": h}
+    )
+    assert esc.ledger_anchor == {"appended": True, "entryHash": h, "entrySeq": 3}
 
 
 def test_E5_a_raising_anchor_function_is_reported_not_raised() -> None:
@@ -194,6 +203,20 @@ def test_E5_a_raising_anchor_function_is_reported_not_raised() -> None:
         boundary_report(locate_first_error(seq(F))), anchor_to_ledger=True, ledger_anchor_fn=boom
     )
     assert esc.ledger_anchor == {"appended": False, "reason": "anchor-threw:disk full"}
+
+
+@pytest.mark.parametrize("exc", [RuntimeError(), ValueError(""), OSError()])
+def test_E5_an_empty_exception_message_gives_the_exception_type(exc: Exception) -> None:
+    def boom(body: dict) -> None:
+        raise exc
+
+    esc = escalate(
+        boundary_report(locate_first_error(seq(F))), anchor_to_ledger=True, ledger_anchor_fn=boom
+    )
+    assert esc.ledger_anchor == {
+        "appended": False,
+        "reason": f"anchor-threw:{type(exc).__name__}",
+    }
 
 
 def test_E5_an_anchor_function_with_an_unreadable_answer_counts_as_throwing() -> None:
@@ -210,6 +233,11 @@ def test_E5_an_anchor_function_with_an_unreadable_answer_counts_as_throwing() ->
 def test_target_override_replaces_the_default_target() -> None:
     esc = escalate(boundary_report(locate_first_error(seq(F))), target_override="human")
     assert esc.target == "human" and esc.default_target == "external-oracle"
+
+
+def test_hold_is_an_alias_of_w48_negcap_where_a_user_names_a_target() -> None:
+    esc = escalate(boundary_report(locate_first_error(seq(F))), target_override="hold")
+    assert esc.target == "w48-negcap" and esc.to_json_obj()["target"] == "w48-negcap"
 
 
 def test_emitted_at_is_iso8601_from_the_injected_clock() -> None:
@@ -236,7 +264,7 @@ def test_escalation_ids_are_unique_over_10000_runs() -> None:
 
 EXPECTED_TARGET = {
     LogicValue.TRUE: "none",
-    LogicValue.NEITHER: "hold",
+    LogicValue.NEITHER: "w48-negcap",
     LogicValue.FALSE: "external-oracle",
     LogicValue.ZERO: "human",
     LogicValue.BOTH: "peer-review",
@@ -268,7 +296,7 @@ def test_summary_line_names_position_kind_target_and_anchor() -> None:
     )
     # the stop at the third of four steps: its 0-based index among n, as in the seed's example
     assert out.summary == (
-        "stopping-condition | seq(2/4) | kind=neither-halt | target=hold | anchor=ok"
+        "stopping-condition | seq(2/4) | kind=neither-halt | target=w48-negcap | anchor=ok"
     )
     assert out.escalation.sequence_id == "seq-9" and rec.bodies[0]["sequence_id"] == "seq-9"
 
@@ -372,7 +400,7 @@ def test_all_errors_gives_each_boundary_its_kind_and_last_true_claim() -> None:
     ]
     assert [loc.last_true_claim for loc in locs] == ["claim 0", "claim 2", "claim 2"]
     assert [loc.success_count for loc in locs] == [1, 2, 2]
-    assert [boundary_report(loc).target for loc in locs] == ["hold", "human", "peer-review"]
+    assert [boundary_report(loc).target for loc in locs] == ["w48-negcap", "human", "peer-review"]
 
 
 def test_all_errors_of_invalid_input_is_the_single_error() -> None:

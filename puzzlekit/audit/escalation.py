@@ -7,9 +7,11 @@ instance it is about). The built-in handlers:
 
 ``none``
     all-clear: nothing to do.
-``hold``
-    keep the question open: the instance goes into the hold queue, which :func:`retry_holds`
-    re-verifies later with a larger budget.
+``w48-negcap``
+    negative capability: keep the question open. The instance goes into the hold queue, which
+    :func:`retry_holds` re-verifies later with a larger budget. ``hold`` names it too (an alias,
+    :data:`puzzlekit.audit.stopping.TARGET_ALIASES`), in handlers given here and in stored
+    escalations.
 ``external-oracle``
     re-verify with the first other backend and record its verdict.
 ``peer-review``
@@ -58,6 +60,7 @@ from puzzlekit.audit.escalation_cases import (
 from puzzlekit.audit.escalation_store import EscalationStore
 from puzzlekit.audit.ledger import Checkpoint
 from puzzlekit.audit.logic import LogicValue
+from puzzlekit.audit.stopping import NEGATIVE_CAPABILITY, canonical_target
 from puzzlekit.core.clock import Clock
 from puzzlekit.core.report import Verdict
 
@@ -102,7 +105,7 @@ def none_handler(case: EscalationCase, store: EscalationStore) -> Action:
 
 
 def hold_handler(case: EscalationCase, store: EscalationStore) -> Action:
-    """``hold``: keep the question open in the hold queue."""
+    """``w48-negcap`` (alias ``hold``): keep the question open in the hold queue, to retry."""
     hold_id = store.hold(case, case.reason())
     return Action(case.escalation.escalation_id, case.target, "held", "held", {"hold_id": hold_id})
 
@@ -215,7 +218,7 @@ def default_handlers(
     backends = tuple(backends)
     return {
         "none": none_handler,
-        "hold": hold_handler,
+        NEGATIVE_CAPABILITY: hold_handler,
         "external-oracle": ReverifyHandler(verify_fn, backends, panel=False),
         "peer-review": ReverifyHandler(verify_fn, backends, panel=True),
         "human": human_handler,
@@ -226,7 +229,8 @@ class Dispatcher:
     """Runs the handler registered for an escalation's target, and records what it did.
 
     ``handlers`` add to or replace the defaults by target name; :meth:`register` does the same
-    later. A target without a handler, or a handler that raises, sends the case to human review.
+    later. An alias (``hold``) names the target it stands for, here and in a case's target. A
+    target without a handler, or a handler that raises, sends the case to human review.
     """
 
     def __init__(
@@ -239,14 +243,15 @@ class Dispatcher:
     ) -> None:
         self.store = store
         self.handlers: dict[str, Handler] = {**default_handlers(verify_fn, backends)}
-        self.handlers.update(handlers or {})
+        for target, handler in (handlers or {}).items():
+            self.register(target, handler)
 
     def register(self, target: str, handler: Handler) -> None:
-        self.handlers[target] = handler
+        self.handlers[canonical_target(target)] = handler
 
     def dispatch(self, case: EscalationCase) -> Action:
         self.store.record_escalation(case)
-        handler = self.handlers.get(case.target)
+        handler = self.handlers.get(canonical_target(case.target))
         if handler is None:
             action = self._to_human(case, f"no handler for target {case.target!r}")
         else:
@@ -343,7 +348,10 @@ def retry_holds(
 
 
 def as_checkpoint(anchor: Mapping[str, Any] | None) -> Checkpoint | None:
-    """The ledger position an escalation's ``ledger_anchor`` names, when it was appended."""
+    """The ledger position an escalation's ``ledger_anchor`` names, when it was appended (its
+    ``entrySeq``/``entryHash``, or ``entry_seq``/``entry_hash`` as older records hold them)."""
     if not anchor or not anchor.get("appended"):
         return None
-    return Checkpoint(int(anchor["entry_seq"]), str(anchor["entry_hash"]))
+    seq = anchor["entrySeq"] if "entrySeq" in anchor else anchor["entry_seq"]
+    entry_hash = anchor["entryHash"] if "entryHash" in anchor else anchor["entry_hash"]
+    return Checkpoint(int(seq), str(entry_hash))

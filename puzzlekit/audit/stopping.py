@@ -10,13 +10,17 @@ pipeline, composed by :func:`run_stopping_condition`:
     step that is not TRUE gives L3 NEITHER -> ``neither-halt``, L4 FALSE -> ``false-violation``,
     L5 ZERO -> ``zero-void``, L6 BOTH/INFINITY/FLOWING/SELF -> ``other-nondefinite``.
 ``boundary_report(location)``
-    B1 all-clear -> target ``none``; B2 neither-halt -> ``hold``; B3 false-violation ->
+    B1 all-clear -> target ``none``; B2 neither-halt -> ``w48-negcap``; B3 false-violation ->
     ``external-oracle``; B4 zero-void -> ``human``; B5 other-nondefinite -> ``peer-review``.
+    ``w48-negcap`` is negative capability: keep the question open (the hold queue) and retry it
+    later with a larger budget. Where a user names a target, ``hold`` is accepted as an alias of
+    ``w48-negcap`` (:data:`TARGET_ALIASES`, :func:`canonical_target`).
 ``escalate(boundary, ...)``
     E1 all-clear -> no anchor, target ``none``; E2 anchoring off -> no ``ledger_anchor`` field;
     E3 anchoring on without a function -> ``{appended: False, reason: "no-anchor-fn"}``; E4 the
-    function returns ``(seq, entry_hash)`` -> ``{appended: True, entry_hash, entry_seq}``; E5 the
-    function raises -> ``{appended: False, reason: "anchor-threw:<message>"}``, never an exception.
+    function returns ``(seq, entry_hash)`` -> ``{appended: True, entryHash, entrySeq}``; E5 the
+    function raises -> ``{appended: False, reason: "anchor-threw:<message>"}`` (the exception's
+    type name when its message is empty), never an exception.
 
 A step may hold a sub-sequence (``substeps``). A step's sub-sequence is audited before the step
 itself, so the stop is the first non-TRUE step in post-order and the location carries the path of
@@ -52,6 +56,7 @@ from puzzlekit.core.clock import Clock, utc_now
 __all__ = [
     "DEFAULT_TARGET",
     "INVALID_INPUT",
+    "NEGATIVE_CAPABILITY",
     "STOP_KIND",
     "AnchorFn",
     "Boundary",
@@ -60,7 +65,10 @@ __all__ = [
     "ReasoningStep",
     "StopKind",
     "StoppingOutcome",
+    "TARGET_ALIASES",
+    "anchor_record",
     "boundary_report",
+    "canonical_target",
     "escalate",
     "json_digest",
     "locate_all_errors",
@@ -82,10 +90,16 @@ STOP_KIND: Mapping[LogicValue, StopKind] = {
     LogicValue.SELF: StopKind.OTHER_NONDEFINITE,
 }
 
+#: B2's target: negative capability, keep the question open (the hold queue) and retry it later
+NEGATIVE_CAPABILITY = "w48-negcap"
+
+#: names a user may give for a target, and the target each one means
+TARGET_ALIASES: Mapping[str, str] = {"hold": NEGATIVE_CAPABILITY}
+
 #: B1-B5: the default target of each kind of stop.
 DEFAULT_TARGET: Mapping[StopKind, str] = {
     StopKind.ALL_CLEAR: "none",
-    StopKind.NEITHER_HALT: "hold",
+    StopKind.NEITHER_HALT: NEGATIVE_CAPABILITY,
     StopKind.FALSE_VIOLATION: "external-oracle",
     StopKind.ZERO_VOID: "human",
     StopKind.OTHER_NONDEFINITE: "peer-review",
@@ -291,11 +305,23 @@ def _new_id() -> str:
     return str(uuid.uuid4())
 
 
+def canonical_target(name: str) -> str:
+    """The target ``name`` means: an alias (:data:`TARGET_ALIASES`, ``hold``) read as the target
+    it stands for, any other name as given."""
+    return TARGET_ALIASES.get(name, name)
+
+
+def _first_key(obj: Mapping[str, Any], *keys: str) -> Any:
+    return next((obj[k] for k in keys if k in obj), None)
+
+
 def _anchor_result(result: Any) -> tuple[int, str]:
     """``(seq, entry_hash)`` from what an anchor function returned: a pair, a mapping with
-    ``entry_seq``/``seq`` and ``entry_hash``, or an object with ``seq`` and ``entry_hash``."""
+    ``entrySeq`` and ``entryHash`` (or the older ``entry_seq``/``seq`` and ``entry_hash``), or an
+    object with ``seq`` and ``entry_hash``."""
     if isinstance(result, Mapping):
-        seq, entry_hash = result.get("entry_seq", result.get("seq")), result.get("entry_hash")
+        seq = _first_key(result, "entrySeq", "entry_seq", "seq")
+        entry_hash = _first_key(result, "entryHash", "entry_hash")
     elif isinstance(result, tuple | list) and len(result) == 2:
         seq, entry_hash = result
     else:
@@ -303,6 +329,26 @@ def _anchor_result(result: Any) -> tuple[int, str]:
     if isinstance(seq, bool) or not isinstance(seq, int) or not isinstance(entry_hash, str):
         raise TypeError(f"anchor function returned {result!r}, expected (seq, entry_hash)")
     return seq, entry_hash
+
+
+def anchor_record(call: Callable[[], Any]) -> dict[str, Any]:
+    """The anchor record of one anchoring attempt (E4, E5): ``call()`` returns what the anchor
+    function returned; whatever it raises is reported, never propagated."""
+    try:
+        return anchor_appended(call())
+    except Exception as exc:  # E5: anchoring must never break the pipeline
+        return anchor_threw(exc)
+
+
+def anchor_appended(result: Any) -> dict[str, Any]:
+    """E4: the record of an anchor function's result (raises ``TypeError`` if unreadable)."""
+    seq, entry_hash = _anchor_result(result)
+    return {"appended": True, "entryHash": entry_hash, "entrySeq": seq}
+
+
+def anchor_threw(exc: BaseException) -> dict[str, Any]:
+    """E5: ``anchor-threw:<message>``, or ``anchor-threw:<ExceptionType>`` for an empty one."""
+    return {"appended": False, "reason": f"anchor-threw:{str(exc) or type(exc).__name__}"}
 
 
 def escalate(
@@ -328,6 +374,7 @@ def escalate(
     default = DEFAULT_TARGET[boundary.kind]
     all_clear = boundary.kind is StopKind.ALL_CLEAR
     target = default if all_clear or target_override is None else str(target_override)
+    target = canonical_target(target)
     esc = Escalation(
         escalation_id=new_id(),
         emitted_at=now.isoformat(),
@@ -342,11 +389,8 @@ def escalate(
     if ledger_anchor_fn is None:  # E3
         anchor: dict[str, Any] = {"appended": False, "reason": "no-anchor-fn"}
     else:
-        try:
-            seq, entry_hash = _anchor_result(ledger_anchor_fn(esc.anchor_body()))
-            anchor = {"appended": True, "entry_hash": entry_hash, "entry_seq": seq}  # E4
-        except Exception as exc:  # E5: anchoring must never break the pipeline
-            anchor = {"appended": False, "reason": f"anchor-threw:{exc or type(exc).__name__}"}
+        body = esc.anchor_body()
+        anchor = anchor_record(lambda: ledger_anchor_fn(body))  # E4, E5
     return dataclasses.replace(esc, ledger_anchor=anchor)
 
 
@@ -367,7 +411,7 @@ def run_stopping_condition(
 ) -> StoppingOutcome:
     """Locate, classify and escalate; ``escalate_options`` go to :func:`escalate`.
 
-    The summary reads ``stopping-condition | seq(2/4) | kind=neither-halt | target=hold |
+    The summary reads ``stopping-condition | seq(2/4) | kind=neither-halt | target=w48-negcap |
     anchor=ok`` (``path=0.1`` is added for a stop inside a sub-sequence), or
     ``stopping-condition | error=invalid-input | <detail>``.
     """

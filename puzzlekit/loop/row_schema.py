@@ -179,7 +179,7 @@ PUZZLE_FIELDS = [
     _f("holdoutCoords", COORDS, "every coordinate the holdout's reject detail names"),
     _f("holdoutRejectDetail", REJECT_DETAIL, "the holdout's full reject detail"),
     _f("stopKind", pa.string(), "stopping-condition kind (all-clear, neither-halt, ...)"),
-    _f("escalationTarget", pa.string(), "where the stop was escalated (none, hold, ...)"),
+    _f("escalationTarget", pa.string(), "where the stop was escalated (none, w48-negcap, ...)"),
     _f("kernelOutcome", pa.string(), "review kernel on an all-clear: auto_apply, ..."),
     _f("settleAction", pa.string(), "what settling did (publishable, escalated, ...)"),
     _f("probeVerdict", pa.string(), "sat's verdict on the accepted puzzle minus one seeded clue"),
