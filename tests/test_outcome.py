@@ -146,7 +146,11 @@ def test_exhausted_loop_is_a_neither_halt_held_in_the_queue(tmp_path):
     assert result.status == "exhausted"
     ledger = Ledger(tmp_path / "l.db")
     s = settle(result, filter=filt, holdout_name="enumerative", ledger=ledger, computed_at=AT)
-    assert (s.stop_kind, s.escalation_target, s.settle_action) == ("neither-halt", "w48-negcap", "held")
+    assert (s.stop_kind, s.escalation_target, s.settle_action) == (
+        "neither-halt",
+        "w48-negcap",
+        "held",
+    )
     holds = EscalationStore(ledger).list_holds("held")
     assert len(holds) == 1 and holds[0].instance_digest == result.instance.digest
     assert holds[0].escalation_id == s.escalation_id

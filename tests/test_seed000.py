@@ -42,8 +42,11 @@ def seed_expectation(verdicts: tuple[str, ...]) -> tuple[str, str, str]:
     for i, v in enumerate(verdicts):
         if v != "TRUE":
             kind, target = SEED_RULES[v]
-            return kind, target, f"stopping-condition | seq({i}/{n}) | kind={kind} | " + (
-                f"target={target} | anchor=ok"
+            return (
+                kind,
+                target,
+                f"stopping-condition | seq({i}/{n}) | kind={kind} | "
+                + (f"target={target} | anchor=ok"),
             )
     return (
         "all-clear",
