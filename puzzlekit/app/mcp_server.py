@@ -229,10 +229,27 @@ VERIFY_DOC = (
 )
 
 
+def _none_or_string(value: Any, handler: Any) -> Any:
+    return None if value is None else handler(value)
+
+
+def _optional_text() -> Any:
+    """An optional string argument kept as the client sent it. The SDK parses a string argument
+    as JSON unless its type is exactly ``str`` (for clients that send objects as strings), which
+    turned a logicgrid or toolcall line into an object and refused it ("Input should be a valid
+    string"); typed ``str`` with None let through by hand, the line reaches the family intact."""
+    from pydantic import WithJsonSchema, WrapValidator
+
+    schema = {"anyOf": [{"type": "string"}, {"type": "null"}]}
+    return Annotated[str, WrapValidator(_none_or_string), WithJsonSchema(schema)]
+
+
 def _add_verify(server: Any, run: Run, limits: Limits) -> None:
     """Register ``puzzle_verify`` on ``server``."""
     from mcp_types import CallToolResult
     from pydantic import Field
+
+    optional_text = _optional_text()
 
     @server.tool(
         name="puzzle_verify",
@@ -253,7 +270,11 @@ def _add_verify(server: Any, run: Run, limits: Limits) -> None:
             Field(description='Family params for `text`, e.g. {"size": 4, "box": [2, 2]}.'),
         ] = None,
         text: Annotated[
-            str | None, Field(description="The puzzle in the family's text format.")
+            optional_text,
+            Field(
+                description="The puzzle in the family's text format (a JSON line for the "
+                "families whose format is one, e.g. logicgrid, toolcall)."
+            ),
         ] = None,
         verifier: Annotated[
             str | None,
