@@ -267,7 +267,14 @@ def test_game_verdict_respects_to_move_and_reports_illegal_positions(capsys) -> 
     assert main(["game-verdict", "tictactoe", "x.o/.x./...", "--to-move", "o"]) == 0
     assert capsys.readouterr().out.startswith("o to move: DRAW")
     assert main(["game-verdict", "connect", "x.../..../..../o...", "--k", "3"]) == 1
-    assert "floating-piece" in capsys.readouterr().out
+    out = capsys.readouterr().out.splitlines()
+    assert out[0] == "INVALID_SPEC: the position cannot be played"
+    assert "invalid position: malformed at [0, 0] r1c1: floating-piece" in out[1]
+    assert main(["game-verdict", "tictactoe", "x.o/.x/...", "--format", "json"]) == 1
+    report = json.loads(capsys.readouterr().out)
+    assert report["uniquenessVerdict"] == "INVALID_SPEC"
+    [v] = report["rejectDetail"]["violations"]
+    assert (v["violationType"], v["coord"], v["fieldName"]) == ("shape-mismatch", [1, 2], "r2c3")
     assert main(["game-verdict", "chess", "x"]) == 2
     assert "unknown game 'chess'" in capsys.readouterr().err
 

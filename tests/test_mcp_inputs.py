@@ -92,3 +92,39 @@ def test_json_line_families_are_among_them() -> None:
     lines = family_lines()
     for family in ("logicgrid", "toolcall"):
         assert lines[family][1].startswith("{"), family
+
+
+@pytest.mark.parametrize("key", sorted(BAD_POSITIONS))
+def test_game_verdict_answers_a_position_it_cannot_play_with_an_invalid_spec_report(
+    session: dict[str, Any], key: str
+) -> None:
+    import jsonschema
+
+    import puzzlekit.app.mcp_server as ms
+    from puzzlekit.core.model import sha256_digest
+
+    game, position, violation_type, coord = BAD_POSITIONS[key]
+    out = session[f"game:{key}"]
+    assert not out["error"], out["text"]
+    report = out["structured"]
+    assert json.loads(out["text"]) == report
+    jsonschema.validate(report, ms.output_schemas()["game_verdict"])
+    assert report["uniquenessVerdict"] == "INVALID_SPEC"
+    assert report["instanceDigest"] == sha256_digest(position.encode("utf-8"))
+    violations = report["rejectDetail"]["violations"]
+    assert all(v["coord"] is not None for v in violations), violations
+    hit = [v for v in violations if v["coord"] == coord]
+    assert hit and hit[0]["violationType"] == violation_type, violations
+    if len(coord) == 2:
+        assert hit[0]["fieldName"] == f"r{coord[0] + 1}c{coord[1] + 1}"
+
+
+@pytest.mark.parametrize("key", sorted(BAD_POSITIONS))
+def test_game_verdict_command_prints_the_same_report(
+    session: dict[str, Any], key: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from puzzlekit.app.cli import main
+
+    game, position, _, _ = BAD_POSITIONS[key]
+    assert main(["game-verdict", game, position, "--format", "json"]) == 1
+    assert json.loads(capsys.readouterr().out) == session[f"game:{key}"]["structured"]

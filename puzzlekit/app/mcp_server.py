@@ -149,7 +149,8 @@ def _runner(work: Worker) -> Run:
 def output_schemas() -> dict[str, dict[str, Any]]:
     """Each tool's output schema, from the shipped schemas: ``puzzle_verify`` answers a
     VerifierReport (``schemas/report.schema.json``), the others their definition in
-    ``schemas/mcp-tools.schema.json``."""
+    ``schemas/mcp-tools.schema.json``; ``game_verdict`` answers its verdict, or the
+    INVALID_SPEC report of a position it cannot play."""
     from importlib import resources
 
     root = resources.files("puzzlekit").joinpath("schemas")
@@ -158,6 +159,15 @@ def output_schemas() -> dict[str, dict[str, Any]]:
     out = {"puzzle_verify": report}
     for name, schema in tools["$defs"].items():
         out[name] = {"$schema": tools["$schema"], "title": f"{name} output", **schema}
+    if "game_verdict" in out:
+        embedded = {k: v for k, v in report.items() if k != "$schema"}  # keeps its $id
+        verdict = {k: v for k, v in out["game_verdict"].items() if k not in ("$schema", "title")}
+        out["game_verdict"] = {
+            "$schema": tools["$schema"],
+            "title": "game_verdict output",
+            "type": "object",
+            "oneOf": [verdict, embedded],
+        }
     return out
 
 
@@ -424,7 +434,10 @@ def _add_game_verdict(server: Any, run: Run, limits: Limits) -> None:
             + ". `position` is the rows from top to bottom joined by '/' with x, o and '.', "
             "e.g. 'x.o/.x./...'; Nim: heap sizes '3,4,5' (moves h2-3 take 3 from heap 2). "
             "The side to move comes from the piece counts (x first) unless `to_move` is set. "
-            + COORDINATES_DOC
+            "A position that cannot be played (a stray character, a row of the wrong length, "
+            "impossible piece counts, a piece floating in Connect) is answered with an "
+            "INVALID_SPEC report (`uniquenessVerdict`, `rejectDetail.violations` with the "
+            "`coord` and `fieldName` of each offending cell), not an error. " + COORDINATES_DOC
         ),
     )
     async def game_verdict(

@@ -203,9 +203,10 @@ def game_work(
     budget_seconds: float = 10.0,
     limits: Limits = DEFAULT_LIMITS,
 ) -> dict[str, Any]:
-    """The value of a game position for the side to move, and of every legal move."""
-    from puzzlekit.app.commands.games import find_game
-    from puzzlekit.core.model import SpecError
+    """The value of a game position for the side to move, and of every legal move; the
+    INVALID_SPEC report (violations at the offending cells) of a position that cannot be
+    played."""
+    from puzzlekit.app.commands.games import find_game, read_position
     from puzzlekit.core.plugins import UnknownName
     from puzzlekit.verifiers.base import SearchBudget
     from puzzlekit.verifiers.gametree import GameBudgetExceeded, game_verdict
@@ -221,18 +222,10 @@ def game_work(
         raise ArgumentError("game", str(exc)) from None
     if to_move not in (None, "x", "o"):
         raise ArgumentError("to_move", f"'x' or 'o', got {to_move!r}")
-    given = {"k": k} if k is not None else {}
-    try:
-        params = family.params_from_text(position, given)
-        g = family.game(params)
-        state = g.parse(position, to_move)
-    except SpecError as exc:
-        details = "; ".join(
-            (f"{v.field_name} {list(v.coord)}" if v.coord is not None else v.field_name)
-            + f" ({v.violation_type}): {v.detail}"
-            for v in exc.violations
-        )
-        raise ArgumentError("position", details) from None
+    read = read_position(family, position, to_move, k)
+    if not isinstance(read, tuple):  # a position that cannot be played: its report
+        return read.to_json_obj()
+    g, state = read
     try:
         verdict = game_verdict(
             g, state, solver=solver, budget=SearchBudget(nodes=None, seconds=budget_seconds)

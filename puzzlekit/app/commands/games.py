@@ -7,7 +7,9 @@ or Nim heap sizes ``3,4,5``. The side to move comes from the piece counts (x mov
 Connect Four (7×6, k = 4) is solved by the compiled bitboard solver (``--solver auto``). The
 search has a budget (default 60 s, ``--budget-seconds``/``--budget-nodes``) and a fixed-size
 transposition table; when the budget runs out it prints what was spent and exits 1.
-An illegal position prints its violations and exits 1; unusable arguments exit 2.
+A malformed or illegal position is answered with an INVALID_SPEC report (``--format json``:
+the report JSON; text: a line per violation, each at the offending cell's coordinates) and exits
+1; unusable arguments exit 2.
 """
 
 from __future__ import annotations
@@ -18,6 +20,7 @@ import math
 from typing import Any
 
 from puzzlekit.app.cli import UsageError, add_format
+from puzzlekit.core.report import VerifierReport
 
 GAMES = ("tictactoe", "mnk", "connect", "nim")
 
@@ -49,6 +52,26 @@ def find_game(game: str) -> Any:
     return family
 
 
+def read_position(
+    family: Any, position: str, to_move: str | None, k: int | None
+) -> tuple[Any, Any] | VerifierReport:
+    """``(game, state)`` of ``position`` in ``family``'s game, or, for a position that cannot
+    be played (malformed, or illegal: impossible piece counts, play after a win, a floating
+    piece), its INVALID_SPEC report: the violations with the coordinates of the offending cells
+    (a board too small or too large for the game has none), under the digest of the text."""
+    from puzzlekit.core.model import SpecError, sha256_digest
+    from puzzlekit.verifiers.base import invalid_report, source
+
+    given = {"k": k} if k is not None else {}
+    try:
+        params = family.params_from_text(position, given)
+        game = family.game(params)
+        return game, game.parse(position, to_move)
+    except SpecError as exc:
+        digest = sha256_digest(position.encode("utf-8", "surrogatepass"))
+        return invalid_report(digest, exc.violations, source("input", "1"), 2)
+
+
 def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser(
         "game-verdict", help="exact value of a game position (WIN/LOSS/DRAW) and of every move"
@@ -71,22 +94,28 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.set_defaults(func=cmd_game_verdict)
 
 
+def _print_invalid(rep: VerifierReport, fmt: str) -> None:
+    """The INVALID_SPEC report of a position: its JSON, or a line per violation."""
+    if fmt == "json":
+        print(rep.to_json())
+        return
+    print("INVALID_SPEC: the position cannot be played")
+    assert rep.reject_detail is not None
+    for v in rep.reject_detail.violations:
+        where = f" at {list(v.coord)}" if v.coord is not None else ""
+        print(f"invalid position: {v.violation_type}{where} {v.field_name}: {v.detail}")
+
+
 def cmd_game_verdict(args: argparse.Namespace) -> int:
-    from puzzlekit.core.model import SpecError
     from puzzlekit.verifiers.base import SearchBudget
     from puzzlekit.verifiers.gametree import GameBudgetExceeded, game_verdict
 
     family = find_game(args.game)  # UnknownName: one line naming the closest games, exit 2
-    given = {"k": args.k} if args.k is not None else {}
-    try:
-        params = family.params_from_text(args.position, given)
-        game = family.game(params)
-        state = game.parse(args.position, args.to_move)
-    except SpecError as exc:
-        for v in exc.violations:
-            where = f" at {list(v.coord)}" if v.coord is not None else ""
-            print(f"invalid position: {v.violation_type}{where} {v.field_name}: {v.detail}")
+    read = read_position(family, args.position, args.to_move, args.k)
+    if not isinstance(read, tuple):
+        _print_invalid(read, args.format)
         return 1
+    game, state = read
     seconds = args.budget_seconds
     if not (math.isfinite(seconds) and seconds > 0) or (
         args.budget_nodes is not None and args.budget_nodes <= 0

@@ -240,19 +240,9 @@ class MNKGame(Game):
     # -- text ---------------------------------------------------------------------------------
     def parse(self, text: str, to_move: str | None = None) -> State:
         rows = text.strip().split("/")
-        problems: list[Violation] = []
-        if len(rows) != self.rows or any(len(r) != self.cols for r in rows):
-            raise SpecError(
-                [
-                    Violation(
-                        "shape-mismatch",
-                        None,
-                        "rows",
-                        f"expected {self.rows} rows of {self.cols} cells joined by '/', got "
-                        f"{text.strip()[:60]!r}",
-                    )
-                ]
-            )
+        problems: list[Violation] = self._shape_violations(rows)
+        if problems:
+            raise SpecError(problems)
         cells = []
         for r, row in enumerate(rows):
             for c, ch in enumerate(row):
@@ -280,6 +270,34 @@ class MNKGame(Game):
         if bad:
             raise SpecError(bad)
         return state
+
+    def _shape_violations(self, rows: list[str]) -> list[Violation]:
+        """A violation per row of the wrong length, at its first missing cell (or its last
+        cell when it is too long), and one for missing or extra rows, at the board's edge."""
+        want = f"expected {self.rows} rows of {self.cols} cells joined by '/'"
+        out = []
+        for r, row in enumerate(rows[: self.rows]):
+            if len(row) != self.cols:
+                c = min(len(row), self.cols - 1)
+                out.append(
+                    Violation(
+                        "shape-mismatch",
+                        (r, c),
+                        cell_name(r, c),
+                        f"row {r + 1} has {len(row)} cells: {want}",
+                    )
+                )
+        if len(rows) != self.rows:
+            r = min(len(rows), self.rows - 1)
+            out.append(
+                Violation(
+                    "shape-mismatch",
+                    (r, 0),
+                    cell_name(r, 0),
+                    f"{len(rows)} row{'s' if len(rows) != 1 else ''}: {want}",
+                )
+            )
+        return out
 
     def derived_side(self, cells: tuple[int, ...]) -> int:
         return 1 if cells.count(1) == cells.count(2) else 2
