@@ -20,6 +20,11 @@ class Limits:
     max_seconds: float = 300.0
     grace_seconds: float = 10.0  # over a verification budget before the worker is stopped
 
+    def default_seconds(self, seconds: float) -> float:
+        """A tool's default time limit, clamped to ``max_seconds``: a call that leaves the limit
+        out never runs longer than one that names the largest allowed."""
+        return min(seconds, self.max_seconds)
+
 
 class ArgumentError(Exception):
     """A tool argument that cannot be used; the message starts with the field's name."""

@@ -306,7 +306,7 @@ def _add_verify(server: Any, run: Run, limits: Limits) -> None:
                 gt=0,
                 le=limits.max_seconds,
             ),
-        ] = 10.0,
+        ] = limits.default_seconds(10.0),
         budget_nodes: Annotated[
             int | None, Field(description="Search-node budget (deterministic).", ge=1)
         ] = None,
@@ -397,7 +397,7 @@ def _add_generate(server: Any, run: Run, limits: Limits) -> None:
         time_limit_seconds: Annotated[
             float,
             Field(description="Wall-time limit of the call.", gt=0, le=limits.max_seconds),
-        ] = 60.0,
+        ] = limits.default_seconds(60.0),
     ) -> CallToolResult:
         kwargs = {
             "family": family,
@@ -455,7 +455,7 @@ def _add_game_verdict(server: Any, run: Run, limits: Limits) -> None:
         ] = "auto",
         budget_seconds: Annotated[
             float, Field(description="Search time budget.", gt=0, le=limits.max_seconds)
-        ] = 10.0,
+        ] = limits.default_seconds(10.0),
     ) -> CallToolResult:
         kwargs = {
             "game": game,

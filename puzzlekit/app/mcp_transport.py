@@ -122,8 +122,10 @@ class BearerToken:
 
     async def __call__(self, scope: dict[str, Any], receive: Any, send: Any) -> None:
         if scope["type"] == "http":
-            given = dict(scope.get("headers") or []).get(b"authorization", b"")
-            if not hmac.compare_digest(given, self._expected):
+            given = [v for k, v in scope.get("headers") or [] if k.lower() == b"authorization"]
+            # two Authorization headers are refused whatever they hold (no "last one wins")
+            token = given[0] if len(given) == 1 else b""
+            if not hmac.compare_digest(token, self._expected):
                 body = json.dumps(
                     {
                         "jsonrpc": "2.0",
