@@ -74,3 +74,26 @@ def test_the_check_names_an_upward_import(tmp_path: Path):
     code, broken, out = lint_imports(tmp_path, config)
     assert code != 0, out
     assert broken == ["floorpkg.low.leak -> floorpkg.high (l.1)"], out
+
+
+def test_generators_never_import_verifiers_and_the_contract_says_so():
+    """The ``forbidden`` contract is declared, kept, and no generator module names a backend
+    module in an import statement (the compiled sampler is named as ``module:attr`` in core)."""
+    import ast
+    import tomllib
+
+    contracts = tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["importlinter"]
+    forbidden = [c for c in contracts["contracts"] if c["type"] == "forbidden"]
+    assert any(
+        c["source_modules"] == ["puzzlekit.generators"]
+        and c["forbidden_modules"] == ["puzzlekit.verifiers"]
+        for c in forbidden
+    )
+    code, _, out = lint_imports(ROOT, ROOT / "pyproject.toml")
+    assert "Generators never import verifiers" in out and code == 0, out
+    for path in sorted((ROOT / "puzzlekit" / "generators").rglob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text())):
+            names = [a.name for a in node.names] if isinstance(node, ast.Import) else []
+            if isinstance(node, ast.ImportFrom) and node.module:
+                names = [node.module]
+            assert not any(n.startswith("puzzlekit.verifiers") for n in names), path

@@ -20,7 +20,8 @@ Not for: solving puzzles with clues (use a verifier) or counting solutions.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
+from typing import Any
 
 import numpy as np
 
@@ -134,3 +135,27 @@ def random_solution(
     raise RuntimeError(
         f"no solution of {schema.family} {schema.params_dict()} after {max_restarts} restarts"
     )
+
+
+def rule_out_share(
+    solutions: Sequence[Mapping[str, Any]], name: str, target: Mapping[str, Any]
+) -> float:
+    """The share of ``solutions`` that a clue fixing ``name`` to ``target[name]`` rules out (the
+    discriminative power of a gap cell: the verifiers rank their gap by it, the adaptive
+    strategy its repairs)."""
+    value = target[name]
+    return round(sum(1 for s in solutions if s[name] != value) / len(solutions), 6)
+
+
+#: the compiled sampler, named rather than imported: generators sit above no backend, and the
+#: kernel is loaded on first use only (``"module:attr"``, as the registries name their entries)
+COMPILED_SAMPLER = "puzzlekit.verifiers.bitmask:sample_solution"
+
+
+def compiled_sample(schema: Schema, rng: np.random.Generator) -> dict[str, int] | None:
+    """A solution drawn by the compiled kernel's randomized search (:data:`COMPILED_SAMPLER`);
+    ``None`` for a schema the kernel does not take."""
+    import importlib
+
+    module, attr = COMPILED_SAMPLER.split(":")
+    return getattr(importlib.import_module(module), attr)(schema, rng)

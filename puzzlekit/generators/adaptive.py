@@ -33,9 +33,9 @@ import numpy as np
 from puzzlekit.core.model import Instance, Schema, Solution
 from puzzlekit.core.protocols import FIELD_VERDICTS
 from puzzlekit.core.report import GapItem, Verdict, VerifierReport
+from puzzlekit.core.solutions import rule_out_share
 from puzzlekit.families import Family, Repair, get_family
 from puzzlekit.generators.base import FreshStart, Step, in_schema_order
-from puzzlekit.verifiers.reports import rule_out_share
 
 
 class Adaptive(FreshStart):

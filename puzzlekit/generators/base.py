@@ -40,9 +40,9 @@ class FreshStart(Strategy):
 
 def sample_solution(schema: Schema, rng: np.random.Generator) -> dict[str, int]:
     """The family's own seeded sampler if it has one; else, for a schema the compiled kernel
-    takes, its randomized search (:func:`puzzlekit.verifiers.bitmask.sample_solution`, far
+    takes, its randomized search (:func:`puzzlekit.core.solutions.compiled_sample`, far
     faster on large grids); else the generic randomized search."""
-    from puzzlekit.verifiers.bitmask import sample_solution as compiled_sample
+    from puzzlekit.core.solutions import compiled_sample
 
     own = get_family(schema.family).sample_solution(schema, rng)
     if own is not None:

@@ -13,8 +13,8 @@ from typing import Any
 import numpy as np
 
 from puzzlekit.core.model import Clue, Instance
+from puzzlekit.core.protocols import Verifier
 from puzzlekit.core.report import Verdict
-from puzzlekit.verifiers.base import Verifier
 
 
 @dataclass(frozen=True)

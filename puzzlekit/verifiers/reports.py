@@ -30,6 +30,7 @@ from puzzlekit.core.report import (
     Verdict,
     VerifierReport,
 )
+from puzzlekit.core.solutions import rule_out_share
 from puzzlekit.families import resolve
 from puzzlekit.verifiers.search import (
     DEFAULT_CAP,
@@ -43,14 +44,6 @@ from puzzlekit.verifiers.search import (
 )
 
 # --- report pieces --------------------------------------------------------------------------
-
-
-def rule_out_share(
-    solutions: Sequence[Mapping[str, Any]], name: str, target: Mapping[str, Any]
-) -> float:
-    """The share of ``solutions`` that a clue fixing ``name`` to ``target[name]`` rules out."""
-    value = target[name]
-    return round(sum(1 for s in solutions if s[name] != value) / len(solutions), 6)
 
 
 def rank_gap(
