@@ -260,3 +260,40 @@ def test_the_holdout_measures_a_faulty_filter_in_its_own_process() -> None:
 def test_a_holdout_equal_to_the_filter_is_refused() -> None:
     with pytest.raises(ValueError, match="filter itself"):
         HoldoutEvaluation(GenerateEnv(**SUDOKU4, filter="sat"), holdout="sat")
+
+
+def test_the_same_clues_are_answered_from_the_kept_report_and_still_count_as_a_call() -> None:
+    env = GenerateEnv(**SUDOKU4)
+    env.reset(seed=0)
+    env.step(16)
+    first = env.last_report
+    obs, *_ = env.step(16)
+    assert env.last_report is first and env.cache_hits == 1 and obs["calls"] == 2
+    env.reset(seed=1)  # another solution, the same (empty) clue set: the same instance
+    env.step(16)
+    assert env.last_report is first and env.cache_hits == 2
+    fresh = GenerateEnv(**SUDOKU4, report_cache=0)
+    fresh.reset(seed=0)
+    fresh.step(16)
+    fresh.step(16)
+    assert fresh.cache_hits == 0
+
+    def content(report) -> dict:
+        return {k: v for k, v in report.to_json_obj().items() if k != "stats"}  # stats: timing
+
+    assert content(fresh.last_report) == content(first)
+
+
+def test_the_speed_study_measures_every_schema_and_policy(capsys) -> None:
+    from puzzlekit.app.studies import env_speed
+
+    assert env_speed.main(["--steps", "200", "--json"]) == 0
+    import json
+
+    rows = json.loads(capsys.readouterr().out)
+    assert [(r["schema"], r["policy"]) for r in rows] == [
+        (s, p) for s, _, _ in env_speed.SCHEMAS for p in env_speed.POLICIES
+    ]
+    for row in rows:
+        assert row["steps"] == 200 and row["stepsPerSecond"] > 0
+        assert row["filterCalls"] <= row["submissions"]

@@ -26,6 +26,7 @@ Not for: training (bring any Gymnasium learner) or the closed loop (:mod:`puzzle
 
 from __future__ import annotations
 
+from collections import OrderedDict
 from collections.abc import Mapping
 from typing import Any
 
@@ -73,7 +74,9 @@ class GenerateEnv(gymnasium.Env):
     reports (the gap and its power are computed over them). ``start_clues``: slots revealed at
     reset, drawn with the episode's generator (``"all"``: every slot). ``max_steps`` defaults to
     four actions per slot plus ``max_calls``. ``render_mode="ansi"`` draws the current puzzle with
-    the last reject detail marked.
+    the last reject detail marked. ``report_cache``: filter reports kept per clue set (the same
+    clues always get the same report; a submission answered from it still counts as a call,
+    :attr:`cache_hits` counts them); 0 keeps none.
     """
 
     metadata = {"render_modes": ["ansi"], "render_fps": 4}
@@ -94,6 +97,7 @@ class GenerateEnv(gymnasium.Env):
         rewards: Mapping[str, float] | None = None,
         call_cost: float = 0.01,
         clue_penalty: float = 0.5,
+        report_cache: int = 4096,
         render_mode: str | None = None,
     ) -> None:
         if obs_mode not in MODES:
@@ -102,6 +106,8 @@ class GenerateEnv(gymnasium.Env):
             raise ValueError(f"render_mode {render_mode!r} is not one of: ansi")
         _positive("solution_cap", solution_cap, 2)
         _positive("max_calls", max_calls, 1)
+        if not isinstance(report_cache, int) or isinstance(report_cache, bool) or report_cache < 0:
+            raise ValueError(f"report_cache must be a non-negative integer, got {report_cache!r}")
         unknown = sorted(set(rewards or {}) - set(DEFAULT_REWARDS))
         if unknown:
             raise ValueError(f"rewards: {unknown[0]!r} is not a verdict")
@@ -140,7 +146,11 @@ class GenerateEnv(gymnasium.Env):
         self._calls = 0
         self._steps = 0
         self._done = True
-        self._last: tuple[bytes, VerifierReport] | None = None
+        self.report_cache = report_cache
+        # the same clues give the same report (ties are drawn from the digest): kept, bounded
+        self._reports: OrderedDict[tuple[Any, ...], VerifierReport] = OrderedDict()
+        #: submissions answered from the kept reports instead of a filter call
+        self.cache_hits = 0
         #: the instance of the last submission and the filter's report on it (read by
         #: :class:`~puzzlekit.envs.holdout.HoldoutEvaluation`; never part of an observation)
         self.last_submitted: Instance | None = None
@@ -168,7 +178,6 @@ class GenerateEnv(gymnasium.Env):
         self._calls = 0
         self._steps = 0
         self._done = False
-        self._last = None
         self.last_submitted = None
         self.last_report = None
         return self._observation(), self._info()
@@ -251,16 +260,21 @@ class GenerateEnv(gymnasium.Env):
     def _submit(self) -> VerifierReport:
         self._calls += 1
         self.submissions += 1
-        key = self._revealed.tobytes()
-        if self._last is not None and self._last[0] == key:
-            report = self._last[1]  # the same clues again: the filter's answer is the same
-        else:
-            instance = self.current_instance()
+        picked = tuple(self._clues[i] for i in np.flatnonzero(self._revealed))
+        instance = Instance.make(self.schema.family, self.params, picked)
+        report = self._reports.get(picked)
+        if report is None:
             report = call_verify(
                 self.filter, instance, solution_cap=self.solution_cap, budget=self.budget
             )
-            self.last_submitted = instance
-            self._last = (key, report)
+            if self.report_cache:
+                self._reports[picked] = report
+                if len(self._reports) > self.report_cache:
+                    self._reports.popitem(last=False)
+        else:
+            self._reports.move_to_end(picked)
+            self.cache_hits += 1
+        self.last_submitted = instance
         self.last_report = report
         self._verdict = VERDICTS.index(report.verdict.value)
         if self.obs_mode == "structured":

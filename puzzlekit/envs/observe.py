@@ -87,15 +87,20 @@ def fill_detail(
     if rd is None:
         return
     gap, power, conflict, culprit = out
-    found = report.solutions
+    cells, names = [], []
     for item in rd.discriminative_gap:
         cell = layout.cell_of(item.coord)
-        if cell is None:
-            continue
-        gap[cell] = 1.0
-        value = target.get(item.field_name)
-        if found and value is not None:
-            power[cell] = sum(1 for s in found if s.get(item.field_name) != value) / len(found)
+        if cell is not None and item.field_name in target:
+            cells.append(cell)
+            names.append(item.field_name)
+    found = report.solutions  # full assignments: every name is in each
+    if cells:
+        gap[cells] = 1.0
+    if cells and found:
+        # the share of the found solutions whose value differs from the target's, per cell
+        values = np.array([[s[n] for n in names] for s in found])
+        wanted = np.array([target[n] for n in names])
+        power[cells] = (values != wanted).mean(axis=0)
     if rd.conflict is not None:
         for clue in rd.conflict.clues:
             for coord in clue.coords:

@@ -17,7 +17,7 @@ Not for: choosing clues (the agent does) or verifying them (the filter does).
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 
@@ -43,6 +43,7 @@ class SlotLayout:
     var_cells: np.ndarray
     #: the flat grid indices each slot touches (coordinates outside the grid are left out)
     slot_cells: tuple[np.ndarray, ...]
+    _var_index: dict[Coord, int] = field(init=False, repr=False)
 
     @classmethod
     def of(cls, schema: Schema, clues: Sequence[Clue]) -> SlotLayout:
@@ -75,6 +76,14 @@ class SlotLayout:
             slot_cells=slot_cells,
         )
 
+    def __post_init__(self) -> None:
+        shape = self.shape
+        index = {
+            tuple(int(i) for i in np.unravel_index(int(cell), shape)): int(cell)
+            for cell in self.var_cells
+        }
+        object.__setattr__(self, "_var_index", index)
+
     @property
     def n_slots(self) -> int:
         return len(self.ids)
@@ -90,6 +99,9 @@ class SlotLayout:
     def cell_of(self, coord: Coord) -> int | None:
         """The flat grid index of ``coord``, or None when it lies outside the grid."""
         coord = tuple(coord)
+        known = self._var_index.get(coord)
+        if known is not None:
+            return known
         if len(coord) != len(self.shape) or not all(_plain_index(i) for i in coord):
             return None
         if any(i >= n for i, n in zip(coord, self.shape, strict=True)):
