@@ -297,3 +297,29 @@ def test_the_speed_study_measures_every_schema_and_policy(capsys) -> None:
     for row in rows:
         assert row["steps"] == 200 and row["stepsPerSecond"] > 0
         assert row["filterCalls"] <= row["submissions"]
+
+
+def test_the_rollout_example_of_docs_envs_prints_what_the_page_shows(tmp_path) -> None:
+    from pathlib import Path
+
+    page = (Path(__file__).resolve().parent.parent / "docs" / "envs.md").read_text()
+    section = page.split("## A rollout", 1)[1]
+    code = section.split("```python\n", 1)[1].split("```", 1)[0]
+    shown = section.split("```text\n", 1)[1].split("```", 1)[0]
+    script = tmp_path / "rollout.py"  # a file, so the holdout's spawned worker re-imports it
+    script.write_text(code)
+    proc = subprocess.run(
+        [sys.executable, str(script)], capture_output=True, text=True, timeout=600
+    )
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    assert proc.stdout == shown
+
+
+def test_the_making_example_of_docs_envs_runs() -> None:
+    from pathlib import Path
+
+    page = (Path(__file__).resolve().parent.parent / "docs" / "envs.md").read_text()
+    code = page.split("## Making it", 1)[1].split("```python\n", 1)[1].split("```", 1)[0]
+    namespace: dict = {}
+    exec(compile(code, "docs/envs.md", "exec"), namespace)
+    assert namespace["env"].unwrapped.family.name == "latin"

@@ -127,6 +127,7 @@ def main(argv: list[str] | None = None) -> int:
     args = p.parse_args(argv)
     if args.steps < 1:
         p.error("--steps must be at least 1")
+    load_before = _load()
     rows = []
     for label, params, goal in SCHEMAS:
         for policy in POLICIES:
@@ -140,7 +141,8 @@ def main(argv: list[str] | None = None) -> int:
         "",
         f"Command: `python -m puzzlekit.app.studies.env_speed --steps {args.steps}` "
         f"(seed {args.seed}) — {_cpu()}, {os.cpu_count()} cores, Python "
-        f"{platform.python_version()}, one process.",
+        f"{platform.python_version()}, one process; load average {load_before} before the "
+        f"run, {_load()} after it (other jobs on the cores slow every figure alike).",
         "",
         *table(rows),
     ]
@@ -149,6 +151,13 @@ def main(argv: list[str] | None = None) -> int:
         Path(args.out).write_text(text)
     print(text, end="")
     return 0
+
+
+def _load() -> str:
+    try:
+        return f"{os.getloadavg()[0]:.1f}"
+    except OSError:
+        return "unknown"
 
 
 def _cpu() -> str:
