@@ -35,12 +35,15 @@ passed) and the escalation id, both injectable. The records the pipeline passes 
 
 from __future__ import annotations
 
+import asyncio
 import dataclasses
+import inspect
 import uuid
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from datetime import UTC
 from typing import Any
 
+from puzzlekit.audit.escalation_chain import chain_anchor
 from puzzlekit.audit.logic import LogicValue
 from puzzlekit.audit.stopping_records import (
     Boundary,
@@ -74,6 +77,7 @@ __all__ = [
     "locate_all_errors",
     "locate_first_error",
     "run_stopping_condition",
+    "run_stopping_condition_async",
 ]
 
 
@@ -363,11 +367,28 @@ def escalate(
     """The escalation payload of ``boundary`` (E1-E5), anchored in a ledger when asked.
 
     ``ledger_anchor_fn`` receives :meth:`Escalation.anchor_body` and returns ``(seq,
-    entry_hash)``; a :class:`puzzlekit.audit.ledger.Ledger` is such a function. Whatever it raises
-    is
-    reported in the payload, never propagated. ``target_override`` replaces the default target of
+    entry_hash)``; a :class:`puzzlekit.audit.ledger.Ledger` is such a function, and its entries
+    are chained: each names the previous escalation of the same sequence id
+    (:mod:`puzzlekit.audit.escalation_chain`). Whatever the function raises is reported in the
+    payload, never propagated. ``target_override`` replaces the default target of
     a stop; an all-clear keeps target ``none``.
     """
+    esc = _unanchored(boundary, target_override, clock, new_id)
+    if esc.kind is StopKind.ALL_CLEAR or not anchor_to_ledger:  # E1, E2
+        return esc
+    if ledger_anchor_fn is None:  # E3
+        return dataclasses.replace(esc, ledger_anchor=dict(NO_ANCHOR_FN))
+    fn, body = chain_anchor(ledger_anchor_fn), esc.anchor_body()
+    return dataclasses.replace(esc, ledger_anchor=anchor_record(lambda: fn(body)))  # E4, E5
+
+
+#: E3: anchoring asked for, but no function to anchor with
+NO_ANCHOR_FN: Mapping[str, Any] = {"appended": False, "reason": "no-anchor-fn"}
+
+
+def _unanchored(
+    boundary: Boundary, target_override: str | None, clock: Clock, new_id: Callable[[], str]
+) -> Escalation:
     now = clock()
     if now.tzinfo is None:
         now = now.replace(tzinfo=UTC)
@@ -375,7 +396,7 @@ def escalate(
     all_clear = boundary.kind is StopKind.ALL_CLEAR
     target = default if all_clear or target_override is None else str(target_override)
     target = canonical_target(target)
-    esc = Escalation(
+    return Escalation(
         escalation_id=new_id(),
         emitted_at=now.isoformat(),
         sequence_id=boundary.sequence_id,
@@ -384,14 +405,6 @@ def escalate(
         default_target=default,
         boundary=boundary,
     )
-    if all_clear or not anchor_to_ledger:  # E1, E2
-        return esc
-    if ledger_anchor_fn is None:  # E3
-        anchor: dict[str, Any] = {"appended": False, "reason": "no-anchor-fn"}
-    else:
-        body = esc.anchor_body()
-        anchor = anchor_record(lambda: ledger_anchor_fn(body))  # E4, E5
-    return dataclasses.replace(esc, ledger_anchor=anchor)
 
 
 def _anchor_word(esc: Escalation) -> str:
@@ -417,12 +430,61 @@ def run_stopping_condition(
     """
     location = locate_first_error(steps, sequence_id=sequence_id)
     if location.error is not None:
-        summary = f"stopping-condition | error={location.error} | {location.detail}"
-        return StoppingOutcome(sequence_id, location, None, None, summary)
+        return _unreadable(sequence_id, location)
     boundary = boundary_report(location)
-    esc = escalate(boundary, **escalate_options)
+    return _outcome(location, boundary, escalate(boundary, **escalate_options))
+
+
+async def run_stopping_condition_async(
+    sequence_id: str | None,
+    steps: Sequence[ReasoningStep],
+    *,
+    anchor_to_ledger: bool = False,
+    ledger_anchor_fn: Callable[[Mapping[str, Any]], Any] | None = None,
+    target_override: str | None = None,
+    clock: Clock = utc_now,
+    new_id: Callable[[], str] = _new_id,
+) -> StoppingOutcome:
+    """:func:`run_stopping_condition` with an anchor function that may be awaitable: a
+    coroutine function (or one returning an awaitable) is awaited; any other runs in a worker
+    thread (:func:`asyncio.to_thread`), so a blocking ledger write never holds up the event
+    loop. The outcome, summary and E1-E5 are those of the synchronous pipeline; what the anchor
+    function raises, or the awaitable it returns raises, is reported, never propagated."""
+    location = locate_first_error(steps, sequence_id=sequence_id)
+    if location.error is not None:
+        return _unreadable(sequence_id, location)
+    boundary = boundary_report(location)
+    esc = _unanchored(boundary, target_override, clock, new_id)
+    if esc.kind is not StopKind.ALL_CLEAR and anchor_to_ledger:
+        if ledger_anchor_fn is None:  # E3
+            anchor: Mapping[str, Any] = dict(NO_ANCHOR_FN)
+        else:
+            anchor = await _anchor_async(chain_anchor(ledger_anchor_fn), esc.anchor_body())
+        esc = dataclasses.replace(esc, ledger_anchor=anchor)
+    return _outcome(location, boundary, esc)
+
+
+async def _anchor_async(fn: Callable[[Mapping[str, Any]], Any], body: Mapping[str, Any]) -> Any:
+    try:
+        if inspect.iscoroutinefunction(fn):
+            result = fn(body)
+        else:
+            result = await asyncio.to_thread(fn, body)
+        if inspect.isawaitable(result):
+            result = await result
+        return anchor_appended(result)  # E4
+    except Exception as exc:  # E5
+        return anchor_threw(exc)
+
+
+def _unreadable(sequence_id: str | None, location: Location) -> StoppingOutcome:
+    summary = f"stopping-condition | error={location.error} | {location.detail}"
+    return StoppingOutcome(sequence_id, location, None, None, summary)
+
+
+def _outcome(location: Location, boundary: Boundary, esc: Escalation) -> StoppingOutcome:
     parts = ["stopping-condition", f"seq({location.position})"]
     if len(location.path) > 1:
         parts.append("path=" + ".".join(str(i) for i in location.path))
     parts += [f"kind={esc.kind.value}", f"target={esc.target}", f"anchor={_anchor_word(esc)}"]
-    return StoppingOutcome(sequence_id, location, boundary, esc, " | ".join(parts))
+    return StoppingOutcome(location.sequence_id, location, boundary, esc, " | ".join(parts))

@@ -1,4 +1,8 @@
-"""``puzzlekit ledger verify|checkpoint|show``: audit a hash-chained ledger from the shell."""
+"""``puzzlekit ledger verify|checkpoint|show``: audit a hash-chained ledger from the shell.
+
+``show --chain SEQUENCE_ID`` walks the escalation chain of one sequence
+(:mod:`puzzlekit.audit.escalation_chain`): its escalations oldest first, each naming the one
+before; a broken chain is one line on stderr and exit 1."""
 
 from __future__ import annotations
 
@@ -7,7 +11,8 @@ import json
 import sqlite3
 
 from puzzlekit.app.cli import UsageError, add_format
-from puzzlekit.audit.ledger import Ledger, LedgerError, read_checkpoint
+from puzzlekit.audit.escalation_chain import walk_chain
+from puzzlekit.audit.ledger import Entry, Ledger, LedgerError, read_checkpoint
 
 MAX_SEQ = 2**62  # seqs are SQLite integers; larger arguments are refused, not overflowed
 
@@ -34,6 +39,13 @@ def register(sub: argparse._SubParsersAction) -> None:
         "--from", dest="start", type=int, default=1, metavar="SEQ", help="first entry shown"
     )
     s.add_argument("--limit", type=int, default=None, metavar="N", help="at most N entries")
+    s.add_argument(
+        "--chain",
+        metavar="SEQUENCE_ID",
+        default=None,
+        help="only the escalations of this sequence id, oldest first, walked through the "
+        "previous-escalation hash each one records; exit 1 when the chain is broken",
+    )
     s.set_defaults(func=cmd_show)
 
 
@@ -85,7 +97,17 @@ def cmd_checkpoint(args: argparse.Namespace) -> int:
     return 0
 
 
+def _print_entry(e: Entry) -> None:
+    obj = {"seq": e.seq, "prev_hash": e.prev_hash, "entry_hash": e.entry_hash}
+    obj["body"] = e.body
+    if e.body_error is not None:
+        obj["bodyError"] = e.body_error
+    print(json.dumps(obj, ensure_ascii=False))
+
+
 def cmd_show(args: argparse.Namespace) -> int:
+    if args.chain is not None:
+        return _show_chain(args)
     if not 1 <= args.start <= MAX_SEQ:
         raise UsageError(f"--from must be in 1..{MAX_SEQ}, got {args.start}")
     if args.limit is not None and not 0 <= args.limit <= MAX_SEQ:
@@ -97,9 +119,25 @@ def cmd_show(args: argparse.Namespace) -> int:
         except sqlite3.Error as exc:
             raise UsageError(f"{args.db}: {exc}") from None
         for e in entries:
-            obj = {"seq": e.seq, "prev_hash": e.prev_hash, "entry_hash": e.entry_hash}
-            obj["body"] = e.body
-            if e.body_error is not None:
-                obj["bodyError"] = e.body_error
-            print(json.dumps(obj, ensure_ascii=False))
+            _print_entry(e)
+    return 0
+
+
+def _show_chain(args: argparse.Namespace) -> int:
+    import sys
+
+    if args.start != 1 or args.limit is not None:
+        raise UsageError("--chain walks one whole chain; it takes no --from or --limit")
+    with open_ledger(args.db) as ledger:
+        try:
+            chain = walk_chain(ledger, args.chain)
+        except sqlite3.Error as exc:
+            raise UsageError(f"{args.db}: {exc}") from None
+    for e in chain.entries:
+        _print_entry(e)
+    if not chain.entries:
+        print(f"puzzlekit: no escalation of sequence {args.chain!r} in {args.db}", file=sys.stderr)
+    if not chain.ok:
+        print(f"puzzlekit: chain of {args.chain!r} broken: {chain.problems[0]}", file=sys.stderr)
+        return 1
     return 0
