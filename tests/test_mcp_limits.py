@@ -1,5 +1,6 @@
-"""MCP limits that a default or a header could bypass: every default time limit is clamped to
-``--max-seconds``, and a request with two ``Authorization`` headers is refused."""
+"""MCP limits that a default, a header or the end of input could bypass: every default time
+limit is clamped to ``--max-seconds``, a request with two ``Authorization`` headers is refused,
+and every request read before stdin ends is answered before the server exits."""
 
 from __future__ import annotations
 
@@ -72,3 +73,44 @@ async def _status(headers: list[tuple[bytes, bytes]]) -> int:
 )
 def test_exactly_one_authorization_header_with_the_token_passes(headers, status) -> None:
     assert asyncio.run(_status(headers)) == status
+
+
+def test_every_request_read_before_end_of_input_is_answered() -> None:
+    import json
+    import subprocess
+    import sys
+
+    init = {
+        "jsonrpc": "2.0",
+        "id": 1,
+        "method": "initialize",
+        "params": {
+            "protocolVersion": "2025-06-18",
+            "capabilities": {},
+            "clientInfo": {"name": "test", "version": "1"},
+        },
+    }
+    calls = [
+        {
+            "jsonrpc": "2.0",
+            "id": 10 + i,
+            "method": "tools/call",
+            "params": {
+                "name": "puzzle_verify",
+                "arguments": {"family": "sudoku", "text": "1..............."},
+            },
+        }
+        for i in range(3)
+    ]
+    lines = [init, {"jsonrpc": "2.0", "method": "notifications/initialized"}, *calls]
+    proc = subprocess.run(
+        [sys.executable, "-m", "puzzlekit", "mcp", "--workers", "1"],
+        input="".join(json.dumps(m) + "\n" for m in lines),  # stdin closes right after
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    answers = [json.loads(line) for line in proc.stdout.splitlines() if line.strip()]
+    assert sorted(a["id"] for a in answers) == [1, 10, 11, 12], proc.stderr[-2000:]
+    assert all("result" in a for a in answers)
+    assert proc.returncode == 0

@@ -65,13 +65,69 @@ def _valid_id(rid: Any) -> bool:
     return isinstance(rid, (int, str)) and not isinstance(rid, bool)
 
 
+class _InFlight:
+    """The requests read and the responses written: at end of input the reader waits until
+    every request read has its answer, so closing stdin right after a request loses nothing."""
+
+    def __init__(self) -> None:
+        import anyio
+
+        self.pending: set[Any] = set()
+        self.changed = anyio.Event()
+
+    def read(self, line: str) -> None:
+        try:
+            obj = json.loads(line)
+        except ValueError:
+            return
+        if isinstance(obj, dict) and "method" in obj and _valid_id(obj.get("id")):
+            self.pending.add(obj["id"])
+
+    def answered(self, rid: Any) -> None:
+        import anyio
+
+        self.pending.discard(rid)
+        self.changed.set()
+        self.changed = anyio.Event()
+
+    async def drained(self) -> None:
+        while self.pending:
+            await self.changed.wait()
+
+
+class _AnswerTracking:
+    """The write stream the session answers through, marking each response's id answered."""
+
+    def __init__(self, stream: Any, flight: _InFlight) -> None:
+        self._stream = stream
+        self._flight = flight
+
+    async def send(self, item: Any) -> None:
+        await self._stream.send(item)
+        rid = getattr(getattr(item, "message", None), "id", None)
+        if rid is not None and not hasattr(item.message, "method"):
+            self._flight.answered(rid)
+
+    async def __aenter__(self) -> _AnswerTracking:
+        await self._stream.__aenter__()
+        return self
+
+    async def __aexit__(self, *exc: Any) -> Any:
+        return await self._stream.__aexit__(*exc)
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._stream, name)
+
+
 class _CheckedLines:
     """stdin's lines as text (invalid UTF-8 replaced, as the SDK does), minus the ones
-    :func:`line_error` answers (through ``reply``)."""
+    :func:`line_error` answers (through ``reply``). At end of input it ends only once every
+    request it passed on has been answered (``flight``)."""
 
     def __init__(self, source: Any) -> None:
         self.source = source
         self.reply: Any = None
+        self.flight = _InFlight()
 
     def __aiter__(self) -> Any:
         return self._lines()
@@ -83,9 +139,11 @@ class _CheckedLines:
                 continue
             error = line_error(line)
             if error is None:
+                self.flight.read(line)
                 yield line
             elif self.reply is not None:
                 await self.reply(error)
+        await self.flight.drained()  # every call bounded by its own limit, so this ends
 
 
 async def serve_stdio(server: Any) -> None:
@@ -110,7 +168,8 @@ async def serve_stdio(server: Any) -> None:
 
         stdin.reply = reply
         low = server._lowlevel_server
-        await low.run(read_stream, write_stream, low.create_initialization_options())
+        answers = _AnswerTracking(write_stream, stdin.flight)
+        await low.run(read_stream, answers, low.create_initialization_options())
 
 
 class BearerToken:
