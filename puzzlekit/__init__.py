@@ -6,6 +6,7 @@ Typical use::
     inst = pk.parse("sudoku", line)
     rep = pk.verify(inst)
     rep.verdict, rep.reject_detail, rep.to_json()
+    pk.check_answer(inst, answer)   # a solver's answer judged against the rules
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ from collections.abc import Collection, Mapping
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
+    from puzzlekit.answers import AnswerReport, AnswerVerdict, check_answer, check_answers
     from puzzlekit.core.model import Clue, Instance, SpecError, Violation
     from puzzlekit.core.report import RejectDetail, Verdict, VerifierReport
 
@@ -29,6 +31,10 @@ _LAZY = {
     "RejectDetail": "puzzlekit.core.report",
     "Verdict": "puzzlekit.core.report",
     "VerifierReport": "puzzlekit.core.report",
+    "AnswerReport": "puzzlekit.answers",
+    "AnswerVerdict": "puzzlekit.answers",
+    "check_answer": "puzzlekit.answers",
+    "check_answers": "puzzlekit.answers",
 }
 
 
@@ -47,6 +53,8 @@ def __dir__() -> list[str]:
 
 
 __all__ = [
+    "AnswerReport",
+    "AnswerVerdict",
     "Clue",
     "Instance",
     "RejectDetail",
@@ -54,6 +62,8 @@ __all__ = [
     "Verdict",
     "VerifierReport",
     "Violation",
+    "check_answer",
+    "check_answers",
     "get_family",
     "get_verifier",
     "parse",

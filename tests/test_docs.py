@@ -25,8 +25,8 @@ API_MODULES = [
     *(
         f"puzzlekit.{floor}"
         for floor in (
-            "core audit families verifiers io grading generators loop quality envs app".split()
-        )
+            "core audit families verifiers io grading generators loop quality envs answers app"
+        ).split()
     ),
 ]
 
