@@ -13,6 +13,7 @@ This floor sits above the verifiers (a partial check asks one) and below ``app``
 from __future__ import annotations
 
 from puzzlekit.answers.check import check_answer, check_answers
+from puzzlekit.answers.partial import check_moves, check_partial
 from puzzlekit.answers.reading import Unreadable, read_cells
 from puzzlekit.answers.report import (
     ANSWER_VIOLATION_TYPES,
@@ -29,5 +30,7 @@ __all__ = [
     "Unreadable",
     "check_answer",
     "check_answers",
+    "check_moves",
+    "check_partial",
     "read_cells",
 ]

@@ -1,15 +1,13 @@
 """An MCP server: the verifier, the generator and the game solver as tools for agents.
 
-``puzzlekit mcp`` serves four tools over the Model Context Protocol (the ``mcp`` SDK's
-:class:`~mcp.server.mcpserver.MCPServer`), on stdio or on streamable HTTP:
+``puzzlekit mcp`` serves five tools (:class:`~mcp.server.mcpserver.MCPServer`), stdio or HTTP:
 
 - ``puzzle_schema_list``: the registered schemas (family, params, clue kinds, description);
 - ``puzzle_verify``: a puzzle (a JSON instance, or family + params + the family's text format)
   -> the ``VerifierReport`` JSON, ``rejectDetail`` with coordinates included;
 - ``puzzle_generate``: the closed loop of :mod:`puzzlekit.loop.batch` -> accepted puzzles with
   their verdicts; one seed gives the same bytes (the JSON Lines ``puzzlekit generate`` prints);
-- ``game_verdict``: the exact value of a game position and of each legal move (present when the
-  games module imports).
+- ``puzzle_check_answer`` (an answer judged by the rules), ``game_verdict`` (a game's values).
 
 Every call's work (:mod:`puzzlekit.app.mcp_work`) runs in one of a few long-lived worker
 processes (a :class:`WorkerPool`) under a deadline, so calls run side by side (a slow call holds
@@ -26,6 +24,8 @@ an argument error but an ``INVALID_SPEC`` report whose violations carry coordina
 import json
 from collections.abc import Awaitable, Callable
 from typing import Annotated, Any, Literal
+
+from puzzlekit.app.mcp_answers import add_check_answer
 
 # the work and its worker process live in mcp_work; their names stay importable from here
 from puzzlekit.app.mcp_work import (
@@ -116,6 +116,7 @@ def build_server(limits: Limits = DEFAULT_LIMITS, worker: Worker | WorkerPool | 
     _add_schema_list(server, run, limits)
     _add_verify(server, run, limits)
     _add_generate(server, run, limits)
+    add_check_answer(server, run, limits)
     if games_available():
         _add_game_verdict(server, run, limits)
     _declare_tools(server)

@@ -20,6 +20,7 @@ import threading
 from collections.abc import Callable, Mapping
 from typing import Any
 
+from puzzlekit.app.mcp_answers import check_answer_work
 from puzzlekit.app.mcp_args import (
     DEFAULT_LIMITS,
     MAX_CAP,
@@ -248,6 +249,7 @@ _OPS: dict[str, Callable[..., dict[str, Any]]] = {
     "verify": verify_work,
     "generate": generate_work,
     "game": game_work,
+    "check_answer": check_answer_work,
 }
 
 

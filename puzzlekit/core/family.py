@@ -75,8 +75,9 @@ class Family:
     (:meth:`parse_text`, :meth:`format_text`), renderings (:meth:`render_ascii`,
     :meth:`render_mpl`, :meth:`mark_center`), duplicate detection (:meth:`place_of`,
     :meth:`validate_clues`), generation (:meth:`sample_solution`, :meth:`initial_clues`,
-    :meth:`least_k`, :meth:`repair_moves`), golden corpora (:meth:`schema_id`,
-    :meth:`golden_instances`, :attr:`golden_verifier`), the backend (:attr:`default_verifier`)
+    :meth:`least_k`, :meth:`repair_moves`), answers (:meth:`placement_clue`), golden corpora
+    (:meth:`schema_id`, :meth:`golden_instances`, :attr:`golden_verifier`), the backend
+    (:attr:`default_verifier`)
     and the schema listing (:attr:`listed_params`, :meth:`describe`).
 
     Methods that read input (:meth:`normalize_params`, :meth:`clue_constraints`,
@@ -182,6 +183,17 @@ class Family:
             else:
                 seen[key] = clue.id
         return out
+
+    def placement_clue(self, schema: Schema, name: str, value: int) -> Clue | None:
+        """The clue that fixes variable ``name`` to ``value``: how a partly filled answer
+        becomes a puzzle whose completions a verifier can look for (``puzzlekit check
+        --partial``). Called once per placed cell. Default: a :attr:`value_clue_kind` clue
+        ``{"value": value}`` at the variable's cell, id ``placed-<name>``; None (no partial
+        checks) when that is None."""
+        if self.value_clue_kind is None:
+            return None
+        var = schema.var(name)
+        return Clue.make(f"placed-{name}", self.value_clue_kind, {"value": value}, [var.coord])
 
     def given_values(self, problem: Problem) -> dict[str, int]:
         """Variables fixed by clues outright, read by backends to narrow domains. Default: each

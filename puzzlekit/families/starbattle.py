@@ -200,6 +200,10 @@ class StarBattle(Family):
             if c.kind in ("star", "empty")
         }
 
+    def placement_clue(self, schema: Schema, name: str, value: int) -> Clue | None:
+        var = schema.var(name)
+        return Clue.make(f"placed-{name}", "star" if value else "empty", {}, [var.coord])
+
     @staticmethod
     def reveal(coord: tuple[int, int], value: int) -> Clue:
         return Clue.make(cell_name(*coord), "star" if value else "empty", {}, [coord])
