@@ -10,7 +10,6 @@ like every tool (:mod:`puzzlekit.app.mcp_work`); a puzzle that does not read is 
 naming the field; an answer that does not read is a MALFORMED report.
 """
 
-
 from collections.abc import Mapping
 from typing import Annotated, Any, Literal
 
