@@ -59,11 +59,14 @@ def report_of(
     :meth:`Compiled.judge` found for it."""
     if not broken and dom_ok.all() and not overwritten.any():
         return correct_report(comp, instance)
-    cells: list[Cell] = [int(x) if f else None for x, f in zip(vals, filled, strict=True)]
+    cells: list[Cell] = [
+        x if f else None for x, f in zip(vals.tolist(), filled.tolist(), strict=True)
+    ]
     out: list[AnswerViolation] = []
-    wrong = ~dom_ok.copy()
+    outside = np.nonzero(~dom_ok)[0].tolist()
+    wrong = set(outside)
     coords, names = comp.coords, comp.names
-    for i in np.nonzero(~dom_ok)[0]:
+    for i in outside:
         if cells[i] is not None:
             dom = f"{comp.lo}..{comp.hi}" if comp.mask[i].all() else "its domain"
             out.append(
@@ -75,9 +78,9 @@ def report_of(
                     (coords[i],),
                 )
             )
-    for g in np.nonzero(overwritten)[0]:
+    for g in np.nonzero(overwritten)[0].tolist():
         i = int(comp.given_idx[g])
-        wrong[i] = True
+        wrong.add(i)
         out.append(
             AnswerViolation(
                 "given-overwritten",
@@ -89,7 +92,7 @@ def report_of(
             )
         )
     for b in broken:
-        wrong[list(b.cells)] = True
+        wrong.update(b.cells)
         cs = tuple(coords[i] for i in b.cells)
         rule = comp.constraints[b.position].origin.id
         first = b.cells[0] if b.cells else None
@@ -114,7 +117,7 @@ def report_of(
                 tuple(coords[i] for i in blank),
             )
         )
-    right = int(comp.n - wrong.sum())
+    right = comp.n - len(wrong)
     if any(v.violation_type != "unfilled" for v in out):
         verdict = AnswerVerdict.INCORRECT
     elif blank:
@@ -170,6 +173,12 @@ def check_answer(instance: Instance, answer: Any, *, uniqueness: bool = False) -
         from puzzlekit.answers.games import check_move
 
         return check_move(instance, answer)
+    comp = compiled(instance)
+    if isinstance(answer, str) and comp.plain:
+        cells = alphabet_of(comp.problem.schema).plain(answer, comp.n)
+        if cells is not None and comp.right(cells):
+            rep = correct_report(comp, instance)
+            return _with_unique(rep, instance) if uniqueness else rep
     rep = _judge_many(instance, [answer])[0]
     return _with_unique(rep, instance) if uniqueness else rep
 

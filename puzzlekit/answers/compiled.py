@@ -19,6 +19,7 @@ from __future__ import annotations
 from collections import OrderedDict
 from collections.abc import Sequence
 from dataclasses import dataclass
+from operator import itemgetter
 from typing import Any
 
 import numpy as np
@@ -35,6 +36,7 @@ from puzzlekit.core.model import (
     Problem,
     Regular,
     Table,
+    compare,
 )
 
 #: a value no cell holds: where a cell does not take part in an all-different check
@@ -84,16 +86,21 @@ class Compiled:
         self.kinds = [k for _, k in constraints]
         self.scopes = [tuple(index[v] for v in c.vars) for c in self.constraints]
         self._group(index)
+        self._plain()
 
     def _group(self, index: dict[str, int]) -> None:
         alldiff: dict[int, list[int]] = {}
         linear: dict[tuple[int, str], list[int]] = {}
         self.others: list[int] = []
+        self._ad: list[int] = []
+        self._lin: list[int] = []
         for pos, c in enumerate(self.constraints):
             if isinstance(c, AllDifferent) and len(c.vars) > 1:
                 alldiff.setdefault(len(c.vars), []).append(pos)
+                self._ad.append(pos)
             elif isinstance(c, Linear):
                 linear.setdefault((len(c.vars), c.op), []).append(pos)
+                self._lin.append(pos)
             else:
                 self.others.append(pos)
         self.alldiff = [
@@ -112,6 +119,32 @@ class Compiled:
                     np.array([c.rhs for c in cs], dtype=np.int64),  # type: ignore[union-attr]
                 )
             )
+
+    def _plain(self) -> None:
+        """What :meth:`right` needs: every unit as an ``itemgetter``, the givens as pairs."""
+        self.plain = self.uniform and not self.others and self.hi < 254 and self.lo >= 0
+        self.getters = [(itemgetter(*self.scopes[p]), len(self.scopes[p])) for p in self._ad]
+        self.pairs = list(zip(self.given_idx.tolist(), self.given_val.tolist(), strict=True))
+        self.sums = [(itemgetter(*self.scopes[p]), self.constraints[p]) for p in self._lin]
+
+    def right(self, cells: list[int]) -> bool | None:
+        """Whether one answer with every cell filled in range is right, in plain Python (for one
+        answer faster than arrays); None when this puzzle needs :meth:`judge`."""
+        if not self.plain:
+            return None
+        for i, v in self.pairs:
+            if cells[i] != v:
+                return False
+        for get, k in self.getters:
+            if len(set(get(cells))) != k:
+                return False
+        for get, c in self.sums:
+            vals = get(cells)
+            vals = vals if isinstance(vals, tuple) else (vals,)
+            total = sum(a * x for a, x in zip(c.coeffs, vals, strict=True))  # type: ignore[union-attr]
+            if not compare(total, c.op, c.rhs):  # type: ignore[union-attr]
+                return False
+        return True
 
     # -- judging ------------------------------------------------------------------------------
     def judge(
@@ -138,9 +171,12 @@ class Compiled:
             ordered = np.sort(keyed, axis=-1)
             dup = (ordered[..., 1:] == ordered[..., :-1]).any(-1)
             if dup.any():
-                for row, g in zip(*np.nonzero(dup), strict=True):
-                    b = self._repeats(int(positions[g]), keyed[row, g])
-                    broken.setdefault(int(row), []).append(b)
+                rows, gs = np.nonzero(dup)
+                sub = keyed[rows, gs]  # (M, L): the broken units' values
+                repeats = (sub[:, :, None] == sub[:, None, :]).sum(-1) > 1
+                for m, (row, g) in enumerate(zip(rows.tolist(), gs.tolist(), strict=True)):
+                    b = self._repeats(int(positions[g]), idx[g], sub[m], repeats[m])
+                    broken.setdefault(row, []).append(b)
         for positions, op, idx, coef, rhs in self.linear:
             total = (vals[:, idx] * coef).sum(-1)
             bad = ~_compare(total, op, rhs)
@@ -175,17 +211,15 @@ class Compiled:
                     detail = _detail(self.constraints[pos], assignment)
                     broken.setdefault(row, []).append(Broken(pos, scope, detail))
 
-    def _repeats(self, pos: int, keyed: np.ndarray) -> Broken:
+    def _repeats(
+        self, pos: int, idx: np.ndarray, values: np.ndarray, repeats: np.ndarray
+    ) -> Broken:
         """An all-different unit broken: the cells (in their domain) that repeat a value."""
-        scope = self.scopes[pos]
-        seen: dict[int, list[int]] = {}
-        for i, x in zip(scope, keyed.tolist(), strict=True):
-            seen.setdefault(x, []).append(i)
-        cells = sorted(i for idxs in seen.values() if len(idxs) > 1 for i in idxs)
-        twice = sorted(v for v, idxs in seen.items() if len(idxs) > 1)
+        cells = tuple(sorted(idx[repeats].tolist()))
+        twice = sorted(set(values[repeats].tolist()))
         origin = self.constraints[pos].origin.id
         detail = f"{origin}: {', '.join(map(str, twice))} more than once (all different)"
-        return Broken(pos, tuple(cells), detail)
+        return Broken(pos, cells, detail)
 
     def _sum_detail(self, pos: int, total: int) -> str:
         c = self.constraints[pos]

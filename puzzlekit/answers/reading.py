@@ -73,6 +73,12 @@ class Alphabet:
                     self.table[s.lower()] = i
         self.widest = max((len(str(x)) for x in values), default=1)
 
+        # value + 1 by ASCII byte (0: not a symbol, 255: unfilled), for :meth:`plain`
+        plain = bytearray(256)
+        for ch, value in self.table.items():
+            if len(ch) == 1 and ord(ch) < 128 and (value is None or 0 <= value < 254):
+                plain[ord(ch)] = 255 if value is None else value + 1
+        self.plain_table = bytes(plain)
         # the same table over ASCII bytes, for answers read many at a time (:meth:`fast`)
         self.lut_value = np.zeros(256, dtype=np.int64)
         self.lut_kind = np.zeros(256, dtype=np.int8)  # 0 not a symbol, 1 a value, 2 unfilled
@@ -80,6 +86,16 @@ class Alphabet:
             if len(ch) == 1 and ord(ch) < 128:
                 self.lut_kind[ord(ch)] = 2 if value is None else 1
                 self.lut_value[ord(ch)] = 0 if value is None else value
+
+    def plain(self, text: str, n: int) -> list[int] | None:
+        """One answer of exactly ``n`` ASCII one-symbol cells, all filled: its values; None
+        otherwise (read it with :func:`read_cells`)."""
+        if len(text) != n or not self.single or not text.isascii():
+            return None
+        raw = text.encode("ascii").translate(self.plain_table)
+        if 0 in raw or 255 in raw:
+            return None
+        return [x - 1 for x in raw]
 
     def fast(self, texts: Sequence[str], n: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """The common case read at once: answers of exactly ``n`` ASCII one-symbol cells and
