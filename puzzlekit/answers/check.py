@@ -44,24 +44,10 @@ def correct_report(comp: Compiled, instance: Instance) -> AnswerReport:
     return comp.correct
 
 
-def report_of(
-    comp: Compiled,
-    instance: Instance,
-    vals: np.ndarray,
-    filled: np.ndarray,
-    dom_ok: np.ndarray,
-    overwritten: np.ndarray,
-    broken: Sequence[Broken],
-    *,
-    unfilled_is_wrong: bool = True,
-) -> AnswerReport:
-    """The report of one answer (its values and filled flags) from what
-    :meth:`Compiled.judge` found for it."""
-    if not broken and dom_ok.all() and not overwritten.any():
-        return correct_report(comp, instance)
-    cells: list[Cell] = [
-        x if f else None for x, f in zip(vals.tolist(), filled.tolist(), strict=True)
-    ]
+def _cell_violations(
+    comp: Compiled, cells: Sequence[Cell], dom_ok: np.ndarray, overwritten: np.ndarray
+) -> tuple[list[AnswerViolation], set[int]]:
+    """The out-of-domain values and overwritten givens of one answer, and the cells wrong."""
     out: list[AnswerViolation] = []
     outside = np.nonzero(~dom_ok)[0].tolist()
     wrong = set(outside)
@@ -91,6 +77,30 @@ def report_of(
                 comp.given_clue[g],
             )
         )
+    return out, wrong
+
+
+def report_of(
+    comp: Compiled,
+    instance: Instance,
+    vals: np.ndarray,
+    filled: np.ndarray,
+    dom_ok: np.ndarray,
+    overwritten: np.ndarray,
+    broken: Sequence[Broken],
+    *,
+    unfilled_is_wrong: bool = True,
+) -> AnswerReport:
+    """The report of one answer (its values and filled flags) from what
+    :meth:`Compiled.judge` found for it."""
+    if not broken and dom_ok.all() and not overwritten.any():
+        return correct_report(comp, instance)
+    cells: list[Cell] = [
+        x if f else None for x, f in zip(vals.tolist(), filled.tolist(), strict=True)
+    ]
+    out: list[AnswerViolation] = []
+    out, wrong = _cell_violations(comp, cells, dom_ok, overwritten)
+    coords, names = comp.coords, comp.names
     for b in broken:
         wrong.update(b.cells)
         cs = tuple(coords[i] for i in b.cells)
