@@ -99,6 +99,9 @@ class Family:
     listed_params: tuple[Mapping[str, Any], ...] = ()
     #: clues of this kind fix the value of their one cell outright (see :meth:`given_values`)
     value_clue_kind: str | None = None
+    #: value -> the kind of a data-less clue that fixes one cell to it (:meth:`placement_clue`;
+    #: star battle: ``{1: "star", 0: "empty"}``); None: a :attr:`value_clue_kind` clue
+    placement_kinds: Mapping[int, str] | None = None
     #: what two clues with the same :meth:`place_of` are said to give, in a violation
     place_name: str = "place"
     #: the exact verifier that records this family's golden corpora
@@ -188,11 +191,15 @@ class Family:
         """The clue that fixes variable ``name`` to ``value``: how a partly filled answer
         becomes a puzzle whose completions a verifier can look for (``puzzlekit check
         --partial``). Called once per placed cell. Default: a :attr:`value_clue_kind` clue
-        ``{"value": value}`` at the variable's cell, id ``placed-<name>``; None (no partial
-        checks) when that is None."""
+        ``{"value": value}`` at the variable's cell, id ``placed-<name>`` (a
+        :attr:`placement_kinds` clue without data where the family names them); None (no
+        partial checks) when it has neither."""
+        var = schema.var(name)
+        if self.placement_kinds is not None:
+            kind = self.placement_kinds.get(value)
+            return None if kind is None else Clue.make(f"placed-{name}", kind, {}, [var.coord])
         if self.value_clue_kind is None:
             return None
-        var = schema.var(name)
         return Clue.make(f"placed-{name}", self.value_clue_kind, {"value": value}, [var.coord])
 
     def given_values(self, problem: Problem) -> dict[str, int]:

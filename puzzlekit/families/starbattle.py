@@ -83,6 +83,7 @@ class StarBattle(Family):
     name = "starbattle"
     size_limits = {"size": 14, "stars": 3, "regions": 14}
     description = "N×N grid; k stars per row, column and region, no two stars touching"
+    placement_kinds = {1: "star", 0: "empty"}
     clue_kinds = ("region", "star", "empty")
     listed_params = (
         {"size": 5, "stars": 1},
@@ -199,10 +200,6 @@ class StarBattle(Family):
             for c in problem.clues
             if c.kind in ("star", "empty")
         }
-
-    def placement_clue(self, schema: Schema, name: str, value: int) -> Clue | None:
-        var = schema.var(name)
-        return Clue.make(f"placed-{name}", "star" if value else "empty", {}, [var.coord])
 
     @staticmethod
     def reveal(coord: tuple[int, int], value: int) -> Clue:
