@@ -134,6 +134,7 @@ def multiple(puzzles: int, names: Sequence[str]) -> list[str]:
         rows.append(
             f"{name:<20} {seen:>4} MULTIPLE puzzles  {judged:>6} solutions  {wrong} not CORRECT"
         )
+        print(rows[-1], flush=True)
     return rows
 
 
@@ -151,7 +152,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     print(f"\n## agreement with a brute-force rule check ({count} answers per family)")
     print("\n".join(agreement(count, names)))
     print(f"\n## every solution of MULTIPLE puzzles is CORRECT (up to {puzzles} per family)")
-    print("\n".join(multiple(puzzles, [n for n in names if n not in ("toolcall",)])))
+    multiple(puzzles, [n for n in names if n not in ("toolcall",)])  # prints as it goes
     return 0
 
 
