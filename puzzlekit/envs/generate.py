@@ -59,6 +59,8 @@ DEFAULT_REWARDS: Mapping[str, float] = {
     "UNDECIDED": -0.2,
     "INVALID_SPEC": -0.5,
 }
+#: solutions whose true clues an environment keeps (the clues are pure functions of them)
+TRUTHS_KEPT = 1024
 #: the seed of the probe solution whose true clues fix the slots of a schema
 LAYOUT_SEED = 0
 
@@ -149,6 +151,7 @@ class GenerateEnv(gymnasium.Env):
         self.report_cache = report_cache
         # the same clues give the same report (ties are drawn from the digest): kept, bounded
         self._reports: OrderedDict[tuple[Any, ...], VerifierReport] = OrderedDict()
+        self._truths: OrderedDict[tuple[Any, ...], tuple[Any, ...]] = OrderedDict()
         #: submissions answered from the kept reports instead of a filter call
         self.cache_hits = 0
         #: the instance of the last submission and the filter's report on it (read by
@@ -165,8 +168,7 @@ class GenerateEnv(gymnasium.Env):
         super().reset(seed=seed)
         rng = self.np_random
         self._solution = sample_solution(self.sample_schema, rng)
-        truth = self.family.clues_from_solution(self.schema, self._solution)
-        self._clues = self.layout.align(truth)
+        self._clues = self._truth_of(self._solution)
         self._solution_grid = solution_grid(self.layout, self.schema, self._solution)
         self._revealed.fill(0)
         self._cover.fill(0)
@@ -243,6 +245,20 @@ class GenerateEnv(gymnasium.Env):
                 f"0..{n - 2} toggle a slot, {n - 1} submits"
             )
         return int(value)
+
+    def _truth_of(self, solution: Mapping[str, Any]) -> tuple[Any, ...]:
+        """The true clues of ``solution`` in slot order, kept for the last solutions seen (a
+        small schema has few: a 4×4 Sudoku 288), so that a solution met again costs nothing."""
+        key = tuple(solution[name] for name in self.schema.names)
+        clues = self._truths.get(key)
+        if clues is None:
+            clues = self.layout.align(self.family.clues_from_solution(self.schema, solution))
+            self._truths[key] = clues
+            if len(self._truths) > TRUTHS_KEPT:
+                self._truths.popitem(last=False)
+        else:
+            self._truths.move_to_end(key)
+        return clues
 
     def _true_clues(self, seed: int) -> list[Any]:
         probe = sample_solution(self.sample_schema, np.random.default_rng(seed))
