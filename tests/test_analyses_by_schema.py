@@ -229,3 +229,20 @@ def test_report_figure_format_writes_and_links_each_figure_in_it(two_run, capsys
     capsys.readouterr()
     assert main(["report", str(two_run), "--figure-format", "gif"]) == 2
     assert "--figure-format: invalid choice: 'gif'" in capsys.readouterr().err
+
+
+def test_the_report_summary_names_each_arm_whose_family_raised_k(two_run):
+    from puzzlekit.app.plots import load_run
+    from puzzlekit.app.plots.report import summary_lines
+
+    attempts, puzzles, manifest = load_run(two_run)
+    lines = summary_lines(two_run, attempts, puzzles, manifest)
+    raised = [line for line in lines if line.startswith("- **k raised**")]
+    assert raised == [
+        "- **k raised** (the family starts no puzzle with fewer clues): kenken5 blind k = 6 to "
+        "at least 7; kenken5 adaptive k = 6 to at least 7"
+    ]
+    manifest = {**manifest, "kRaised": []}
+    assert not any(
+        "k raised" in line for line in summary_lines(two_run, attempts, puzzles, manifest)
+    )

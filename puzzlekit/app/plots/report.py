@@ -74,8 +74,9 @@ def _names(values: Any) -> str:
 def summary_lines(
     run: Path, attempts: pd.DataFrame, puzzles: pd.DataFrame, manifest: dict
 ) -> list[str]:
-    """The report's opening: what was run, what was accepted (and whether every trial was
-    settled, with nothing dropped), then :func:`hypotheses_lines`."""
+    """The report's opening: what was run (and each arm whose family raised ``k``), what was
+    accepted (and whether every trial was settled, with nothing dropped), then
+    :func:`hypotheses_lines`."""
     config = manifest.get("config", {})
     n_filter = int((attempts["side"] == "filter").sum()) if len(attempts) else 0
     n_hold = int((attempts["side"] == "holdout").sum()) if len(attempts) else 0
@@ -89,6 +90,10 @@ def summary_lines(
     overrides = manifest.get("overrides") or []
     outcomes = pd.Series([j.outcome for j in judge_all(manifest, puzzles)], dtype=object)
     judged = ", ".join(f"{n} {o}" for o, n in outcomes.value_counts().sort_index().items())
+    raised = [
+        f"{e['schema']} {e['strategy']} k = {e['k']} to at least {e['least']}"
+        for e in manifest.get("kRaised") or []
+    ]
     return [
         f"# Run {manifest.get('name', run.name)}",
         "",
@@ -102,6 +107,11 @@ def summary_lines(
         f"{holdout_name(manifest) or 'none'}; {config.get('trials', '?')} trials an arm, "
         f"budget {config.get('max_calls', '?')} filter calls a loop; {done} trials ran"
         + (f" (overrides: {', '.join(f'`{o}`' for o in overrides)})" if overrides else ""),
+        *(
+            [f"- **k raised** (the family starts no puzzle with fewer clues): {'; '.join(raised)}"]
+            if raised
+            else []
+        ),
         f"- **Accepted**: {accepted} of {len(puzzles)} trials by the filter "
         f"({int(status.get('exhausted', 0))} exhausted their budget, "
         f"{int(status.get('dropped', 0))} dropped); the holdout rejected {rejected} of the "
