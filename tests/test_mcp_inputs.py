@@ -31,8 +31,8 @@ BAD_POSITIONS = {
 
 
 def family_lines() -> dict[str, tuple[dict[str, Any], str]]:
-    """For every built-in family (tests may register their own) with a golden corpus: the params and the one-line text of its
-    smallest golden UNIQUE case."""
+    """For every built-in family (tests may register their own) with a golden corpus: the
+    params and the one-line text of its smallest golden UNIQUE case."""
     from puzzlekit.core.model import Instance
     from puzzlekit.families import FAMILIES, get_family
 
