@@ -14,6 +14,7 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, TypeAlias
 
+from puzzlekit.core import dispatch
 from puzzlekit.core.deadline import BudgetExceeded
 from puzzlekit.core.jsondata import canonical_json, freeze, sha256_digest, thaw, typed_key
 from puzzlekit.core.reading import (
@@ -182,8 +183,10 @@ class Regular:
 class Predicate:
     """Opaque Python over ``vars`` (oracle families); only the enumerative backend can use it.
 
-    ``fn`` may raise (an oracle's dispatch error): the assignment then does not hold, and a
-    backend that calls ``fn`` itself counts it in ``dispatchErrorCount``. Except
+    ``fn`` may raise (an oracle's dispatch error): the assignment then does not hold, and the
+    raise is recorded in the verification's tally (:mod:`puzzlekit.core.dispatch`), which its
+    report gives as ``dispatchErrorCount``; a backend that calls ``fn`` itself records it
+    there too. Except
     :class:`~puzzlekit.core.deadline.BudgetExceeded`: a rule that ran out of the search's time
     has not answered, and the search reports UNDECIDED."""
 
@@ -192,11 +195,13 @@ class Predicate:
     origin: Origin = field(default=Origin("rule", "predicate"))
 
     def holds(self, sol: Solution) -> bool:
+        xs = tuple(sol[v] for v in self.vars)
         try:
-            return bool(self.fn(*(sol[v] for v in self.vars)))
+            return bool(self.fn(*xs))
         except BudgetExceeded:  # the search's deadline passed inside the rule: not an answer
             raise
-        except Exception:  # a dispatch error is not a satisfied constraint
+        except Exception:  # a dispatch error is not a satisfied constraint; counted
+            dispatch.record(self.origin.id, xs)
             return False
 
 

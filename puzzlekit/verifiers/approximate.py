@@ -17,6 +17,7 @@ from collections.abc import Callable, Collection
 
 import numpy as np
 
+from puzzlekit.core import dispatch
 from puzzlekit.core.model import Instance, Problem, Schema
 from puzzlekit.core.report import HONEST_SCOPE, RejectDetail, Verdict, VerifierReport
 from puzzlekit.core.solutions import random_solution
@@ -58,6 +59,15 @@ class SamplingVerifier(Verifier):
         solution_cap: int = DEFAULT_CAP,
         budget: SearchBudget | None = None,
         extras: Collection[str] = (),
+    ) -> VerifierReport:
+        """The samples' claim; ``dispatchErrorCount`` counts the opaque rules that raised on the
+        inputs the samples reached (:mod:`puzzlekit.core.dispatch`)."""
+        with dispatch.counting() as tally:
+            rep = self._sample(instance, solution_cap, budget)
+        return dataclasses.replace(rep, dispatch_error_count=len(tally)) if tally else rep
+
+    def _sample(
+        self, instance: Instance, solution_cap: int, budget: SearchBudget | None
     ) -> VerifierReport:
         src = source(self.name, self.version)
         resolved = try_resolve(instance)

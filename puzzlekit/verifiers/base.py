@@ -17,8 +17,10 @@ Not for: solving. Backends live in their own modules (``enumerative``, ``sat``, 
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
+from dataclasses import replace
 from typing import Any
 
+from puzzlekit.core import dispatch
 from puzzlekit.core.model import (
     Instance,
     Problem,
@@ -114,8 +116,33 @@ def verify_with(
     """The verification procedure every search backend shares (see the module docstring).
 
     ``transform`` rewrites the resolved problem before search (the ``faulty`` filter drops a
-    rule class this way).
+    rule class this way). ``dispatchErrorCount`` is the tally (:mod:`puzzlekit.core.dispatch`)
+    of the opaque rules that raised on every path to the verdict (narrowing and search; not
+    the shrinking of a conflict after it), whatever the verdict.
     """
+    with dispatch.counting() as tally:
+        rep = _verify_with(
+            backend,
+            instance,
+            src,
+            solution_cap=solution_cap,
+            budget=budget,
+            max_cartesian_log10=max_cartesian_log10,
+            transform=transform,
+        )
+    return replace(rep, dispatch_error_count=len(tally)) if tally else rep
+
+
+def _verify_with(
+    backend: SearchBackend,
+    instance: Instance,
+    src: Mapping[str, str],
+    *,
+    solution_cap: int,
+    budget: SearchBudget | None,
+    max_cartesian_log10: float | None,
+    transform: Callable[[Problem], Problem] | None,
+) -> VerifierReport:
     budget = budget or SearchBudget()
     if solution_cap < 2:
         raise ValueError("solution_cap must be at least 2: uniqueness needs a second solution")
@@ -151,8 +178,13 @@ def verify_with(
             solutions,
             cart,
             stats,
-            lambda: minimal_conflict(backend, problem, budget, meter),
+            lambda: _uncounted(minimal_conflict, backend, problem, budget, meter),
         )
+
+
+def _uncounted(fn: Callable[..., Any], *args: Any) -> Any:
+    with dispatch.uncounted():
+        return fn(*args)
 
 
 def family_of(instance: Instance) -> Any:

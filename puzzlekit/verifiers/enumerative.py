@@ -26,10 +26,10 @@ from __future__ import annotations
 
 import itertools
 from collections.abc import Collection, Mapping, Sequence
-from dataclasses import replace
 
 import constraint as pc
 
+from puzzlekit.core import dispatch
 from puzzlekit.core.model import (
     AllDifferent,
     Automaton,
@@ -216,9 +216,7 @@ class _ExactSum(pc.ExactSumConstraint):
             super().preProcess(variables, domains, constraints, vconstraints)
 
 
-def _to_pc(
-    c: Constraint, domains: Mapping[str, Sequence[int]], errors: set | None = None
-) -> pc.Constraint:
+def _to_pc(c: Constraint, domains: Mapping[str, Sequence[int]]) -> pc.Constraint:
     if isinstance(c, AllDifferent):
         values = frozenset(x for v in c.vars for x in domains[v])
         if len(values) == len(c.vars):
@@ -245,16 +243,15 @@ def _to_pc(
     if isinstance(c, Regular):
         return _RegularConstraint(c.automaton)
     if isinstance(c, Predicate):
-        fn = c.fn
-        raised = errors if errors is not None else set()
+        fn, rule = c.fn, c.origin.id
 
         def holds(*xs: int) -> bool:
             try:
                 return bool(fn(*xs))
             except BudgetExceeded:  # the deadline passed inside the rule: no answer
                 raise
-            except Exception:  # a dispatch error: counted once per input, not a solution
-                raised.add(xs)
+            except Exception:  # a dispatch error: in the verification's tally, not a solution
+                dispatch.record(rule, xs)
                 return False
 
         return pc.FunctionConstraint(holds)
@@ -262,13 +259,6 @@ def _to_pc(
 
 
 class _Backend:
-    def __init__(self) -> None:
-        #: the distinct predicate inputs that raised in the current verification's search (its
-        #: first solve; the checks of conflict shrinking are not counted, as the oracles count
-        #: the completions of their one enumeration)
-        self.dispatch_errors: set[tuple] = set()
-        self.searched = False
-
     def solve(
         self,
         problem: Problem,
@@ -279,8 +269,6 @@ class _Backend:
     ) -> list[dict[str, int]]:
         p = pc.Problem(pc.BacktrackingSolver())
         names = problem.schema.names
-        errors = set() if self.searched else self.dispatch_errors
-        self.searched = True
         # the solver breaks ties between equally constrained variables by the order they were
         # added: an order drawn from the instance digest keeps the solutions reported at the cap
         # free of reading-order bias (search_order)
@@ -289,7 +277,7 @@ class _Backend:
             p.addVariable(name, list(domains[name]))
         for c in constraints:
             if len(c.vars) > 1:  # unary constraints are already applied to the domains
-                p.addConstraint(_to_pc(c, domains, errors), list(c.vars))
+                p.addConstraint(_to_pc(c, domains), list(c.vars))
         p.addConstraint(_Guard(meter), list(names))
         found: list[dict[str, int]] = []
         try:
@@ -323,10 +311,9 @@ class EnumerativeVerifier(Verifier):
         extras: Collection[str] = (),
     ) -> VerifierReport:
         """Verify ``instance``; ``dispatchErrorCount`` counts the distinct inputs on which a
-        ``Predicate`` (an oracle) raised, among those the search reached."""
-        self._backend.dispatch_errors = set()
-        self._backend.searched = False
-        rep = verify_with(
+        ``Predicate`` (an oracle) raised, among those the search reached (domain narrowing
+        included: a one-field rule is only called there)."""
+        return verify_with(
             self._backend,
             instance,
             source(self.name, self.version),
@@ -334,5 +321,3 @@ class EnumerativeVerifier(Verifier):
             budget=budget,
             max_cartesian_log10=self.max_cartesian_log10,
         )
-        errors = len(self._backend.dispatch_errors)
-        return replace(rep, dispatch_error_count=errors) if errors else rep
