@@ -13,7 +13,8 @@ import the package first or name it in the id::
 
 The modules: :mod:`~puzzlekit.envs.generate` (the environment, its actions and rewards),
 :mod:`~puzzlekit.envs.observe` (the observation space and the reject-detail channels),
-:mod:`~puzzlekit.envs.slots` (slot index, clue and coordinates), :mod:`~puzzlekit.envs.holdout`
+:mod:`~puzzlekit.generators.slots` (slot index, clue and coordinates; shared with the ``policy``
+strategy), :mod:`~puzzlekit.envs.holdout`
 (:class:`HoldoutEvaluation`, the holdout reject rate outside the agent's view). docs/envs.md
 walks through a rollout.
 
@@ -28,7 +29,7 @@ import gymnasium
 from puzzlekit.envs.generate import DEFAULT_REWARDS, GenerateEnv
 from puzzlekit.envs.holdout import HoldoutEvaluation, HoldoutRecord
 from puzzlekit.envs.observe import DETAIL_KEYS, VERDICTS
-from puzzlekit.envs.slots import LayoutError, SlotLayout
+from puzzlekit.generators.slots import LayoutError, SlotLayout
 
 __all__ = [
     "DEFAULT_REWARDS",

@@ -4,7 +4,7 @@ puzzle.
 At :meth:`~GenerateEnv.reset` the environment samples a solution of the schema with its seeded
 generator (the family's sampler, else the compiled one, as every strategy does:
 :func:`puzzlekit.generators.base.sample_solution`); the candidate clues are the family's true
-clues of that solution, laid out as slots (:class:`~puzzlekit.envs.slots.SlotLayout`). Each
+clues of that solution, laid out as slots (:class:`~puzzlekit.generators.slots.SlotLayout`). Each
 action toggles one slot (reveals or hides its clue) or submits the revealed clues to the filter
 verifier; only a submission calls the filter. The observation is described in
 :mod:`puzzlekit.envs.observe`.
@@ -45,9 +45,9 @@ from puzzlekit.envs.observe import (
     observation_space,
     solution_grid,
 )
-from puzzlekit.envs.slots import SlotLayout
 from puzzlekit.families import get_family
 from puzzlekit.generators.base import sample_solution
+from puzzlekit.generators.slots import SlotLayout
 from puzzlekit.verifiers.registry import default_filter_name, get_verifier
 
 #: the reward of a submission by verdict, before the per-call cost (see the module docstring)

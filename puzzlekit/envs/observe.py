@@ -24,8 +24,11 @@ calls       ``Discrete(max_calls + 1)``  filter calls used in the episode
 ``scalar`` (PCGRL's setting) keeps ``revealed``, ``clues``, ``solution`` and ``calls``: the
 filter reaches the agent only through the reward, a scalar per submission.
 
-``grid`` is the :class:`~puzzlekit.envs.slots.SlotLayout`'s shape, ``c`` its
-:meth:`~puzzlekit.envs.slots.SlotLayout.max_cover`, ``d`` the largest domain.
+``grid`` is the :class:`~puzzlekit.generators.slots.SlotLayout`'s shape, ``c`` its
+:meth:`~puzzlekit.generators.slots.SlotLayout.max_cover`, ``d`` the largest domain.
+
+The reject detail becomes channels in :func:`~puzzlekit.generators.slots.fill_detail`, which the
+``policy`` strategy shares, so a trained policy reads the same channels in the closed loop.
 
 Not for: rewards or episode rules (:mod:`puzzlekit.envs.generate`).
 """
@@ -39,13 +42,11 @@ import numpy as np
 from gymnasium import spaces
 
 from puzzlekit.core.model import Schema
-from puzzlekit.core.report import Verdict, VerifierReport
-from puzzlekit.envs.slots import SlotLayout
+from puzzlekit.core.report import Verdict
+from puzzlekit.generators.slots import DETAIL_KEYS, SlotLayout, fill_detail
 
 #: the values of the ``verdict`` key: no submission yet, then every verdict
 VERDICTS: tuple[str, ...] = ("NONE", *(v.value for v in Verdict))
-#: the reject-detail channels, in the order of :func:`fill_detail`'s rows
-DETAIL_KEYS: tuple[str, ...] = ("gap", "power", "conflict", "culprit")
 MODES: tuple[str, ...] = ("structured", "scalar")
 
 
@@ -74,38 +75,4 @@ def solution_grid(layout: SlotLayout, schema: Schema, solution: Mapping[str, Any
     return out.reshape(layout.shape)
 
 
-def fill_detail(
-    out: np.ndarray,
-    report: VerifierReport,
-    layout: SlotLayout,
-    target: Mapping[str, Any],
-) -> None:
-    """Write the reject detail of ``report`` into ``out`` (shape ``(4, n_cells)``, rows in
-    :data:`DETAIL_KEYS` order), zeroing it first; ``target`` is the episode's solution."""
-    out.fill(0.0)
-    rd = report.reject_detail
-    if rd is None:
-        return
-    gap, power, conflict, culprit = out
-    cells, names = [], []
-    for item in rd.discriminative_gap:
-        cell = layout.cell_of(item.coord)
-        if cell is not None and item.field_name in target:
-            cells.append(cell)
-            names.append(item.field_name)
-    found = report.solutions  # full assignments: every name is in each
-    if cells:
-        gap[cells] = 1.0
-    if cells and found:
-        # the share of the found solutions whose value differs from the target's, per cell
-        values = np.array([[s[n] for n in names] for s in found])
-        wanted = np.array([target[n] for n in names])
-        power[cells] = (values != wanted).mean(axis=0)
-    if rd.conflict is not None:
-        for clue in rd.conflict.clues:
-            for coord in clue.coords:
-                if (cell := layout.cell_of(coord)) is not None:
-                    conflict[cell] = 1.0
-    for item in rd.culprits:
-        if (cell := layout.cell_of(item.coord)) is not None:
-            culprit[cell] = 1.0
+__all__ = ["DETAIL_KEYS", "MODES", "VERDICTS", "fill_detail", "observation_space", "solution_grid"]

@@ -1,4 +1,5 @@
-"""The slots of a generator environment: slot index, clue id and coordinates, in one table.
+"""The slots of a generator: slot index, clue id and coordinates, in one table, and the filter's
+reject detail as per-coordinate channels on their grid (:func:`fill_detail`).
 
 A schema's candidate clues are the family's true clues of a solution
 (:meth:`~puzzlekit.core.protocols.Family.clues_from_solution`). Their ids and coordinates do not
@@ -11,17 +12,26 @@ Coordinates are integer tuples of one length (``(row, col)``, ``(entity, attribu
 ``(field,)``); the grid's shape is one past the largest index on each axis, and a grid position
 that holds no variable (a Kakuro block) stays 0 in every channel.
 
+The generator environment (:mod:`puzzlekit.envs`) and the ``policy`` strategy
+(:mod:`puzzlekit.generators.policy`) both lay a schema out here, so a policy trained in the one
+reads the same slots and channels in the other.
+
 Not for: choosing clues (the agent does) or verifying them (the filter does).
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
+from typing import Any
 
 import numpy as np
 
 from puzzlekit.core.model import Clue, Coord, Schema
+from puzzlekit.core.report import VerifierReport
+
+#: the reject-detail channels, in the order of :func:`fill_detail`'s rows
+DETAIL_KEYS: tuple[str, ...] = ("gap", "power", "conflict", "culprit")
 
 
 class LayoutError(ValueError):
@@ -138,3 +148,40 @@ class SlotLayout:
 
 def _plain_index(value: object) -> bool:
     return isinstance(value, int | np.integer) and not isinstance(value, bool) and value >= 0
+
+
+def fill_detail(
+    out: np.ndarray,
+    report: VerifierReport,
+    layout: SlotLayout,
+    target: Mapping[str, Any],
+) -> None:
+    """Write the reject detail of ``report`` into ``out`` (shape ``(4, n_cells)``, rows in
+    :data:`DETAIL_KEYS` order), zeroing it first; ``target`` is the episode's solution."""
+    out.fill(0.0)
+    rd = report.reject_detail
+    if rd is None:
+        return
+    gap, power, conflict, culprit = out
+    cells, names = [], []
+    for item in rd.discriminative_gap:
+        cell = layout.cell_of(item.coord)
+        if cell is not None and item.field_name in target:
+            cells.append(cell)
+            names.append(item.field_name)
+    found = report.solutions  # full assignments: every name is in each
+    if cells:
+        gap[cells] = 1.0
+    if cells and found:
+        # the share of the found solutions whose value differs from the target's, per cell
+        values = np.array([[s[n] for n in names] for s in found])
+        wanted = np.array([target[n] for n in names])
+        power[cells] = (values != wanted).mean(axis=0)
+    if rd.conflict is not None:
+        for clue in rd.conflict.clues:
+            for coord in clue.coords:
+                if (cell := layout.cell_of(coord)) is not None:
+                    conflict[cell] = 1.0
+    for item in rd.culprits:
+        if (cell := layout.cell_of(item.coord)) is not None:
+            culprit[cell] = 1.0
