@@ -133,9 +133,11 @@ def test_env_to_policy_to_closed_loop_to_holdout(policies, capsys, tmp_path) -> 
     """``puzzlekit train`` then ``generate --strategy policy --policy FILE``: the loop's
     strategy is the policy, the holdout judges what the filter accepted; one seed, one output."""
     path = tmp_path / "cli.json"
-    code = main(["train", "sudoku", "--params", json.dumps(SUDOKU_4), "--out", str(path)]
-                + ["--steps", "300", "--population", "4", "--elite", "2", "--episodes", "2"]
-                + ["--quiet", "--format", "json"])
+    code = main(
+        ["train", "sudoku", "--params", json.dumps(SUDOKU_4), "--out", str(path)]
+        + ["--steps", "300", "--population", "4", "--elite", "2", "--episodes", "2"]
+        + ["--quiet", "--format", "json"]
+    )
     summary = json.loads(capsys.readouterr().out)
     assert code == 0 and summary["digest"] == read_policy(path).digest
     args = ("--strategy", "policy", "--policy", str(path), "--count", "3", "--seed", "4")
@@ -168,8 +170,10 @@ def test_a_bad_policy_file_is_one_line_and_exit_2(capsys, tmp_path, extra, fault
 
 
 def test_a_policy_of_another_schema_is_one_line_and_exit_2(policies, capsys) -> None:
-    code = main(["generate", "latin", "--params", '{"size": 4}', "--strategy", "policy"]
-                + ["--policy", policies["scalar"], "--quiet"])
+    code = main(
+        ["generate", "latin", "--params", '{"size": 4}', "--strategy", "policy"]
+        + ["--policy", policies["scalar"], "--quiet"]
+    )
     err = capsys.readouterr().err
     assert code == 2 and err.count("\n") == 1 and "trained on sudoku" in err
     assert policies["scalar"] in err
@@ -180,7 +184,7 @@ def test_train_refuses_bad_settings_with_one_line(capsys, tmp_path) -> None:
     for args, fault in (
         (["--elite", "20"], "--elite (20) must not exceed population (16)"),
         (["--steps", "0"], "--steps must be an integer of at least 1"),
-        (["--start-clues", "99"], "start_clues"),
+        (["--start-clues", "99"], "--start-clues must be 0..16"),
     ):
         code = main(["train", "sudoku", "--params", '{"size": 4}', "--out", out, *args])
         err = capsys.readouterr().err

@@ -3,8 +3,9 @@
 :data:`STRATEGIES` is the strategy registry (see :mod:`puzzlekit.core.plugins`): a name maps to a
 factory ``factory(k)`` that takes the number of initial clues and returns a strategy
 (:class:`puzzlekit.core.protocols.Strategy`). Built-ins: ``blind`` (generate and test, the
-baseline) and ``adaptive`` (reads the filter's reject detail). Plugins add their own with
-:func:`register_strategy`.
+baseline), ``adaptive`` (reads the filter's reject detail) and ``policy`` (a policy trained in
+the generator environment, :mod:`puzzlekit.generators.policy`; ``factory(k, policy=PATH)``).
+Plugins add their own with :func:`register_strategy`.
 """
 
 from __future__ import annotations
@@ -18,9 +19,11 @@ from puzzlekit.core.plugins import Registry
 def _load_builtin() -> None:
     from puzzlekit.generators.adaptive import Adaptive
     from puzzlekit.generators.blind import Blind
+    from puzzlekit.generators.policy import Policy
 
     STRATEGIES.register("adaptive", Adaptive)
     STRATEGIES.register("blind", Blind)
+    STRATEGIES.register("policy", Policy)
 
 
 #: strategy factories by name: ``factory(k)`` gives a strategy starting from ``k`` clues

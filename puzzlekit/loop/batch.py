@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable, Iterator, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from puzzlekit.loop.driver import LoopDriver, LoopSpec, default_clues, loop_seed
@@ -31,6 +31,8 @@ class GenerateConfig:
     params: Mapping[str, Any]
     count: int = 1
     strategy: str = "adaptive"
+    #: keyword settings of the strategy's factory (``policy``: ``policy``, the file's path)
+    strategy_settings: Mapping[str, Any] = field(default_factory=dict)
     clues: int | None = None
     minimize: bool = False
     symmetric: bool = False
@@ -51,6 +53,7 @@ class GenerateConfig:
             self.family,
             dict(self.params),
             strategy=self.strategy,
+            strategy_settings=dict(self.strategy_settings),
             k=self.clues,
             filter=self.filter,
             holdout=self.holdout,

@@ -351,7 +351,8 @@ def default_clues(n_vars: int) -> int:
 class LoopSpec:
     """Everything one loop needs, by name: plain values, so it pickles to any executor.
 
-    ``strategy`` names a factory in :data:`puzzlekit.generators.STRATEGIES`, started from ``k``
+    ``strategy`` names a factory in :data:`puzzlekit.generators.STRATEGIES`, called as
+    ``factory(k, **strategy_settings)`` (``policy``: ``policy=PATH``), started from ``k``
     clues (``None``: :func:`default_clues` of the schema, or every variable with
     ``difficulty``). ``filter`` and ``holdout`` name verifiers of the registry, built with their
     settings; ``holdout=None`` runs no holdout; ``holdout_process=False`` runs the loop in the
@@ -364,6 +365,8 @@ class LoopSpec:
     family: str
     params: Mapping[str, Any] = field(default_factory=dict)
     strategy: str = "adaptive"
+    #: keyword settings of the strategy's factory (``policy``: ``policy``, the file's path)
+    strategy_settings: Mapping[str, Any] = field(default_factory=dict)
     k: int | None = None
     filter: str = "sat"
     filter_settings: Mapping[str, Any] = field(default_factory=dict)
@@ -448,7 +451,7 @@ class LoopDriver:
         if self.isolated:
             result = self._worker.run(self.spec, seed)
             return replace(judged(result, self.holdout, self.spec.solution_cap), **names)
-        strategy = self._strategy(self.k)
+        strategy = self._strategy(self.k, **self.spec.strategy_settings)
         result = run_loop(
             self.schema,
             strategy,

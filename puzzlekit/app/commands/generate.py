@@ -30,7 +30,13 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument(
         "--strategy",
         default="adaptive",
-        help="generator strategy: adaptive or blind, or one a plugin registers",
+        help="generator strategy: adaptive, blind, policy (a trained policy: --policy), or one "
+        "a plugin registers",
+    )
+    p.add_argument(
+        "--policy",
+        metavar="FILE",
+        help="--strategy policy: the policy file to run (written by puzzlekit train)",
     )
     p.add_argument(
         "--clues",
@@ -86,6 +92,7 @@ def cmd_generate(args: argparse.Namespace) -> int:
         params=params,
         count=args.count,
         strategy=args.strategy,
+        strategy_settings=_strategy_settings(args, family, params),
         clues=args.clues,
         minimize=args.minimize,
         symmetric=args.symmetric,
@@ -103,6 +110,29 @@ def cmd_generate(args: argparse.Namespace) -> int:
         print(f"puzzlekit: {got} of {args.count} accepted{level}", file=sys.stderr)
         return 1
     return 0
+
+
+def _strategy_settings(args: argparse.Namespace, family: Family, params: dict) -> dict:
+    """``--policy`` as the policy strategy's settings (the file read and checked against the
+    schema here: one line naming the file, exit 2); a usage error when it is given to another
+    strategy or missing."""
+    import os
+
+    if args.strategy != "policy":
+        if args.policy is not None:
+            raise UsageError("--policy goes with --strategy policy")
+        return {}
+    if args.policy is None:
+        raise UsageError("--strategy policy needs --policy FILE (written by puzzlekit train)")
+    from puzzlekit.generators.policy_file import PolicyFileError, check_schema, read_policy
+
+    try:
+        found = read_policy(args.policy)
+        schema = family.schema(params)
+        check_schema(found, schema.family, schema.params_dict(), args.policy)
+    except PolicyFileError as exc:
+        raise UsageError(str(exc)) from None
+    return {"policy": os.path.abspath(args.policy)}
 
 
 def _params(text: str | None) -> dict:
