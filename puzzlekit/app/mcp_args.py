@@ -1,5 +1,7 @@
 """The arguments of the MCP tools: their limits, and checks that name the field that cannot be
-used (:class:`ArgumentError`). Used by :mod:`puzzlekit.app.mcp_work`.
+used (:class:`ArgumentError`), used by :mod:`puzzlekit.app.mcp_work`; and what every tool
+declares to its clients (:func:`declare_tools`: unknown arguments refused, the output schema
+from the shipped ``schemas/``), used by :mod:`puzzlekit.app.mcp_server`.
 """
 
 from __future__ import annotations
@@ -140,3 +142,46 @@ def _check_extras(extras: Any) -> None:
 
 #: the limits of a call that names none
 DEFAULT_LIMITS = Limits()
+
+
+def output_schemas() -> dict[str, dict[str, Any]]:
+    """Each tool's output schema, from the shipped schemas: ``puzzle_verify`` answers a
+    VerifierReport (``schemas/report.schema.json``), the others their definition in
+    ``schemas/mcp-tools.schema.json``; ``game_verdict`` answers its verdict, or the
+    INVALID_SPEC report of a position it cannot play."""
+    from importlib import resources
+
+    root = resources.files("puzzlekit").joinpath("schemas")
+    report = json.loads(root.joinpath("report.schema.json").read_text("utf-8"))
+    tools = json.loads(root.joinpath("mcp-tools.schema.json").read_text("utf-8"))
+    out = {"puzzle_verify": report}
+    for name, schema in tools["$defs"].items():
+        out[name] = {"$schema": tools["$schema"], "title": f"{name} output", **schema}
+    if "game_verdict" in out:
+        embedded = {k: v for k, v in report.items() if k != "$schema"}  # keeps its $id
+        verdict = {k: v for k, v in out["game_verdict"].items() if k not in ("$schema", "title")}
+        out["game_verdict"] = {
+            "$schema": tools["$schema"],
+            "title": "game_verdict output",
+            "type": "object",
+            "oneOf": [verdict, embedded],
+        }
+    return out
+
+
+def declare_tools(server: Any) -> None:
+    """Every tool refuses arguments it does not know, by name (its input schema says
+    ``additionalProperties: false``), and declares its output schema."""
+    from pydantic import ConfigDict
+
+    schemas = output_schemas()
+    for name, schema in schemas.items():
+        tool = server._tool_manager.get_tool(name)
+        if tool is None:  # game_verdict without the games module
+            continue
+        base = tool.fn_metadata.arg_model
+        strict = type(base.__name__, (base,), {"model_config": ConfigDict(extra="forbid")})
+        tool.fn_metadata.arg_model = strict
+        tool.parameters = strict.model_json_schema(by_alias=True)
+        tool.fn_metadata.output_schema = schema
+        tool.__dict__.pop("output_schema", None)  # a cached_property of the SDK's Tool

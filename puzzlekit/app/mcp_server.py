@@ -1,13 +1,15 @@
 """An MCP server: the verifier, the generator and the game solver as tools for agents.
 
-``puzzlekit mcp`` serves five tools (:class:`~mcp.server.mcpserver.MCPServer`), stdio or HTTP:
+``puzzlekit mcp`` serves six tools (:class:`~mcp.server.mcpserver.MCPServer`), stdio or HTTP:
 
 - ``puzzle_schema_list``: the registered schemas (family, params, clue kinds, description);
 - ``puzzle_verify``: a puzzle (a JSON instance, or family + params + the family's text format)
   -> the ``VerifierReport`` JSON, ``rejectDetail`` with coordinates included;
 - ``puzzle_generate``: the closed loop of :mod:`puzzlekit.loop.batch` -> accepted puzzles with
   their verdicts; one seed gives the same bytes (the JSON Lines ``puzzlekit generate`` prints);
-- ``puzzle_check_answer`` (an answer judged by the rules), ``game_verdict`` (a game's values).
+- ``puzzle_check_answer`` (an answer judged by the rules), ``game_verdict`` (a game's values);
+- ``stopping_condition_run``: audit steps -> the stopping-condition outcome, optionally anchored
+  in the server's ledger (:mod:`puzzlekit.app.mcp_stopping`).
 
 Every call's work (:mod:`puzzlekit.app.mcp_work`) runs in one of a few long-lived worker
 processes (a :class:`WorkerPool`) under a deadline, so calls run side by side (a slow call holds
@@ -26,6 +28,7 @@ from collections.abc import Awaitable, Callable
 from typing import Annotated, Any, Literal
 
 from puzzlekit.app.mcp_answers import add_check_answer
+from puzzlekit.app.mcp_args import declare_tools, output_schemas
 
 # the work and its worker process live in mcp_work; their names stay importable from here
 from puzzlekit.app.mcp_work import (
@@ -44,6 +47,7 @@ from puzzlekit.app.mcp_work import (
     schema_list,
     verify_work,
 )
+from puzzlekit.audit.ledger import Ledger
 
 __all__ = [
     "COORDINATES_DOC",
@@ -59,6 +63,7 @@ __all__ = [
     "build_server",
     "game_work",
     "games_available",
+    "output_schemas",
     "generate_work",
     "schema_list",
     "serve",
@@ -95,12 +100,17 @@ def games_available() -> bool:
     return True
 
 
-def build_server(limits: Limits = DEFAULT_LIMITS, worker: Worker | WorkerPool | None = None) -> Any:
+def build_server(
+    limits: Limits = DEFAULT_LIMITS,
+    worker: Worker | WorkerPool | None = None,
+    ledger: Ledger | None = None,
+) -> Any:
     """An :class:`mcp.server.mcpserver.MCPServer` with the puzzlekit tools, run by ``worker``
-    (default: a :class:`WorkerPool`)."""
+    (default: a :class:`WorkerPool`); ``stopping_condition_run`` anchors into ``ledger``."""
     from mcp.server.mcpserver import MCPServer
 
     import puzzlekit
+    from puzzlekit.app.mcp_stopping import add_stopping_condition_run
 
     work = worker or WorkerPool()
     server = MCPServer(
@@ -119,7 +129,8 @@ def build_server(limits: Limits = DEFAULT_LIMITS, worker: Worker | WorkerPool | 
     add_check_answer(server, run, limits)
     if games_available():
         _add_game_verdict(server, run, limits)
-    _declare_tools(server)
+    add_stopping_condition_run(server, ledger)
+    declare_tools(server)
     server.puzzlekit_worker = work  # type: ignore[attr-defined]
     return server
 
@@ -145,49 +156,6 @@ def _runner(work: Worker) -> Run:
             raise ToolError(f"internal error: {exc}") from None
 
     return run
-
-
-def output_schemas() -> dict[str, dict[str, Any]]:
-    """Each tool's output schema, from the shipped schemas: ``puzzle_verify`` answers a
-    VerifierReport (``schemas/report.schema.json``), the others their definition in
-    ``schemas/mcp-tools.schema.json``; ``game_verdict`` answers its verdict, or the
-    INVALID_SPEC report of a position it cannot play."""
-    from importlib import resources
-
-    root = resources.files("puzzlekit").joinpath("schemas")
-    report = json.loads(root.joinpath("report.schema.json").read_text("utf-8"))
-    tools = json.loads(root.joinpath("mcp-tools.schema.json").read_text("utf-8"))
-    out = {"puzzle_verify": report}
-    for name, schema in tools["$defs"].items():
-        out[name] = {"$schema": tools["$schema"], "title": f"{name} output", **schema}
-    if "game_verdict" in out:
-        embedded = {k: v for k, v in report.items() if k != "$schema"}  # keeps its $id
-        verdict = {k: v for k, v in out["game_verdict"].items() if k not in ("$schema", "title")}
-        out["game_verdict"] = {
-            "$schema": tools["$schema"],
-            "title": "game_verdict output",
-            "type": "object",
-            "oneOf": [verdict, embedded],
-        }
-    return out
-
-
-def _declare_tools(server: Any) -> None:
-    """Every tool refuses arguments it does not know, by name (its input schema says
-    ``additionalProperties: false``), and declares its output schema."""
-    from pydantic import ConfigDict
-
-    schemas = output_schemas()
-    for name, schema in schemas.items():
-        tool = server._tool_manager.get_tool(name)
-        if tool is None:  # game_verdict without the games module
-            continue
-        base = tool.fn_metadata.arg_model
-        strict = type(base.__name__, (base,), {"model_config": ConfigDict(extra="forbid")})
-        tool.fn_metadata.arg_model = strict
-        tool.parameters = strict.model_json_schema(by_alias=True)
-        tool.fn_metadata.output_schema = schema
-        tool.__dict__.pop("output_schema", None)  # a cached_property of the SDK's Tool
 
 
 def _result(text: str, structured: dict[str, Any]) -> Any:
@@ -478,10 +446,12 @@ def serve(
     limits: Limits = DEFAULT_LIMITS,
     workers: int = 3,
     token: str | None = None,
+    ledger: Ledger | None = None,
 ) -> None:
     """Serve until the client goes away: stdio, or streamable HTTP on ``host:http_port`` (see
     :mod:`puzzlekit.app.mcp_transport`: a non-loopback ``host`` needs ``token``), with
-    ``workers`` worker processes so that calls run side by side."""
+    ``workers`` worker processes so that calls run side by side; ``ledger`` is where
+    ``stopping_condition_run`` anchors escalations."""
     import anyio
 
     from puzzlekit.app.mcp_transport import is_loopback, serve_http, serve_stdio
@@ -490,7 +460,7 @@ def serve(
         raise ValueError(f"serving on {host} (not loopback) needs a token")
     pool = WorkerPool(workers)
     pool.start()  # warm the imports while the client connects
-    server = build_server(limits, pool)
+    server = build_server(limits, pool, ledger)
     try:
         if http_port is None:
             anyio.run(serve_stdio, server)

@@ -10,6 +10,7 @@ bound to 127.0.0.1 unless ``--host`` says otherwise (a non-loopback address need
 from __future__ import annotations
 
 import argparse
+from typing import Any
 
 from puzzlekit.app.cli import UsageError
 
@@ -50,6 +51,13 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument(
         "--max-input-chars", type=int, default=100_000, help="characters per input field at most"
     )
+    p.add_argument(
+        "--ledger",
+        metavar="DB",
+        default=None,
+        help="the ledger database stopping_condition_run anchors escalations in (created if "
+        "missing); without it, anchoring answers no-anchor-fn",
+    )
     p.set_defaults(func=cmd_mcp)
 
 
@@ -74,11 +82,37 @@ def cmd_mcp(args: argparse.Namespace) -> int:
         max_count=args.max_count,
         max_seconds=args.max_seconds,
     )
+    ledger = _open_ledger(args.ledger)
     try:
-        serve(http_port=args.http, host=args.host, limits=limits, workers=args.workers, token=token)
+        serve(
+            http_port=args.http,
+            host=args.host,
+            limits=limits,
+            workers=args.workers,
+            token=token,
+            ledger=ledger,
+        )
     except KeyboardInterrupt:
         pass
+    finally:
+        if ledger is not None:
+            ledger.close()
     return 0
+
+
+def _open_ledger(path: str | None) -> Any:
+    """The ledger at ``path`` (created when missing), or None; a one-line error when the file
+    is not a ledger."""
+    if path is None:
+        return None
+    import sqlite3
+
+    from puzzlekit.audit.ledger import Ledger, LedgerError
+
+    try:
+        return Ledger(path)
+    except (LedgerError, sqlite3.Error, OSError) as exc:
+        raise UsageError(f"--ledger {path}: {exc}") from None
 
 
 def _remote_token(args: argparse.Namespace) -> str | None:
