@@ -111,16 +111,13 @@ def test_schema_and_k_keep_a_config_digest_when_absent_and_change_it_when_set():
     assert obj[0]["schema"] == "kenken5" and "k" not in obj[0] and "schema" not in obj[1]
 
 
-def test_a_family_that_raises_k_says_so_on_stderr_and_in_the_manifest(tmp_path, capsys):
-    from puzzlekit.app.experiment import run_experiment
+def test_a_family_that_raises_k_says_so_on_stderr_and_in_the_manifest(two_family_run_and_stderr):
     from puzzlekit.families import get_family
 
     kenken = get_family("kenken")
     assert kenken.least_k(kenken.schema({"size": 5})) == 7  # 25 cells, cages of at most 4
     assert get_family("sudoku").least_k(get_family("sudoku").schema({"size": 4})) == 0
-    config = parse_config({**two_raw(), "trials": 1, "batch": 1})
-    run = run_experiment(config, tmp_path / "run", executor="serial", quiet=True, report=False)
-    err = capsys.readouterr().err
+    run, err = two_family_run_and_stderr
     assert (
         "puzzlekit: kenken5: strategy blind asks for k = 6; the family starts no puzzle with "
         "fewer than 7 clues, so k is raised to at least 7"
@@ -136,15 +133,7 @@ def test_a_family_that_raises_k_says_so_on_stderr_and_in_the_manifest(tmp_path, 
 
 
 # --- figures: one panel per schema, words where there is nothing to draw --------------------
-
-
-@pytest.fixture(scope="module")
-def two_run(tmp_path_factory) -> Path:
-    from puzzlekit.app.experiment import run_experiment
-
-    config = parse_config({**two_raw(), "trials": 2, "batch": 2})
-    out = tmp_path_factory.mktemp("two") / "run"
-    return run_experiment(config, out, executor="serial", quiet=True, report=False)
+# (on the session's ``two_family_run`` of tests/conftest.py, which the notebooks' tests share)
 
 
 def panel_titles(fig) -> list[str]:
@@ -155,10 +144,10 @@ def words(fig) -> list[str]:
     return [t.get_text() for ax in fig.axes for t in ax.texts]
 
 
-def test_each_figure_draws_one_panel_per_schema_and_splits_arms_by_k(two_run, tmp_path):
+def test_each_figure_draws_one_panel_per_schema_and_splits_arms_by_k(two_family_run, tmp_path):
     from puzzlekit.app.plots import figures, load_run
 
-    attempts, puzzles, _ = load_run(two_run)
+    attempts, puzzles, _ = load_run(two_family_run)
     drawn = {
         "cdf": figures.plot_calls_cdf(puzzles, tmp_path / "a.png"),
         "scatter": figures.plot_calls_vs_clues(puzzles, tmp_path / "b.png"),
@@ -166,21 +155,23 @@ def test_each_figure_draws_one_panel_per_schema_and_splits_arms_by_k(two_run, tm
         "verdicts": figures.plot_verdict_matrix(puzzles, tmp_path / "d.png"),
         "rates": figures.plot_holdout_reject_rate(puzzles, tmp_path / "e.png"),
         "range": figures.plot_expressive_range(puzzles, tmp_path / "f.png"),
+        "grades": figures.plot_grade_range(puzzles, tmp_path / "g.png"),
     }
     for name, fig in drawn.items():
         titles = panel_titles(fig)
         assert [t.split(":")[0] for t in titles] == ["kenken5", "sudoku4"], name
-    cdf = drawn["cdf"].axes[0]  # kenken5: blind has k 6 and 8, so each is its own line
-    lines = [t.get_text() for t in cdf.get_legend().get_texts()]
-    assert any(x.startswith("blind k=6/") for x in lines)
-    assert any(x.startswith("blind k=8/") for x in lines)
-    assert not any(x.startswith("blind/") for x in lines)
+    for name in ("cdf", "scatter", "range", "grades"):  # kenken5: blind has k 6 and 8
+        legend = drawn[name].axes[0].get_legend()
+        lines = [t.get_text() for t in legend.get_texts()]
+        assert any(x.startswith("blind k=6/") for x in lines), (name, lines)
+        assert any(x.startswith("blind k=8/") for x in lines), (name, lines)
+        assert not any(x.startswith("blind/") for x in lines), (name, lines)
 
 
-def test_a_heatmap_without_holdout_rejects_says_so_instead_of_a_flat_grid(two_run, tmp_path):
+def test_a_heatmap_without_holdout_rejects_says_so_instead_of_a_flat_grid(two_family_run, tmp_path):
     from puzzlekit.app.plots import load_run, plot_coord_heatmap
 
-    attempts, puzzles, manifest = load_run(two_run)
+    attempts, puzzles, manifest = load_run(two_family_run)
     none_rejected = puzzles.assign(holdoutRejected=False)
     fig = plot_coord_heatmap(attempts, none_rejected, tmp_path / "h.png")
     assert words(fig).count("no holdout rejects in this run") == 2  # one per schema
@@ -193,10 +184,10 @@ def test_a_heatmap_without_holdout_rejects_says_so_instead_of_a_flat_grid(two_ru
     assert sudoku[0].images and sudoku[0].images[0].get_array().shape == (4, 4)
 
 
-def test_one_bar_reject_case_and_settlement_charts_say_so_in_words(two_run, tmp_path):
+def test_one_bar_reject_case_and_settlement_charts_say_so_in_words(two_family_run, tmp_path):
     from puzzlekit.app.plots import load_run, plot_reject_cases, plot_settlement
 
-    attempts, puzzles, _ = load_run(two_run)
+    attempts, puzzles, _ = load_run(two_family_run)
     arm = (attempts["schema"] == "sudoku4") & (attempts["strategy"] == "adaptive")
     one = attempts[arm & (attempts["filter"] == "sat")]
     one = one[(one["side"] == "holdout") | (one["rejectCase"] == "MULTIPLE")]
@@ -210,33 +201,33 @@ def test_one_bar_reject_case_and_settlement_charts_say_so_in_words(two_run, tmp_
     assert not any(ax.patches for ax in fig.axes if ax.get_title().endswith("escalation targets"))
 
 
-def test_report_figure_format_writes_and_links_each_figure_in_it(two_run, capsys):
+def test_report_figure_format_writes_and_links_each_figure_in_it(two_family_run, capsys):
     from puzzlekit.app.cli import main
     from puzzlekit.app.commands.run import FIGURE_FORMATS
     from puzzlekit.app.plots import FIGURES
     from puzzlekit.app.plots.panels import FIGURE_FORMATS as DRAWN
 
     assert FIGURE_FORMATS == DRAWN
-    assert main(["report", str(two_run), "--figure-format", "svg"]) == 0
-    out = two_run / "report"
+    assert main(["report", str(two_family_run), "--figure-format", "svg"]) == 0
+    out = two_family_run / "report"
     text = (out / "report.md").read_text()
     for name in FIGURES:
         svg = Path(name).with_suffix(".svg").name
         assert (out / svg).read_text().lstrip().startswith("<?xml")
         assert f"]({svg})" in text and f"]({name})" not in text
-    assert main(["report", str(two_run), "--figure-format", "pdf"]) == 0
+    assert main(["report", str(two_family_run), "--figure-format", "pdf"]) == 0
     assert (out / "calls_cdf.pdf").read_bytes().startswith(b"%PDF")
     capsys.readouterr()
-    assert main(["report", str(two_run), "--figure-format", "gif"]) == 2
+    assert main(["report", str(two_family_run), "--figure-format", "gif"]) == 2
     assert "--figure-format: invalid choice: 'gif'" in capsys.readouterr().err
 
 
-def test_the_report_summary_names_each_arm_whose_family_raised_k(two_run):
+def test_the_report_summary_names_each_arm_whose_family_raised_k(two_family_run):
     from puzzlekit.app.plots import load_run
     from puzzlekit.app.plots.report import summary_lines
 
-    attempts, puzzles, manifest = load_run(two_run)
-    lines = summary_lines(two_run, attempts, puzzles, manifest)
+    attempts, puzzles, manifest = load_run(two_family_run)
+    lines = summary_lines(two_family_run, attempts, puzzles, manifest)
     raised = [line for line in lines if line.startswith("- **k raised**")]
     assert raised == [
         "- **k raised** (the family starts no puzzle with fewer clues): kenken5 blind k = 6 to "
@@ -244,5 +235,5 @@ def test_the_report_summary_names_each_arm_whose_family_raised_k(two_run):
     ]
     manifest = {**manifest, "kRaised": []}
     assert not any(
-        "k raised" in line for line in summary_lines(two_run, attempts, puzzles, manifest)
+        "k raised" in line for line in summary_lines(two_family_run, attempts, puzzles, manifest)
     )

@@ -143,12 +143,12 @@ def test_the_report_skips_the_grade_figure_when_no_row_has_a_level(graded_run, t
 def test_plot_grade_range_draws_nothing_when_every_level_is_null(graded_run, tmp_path):
     puzzles = pd.read_parquet(graded_run / "puzzles.parquet")
     path = tmp_path / GRADE_FIGURE
-    assert plot_grade_range(puzzles, path) is True and path.stat().st_size > 0
+    assert plot_grade_range(puzzles, path) is not None and path.stat().st_size > 0
     nulled = puzzles.assign(level=pd.array([pd.NA] * len(puzzles), dtype="Int64"))
-    assert plot_grade_range(nulled, path) is False
+    assert plot_grade_range(nulled, path) is None
     assert not path.exists()  # the stale figure is gone too
     empty = pd.DataFrame({"status": pd.Series([], dtype="string")})
-    assert plot_grade_range(empty, path) is False and not path.exists()
+    assert plot_grade_range(empty, path) is None and not path.exists()
 
 
 def test_the_grade_range_config_loads_with_only_graded_families():

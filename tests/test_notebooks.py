@@ -1,5 +1,6 @@
 """The analysis notebooks run top to bottom in a Jupyter kernel against a small run of two
-families made here (``experiments/two_families.toml``: 4×4 Sudoku and 5×5 KenKen), and draw
+families (``experiments/two_families.toml``: 4×4 Sudoku and 5×5 KenKen; the session's
+``two_family_run`` of tests/conftest.py, shared with the report's tests), and draw
 their figures inline, one panel per schema (each notebook's last cell checks so and says it).
 
 ``notebooks/reject_distributions.ipynb`` redraws the report's figures from a run directory; it
@@ -14,12 +15,9 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
-import tomllib
 from pathlib import Path
 
 import pytest
-
-from puzzlekit.app.experiment import parse_config, run_experiment
 
 ROOT = Path(__file__).resolve().parent.parent
 NOTEBOOKS = sorted((ROOT / "notebooks").glob("*.ipynb"))
@@ -41,19 +39,11 @@ def test_the_run_analysis_notebook_says_first_how_to_make_its_run():
     assert "puzzlekit run experiments/smoke.toml --out runs/smoke" in "".join(first["source"])
 
 
-@pytest.fixture(scope="module")
-def two_family_run(tmp_path_factory) -> Path:
-    raw = tomllib.loads((ROOT / "experiments" / "two_families.toml").read_text())
-    config = parse_config({**raw, "trials": 2, "batch": 2})
-    out = tmp_path_factory.mktemp("notebooks") / "run"
-    return run_experiment(config, out, executor="serial", quiet=True, report=False)
-
-
 @pytest.mark.parametrize("notebook", NOTEBOOKS, ids=[nb.name for nb in NOTEBOOKS])
 def test_notebook_executes_and_draws_inline(notebook, two_family_run, tmp_path, monkeypatch):
     """Executed by a Jupyter kernel (nbclient, as nbmake and ``jupyter nbconvert --execute``
     do), with no backend forced: every notebook shows its figures inline, each figure one panel
-    per schema of the two."""
+    per schema of the two, each arm it names with its k (the schemas' arms differ in k)."""
     import nbformat
     from nbclient import NotebookClient
 
@@ -69,6 +59,7 @@ def test_notebook_executes_and_draws_inline(notebook, two_family_run, tmp_path, 
     assert images, f"{notebook.name} drew no inline figure"
     text = "".join(o.get("text", "") for o in outputs if o.output_type == "stream")
     assert "figures, one panel per schema: kenken5, sudoku4" in text
+    assert "arms split by k in kenken5, sudoku4" in text  # blind has k 6 and 8 in both
 
 
 @pytest.mark.parametrize("notebook", NOTEBOOKS, ids=[nb.name for nb in NOTEBOOKS])

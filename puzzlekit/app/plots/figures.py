@@ -297,31 +297,31 @@ def _level_labels(grp: pd.DataFrame, scale: Scale | None) -> dict[int, str]:
 
 def plot_grade_range(
     puzzles: pd.DataFrame, path: Path, scales: dict[str, Scale] | None = None
-) -> bool:
-    """Clue count (x) vs grade level (y) of graded accepted puzzles; ``False``, no file, if none.
+) -> Figure | None:
+    """Clue count (x) vs grade level (y) of graded accepted puzzles; ``None``, no file, if none.
 
     One panel per schema (so one family, whose technique names label the level axis; ``scales``
-    maps a schema label to its scale, see :func:`grade_scales`), one colour per strategy (× filter
-    when the run has several), points jittered so equal puzzles stay visible.
+    maps a schema label to its scale, see :func:`grade_scales`), one colour per arm (strategy, × k
+    and × filter where the schema's rows differ in them), points jittered so equal puzzles stay
+    visible.
     """
     graded = graded_rows(puzzles)
     path.unlink(missing_ok=True)  # a stale figure of an earlier report must not remain
     if graded.empty:
-        return False
+        return None
     scales = scales or {}
     schemas = sorted(graded["schema"].unique())
     ncols = min(len(schemas), 3)
     nrows = -(-len(schemas) // ncols)
     fig, axes = _subplots(nrows, ncols, figsize=(6.5 * ncols, 4.2 * nrows), squeeze=False)
-    by = ["strategy", "filter"] if puzzles["filter"].nunique() > 1 else ["strategy"]
     rng = np.random.default_rng(0)  # jitter only
     for ax, schema in zip(axes.flat, schemas, strict=False):
         grp = graded[graded["schema"] == schema]
-        for key, sub in grp.groupby(by, sort=True):
-            key = key if isinstance(key, tuple) else (key,)
+        keys = arm_keys(grp)
+        for key, sub in grp.groupby(keys, sort=True):
             x = sub["clueCount"].to_numpy(dtype=float) + rng.uniform(-0.25, 0.25, len(sub))
             y = sub["level"].to_numpy(dtype=float) + rng.uniform(-0.15, 0.15, len(sub))
-            label = "/".join(map(str, key)) + f" (n={len(sub)})"
+            label = f"{arm_label(key, keys)} (n={len(sub)})"
             ax.scatter(x, y, s=14, alpha=0.55, label=label)
         labels = _level_labels(grp, scales.get(schema))
         levels = grp["level"].astype(int)
@@ -333,13 +333,13 @@ def plot_grade_range(
         ax.xaxis.set_major_locator(MaxNLocator(integer=True))
         ax.set_xlabel("clue count of the accepted puzzle")
         ax.set_ylabel("grade level (hardest technique)")
-        ax.set_title(f"{schema} (n={len(grp)})", fontsize=9)
+        ax.set_title(titled(schema, f"clue count vs grade level (n={len(grp)})"), fontsize=9)
         ax.legend(fontsize=7)
     for ax in list(axes.flat)[len(schemas) :]:
         ax.set_visible(False)
     fig.suptitle("Expressive range: clue count vs grade level of accepted puzzles")
     fig.savefig(path, dpi=100, bbox_inches="tight")
-    return True
+    return fig
 
 
 _SETTLED = (("escalationTarget", "escalation targets"), ("kernelOutcome", "kernel outcomes"))
@@ -423,7 +423,7 @@ def draw_figures(
     plot_expressive_range(puzzles, at("expressive_range.png"))
     plot_settlement(puzzles, at("settlement.png"))
     drawn = [as_format(name, fmt) for name in FIGURES]
-    if plot_grade_range(puzzles, at(GRADE_FIGURE), scales):
+    if plot_grade_range(puzzles, at(GRADE_FIGURE), scales) is not None:
         drawn.append(as_format(GRADE_FIGURE, fmt))
     return drawn
 
