@@ -243,6 +243,24 @@ def strategy_extras(strategy: Any) -> frozenset[str]:
     return frozenset(getattr(strategy, "extras", ()))
 
 
+class StrategyFailed(Exception):
+    """A strategy could not give its next step: the program behind it crashed, hung past its
+    per-call limit, wrote garbage or proposed an impossible edit. ``kind`` names which
+    (``crashed``, ``hung``, ``garbage``, ``impossible-edit``); the message says what it did.
+    The loop driver ends that loop with the outcome ``strategy-failed`` and the run goes on."""
+
+    def __init__(self, kind: str, message: str) -> None:
+        super().__init__(message)
+        self.kind = kind
+
+
+def strategy_hook(strategy: Any, name: str) -> Any:
+    """The optional member ``name`` of ``strategy`` (``end_loop``, ``state``), or None: like
+    :func:`strategy_extras`, looked up rather than called, so older strategies keep working."""
+    found = getattr(strategy, name, None)
+    return found if callable(found) else None
+
+
 @runtime_checkable
 class Strategy(Protocol):
     """A generator strategy: how a puzzle starts and what happens after each reject. It sees

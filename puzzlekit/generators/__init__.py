@@ -3,8 +3,10 @@
 :data:`STRATEGIES` is the strategy registry (see :mod:`puzzlekit.core.plugins`): a name maps to a
 factory ``factory(k)`` that takes the number of initial clues and returns a strategy
 (:class:`puzzlekit.core.protocols.Strategy`). Built-ins: ``blind`` (generate and test, the
-baseline), ``adaptive`` (reads the filter's reject detail) and ``policy`` (a policy trained in
-the generator environment, :mod:`puzzlekit.generators.policy`; ``factory(k, policy=PATH)``).
+baseline), ``adaptive`` (reads the filter's reject detail), ``policy`` (a policy trained in
+the generator environment, :mod:`puzzlekit.generators.policy`; ``factory(k, policy=PATH)``) and
+``external`` (a program speaking JSON Lines, :mod:`puzzlekit.generators.external`;
+``factory(k, cmd=..., cmd_timeout=...)``).
 Plugins add their own with :func:`register_strategy`.
 """
 
@@ -19,10 +21,12 @@ from puzzlekit.core.plugins import Registry
 def _load_builtin() -> None:
     from puzzlekit.generators.adaptive import Adaptive
     from puzzlekit.generators.blind import Blind
+    from puzzlekit.generators.external import External
     from puzzlekit.generators.policy import Policy
 
     STRATEGIES.register("adaptive", Adaptive)
     STRATEGIES.register("blind", Blind)
+    STRATEGIES.register("external", External)
     STRATEGIES.register("policy", Policy)
 
 

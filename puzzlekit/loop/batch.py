@@ -31,7 +31,8 @@ class GenerateConfig:
     params: Mapping[str, Any]
     count: int = 1
     strategy: str = "adaptive"
-    #: keyword settings of the strategy's factory (``policy``: ``policy``, the file's path)
+    #: keyword settings of the strategy's factory (``policy``: ``policy``, the file's path;
+    #: ``external``: ``cmd``, ``cmd_timeout``)
     strategy_settings: Mapping[str, Any] = field(default_factory=dict)
     clues: int | None = None
     minimize: bool = False

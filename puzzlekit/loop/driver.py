@@ -34,16 +34,16 @@ from typing import Any
 
 import numpy as np
 
-from puzzlekit.core.model import Coord, Instance, Schema, sha256_digest
+from puzzlekit.core.model import Instance, Schema
 from puzzlekit.core.protocols import Holdout as Holdout
-from puzzlekit.core.protocols import call_verify, strategy_extras
+from puzzlekit.core.protocols import StrategyFailed, call_verify, strategy_extras, strategy_hook
 from puzzlekit.core.report import Verdict, VerifierReport, top_coord
+from puzzlekit.loop.attempts import CONTAMINATED, Attempt, guarded_verify
+from puzzlekit.loop.attempts import attempt as _attempt
 from puzzlekit.loop.holdout import (
     CONTAMINATED_HOLDOUT,
     InlineHoldout,
     WorkerHoldout,
-    registry_kept,
-    registry_state,
     shared_holdout,
 )
 from puzzlekit.loop.holdout import judge as _judge
@@ -51,6 +51,7 @@ from puzzlekit.loop.holdout import judge as _judge
 __all__ = [
     "CONTAMINATED",
     "CONTAMINATED_HOLDOUT",
+    "STRATEGY_FAILED",
     "Attempt",
     "Holdout",
     "InlineHoldout",
@@ -67,7 +68,8 @@ __all__ = [
     "top_coord",
 ]
 
-CONTAMINATED = "contaminated"
+#: the status of a loop whose strategy could not give its next step (:class:`StrategyFailed`)
+STRATEGY_FAILED = "strategy-failed"
 
 
 @dataclass(frozen=True)
@@ -79,48 +81,14 @@ class LoopBudget:
 
 
 @dataclass(frozen=True)
-class Attempt:
-    """One filter call in the trace."""
-
-    index: int
-    instance_digest: str
-    clue_count: int
-    verdict: str  # a Verdict value, or "contaminated"
-    action: str  # the strategy action that produced this instance
-    action_coord: Coord | None  # the coordinate that action touched
-    reject_case: str | None
-    top_coord: Coord | None  # the report's most discriminative / first culprit / conflict coord
-    solution_count: int
-    seconds: float
-    #: the filter's report (``None`` when contaminated): the rows take gap, conflict, ... from it
-    report: VerifierReport | None = field(default=None, compare=False, repr=False)
-    #: its wire form, taken when the filter returned it and before the strategy read it: what a
-    #: loop process sends (so an edit made behind the report's read-only surface, with
-    #: ``dict.__setitem__`` say, never reaches the rows)
-    report_json: Mapping[str, Any] | None = field(default=None, compare=False, repr=False)
-
-    def to_json_obj(self) -> dict[str, Any]:
-        return {
-            "index": self.index,
-            "instanceDigest": self.instance_digest,
-            "clueCount": self.clue_count,
-            "verdict": self.verdict,
-            "action": self.action,
-            "actionCoord": list(self.action_coord) if self.action_coord is not None else None,
-            "rejectCase": self.reject_case,
-            "topCoord": list(self.top_coord) if self.top_coord is not None else None,
-            "solutionCount": self.solution_count,
-        }
-
-
-@dataclass(frozen=True)
 class LoopResult:
     """One loop's outcome: the instance and reports, the trace of filter calls, the counts.
 
     Never given to the strategy. The rows of :mod:`puzzlekit.loop.rows` are built from it."""
 
     #: "accepted", "exhausted", "dropped" (the minimize hook declined it) or
-    # "contaminated-holdout" (the holdout changed its input or a registry: no verdict)
+    # "contaminated-holdout" (the holdout changed its input or a registry: no verdict) or
+    # "strategy-failed" (the strategy crashed, hung, wrote garbage or made an impossible edit)
     status: str
     instance: Instance | None
     solution: dict[str, int] | None
@@ -145,6 +113,11 @@ class LoopResult:
     # ``source``): the registry names of the filter and the holdout
     filter_name: str | None = None
     holdout_name: str | None = None
+    #: what the strategy did when the loop is ``strategy-failed``: crashed, hung, garbage or
+    # impossible-edit (the notes hold its one-line account)
+    strategy_failure: str | None = None
+    #: a strategy that learns across loops: its state after this loop (``Strategy.state``)
+    strategy_state: Mapping[str, Any] | None = None
 
     @property
     def accepted(self) -> bool:
@@ -153,64 +126,6 @@ class LoopResult:
     @property
     def holdout_rejected(self) -> bool:
         return self.holdout_report is not None and self.holdout_report.verdict is not Verdict.UNIQUE
-
-
-def guarded_verify(
-    verifier: Any, instance: Instance, solution_cap: int, extras: Collection[str] = ()
-) -> tuple[VerifierReport | None, float]:
-    """Verify (asking for ``extras``, see :func:`~puzzlekit.core.protocols.call_verify`) and
-    check the evaluation left everything as it was; ``None`` means a contaminated evaluation.
-    The content is copied out before the call and compared after it; the digest is recomputed
-    from the content (never read from a cache) and the report must name it; the instance's
-    cached bytes must still match its content; and the shared registries (tools, families,
-    verifiers, strategies) must be as they were."""
-    content = instance.content()
-    registries = registry_state()
-    t0 = time.perf_counter()
-    report = call_verify(verifier, instance, solution_cap=solution_cap, extras=extras)
-    seconds = time.perf_counter() - t0
-    fresh = instance.fresh_canonical_json()
-    if (
-        instance.content() != content
-        or not instance.cache_intact(fresh)
-        or report.instance_digest != sha256_digest(fresh)
-        or not registry_kept(registries, registry_state())
-    ):
-        return None, seconds
-    return report, seconds
-
-
-def _attempt(index: int, step: Any, report: VerifierReport | None, seconds: float) -> Attempt:
-    """The trace entry of one filter call on ``step.instance`` (``report`` None: contaminated)."""
-    instance = step.instance
-    if report is None:
-        return Attempt(
-            index,
-            instance.digest,
-            len(instance.clues),
-            CONTAMINATED,
-            step.action,
-            step.coord,
-            None,
-            None,
-            0,
-            seconds,
-        )
-    rd = report.reject_detail
-    return Attempt(
-        index,
-        report.instance_digest,
-        len(instance.clues),
-        report.verdict.value,
-        step.action,
-        step.coord,
-        rd.case.value if rd else None,
-        top_coord(report),
-        report.solution_count,
-        seconds,
-        report,
-        report.to_json_obj(),
-    )
 
 
 def run_loop(
@@ -227,14 +142,63 @@ def run_loop(
     """Run one loop; see the module docstring. One seed gives one result (timings aside).
 
     The filter is asked for the report extras the strategy declares (``strategy.extras``) and
-    ``extras`` (what the run's rows want), nothing more."""
+    ``extras`` (what the run's rows want), nothing more. A strategy that raises
+    :class:`StrategyFailed` ends the loop as ``strategy-failed`` (one line on stderr), with the
+    calls it spent. A strategy with ``end_loop`` hears the loop's status, its last filter report
+    and its call count (never the holdout's report); one with ``state`` has its state recorded."""
+    t0 = time.perf_counter()
+    trace: list[Attempt] = []
+    args = (schema, strategy, filter, holdout, budget, seed, minimize, extras, t0)
+    try:
+        result = _loop(trace, *args)
+    except StrategyFailed as exc:
+        import sys
+
+        print(
+            f"puzzlekit: strategy {strategy.name}: {exc}; the loop is recorded as "
+            f"{STRATEGY_FAILED} and the run goes on",
+            file=sys.stderr,
+        )
+        last = trace[-1].report if trace else None
+        result = LoopResult(
+            STRATEGY_FAILED,
+            None,
+            None,
+            last,
+            None,
+            tuple(trace),
+            len(trace),
+            seconds=time.perf_counter() - t0,
+            strategy=strategy.name,
+            seed=seed,
+            notes=(str(exc),),
+            strategy_failure=exc.kind,
+        )
+    end_loop = strategy_hook(strategy, "end_loop")
+    if end_loop is not None:  # what the filter side saw: the holdout's word stays out of it
+        seen = "accepted" if result.status == CONTAMINATED_HOLDOUT else result.status
+        end_loop(seen, result.filter_report, result.filter_calls)
+    state = strategy_hook(strategy, "state")
+    return replace(result, strategy_state=state()) if state is not None else result
+
+
+def _loop(
+    trace: list[Attempt],
+    schema: Schema,
+    strategy: Any,
+    filter: Any,
+    holdout: Holdout | None,
+    budget: LoopBudget,
+    seed: int,
+    minimize: Callable[..., Any] | None,
+    extras: Collection[str],
+    t0: float,
+) -> LoopResult:
     rng = np.random.default_rng(seed)
     extras = strategy_extras(strategy) | frozenset(extras)
-    t0 = time.perf_counter()
     gen_schema = filter.believed_schema(schema)
     step = strategy.start(gen_schema, rng)
     start_clues = len(step.instance.clues)
-    trace: list[Attempt] = []
     report: VerifierReport | None = None
     for i in range(budget.max_calls):
         report, seconds = guarded_verify(filter, step.instance, budget.solution_cap, extras)
@@ -365,7 +329,8 @@ class LoopSpec:
     family: str
     params: Mapping[str, Any] = field(default_factory=dict)
     strategy: str = "adaptive"
-    #: keyword settings of the strategy's factory (``policy``: ``policy``, the file's path)
+    #: keyword settings of the strategy's factory (``policy``: ``policy``, the file's path;
+    #: ``external``: ``cmd``, ``cmd_timeout``)
     strategy_settings: Mapping[str, Any] = field(default_factory=dict)
     k: int | None = None
     filter: str = "sat"
@@ -394,7 +359,10 @@ class LoopDriver:
     nothing the strategy or the filter runs can reach the holdout or its reports.
     ``holdout_process=False`` runs everything in this process (debugging; not isolated).
     Without a holdout there is nothing to hide and the loop runs here. The strategy is a fresh
-    one from the registry for every loop, so a loop depends on its spec and seed alone.
+    one from the registry for every loop, so a loop depends on its spec and seed alone; except
+    a strategy that learns across loops (``across_loops = True``: ``pattern``, ``external``),
+    kept for every loop of this driver (a new driver starts it afresh, wherever its loops run),
+    so its loops depend on the spec and the seeds run before, in order.
     ``wrap_filter`` wraps the filter verifier once (e.g. to count its calls; it must pass
     ``verify`` through unchanged): only for a loop run here. ``holdout``: a holdout object to use
     instead of ``spec.holdout``.
@@ -423,6 +391,7 @@ class LoopDriver:
         else:
             self.k = default_clues(n_vars)
         self._strategy = STRATEGIES.get(spec.strategy)
+        self._kept: Any = None
         self.isolated = spec.holdout_process and (holdout is not None or spec.holdout is not None)
         if self.isolated:
             if wrap_filter is not None:
@@ -432,7 +401,7 @@ class LoopDriver:
             VERIFIERS.get(spec.filter)  # the name is checked here, the filter built there
             self.filter: Any = FilterRecord(spec.filter)
             self._worker = shared_loop_worker()
-            self._worker.setup(spec)
+            self._worker.setup(spec)  # a fresh strategy there too
             self.minimize = None
             if holdout is None:
                 holdout = shared_holdout(spec.holdout, spec.holdout_settings, process=False)
@@ -451,7 +420,9 @@ class LoopDriver:
         if self.isolated:
             result = self._worker.run(self.spec, seed)
             return replace(judged(result, self.holdout, self.spec.solution_cap), **names)
-        strategy = self._strategy(self.k, **self.spec.strategy_settings)
+        strategy = self._kept or self._strategy(self.k, **self.spec.strategy_settings)
+        if getattr(strategy, "across_loops", False):
+            self._kept = strategy
         result = run_loop(
             self.schema,
             strategy,
@@ -463,6 +434,14 @@ class LoopDriver:
             extras=self.spec.extras,
         )
         return replace(result, **names)
+
+    def reset(self) -> None:
+        """Forget a strategy kept across loops (closing what it runs): the next loop starts a
+        fresh one."""
+        kept, self._kept = self._kept, None
+        close = strategy_hook(kept, "close")
+        if close is not None:
+            close()
 
     def batch(self, seed: int, indices: Iterable[int]) -> Iterator[tuple[int, LoopResult]]:
         """``(i, result)`` of loop ``i`` of the batch with ``seed``, for each ``i`` in turn."""

@@ -119,6 +119,8 @@ def result_to_json(result: Any) -> dict[str, Any]:
         "notes": list(result.notes),
         "shaping": plain(result.shaping),
         "replayVerdict": result.replay_verdict,
+        "strategyFailure": result.strategy_failure,
+        "strategyState": plain(result.strategy_state),
     }
 
 
@@ -156,6 +158,8 @@ def result_from_json(obj: Mapping[str, Any]) -> Any:
         tuple(str(n) for n in obj["notes"]),
         shaping=obj["shaping"],
         replay_verdict=obj["replayVerdict"],
+        strategy_failure=obj.get("strategyFailure"),
+        strategy_state=obj.get("strategyState"),
     )
 
 
@@ -209,8 +213,8 @@ def _handle(loops: _Loops, request: Mapping[str, Any]) -> dict[str, Any]:
         sys.path[:] = [str(p) for p in request["sysPath"]]
         return {"ok": None}
     use_plugins(request.get("plugins", ()))
-    if op == "setup":
-        loops.driver(request["spec"])
+    if op == "setup":  # a new driver in the judging process: a strategy kept across loops restarts
+        loops.driver(request["spec"]).reset()
         return {"ok": None}
     if op == "run":
         return {"ok": loops.run(request["spec"], int(request["seed"]))}

@@ -160,7 +160,8 @@ PUZZLE_FIELDS = [
     _f(
         "status",
         pa.string(),
-        "accepted, exhausted (budget spent), dropped (by a hook) or contaminated-holdout",
+        "accepted, exhausted (budget spent), dropped (by a hook), contaminated-holdout or "
+        "strategy-failed",
     ),
     _f("instanceDigest", pa.string(), "sha256 digest of the accepted instance"),
     _f("instance", pa.string(), "the accepted instance as canonical JSON (RFC 8785)"),
@@ -186,6 +187,16 @@ PUZZLE_FIELDS = [
     _f("probeForcedCells", pa.int64(), "cells that probe still forces (expressive range)"),
     _f("level", pa.int64(), "grade level of the accepted puzzle (graded families)"),
     _f("technique", pa.string(), "its hardest technique (search when stuck)"),
+    _f(
+        "strategyFailure",
+        pa.string(),
+        "strategy-failed: what the strategy did (crashed, hung, garbage, impossible-edit)",
+    ),
+    _f(
+        "strategyState",
+        pa.string(),
+        "a strategy learning across loops: its state after the loop, compact JSON",
+    ),
     _f("holdoutSeconds", pa.float64(), "wall time of the holdout check; a timing"),
     _f("seconds", pa.float64(), "wall time of the loop; a timing", False),
 ]

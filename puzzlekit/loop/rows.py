@@ -77,6 +77,8 @@ PUZZLE_COLUMNS = (
     "probeForcedCells",
     "level",
     "technique",
+    "strategyFailure",
+    "strategyState",
     "holdoutSeconds",
     "seconds",
 )
@@ -302,10 +304,19 @@ def puzzle_row(
         "probeForcedCells": probe_forced_cells,
         "level": level,
         "technique": technique,
+        "strategyFailure": result.strategy_failure,
+        "strategyState": _state_text(result.strategy_state),
         "holdoutSeconds": result.holdout_seconds,
         "seconds": result.seconds,
     }
     return {name: row[name] for name in PUZZLE_COLUMNS}
+
+
+def _state_text(state: Mapping[str, Any] | None) -> str | None:
+    """A strategy's state as compact JSON with sorted keys (null when it keeps none)."""
+    if state is None:
+        return None
+    return json.dumps(state, sort_keys=True, separators=(",", ":"))
 
 
 def generate_record(
@@ -336,6 +347,10 @@ def generate_record(
         out["solution"] = result.solution
     if result.holdout_rejected:
         out["holdoutRejectDetail"] = result.holdout_report.reject_detail.to_json_obj()
+    if result.strategy_failure is not None:
+        out["strategyFailure"] = result.strategy_failure
+    if result.strategy_state is not None:
+        out["strategyState"] = dict(result.strategy_state)
     if result.shaping is not None:
         out.update(result.shaping)
     if settlement is not None:

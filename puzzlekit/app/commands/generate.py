@@ -30,13 +30,26 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument(
         "--strategy",
         default="adaptive",
-        help="generator strategy: adaptive, blind, policy (a trained policy: --policy), or one "
-        "a plugin registers",
+        help="generator strategy: adaptive, blind, policy (a trained policy: --policy), "
+        "external (a program: --cmd), or one a plugin registers",
     )
     p.add_argument(
         "--policy",
         metavar="FILE",
         help="--strategy policy: the policy file to run (written by puzzlekit train)",
+    )
+    p.add_argument(
+        "--cmd",
+        metavar="COMMAND",
+        help="--strategy external: the program to run as the strategy (JSON Lines on "
+        "stdin/stdout, docs/envs.md), split like a shell command",
+    )
+    p.add_argument(
+        "--cmd-timeout",
+        type=float,
+        default=None,
+        metavar="S",
+        help="--strategy external: seconds the program may take per request (default 10)",
     )
     p.add_argument(
         "--clues",
@@ -113,6 +126,13 @@ def cmd_generate(args: argparse.Namespace) -> int:
 
 
 def _strategy_settings(args: argparse.Namespace, family: Family, params: dict) -> dict:
+    """The strategy's settings from its options (``--policy``; ``--cmd``, ``--cmd-timeout``)."""
+    external = _external_settings(args)
+    policy = _policy_settings(args, family, params)
+    return external or policy
+
+
+def _policy_settings(args: argparse.Namespace, family: Family, params: dict) -> dict:
     """``--policy`` as the policy strategy's settings (the file read and checked against the
     schema here: one line naming the file, exit 2); a usage error when it is given to another
     strategy or missing."""
@@ -133,6 +153,29 @@ def _strategy_settings(args: argparse.Namespace, family: Family, params: dict) -
     except PolicyFileError as exc:
         raise UsageError(str(exc)) from None
     return {"policy": os.path.abspath(args.policy)}
+
+
+def _external_settings(args: argparse.Namespace) -> dict:
+    """``--cmd`` and ``--cmd-timeout`` as the external strategy's settings; a usage error when
+    they are given to another strategy, missing, or out of range."""
+    if args.strategy != "external":
+        if args.cmd is not None or args.cmd_timeout is not None:
+            raise UsageError("--cmd and --cmd-timeout go with --strategy external")
+        return {}
+    if not args.cmd or not args.cmd.strip():
+        raise UsageError('--strategy external needs --cmd "PROGRAM ARGS"')
+    out: dict = {"cmd": args.cmd}
+    if args.cmd_timeout is not None:
+        if not args.cmd_timeout > 0 or args.cmd_timeout != args.cmd_timeout:
+            raise UsageError(f"--cmd-timeout must be a positive number, got {args.cmd_timeout}")
+        out["cmd_timeout"] = args.cmd_timeout
+    try:
+        from puzzlekit.generators.external import External
+
+        External(0, **out)
+    except ValueError as exc:
+        raise UsageError(str(exc)) from None
+    return out
 
 
 def _params(text: str | None) -> dict:

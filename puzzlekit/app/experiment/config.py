@@ -18,7 +18,7 @@ Not for: running or splitting into tasks (:mod:`~puzzlekit.app.experiment.runner
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -77,6 +77,8 @@ class SchemaSpec:
 class StrategySpec:
     name: str
     clues: tuple[int, ...]
+    #: keyword settings of the strategy's factory (``external``: ``cmd``, ``cmd_timeout``)
+    settings: Mapping[str, Any] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
@@ -333,7 +335,7 @@ def _strategy_item(
 ) -> StrategySpec:
     from puzzlekit.generators import STRATEGIES
 
-    t = r.table(item, path, ("name", "clues"))
+    t = r.table(item, path, ("name", "clues", "cmd", "cmd_timeout"))
     sname = r.get(t, "name", path, str)
     try:
         STRATEGIES.get(sname)
@@ -342,7 +344,12 @@ def _strategy_item(
     clues = _clue_counts(r, t, path, most)
     if sname in {s.name for s in strategies}:
         raise r.fail(f"{path}.name", f"strategy {sname!r} is listed twice")
-    return StrategySpec(sname, clues)
+    settings = {key: t[key] for key in ("cmd", "cmd_timeout") if key in t}
+    if sname == "external" and "cmd" not in settings:
+        raise r.fail(f"{path}.cmd", "strategy external needs cmd, the program to run")
+    if sname != "external" and settings:
+        raise r.fail(f"{path}.cmd", "cmd and cmd_timeout go with strategy external")
+    return StrategySpec(sname, clues, settings)
 
 
 def _filters(r: _Reader, top: dict[str, Any]) -> list[VerifierSpec]:

@@ -54,6 +54,8 @@ class Task:
     plugins: tuple[str, ...] = ()
     #: report extras every filter call computes (the config's ``extras``)
     extras: tuple[str, ...] = ()
+    #: keyword settings of the strategy's factory (``external``: ``cmd``, ``cmd_timeout``)
+    strategy_settings: tuple[tuple[str, Any], ...] = ()
 
     def loop_spec(self) -> LoopSpec:
         """The loop of every trial of this task (the seed aside)."""
@@ -62,6 +64,7 @@ class Task:
             self.schema.family,
             dict(self.schema.params),
             strategy=self.strategy,
+            strategy_settings=dict(self.strategy_settings),
             k=self.k,
             filter=self.filter.verifier,
             filter_settings=dict(self.filter.settings),
@@ -104,6 +107,7 @@ def plan(config: ExperimentConfig) -> list[Task]:
                                 config.grade,
                                 config.plugins,
                                 config.extras,
+                                tuple(sorted(strat.settings.items())),
                             )
                         )
     return tasks

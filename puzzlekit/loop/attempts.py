@@ -1,0 +1,116 @@
+"""One filter call of a loop: the guarded call (evaluator isolation) and its trace entry.
+
+:func:`guarded_verify` copies the instance's content before every filter call and recomputes its
+digest from the content after it; a verifier that changed its input, its cached bytes or a
+registry yields a ``contaminated`` attempt, not a verdict. :class:`Attempt` is one entry of a
+loop's trace. :mod:`puzzlekit.loop.driver` re-exports both.
+
+Not for: the loop itself (:mod:`puzzlekit.loop.driver`).
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Collection, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from puzzlekit.core.model import Coord, Instance, sha256_digest
+from puzzlekit.core.protocols import call_verify
+from puzzlekit.core.report import VerifierReport, top_coord
+from puzzlekit.loop.holdout import registry_kept, registry_state
+
+CONTAMINATED = "contaminated"
+
+
+@dataclass(frozen=True)
+class Attempt:
+    """One filter call in the trace."""
+
+    index: int
+    instance_digest: str
+    clue_count: int
+    verdict: str  # a Verdict value, or "contaminated"
+    action: str  # the strategy action that produced this instance
+    action_coord: Coord | None  # the coordinate that action touched
+    reject_case: str | None
+    top_coord: Coord | None  # the report's most discriminative / first culprit / conflict coord
+    solution_count: int
+    seconds: float
+    #: the filter's report (``None`` when contaminated): the rows take gap, conflict, ... from it
+    report: VerifierReport | None = field(default=None, compare=False, repr=False)
+    #: its wire form, taken when the filter returned it and before the strategy read it: what a
+    #: loop process sends (so an edit made behind the report's read-only surface, with
+    #: ``dict.__setitem__`` say, never reaches the rows)
+    report_json: Mapping[str, Any] | None = field(default=None, compare=False, repr=False)
+
+    def to_json_obj(self) -> dict[str, Any]:
+        return {
+            "index": self.index,
+            "instanceDigest": self.instance_digest,
+            "clueCount": self.clue_count,
+            "verdict": self.verdict,
+            "action": self.action,
+            "actionCoord": list(self.action_coord) if self.action_coord is not None else None,
+            "rejectCase": self.reject_case,
+            "topCoord": list(self.top_coord) if self.top_coord is not None else None,
+            "solutionCount": self.solution_count,
+        }
+
+
+def guarded_verify(
+    verifier: Any, instance: Instance, solution_cap: int, extras: Collection[str] = ()
+) -> tuple[VerifierReport | None, float]:
+    """Verify (asking for ``extras``, see :func:`~puzzlekit.core.protocols.call_verify`) and
+    check the evaluation left everything as it was; ``None`` means a contaminated evaluation.
+    The content is copied out before the call and compared after it; the digest is recomputed
+    from the content (never read from a cache) and the report must name it; the instance's
+    cached bytes must still match its content; and the shared registries (tools, families,
+    verifiers, strategies) must be as they were."""
+    content = instance.content()
+    registries = registry_state()
+    t0 = time.perf_counter()
+    report = call_verify(verifier, instance, solution_cap=solution_cap, extras=extras)
+    seconds = time.perf_counter() - t0
+    fresh = instance.fresh_canonical_json()
+    if (
+        instance.content() != content
+        or not instance.cache_intact(fresh)
+        or report.instance_digest != sha256_digest(fresh)
+        or not registry_kept(registries, registry_state())
+    ):
+        return None, seconds
+    return report, seconds
+
+
+def attempt(index: int, step: Any, report: VerifierReport | None, seconds: float) -> Attempt:
+    """The trace entry of one filter call on ``step.instance`` (``report`` None: contaminated)."""
+    instance = step.instance
+    if report is None:
+        return Attempt(
+            index,
+            instance.digest,
+            len(instance.clues),
+            CONTAMINATED,
+            step.action,
+            step.coord,
+            None,
+            None,
+            0,
+            seconds,
+        )
+    rd = report.reject_detail
+    return Attempt(
+        index,
+        report.instance_digest,
+        len(instance.clues),
+        report.verdict.value,
+        step.action,
+        step.coord,
+        rd.case.value if rd else None,
+        top_coord(report),
+        report.solution_count,
+        seconds,
+        report,
+        report.to_json_obj(),
+    )
