@@ -21,7 +21,9 @@ import numpy as np
 from puzzlekit.answers.compiled import Broken, Compiled, as_arrays, compiled
 from puzzlekit.answers.reading import Cell, Unreadable, alphabet_of, read_cells
 from puzzlekit.answers.report import AnswerReport, AnswerVerdict, AnswerViolation
+from puzzlekit.core.family import Family
 from puzzlekit.core.model import Instance
+from puzzlekit.families import get_family
 
 
 def _is_game(instance: Instance) -> bool:
@@ -221,6 +223,16 @@ def check_answers(
     return out  # type: ignore[return-value]
 
 
+def _read(instance: Instance, schema: Any, answer: Any) -> list[Cell]:
+    """The cells of one answer: through the family's own :meth:`Family.parse_answer` when it
+    overrides it and the answer is text, else :func:`read_cells`."""
+    fam = get_family(instance.family)
+    if isinstance(answer, str) and type(fam).parse_answer is not Family.parse_answer:
+        values = fam.parse_answer(answer, instance)
+        return [values.get(name) for name in schema.names]
+    return read_cells(instance, schema, answer)[0]
+
+
 def _judge_many(instance: Instance, answers: Sequence[Any]) -> list[AnswerReport]:
     """Every answer to one puzzle: the plain ones (``n`` one-symbol cells) read together by
     table lookup, the rest one by one, then all judged at once."""
@@ -237,7 +249,7 @@ def _judge_many(instance: Instance, answers: Sequence[Any]) -> list[AnswerReport
         if k in done:
             continue
         try:
-            slow_cells.append(read_cells(instance, schema, answer)[0])
+            slow_cells.append(_read(instance, schema, answer))
             slow_rows.append(k)
         except Unreadable as exc:
             out[k] = malformed(instance, str(exc), comp.n)

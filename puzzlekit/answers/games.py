@@ -17,6 +17,7 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
+from puzzlekit.answers.reading import Unreadable
 from puzzlekit.answers.report import AnswerReport, AnswerVerdict, AnswerViolation
 from puzzlekit.core.model import Instance
 from puzzlekit.families import get_family, resolve
@@ -73,6 +74,17 @@ def _read_move(fam: OnlyWinningMove, problem: Any, game: Any, state: Any, answer
         at = [k for k, m in labels.items() if tuple(game.move_coord(state, m)) == var.coord]
         return ("unreadable", f"the move at {var.name} needs its value (write it as {at[0]})")
     return ("illegal", var.coord, var.name)
+
+
+def read_move(fam: OnlyWinningMove, problem: Any, game: Any, state: Any, answer: Any) -> Any:
+    """The legal move ``answer`` writes; :class:`Unreadable` with the reason otherwise (a cell
+    that no legal move plays included)."""
+    move = _read_move(fam, problem, game, state, answer)
+    if isinstance(move, tuple) and move and move[0] == "unreadable":
+        raise Unreadable(move[1])
+    if isinstance(move, tuple) and move and move[0] == "illegal":
+        raise Unreadable(f"no legal move plays {move[2]}")
+    return move
 
 
 def _example(labels: Mapping[str, Any]) -> str:

@@ -156,8 +156,11 @@ def _grid_cells(text: str, alphabet: Alphabet, n: int) -> list[Cell]:
     raise Unreadable(f"no grid of {n} cells found in the answer{found}")
 
 
-def _from_mapping(schema: Schema, answer: Mapping[str, Any], alphabet: Alphabet) -> list[Cell]:
+def _from_mapping(
+    puzzle: Instance, schema: Schema, answer: Mapping[str, Any], alphabet: Alphabet
+) -> list[Cell]:
     index = {name: i for i, name in enumerate(schema.names)}
+    labels = _labels(puzzle, schema)
     out: list[Cell] = [None] * len(index)
     for key, value in answer.items():
         i = index.get(str(key))
@@ -166,8 +169,22 @@ def _from_mapping(schema: Schema, answer: Mapping[str, Any], alphabet: Alphabet)
             raise Unreadable(
                 f"the puzzle has no cell named {str(key)[:40]!r} (cells: {close}, ...)"
             )
+        named = labels.get(str(key))
+        if named is not None:
+            hit = [x for x, label in named.items() if type(label) is type(value) and label == value]
+            if hit:
+                out[i] = hit[0]
+                continue
         out[i] = _one_value(value, alphabet, str(key))
     return out
+
+
+def _labels(puzzle: Instance, schema: Schema) -> Mapping[str, Mapping[int, Any]]:
+    """The family's value labels (``Family.answer_values``: logicgrid's ``red``), so that an
+    answer may name a value instead of numbering it."""
+    from puzzlekit.families import get_family
+
+    return get_family(puzzle.family).answer_values(schema) or {}
 
 
 def _one_value(value: Any, alphabet: Alphabet, where: str) -> Cell:
@@ -252,7 +269,7 @@ def read_cells(puzzle: Instance, schema: Schema, answer: Any) -> tuple[list[Cell
     ``sequence``, ``json``, ``text-line``, ``grid``); :class:`Unreadable` otherwise."""
     alphabet = alphabet_of(schema)
     if isinstance(answer, Mapping):
-        return _from_mapping(schema, answer, alphabet), "mapping"
+        return _from_mapping(puzzle, schema, answer, alphabet), "mapping"
     if isinstance(answer, list | tuple):
         return _from_sequence(schema, answer, alphabet), "sequence"
     if isinstance(answer, bytes):
@@ -282,7 +299,28 @@ def read_cells(puzzle: Instance, schema: Schema, answer: Any) -> tuple[list[Cell
     line = _family_line(answer, puzzle, schema)
     if line is not None:
         return line, "text-line"
+    obj = _trailing_object(body)
+    if obj is not None:
+        return _from_mapping(puzzle, schema, obj, alphabet), "json"
     return _grid_cells(answer, alphabet, n), "grid"
+
+
+def _trailing_object(body: str) -> dict[str, Any] | None:
+    """The JSON object that ends a free-text answer (``... so the answer is {"r1c1": 2}``),
+    or None: the last ``{`` whose object reaches the end of the text, but for punctuation."""
+    decoder = json.JSONDecoder()
+    start = len(body)
+    for _ in range(64):
+        start = body.rfind("{", 0, start)
+        if start < 0:
+            return None
+        try:
+            obj, end = decoder.raw_decode(body, start)
+        except ValueError:
+            continue
+        if isinstance(obj, dict) and not body[end:].strip(" \t\n.`"):
+            return obj
+    return None
 
 
 _ALPHABETS: dict[int, tuple[Schema, Alphabet]] = {}

@@ -111,6 +111,16 @@ class Family:
     #: length of a list or string value (a layout's rows); a key that is not a param names a
     #: measure the family checks itself
     size_limits: Mapping[str, int] = {}
+    #: the rules in plain words for a prompt (:meth:`prompt`); ``{key}`` fields are filled from
+    #: the normalized params (``{size}``, ``{box[0]}``); empty: the :attr:`description`
+    rules_text: str = ""
+    #: prompt templates by style (``plain``, ``brief``, ``json``, or a new one), each a
+    #: :class:`string.Template` over ``$family``, ``$rules``, ``$puzzle``, ``$answer_format``;
+    #: a style named here replaces the default template of that name
+    prompt_templates: Mapping[str, str] = {}
+    #: how the answer to a 0/1 grid writes each value (nonogram: ``{1: "#", 0: "-"}``); None:
+    #: digits
+    answer_symbols: Mapping[int, str] | None = None
     #: colours of the marks drawn by :meth:`render`
     MARK_COLORS = {"?": "tab:orange", "!": "tab:red", "*": "tab:purple"}
 
@@ -268,6 +278,46 @@ class Family:
                 return [Repair("reveal", coord, add=(clue,))]
         return []
 
+    # -- prompts and answers (rendered and read by puzzlekit.answers.prompts) -------------------
+    def prompt(
+        self, instance: Instance, *, style: str = "plain", template: str | None = None
+    ) -> str:
+        """The puzzle rendered for a solver, a language model included: the rules in plain
+        words (:attr:`rules_text`), the puzzle (:meth:`prompt_puzzle`) and the answer format
+        expected (``plain``; ``brief`` leaves out the rules; ``json`` asks for a JSON object
+        cell name -> value). ``template``: a :class:`string.Template` replacing the style's
+        (see :attr:`prompt_templates`). Not a hook: override the parts instead."""
+        return _answers_hook("render_prompt")(self, instance, style, template)
+
+    def prompt_puzzle(self, instance: Instance) -> str:
+        """The puzzle as a prompt shows it. Default: the family's drawing
+        (:meth:`render_ascii`) when it has one, else its text line (:meth:`format_text`)."""
+        if type(self).render_ascii is not Family.render_ascii:
+            return self.render_ascii(instance)
+        try:
+            return self.format_text(instance)
+        except NotImplementedError:
+            return instance.to_json()
+
+    def answer_values(self, schema: Schema) -> Mapping[str, Mapping[int, Any]] | None:
+        """Variable name -> {value: its label}, where an answer names
+        values rather than numbers them (logicgrid: ``red``; toolcall: the JSON value). The
+        answer is then a JSON object of labels. Default: None, values are written as they are."""
+        return None
+
+    def format_answer(self, instance: Instance, solution: Solution, *, style: str = "plain") -> str:
+        """``solution`` written in the answer format :meth:`prompt` asks for (``style``
+        ``json``: a JSON object); :meth:`parse_answer` reads it back."""
+        return _answers_hook("format_answer")(self, instance, solution, style)
+
+    def parse_answer(self, text: str, instance: Instance) -> dict[str, int | None]:
+        """The values a solver's answer to ``instance`` gives, cell name -> value (None:
+        unfilled), read as ``pk.check_answer`` reads text (the last grid in a completion, JSON,
+        the family's text line; for a game, the last move). Raises
+        :class:`puzzlekit.answers.Unreadable` with the reason when nothing can be read.
+        ``check_answer`` reads text answers through this hook when a family overrides it."""
+        return _answers_hook("parse_answer")(self, instance, text)
+
     # -- golden corpora (puzzlekit.quality.golden) ----------------------------------------------
     def schema_id(self, params: Mapping[str, Any]) -> str:
         """The stable name of the schema of normalized ``params``: its golden corpus file name
@@ -385,6 +435,18 @@ class Family:
             "description": self.description,
             "limits": dict(self.size_limits),
         }
+
+
+#: where the default prompt and answer hooks live: ``puzzlekit.answers`` sits floors above the
+#: families, so it is named (``"module:attr"``, as the registries name entries) and loaded on
+#: first use
+ANSWERS_HOOKS = "puzzlekit.answers.prompts"
+
+
+def _answers_hook(attr: str) -> Any:
+    import importlib
+
+    return getattr(importlib.import_module(ANSWERS_HOOKS), attr)
 
 
 def check_size_limits(family: Family, params: Mapping[str, Any]) -> None:

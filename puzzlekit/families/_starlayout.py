@@ -19,6 +19,14 @@ from puzzlekit.families._regions import (
     neighbours4,
 )
 
+#: the rules in plain words, for prompts (``StarBattle.rules_text``)
+RULES_TEXT = (
+    "Place stars in the {size}×{size} grid so that every row, every column and every region "
+    "(the cells marked with one letter) holds exactly {stars} star(s), and no two stars "
+    "touch, not even diagonally. `*` is a known star, `-` a cell known to be empty. In "
+    "the answer write `*` for a star and `-` for an empty cell."
+)
+
 
 def _row_choices(n: int, k: int) -> list[tuple[int, ...]]:
     """Every set of k columns of one row with no two stars side by side."""

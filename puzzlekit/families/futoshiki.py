@@ -102,6 +102,12 @@ def _split_cells(body: str, n: int) -> tuple[dict[int, tuple[int, str]], list[Vi
 class Futoshiki(GappedDrawing, GivensGrid):
     name = "futoshiki"
     description = "N×N Latin square with givens and < > between orthogonal neighbours"
+    rules_text = (
+        "Fill every cell of the {size}×{size} grid with a number from 1 to {size} so that every "
+        "row and every column holds each number exactly once, and every sign between two "
+        "neighbouring cells holds: `<` and `>` between cells of a row, `^` and `v` between a "
+        "cell and the one below it, each pointing at the smaller number. Given numbers stay."
+    )
     clue_kinds = ("given", "inequality")
     param_keys = ("size",)
     listed_params = ({"size": 4}, {"size": 5}, {"size": 6}, {"size": 7})

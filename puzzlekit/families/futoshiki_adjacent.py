@@ -175,6 +175,13 @@ def _pair_kinds(cells: list[tuple[int, str]], n: int, partial: bool) -> dict[tup
 class FutoshikiAdjacent(GappedDrawing, GivensGrid):
     name = "futoshiki-adjacent"
     description = "N×N Latin square; neighbours with consecutive values are marked (Adjacent)"
+    rules_text = (
+        "Fill every cell of the {size}×{size} grid with a number from 1 to {size} so that every "
+        "row and every column holds each number exactly once. A bar between two neighbouring "
+        "cells (`|` between cells of a row, `-` under a cell for the one below it) means their "
+        "numbers differ by exactly one; where every pair is shown, no bar means they differ by "
+        "more. Given numbers stay."
+    )
     clue_kinds = ("given", *PAIR_KINDS)
     param_keys = ("size",)
     listed_params = ({"size": 4}, {"size": 5}, {"size": 6})

@@ -1,11 +1,10 @@
 """Kakuro: digits 1..9 in white cells; every run adds up to its sum with no digit repeated.
 
-A grid of blocks and white cells. A *run* is a maximal horizontal (``across``) or vertical
-(``down``) line of two or more white cells (at most nine); its digits are all different (a
-rule of the schema) and add up to the run's sum (a clue).
+Blocks and white cells. A *run* is a maximal horizontal (``across``) or vertical (``down``) line
+of 2..9 white cells; its digits differ (a schema rule) and add up to its sum (a clue).
 
-Where the layout lives: the layout decides which variables exist, so it is part of the
-**schema** (params), not a clue. Params are either
+Where the layout lives: the layout decides which variables exist, so it is part of the **schema**
+(params), not a clue. Params are either
 
 - ``{"layout": ["#..#", ...]}``: one string per row, ``#`` a block and ``.`` a white cell; or
 - ``{"rows": R, "cols": C, "seed": s}`` (R, C in 3..12): a seeded random layout with a block
@@ -20,13 +19,12 @@ Clue kinds (coordinates are 0-based ``[row, col]`` cells):
   Constraint: ``Linear(cells, 1s, "==", s)``.
 - ``given``: ``data = {"value": v}``, one white cell; id ``r{row}c{col}`` (1-based).
 
-``clues_from_solution`` gives every digit and every run sum; ``initial_clues`` every run sum
-plus ``k`` random digits; repair moves at a cell reveal its digit or add a missing sum of a run
-through it.
+``clues_from_solution`` gives every digit and every run sum; ``initial_clues`` every run sum plus
+``k`` random digits; repair moves at a cell reveal its digit or add a missing sum of a run through
+it.
 
-JSON format: ``{"family": "kakuro", "params": {"rows": 6, "cols": 6, "seed": 1}, "clues":
-[{"id": "across-r2c2", "kind": "run", "data": {"direction": "across", "sum": 16},
-"coords": [[1, 1], [1, 2]]}, ...]}``.
+JSON: ``{"family": "kakuro", "params": {"rows": 6, "cols": 6, "seed": 1}, "clues": [{"id":
+"across-r2c2", "kind": "run", "data": {"direction": "across", "sum": 16}, "coords": [...]}]}``.
 
 Text format: one line, ``RxC:`` then the R rows joined by ``/``, each row C whitespace-separated
 tokens: ``#`` a block, ``D\\A`` a block with the sum of the run below it (``D``) and to its right
@@ -140,8 +138,10 @@ MAX_LAYOUT_SIDE = 30
 class Kakuro(Family):
     name = "kakuro"
     size_limits = {"rows": 12, "cols": 12, "layout": MAX_LAYOUT_SIDE}
-    description = (
-        "Blocks and white cells; each run holds different digits 1..9 adding up to its sum"
+    description = "Blocks and white cells; each run's digits differ and add up to its sum"
+    rules_text = (
+        "Fill every white cell `.` with a digit 1..9. A block `D\\A` gives the sums of the runs of "
+        "white cells below it (D) and right of it (A); a run's digits differ and add up to its sum."
     )
     clue_kinds = ("run", "given")
     listed_params = (

@@ -142,6 +142,13 @@ class KenKen(CageGrid, GivensGrid):
     name = "kenken"
     size_limits = {"size": 9}
     description = "N×N Latin square in cages with + − × ÷ targets (Tatham's Keen)"
+    rules_text = (
+        "Fill every cell of the {size}×{size} grid with a number from 1 to {size} so that every "
+        "row and every column holds each number exactly once, and the numbers of every cage "
+        "(outlined in the drawing and listed below it) make its target with its operation: `+` "
+        "their sum, `*` their product, `-` the difference and `/` the quotient of its two "
+        "cells (larger by smaller); a cage with a number alone is that number."
+    )
     clue_kinds = ("cage", "given")
     param_keys = ("size",)
     listed_params = ({"size": 3}, {"size": 4}, {"size": 5}, {"size": 6})

@@ -17,6 +17,10 @@ from puzzlekit.families._grid import GivensGrid
 class Latin(GivensGrid):
     name = "latin"
     description = "N×N Latin square with givens; each row and column holds 1..N once"
+    rules_text = (
+        "Fill every empty cell of the {size}×{size} grid with a number from 1 to {size} so that "
+        "every row and every column holds each number exactly once. The given numbers stay."
+    )
     param_keys = ("size",)
     listed_params = ({"size": 4}, {"size": 5}, {"size": 6}, {"size": 9})
 

@@ -71,6 +71,11 @@ class LogicGrid(Family):
     name = "logicgrid"
     size_limits = {"size": 8, "categories": 6}
     description = "zebra / whodunit puzzles: categories matched by statement clues"
+    rules_text = (
+        "A logic-grid puzzle: every value of every category belongs to exactly one entity and "
+        "no two entities share one; each numbered statement is true. The cells of the answer "
+        "are named `category@entity` (`color@1`: the color of entity 1)."
+    )
     clue_kinds = CLUE_KINDS
     listed_params = ({"size": 4, "categories": 3}, {"preset": "einstein"})
     default_verifier = "sat"
@@ -252,6 +257,23 @@ class LogicGrid(Family):
                 row += [c.values[int(solution[grid.var(e, c.name)])] for c in grid.others]
                 lines.append("".join(x.ljust(width) for x in row).rstrip())
         return "\n".join(lines)
+
+    def prompt_puzzle(self, instance: Instance) -> str:
+        grid = grid_of(self.schema(instance.params_dict()))
+        cats = [
+            f"- {c.name}: {', '.join(c.values)}{' (in this order)' if c.ordered else ''}"
+            for c in grid.categories
+        ]
+        head = f"The entities are the {grid.anchor_cat.name} values. Categories:"
+        return "\n".join([head, *cats, "", "Statements:", self.render_ascii(instance)])
+
+    def answer_values(self, schema: Schema) -> dict[str, dict[int, Any]]:
+        grid = grid_of(schema)
+        return {
+            grid.var(e, c.name): dict(enumerate(c.values))
+            for e in range(grid.size)
+            for c in grid.others
+        }
 
 
 LOGICGRID = register_family(LogicGrid())

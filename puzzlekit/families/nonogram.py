@@ -102,6 +102,14 @@ class Nonogram(Family):
     name = "nonogram"
     size_limits = {"rows": MAX_SIDE, "cols": MAX_SIDE}
     description = "R×C black-and-white picture; row and column clues give the runs of filled cells"
+    rules_text = (
+        "Shade cells of the {rows}×{cols} grid so that the numbers left of each row (above "
+        "each column) give, in order, the lengths of its runs of consecutive shaded cells, "
+        "with at least one empty cell between runs. In the drawing `#` is a cell known to be "
+        "shaded, `.` one known to be empty, `?` one to decide. In the answer write `#` for a "
+        "shaded cell and `-` for an empty one."
+    )
+    answer_symbols = {1: "#", 0: "-"}
     clue_kinds = ("row", "col", "cell")
     listed_params = (
         {"rows": 5, "cols": 5},

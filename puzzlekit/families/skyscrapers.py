@@ -119,6 +119,12 @@ class Skyscrapers(Family):
     name = "skyscrapers"
     size_limits = {"size": 9}
     description = "N×N Latin square of heights; edge clues count the buildings seen"
+    rules_text = (
+        "Fill every cell of the {size}×{size} grid with a building height from 1 to {size} so "
+        "that every row and every column holds each height exactly once. A number outside the "
+        "grid counts the buildings seen from there looking along that row or column: a taller "
+        "building hides every lower one behind it. Given heights stay."
+    )
     clue_kinds = ("edge", "given")
     listed_params = ({"size": 4}, {"size": 5}, {"size": 6}, {"size": 8})
 

@@ -7,11 +7,11 @@ Params: ``{"size": N, "stars": k}`` (``stars`` 1..3, default 1, with ``N >= 4k``
 ``"regions"``: N strings of N letters, one region per letter, for a fixed layout that is part of
 the schema (rules ``region-A`` ...).
 
-Where the layout lives: a puzzle is mostly its region layout, and the generator grows a new
-layout for every puzzle and reshapes it where a reject points, so generated layouts are
-**clues** (kind ``region``), which a :class:`~puzzlekit.families.Repair` can add and remove and
-which the sat backend passes as assumptions to one solver per size. The ``regions`` param is
-for importing a fixed layout as schema rules; both forms mean the same constraints.
+Where the layout lives: a puzzle is mostly its region layout, and the generator grows a new layout
+for every puzzle and reshapes it where a reject points, so generated layouts are **clues** (kind
+``region``), which a :class:`~puzzlekit.families.Repair` can add and remove and which the sat
+backend passes as assumptions to one solver per size. The ``regions`` param is for importing a
+fixed layout as schema rules; both forms mean the same constraints.
 
 Clue kinds (coordinates are 0-based ``[row, col]`` cells):
 
@@ -32,12 +32,12 @@ optionally an empty row and N rows of revealed cells (``*`` star, ``-`` empty, `
 a cell outside every region is ``.``. The row ``stars=k`` comes first when k > 1
 (``stars=2/AABB/.../DDCC//*.../....``). The same rows on lines of their own are read too.
 
-Generation: a seeded random star placement, then regions grown at random from the stars (for
-k > 1 from single stars, then merged in touching groups of k). ``initial_clues`` gives the
-layout plus ``k`` random revealed cells; repair moves at a cell reveal it, or move it (when it
-holds no star) into a neighbouring region whose shape stays connected. The star placement, the
-region growth and the exhaustive solver :func:`star_solutions` are in
-:mod:`puzzlekit.families._starlayout` (re-exported here).
+Generation: a seeded random star placement, then regions grown at random from the stars (for k > 1
+from single stars, then merged in touching groups of k). ``initial_clues`` gives the layout plus
+``k`` random revealed cells; repair moves at a cell reveal it, or move it (when it holds no star)
+into a neighbouring region whose shape stays connected. The star placement, the region growth and
+the exhaustive solver :func:`star_solutions` are in :mod:`puzzlekit.families._starlayout`
+(re-exported here).
 """
 
 from __future__ import annotations
@@ -74,7 +74,7 @@ from puzzlekit.families._regions import (
     neighbours4,
     one_cell,
 )
-from puzzlekit.families._starlayout import _merge, _place, _row_choices, star_solutions
+from puzzlekit.families._starlayout import RULES_TEXT, _merge, _place, _row_choices, star_solutions
 
 LETTERS = string.ascii_uppercase
 
@@ -83,6 +83,8 @@ class StarBattle(Family):
     name = "starbattle"
     size_limits = {"size": 14, "stars": 3, "regions": 14}
     description = "N×N grid; k stars per row, column and region, no two stars touching"
+    rules_text = RULES_TEXT
+    answer_symbols = {1: "*", 0: "-"}
     placement_kinds = {1: "star", 0: "empty"}
     clue_kinds = ("region", "star", "empty")
     listed_params = (
@@ -288,7 +290,6 @@ class StarBattle(Family):
                 )
         return moves
 
-    # -- golden cases -----------------------------------------------------------------------
     def golden_instances(
         self, params: Mapping[str, Any], *, seed: int = 0
     ) -> dict[str, tuple[str, Instance, int]] | None:

@@ -35,6 +35,11 @@ def default_box(n: int) -> tuple[int, int] | None:
 class Sudoku(GivensGrid):
     name = "sudoku"
     description = "N×N grid with rectangular boxes; each row, column and box holds 1..N once"
+    rules_text = (
+        "Fill every empty cell of the {size}×{size} grid with a number from 1 to {size} so that "
+        "every row, every column and every box of {box[0]}×{box[1]} cells (outlined in the "
+        "drawing) holds each number exactly once. The given numbers stay as they are."
+    )
     param_keys = ("size", "box")
     listed_params = (
         {"size": 4, "box": [2, 2]},

@@ -86,6 +86,11 @@ MAX_GROWN = 9
 class SudokuJigsaw(GivensGrid):
     name = "sudoku-jigsaw"
     description = "Sudoku with N irregular regions of N cells instead of boxes"
+    rules_text = (
+        "Fill every empty cell of the {size}×{size} grid with a number from 1 to {size} so that "
+        "every row, every column and every one of the {size} irregular regions (outlined in "
+        "the drawing) holds each number exactly once. The given numbers stay as they are."
+    )
     param_keys = ("size", "regions", "seed")
     listed_params = ({"size": 4}, {"size": 6}, {"size": 9})
     size_limits = {"size": 25, "regions": 25, "grown layout size": MAX_GROWN}

@@ -51,6 +51,12 @@ from puzzlekit.families.sudoku import Sudoku
 class SudokuKiller(CageGrid, Sudoku):
     name = "sudoku-killer"
     description = "Sudoku with cages: each cage's digits differ and add up to its sum"
+    rules_text = (
+        "Fill every cell of the {size}×{size} grid with a number from 1 to {size} so that every "
+        "row, every column and every box holds each number exactly once, and in every cage "
+        "(outlined in the drawing and listed below it as `name: sum [cells]`) the numbers "
+        "differ and add up to the cage's sum. The given numbers stay as they are."
+    )
     clue_kinds = ("cage", "given")
     listed_params = (
         {"size": 4, "box": [2, 2]},

@@ -160,6 +160,10 @@ class ToolCall(Family):
 
     name = "toolcall"
     description = "tool-schema puzzles: hidden input fields, an oracle, an expected verdict"
+    rules_text = (
+        "A tool call with hidden inputs: choose a value, from those listed, for every field "
+        "marked `?` so that the call returns the result shown. Fixed and given fields stay."
+    )
     clue_kinds = ("given",)
     listed_params = (
         {"tool": "shipping-rate", "expectedVerdict": "mid", "fixedInput": {"note": ""}},
@@ -186,6 +190,9 @@ class ToolCall(Family):
             tuple(v.name for v in variables), _safe(spec), Origin("rule", "oracle", coords)
         )
         return Schema(self.name, freeze(dict(params)), variables, (rule,), self.clue_kinds)
+
+    def answer_values(self, schema: Schema) -> dict[str, dict[int, Any]]:
+        return {f.name: {x: f.decode(x) for x in f.domain()} for f in self.spec(schema).fields}
 
     def spec(self, schema: Schema) -> CallSpec:
         """The call spec of a toolcall schema."""

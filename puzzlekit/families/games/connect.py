@@ -53,6 +53,13 @@ class Connect(MNKGame):
 class ConnectFamily(MNKFamily):
     name = "owm-connect"
     description = "only winning move in a connect (gravity) position"
+    rules_text = (
+        "A connect game on a board of {cols} columns and {rows} rows: two players take turns "
+        "dropping `x` and `o` into a column, where the piece falls to the lowest empty cell "
+        "(`.` is empty; x moves first). The first to get {k} in a row across, down or "
+        "diagonally wins. Find the move that wins for the player to move under perfect play "
+        "by both (if several win, the fastest); a move is named by the cell it fills."
+    )
     game_keys = ("cols", "rows", "k")
     listed_params = ({"cols": 4, "rows": 4, "k": 3},)
     max_moves_left = 4

@@ -367,6 +367,12 @@ class MNKFamily(OnlyWinningMove):
     name = "owm-mnk"
     size_limits = {"rows": MAX_SIDE, "cols": MAX_SIDE, "k": MAX_SIDE}
     description = "only winning move in an m,n,k-game (k in a row on an m×n board)"
+    rules_text = (
+        "An m,n,k-game on a {rows}×{cols} board: two players take turns placing `x` and `o` "
+        "(`.` is empty; x moves first, so x is to move when both have as many pieces); the "
+        "first to get {k} in a row across, down or diagonally wins. Find the move that wins "
+        "for the player to move under perfect play by both (if several win, the fastest)."
+    )
     #: the params, in the order the schema id names them
     game_keys = ("rows", "cols", "k")
     listed_params = ({"rows": 4, "cols": 4, "k": 3},)

@@ -152,6 +152,12 @@ class NimFamily(OnlyWinningMove):
     name = "owm-nim"
     size_limits = {"heaps": MAX_HEAPS, "max": MAX_STONES}
     description = "only winning move in a Nim position (normal play)"
+    rules_text = (
+        "Nim: the counts are heaps of counters (heap 1 first). Players take turns removing "
+        "any number of counters, at least one, from one heap; whoever takes the last counter "
+        "wins. Find the move that wins for the player to move under perfect play by both, "
+        "written `hH-N`: take N counters from heap H."
+    )
     game_keys = ("heaps", "max")
     listed_params = ({"heaps": 3, "max": 4},)
     max_moves_left = 12
