@@ -16,7 +16,7 @@ import random
 from pathlib import Path
 
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 from puzzlekit.app.studies.fuzz import judge, load_reproducer, reuse_parser, run_case
@@ -121,6 +121,7 @@ def test_malformed_text_lines_get_an_answer_per_line(seed, junk, where) -> None:
     junk=st.text(max_size=6) | st.sampled_from([*LOOKALIKE_DIGITS, "9" * 5000, "_" * 50]),
     where=st.floats(0, 1),
 )
+@example(game_id="keen:3:_a_aa_aa,s1m3a6m2", junk="0\r", where=0.0)  # a lone CR ends a line
 def test_malformed_tatham_ids_get_an_answer_per_line(game_id, junk, where) -> None:
     i = int(where * len(game_id))
     data = (game_id[:i] + junk + game_id[i:] + "\n").encode("utf-8", "surrogatepass")

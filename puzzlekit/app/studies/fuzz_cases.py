@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import random
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -203,12 +204,20 @@ VERIFIER_CHOICES = (None, None, None, "sat", "enumerative", "gametree", "oracle"
 BAD_NUMBERS = ("-1", "0", "nan", "inf", "-inf", "1e308", "99999999999999999999", "x", "٣")
 
 
+#: a line's end as the streaming commands read it
+_LINE_END = re.compile(rb"\r\n|\r|\n")
+
+
 def _lines_answered(data: bytes, document: bool = True) -> int | None:
     """How many answers a streaming command owes for ``data`` read as lines (None when the
-    input may be read as one JSON document, whose item count this does not predict)."""
+    input may be read as one JSON document, whose item count this does not predict). Lines end
+    as :func:`puzzlekit.core.reading.iter_lines` ends them: at ``\\n``, ``\\r\\n`` or a lone
+    ``\\r``."""
     count = 0
     first = True
-    for raw in data.split(b"\n"):
+    for number, raw in enumerate(_LINE_END.split(data)):
+        if number == 0:
+            raw = raw.removeprefix(b"\xef\xbb\xbf")  # the reader skips a byte-order mark
         try:
             text = raw.decode("utf-8").strip()
         except UnicodeDecodeError:
