@@ -191,3 +191,65 @@ def test_train_refuses_bad_settings_with_one_line(capsys, tmp_path) -> None:
         assert code == 2 and err.count("\n") == 1 and fault in err, err
     code = main(["train", "sudoku", "--out", str(tmp_path / "no" / "p.json"), "--quiet"])
     assert code == 2 and "cannot write" in capsys.readouterr().err
+
+
+def _config(tmp_path, policies) -> str:
+    """A two-policy experiment config beside copies of the policies (paths relative to it)."""
+    import shutil
+
+    for mode, path in policies.items():
+        shutil.copy(path, tmp_path / f"{mode}.json")
+    arms = "".join(
+        f'[[strategies]]\nname = "policy"\nlabel = "{mode}"\npolicy = "{mode}.json"\nclues = 0\n'
+        for mode in policies
+    )
+    text = (
+        'name = "two-policies"\nseed = 3\ntrials = 2\nbatch = 2\nexecutor = "serial"\n'
+        "[budget]\nmax_calls = 20\n"
+        '[[schemas]]\nfamily = "sudoku"\nparams = { size = 4 }\nlabel = "sudoku4"\n'
+        f'{arms}[[filters]]\nverifier = "bitmask"\n[holdout]\nverifier = "sat"\n'
+        "[preregistration]\nhypotheses = [{ id = \"H1\", claim = \"fewer calls\", "
+        'metric = "calls_per_accept_mean", arms = ["structured", "scalar"], '
+        'direction = "less" }]\nmetrics = ["accept_rate"]\n'
+    )
+    cfg = tmp_path / "exp.toml"
+    cfg.write_text(text)
+    return str(cfg)
+
+
+def test_an_experiment_runs_two_policies_as_two_arms(policies, tmp_path, capsys) -> None:
+    import pyarrow.parquet as pq
+
+    from puzzlekit.app.experiment.config import load_config
+    from puzzlekit.app.experiment.tasks import plan
+
+    cfg = _config(tmp_path, policies)
+    config = load_config(cfg)
+    tasks = plan(config)
+    assert [t.strategy for t in tasks] == ["structured", "scalar"]
+    spec = tasks[1].loop_spec()
+    assert spec.strategy == "policy"
+    assert spec.strategy_settings["policy"] == str((tmp_path / "scalar.json").resolve())
+    assert spec.strategy_settings["policy_digest"] == read_policy(policies["scalar"]).digest
+    code = main(["run", cfg, "--out", str(tmp_path / "run"), "--quiet"])
+    capsys.readouterr()
+    assert code == 0
+    puzzles = pq.read_table(tmp_path / "run" / "puzzles.parquet").to_pylist()
+    assert sorted({p["strategy"] for p in puzzles}) == ["scalar", "structured"]
+    assert len(puzzles) == 4
+
+
+def test_a_config_with_a_bad_policy_names_the_file(policies, tmp_path) -> None:
+    from puzzlekit.app.experiment.config import ConfigError, load_config
+
+    cfg = _config(tmp_path, policies)
+    (tmp_path / "scalar.json").write_text('{"format": "something else"}')
+    with pytest.raises(ConfigError) as exc:
+        load_config(cfg)
+    text = str(exc.value)
+    assert "strategies[1].policy" in text and "scalar.json" in text
+    assert "not a puzzlekit policy file" in text
+    bad = (tmp_path / "exp.toml").read_text().replace("size = 4", "size = 6")
+    (tmp_path / "exp.toml").write_text(bad)
+    with pytest.raises(ConfigError, match="trained on sudoku"):
+        load_config(cfg)

@@ -9,10 +9,12 @@ the same slots and channels), and the policy acts again until it submits. Action
 with the loop's seeded generator, so one seed gives one loop. The strategy reads only the
 filter's reports; the holdout stays where the loop driver keeps it.
 
-``Policy(k, policy=PATH)``: the clue count ``k`` of the other strategies is not used (the
-policy starts as it was trained, from ``env.start_clues`` of its file). The file is read once
-per path and digest in a process (:func:`load_policy`); a file for another schema, or not a
-policy file, is :class:`~puzzlekit.generators.policy_file.PolicyFileError`.
+``Policy(k, policy=PATH, policy_digest=None)``: the clue count ``k`` of the other strategies
+is not used (the policy starts as it was trained, from ``env.start_clues`` of its file). The
+file is read once per path, size and modification time in a process (:func:`load_policy`); a
+file for another schema, not a policy file, or one whose digest is not ``policy_digest`` (an
+experiment's config records it when it is read) is
+:class:`~puzzlekit.generators.policy_file.PolicyFileError`.
 
 Not for: training (:mod:`puzzlekit.envs.train`).
 """
@@ -29,7 +31,13 @@ from puzzlekit.core.model import Instance, Schema
 from puzzlekit.core.report import Verdict, VerifierReport
 from puzzlekit.families import get_family
 from puzzlekit.generators.base import FreshStart, Step, sample_solution
-from puzzlekit.generators.policy_file import PolicyFile, check_schema, check_slots, read_policy
+from puzzlekit.generators.policy_file import (
+    PolicyFile,
+    PolicyFileError,
+    check_schema,
+    check_slots,
+    read_policy,
+)
 from puzzlekit.generators.policy_model import Geometry
 from puzzlekit.generators.slots import DETAIL_KEYS, SlotLayout, fill_detail
 
@@ -57,12 +65,19 @@ class Policy(FreshStart):
 
     name = "policy"
 
-    def __init__(self, k: int, policy: str | os.PathLike[str] | None = None) -> None:
+    def __init__(
+        self,
+        k: int,
+        policy: str | os.PathLike[str] | None = None,
+        policy_digest: str | None = None,
+    ) -> None:
         super().__init__(k)
         if policy is None:
             raise ValueError("strategy policy needs a policy file (--policy FILE)")
         self.path = os.fspath(policy)
         self.file = load_policy(self.path)
+        if policy_digest is not None and policy_digest != self.file.digest:
+            raise PolicyFileError(f"policy {self.path}: changed since the run was set up")
         self._episode: Episode | None = None
 
     def start(self, schema: Schema, rng: np.random.Generator) -> Step:

@@ -77,8 +77,17 @@ class SchemaSpec:
 class StrategySpec:
     name: str
     clues: tuple[int, ...]
-    #: keyword settings of the strategy's factory (``external``: ``cmd``, ``cmd_timeout``)
+    #: keyword settings of the strategy's factory (``external``: ``cmd``, ``cmd_timeout``;
+    #: ``policy``: ``policy``, the file's absolute path, and ``policy_digest``, its digest when
+    #: the config was read)
     settings: Mapping[str, Any] = field(default_factory=dict)
+    #: the arm's name in rows, task ids and hypotheses (default: ``name``): two arms of one
+    #: strategy, such as two policies, need labels
+    label: str = ""
+
+    @property
+    def arm(self) -> str:
+        return self.label or self.name
 
 
 @dataclass(frozen=True)
@@ -335,21 +344,62 @@ def _strategy_item(
 ) -> StrategySpec:
     from puzzlekit.generators import STRATEGIES
 
-    t = r.table(item, path, ("name", "clues", "cmd", "cmd_timeout"))
+    t = r.table(item, path, ("name", "clues", "label", "cmd", "cmd_timeout", "policy"))
     sname = r.get(t, "name", path, str)
     try:
         STRATEGIES.get(sname)
     except LookupError as exc:
         raise r.fail(f"{path}.name", str(exc).strip("'\"")) from None
     clues = _clue_counts(r, t, path, most)
-    if sname in {s.name for s in strategies}:
-        raise r.fail(f"{path}.name", f"strategy {sname!r} is listed twice")
-    settings = {key: t[key] for key in ("cmd", "cmd_timeout") if key in t}
+    label = r.get(t, "label", path, str, "")
+    arm = label or sname
+    if arm in {s.arm for s in strategies}:
+        where, what = ("label", "label") if label else ("name", "strategy")
+        raise r.fail(f"{path}.{where}", f"{what} {arm!r} is listed twice; give labels")
+    settings: dict[str, Any] = {key: t[key] for key in ("cmd", "cmd_timeout") if key in t}
     if sname == "external" and "cmd" not in settings:
         raise r.fail(f"{path}.cmd", "strategy external needs cmd, the program to run")
     if sname != "external" and settings:
         raise r.fail(f"{path}.cmd", "cmd and cmd_timeout go with strategy external")
-    return StrategySpec(sname, clues, settings)
+    if "policy" in t or sname == "policy":
+        settings = _policy_settings(r, t, path, sname)
+    return StrategySpec(sname, clues, settings, label)
+
+
+def _policy_settings(r: _Reader, t: dict[str, Any], path: str, sname: str) -> dict[str, Any]:
+    """The policy strategy's settings: its file (relative to the config's directory), read
+    and checked here, so a bad file is a config problem naming it."""
+    from puzzlekit.generators.policy_file import PolicyFileError, read_policy
+
+    if sname != "policy":
+        raise r.fail(f"{path}.policy", "policy goes with strategy policy")
+    if "policy" not in t:
+        raise r.fail(f"{path}.policy", "strategy policy needs policy, a file of puzzlekit train")
+    given = r.get(t, "policy", path, str)
+    base = Path(r.source).parent if r.source else Path.cwd()
+    file = (base / given).resolve()
+    try:
+        found = read_policy(file)
+    except PolicyFileError as exc:
+        raise r.fail(f"{path}.policy", str(exc)) from None
+    return {"policy": str(file), "policy_digest": found.digest}
+
+
+def _check_policies(r: _Reader, schemas: Sequence[SchemaSpec], strategies: Sequence[Any]) -> None:
+    """Every policy arm against every schema: a policy runs on the schema it was trained on."""
+    from puzzlekit.families import get_family
+    from puzzlekit.generators.policy_file import PolicyFileError, check_schema, read_policy
+
+    for i, strat in enumerate(strategies):
+        if "policy" not in strat.settings:
+            continue
+        found = read_policy(strat.settings["policy"])
+        for spec in schemas:
+            schema = get_family(spec.family).schema(dict(spec.params))
+            try:
+                check_schema(found, schema.family, schema.params_dict(), strat.settings["policy"])
+            except PolicyFileError as exc:
+                r.problems.append(r.fail(f"strategies[{i}].policy", f"{spec.label}: {exc}"))
 
 
 def _filters(r: _Reader, top: dict[str, Any]) -> list[VerifierSpec]:
@@ -412,6 +462,7 @@ def _parse(r: _Reader, top: dict[str, Any]) -> ExperimentConfig | None:
     budget = budget if budget is not None else {}
     schemas, sizes = _schemas(r, top)
     strategies = _strategies(r, top, sizes)
+    r.attempt(_check_policies, r, schemas, strategies)
     filters = _filters(r, top)
     holdout = None
     if "holdout" in top:

@@ -100,7 +100,7 @@ def check_arms(
     if any(p.path.startswith(("schemas", "strategies", "filters")) for p in r.problems):
         return
     names = {
-        "strategy": [s.name for s in strategies],
+        "strategy": [s.arm for s in strategies],
         "filter": [f.label for f in filters],
         "k": [str(k) for k in sorted({k for s in strategies for k in s.clues})],
         "schema": [s.label for s in schemas],

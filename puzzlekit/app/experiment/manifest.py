@@ -42,7 +42,7 @@ def k_raised(config: ExperimentConfig) -> list[dict[str, Any]]:
             for k in strategy.clues:
                 if k < least:
                     out.append(
-                        {"schema": spec.label, "strategy": strategy.name, "k": k, "least": least}
+                        {"schema": spec.label, "strategy": strategy.arm, "k": k, "least": least}
                     )
     return out
 

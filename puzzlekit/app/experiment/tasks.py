@@ -54,8 +54,11 @@ class Task:
     plugins: tuple[str, ...] = ()
     #: report extras every filter call computes (the config's ``extras``)
     extras: tuple[str, ...] = ()
-    #: keyword settings of the strategy's factory (``external``: ``cmd``, ``cmd_timeout``)
+    #: keyword settings of the strategy's factory (``external``: ``cmd``, ``cmd_timeout``;
+    #: ``policy``: ``policy``, ``policy_digest``)
     strategy_settings: tuple[tuple[str, Any], ...] = ()
+    #: the registry name of the strategy when ``strategy`` is an arm's label ("": the same)
+    strategy_name: str = ""
 
     def loop_spec(self) -> LoopSpec:
         """The loop of every trial of this task (the seed aside)."""
@@ -63,7 +66,7 @@ class Task:
         return LoopSpec(
             self.schema.family,
             dict(self.schema.params),
-            strategy=self.strategy,
+            strategy=self.strategy_name or self.strategy,
             strategy_settings=dict(self.strategy_settings),
             k=self.k,
             filter=self.filter.verifier,
@@ -89,12 +92,12 @@ def plan(config: ExperimentConfig) -> list[Task]:
                 for filt in config.filters:
                     for start in range(0, config.trials, config.batch):
                         trials = tuple(range(start, min(start + config.batch, config.trials)))
-                        tid = f"{schema.label}.{strat.name}.k{k}.{filt.label}.t{start:05d}"
+                        tid = f"{schema.label}.{strat.arm}.k{k}.{filt.label}.t{start:05d}"
                         tasks.append(
                             Task(
                                 tid,
                                 schema,
-                                strat.name,
+                                strat.arm,
                                 k,
                                 filt,
                                 config.holdout,
@@ -108,6 +111,7 @@ def plan(config: ExperimentConfig) -> list[Task]:
                                 config.plugins,
                                 config.extras,
                                 tuple(sorted(strat.settings.items())),
+                                strat.name if strat.arm != strat.name else "",
                             )
                         )
     return tasks
