@@ -208,7 +208,7 @@ def _config(tmp_path, policies) -> str:
         "[budget]\nmax_calls = 20\n"
         '[[schemas]]\nfamily = "sudoku"\nparams = { size = 4 }\nlabel = "sudoku4"\n'
         f'{arms}[[filters]]\nverifier = "bitmask"\n[holdout]\nverifier = "sat"\n'
-        "[preregistration]\nhypotheses = [{ id = \"H1\", claim = \"fewer calls\", "
+        '[preregistration]\nhypotheses = [{ id = "H1", claim = "fewer calls", '
         'metric = "calls_per_accept_mean", arms = ["structured", "scalar"], '
         'direction = "less" }]\nmetrics = ["accept_rate"]\n'
     )
