@@ -24,8 +24,10 @@ from typing import Any
 
 from puzzlekit.app.experiment.config_keys import Preregistration
 from puzzlekit.app.experiment.config_keys import check_arms as _check_arms
+from puzzlekit.app.experiment.config_keys import check_policies as _check_policies
 from puzzlekit.app.experiment.config_keys import extras as _extras
 from puzzlekit.app.experiment.config_keys import plugins as _plugins
+from puzzlekit.app.experiment.config_keys import policy_settings as _policy_settings
 from puzzlekit.app.experiment.config_keys import preregistration as _preregistration
 from puzzlekit.app.experiment.config_schema import closest
 from puzzlekit.app.experiment.config_schema import type_name as _type_name
@@ -364,42 +366,6 @@ def _strategy_item(
     if "policy" in t or sname == "policy":
         settings = _policy_settings(r, t, path, sname)
     return StrategySpec(sname, clues, settings, label)
-
-
-def _policy_settings(r: _Reader, t: dict[str, Any], path: str, sname: str) -> dict[str, Any]:
-    """The policy strategy's settings: its file (relative to the config's directory), read
-    and checked here, so a bad file is a config problem naming it."""
-    from puzzlekit.generators.policy_file import PolicyFileError, read_policy
-
-    if sname != "policy":
-        raise r.fail(f"{path}.policy", "policy goes with strategy policy")
-    if "policy" not in t:
-        raise r.fail(f"{path}.policy", "strategy policy needs policy, a file of puzzlekit train")
-    given = r.get(t, "policy", path, str)
-    base = Path(r.source).parent if r.source else Path.cwd()
-    file = (base / given).resolve()
-    try:
-        found = read_policy(file)
-    except PolicyFileError as exc:
-        raise r.fail(f"{path}.policy", str(exc)) from None
-    return {"policy": str(file), "policy_digest": found.digest}
-
-
-def _check_policies(r: _Reader, schemas: Sequence[SchemaSpec], strategies: Sequence[Any]) -> None:
-    """Every policy arm against every schema: a policy runs on the schema it was trained on."""
-    from puzzlekit.families import get_family
-    from puzzlekit.generators.policy_file import PolicyFileError, check_schema, read_policy
-
-    for i, strat in enumerate(strategies):
-        if "policy" not in strat.settings:
-            continue
-        found = read_policy(strat.settings["policy"])
-        for spec in schemas:
-            schema = get_family(spec.family).schema(dict(spec.params))
-            try:
-                check_schema(found, schema.family, schema.params_dict(), strat.settings["policy"])
-            except PolicyFileError as exc:
-                r.problems.append(r.fail(f"strategies[{i}].policy", f"{spec.label}: {exc}"))
 
 
 def _filters(r: _Reader, top: dict[str, Any]) -> list[VerifierSpec]:

@@ -1,13 +1,15 @@
 """Config keys whose checking reaches outside their own table: ``plugins`` (imported so that what
 they register is known to the rest of the check), ``extras`` (names of report extras) and the
 ``[preregistration]`` table (metrics, and hypotheses whose arms, schemas and ``k`` are checked
-against the config's names). Read by :mod:`puzzlekit.app.experiment.config` with its reader
+against the config's names), and a strategy's ``policy`` (a file read, and checked against
+every schema). Read by :mod:`puzzlekit.app.experiment.config` with its reader
 ``r``."""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 from puzzlekit.app.experiment.hypotheses import Hypothesis, read_hypothesis
@@ -109,3 +111,39 @@ def check_arms(
         if h.checkable:
             for path, message in arm_problems(h, f"preregistration.hypotheses[{i}]", names):
                 r.problems.append(r.fail(path, message))
+
+
+def policy_settings(r: Any, t: dict[str, Any], path: str, sname: str) -> dict[str, Any]:
+    """The policy strategy's settings: its file (relative to the config's directory), read
+    and checked here, so a bad file is a config problem naming it."""
+    from puzzlekit.generators.policy_file import PolicyFileError, read_policy
+
+    if sname != "policy":
+        raise r.fail(f"{path}.policy", "policy goes with strategy policy")
+    if "policy" not in t:
+        raise r.fail(f"{path}.policy", "strategy policy needs policy, a file of puzzlekit train")
+    given = r.get(t, "policy", path, str)
+    base = Path(r.source).parent if r.source else Path.cwd()
+    file = (base / given).resolve()
+    try:
+        found = read_policy(file)
+    except PolicyFileError as exc:
+        raise r.fail(f"{path}.policy", str(exc)) from None
+    return {"policy": str(file), "policy_digest": found.digest}
+
+
+def check_policies(r: Any, schemas: Sequence[Any], strategies: Sequence[Any]) -> None:
+    """Every policy arm against every schema: a policy runs on the schema it was trained on."""
+    from puzzlekit.families import get_family
+    from puzzlekit.generators.policy_file import PolicyFileError, check_schema, read_policy
+
+    for i, strat in enumerate(strategies):
+        if "policy" not in strat.settings:
+            continue
+        found = read_policy(strat.settings["policy"])
+        for spec in schemas:
+            schema = get_family(spec.family).schema(dict(spec.params))
+            try:
+                check_schema(found, schema.family, schema.params_dict(), strat.settings["policy"])
+            except PolicyFileError as exc:
+                r.problems.append(r.fail(f"strategies[{i}].policy", f"{spec.label}: {exc}"))
