@@ -121,6 +121,8 @@ class Family:
     #: how the answer to a 0/1 grid writes each value (nonogram: ``{1: "#", 0: "-"}``); None:
     #: digits
     answer_symbols: Mapping[int, str] | None = None
+    #: the symmetry group :meth:`canonical_instance` divides out, in words (empty: none)
+    symmetry_group: str = ""
     #: colours of the marks drawn by :meth:`render`
     MARK_COLORS = {"?": "tab:orange", "!": "tab:red", "*": "tab:purple"}
 
@@ -317,6 +319,13 @@ class Family:
         :class:`puzzlekit.answers.Unreadable` with the reason when nothing can be read.
         ``check_answer`` reads text answers through this hook when a family overrides it."""
         return _answers_hook("parse_answer")(self, instance, text)
+
+    def canonical_instance(self, instance: Instance) -> Instance:
+        """One representative of ``instance``'s class under :attr:`symmetry_group` (the same
+        instance for every member of the class, a different one for every other class): what
+        :meth:`Instance.canonical_digest` digests, for deduplication and disjoint dataset
+        splits. Default: the instance itself (no group)."""
+        return instance
 
     # -- golden corpora (puzzlekit.quality.golden) ----------------------------------------------
     def schema_id(self, params: Mapping[str, Any]) -> str:

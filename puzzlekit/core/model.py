@@ -34,6 +34,10 @@ Solution: TypeAlias = Mapping[str, Value]
 
 OPS = ("==", "!=", "<", "<=", ">", ">=")
 
+#: the representative of a symmetry class, named rather than imported: families sit above the
+#: model, and are loaded on first use (``"module:attr"``, as the registries name entries)
+CANONICAL_INSTANCE = "puzzlekit.families:canonical_instance"
+
 
 def compare(lhs: int, op: str, rhs: int) -> bool:
     """Evaluate ``lhs op rhs`` for one of the six comparison operators in :data:`OPS`."""
@@ -369,6 +373,20 @@ class Instance:
         if cached is None:
             cached = sha256_digest(self.canonical_json())
             object.__setattr__(self, "_digest", cached)
+        return cached
+
+    def canonical_digest(self) -> str:
+        """The digest of one representative of this puzzle's symmetry class, where its family
+        defines a group (``Family.canonical_instance``: Sudoku's digit relabelling, row and
+        column permutations within bands and stacks, band and stack permutations, transpose);
+        else :attr:`digest`. Equal for two puzzles exactly when one is the other transformed."""
+        cached = self.__dict__.get("_canonical_digest")
+        if cached is None:
+            import importlib
+
+            module, attr = CANONICAL_INSTANCE.split(":")
+            cached = getattr(importlib.import_module(module), attr)(self).digest
+            object.__setattr__(self, "_canonical_digest", cached)
         return cached
 
     def fresh_canonical_json(self) -> bytes:

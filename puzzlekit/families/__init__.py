@@ -30,6 +30,7 @@ from puzzlekit.core.protocols import Family, Repair, pick_in_order
 
 __all__ = [
     "FAMILIES",
+    "canonical_instance",
     "Family",
     "Repair",
     "default_params",
@@ -161,6 +162,16 @@ def resolve(instance: Instance) -> Problem:
     if violations:
         raise SpecError(violations)
     return Problem(instance, schema, tuple(pairs))
+
+
+def canonical_instance(instance: Instance) -> Instance:
+    """The representative of ``instance``'s symmetry class (``Family.canonical_instance``);
+    the instance itself for an unknown family or one its family cannot read."""
+    try:
+        family = get_family(instance.family)
+        return family.canonical_instance(instance)
+    except (SpecError, *MISREAD_ERRORS):
+        return instance
 
 
 def schema_of(instance: Instance) -> Schema:

@@ -10,8 +10,10 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from puzzlekit.core.model import Instance
 from puzzlekit.families import register_family
 from puzzlekit.families._grid import GivensGrid
+from puzzlekit.families._symmetry import canonical_givens
 
 
 class Latin(GivensGrid):
@@ -22,10 +24,15 @@ class Latin(GivensGrid):
         "every row and every column holds each number exactly once. The given numbers stay."
     )
     param_keys = ("size",)
+    symmetry_group = "symbol relabelling, row permutations, column permutations, transpose"
     listed_params = ({"size": 4}, {"size": 5}, {"size": 6}, {"size": 9})
 
     def normalize_params(self, params: Mapping[str, Any]) -> dict[str, Any]:
         return {"size": self._check_size(params, default=None)}
+
+    def canonical_instance(self, instance: Instance) -> Instance:
+        n = self.normalize_params(instance.params_dict())["size"]
+        return canonical_givens(self, instance, n, n, transpose=True)
 
 
 LATIN = register_family(Latin())

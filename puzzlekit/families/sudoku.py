@@ -16,9 +16,10 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from puzzlekit.core.model import SpecError, Violation
+from puzzlekit.core.model import Instance, SpecError, Violation
 from puzzlekit.families import register_family
 from puzzlekit.families._grid import GivensGrid
+from puzzlekit.families._symmetry import canonical_givens
 
 
 def default_box(n: int) -> tuple[int, int] | None:
@@ -41,6 +42,10 @@ class Sudoku(GivensGrid):
         "drawing) holds each number exactly once. The given numbers stay as they are."
     )
     param_keys = ("size", "box")
+    symmetry_group = (
+        "digit relabelling, rows within bands, columns within stacks, bands, stacks, and the "
+        "transpose when boxes are square"
+    )
     listed_params = (
         {"size": 4, "box": [2, 2]},
         {"size": 6, "box": [2, 3]},
@@ -97,6 +102,10 @@ class Sudoku(GivensGrid):
         for i, (r0, c0) in enumerate((r, c) for r in range(0, n, br) for c in range(0, n, bc)):
             out.append((f"box{i + 1}", [(r0 + r, c0 + c) for r in range(br) for c in range(bc)]))
         return out
+
+    def canonical_instance(self, instance: Instance) -> Instance:
+        br, bc = self.box_shape(self.normalize_params(instance.params_dict()))
+        return canonical_givens(self, instance, br, bc, transpose=br == bc)
 
 
 SUDOKU = register_family(Sudoku())

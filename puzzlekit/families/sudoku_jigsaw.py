@@ -47,6 +47,7 @@ from puzzlekit.families._cages import (
     rows_to_regions,
 )
 from puzzlekit.families._grid import SYMBOLS, GivensGrid, cell_name
+from puzzlekit.families._symmetry import canonical_givens
 
 #: the layouts of seed 0, recorded so that no process pays for growing them (a 9×9 takes
 #: seconds); tests check that :func:`grow_regions` still gives them
@@ -92,6 +93,7 @@ class SudokuJigsaw(GivensGrid):
         "the drawing) holds each number exactly once. The given numbers stay as they are."
     )
     param_keys = ("size", "regions", "seed")
+    symmetry_group = "digit relabelling (the regions are the schema's)"
     listed_params = ({"size": 4}, {"size": 6}, {"size": 9})
     size_limits = {"size": 25, "regions": 25, "grown layout size": MAX_GROWN}
 
@@ -236,6 +238,9 @@ class SudokuJigsaw(GivensGrid):
                 for c in range(n):
                     symbols.setdefault((r, c), SYMBOLS[solution[cell_name(r, c)] - 1])
         return render_groups_mpl(n, group_of, symbols, None, ax)
+
+    def canonical_instance(self, instance: Instance) -> Instance:
+        return canonical_givens(self, instance, 1, 1, transpose=False, rows=False)
 
 
 SUDOKU_JIGSAW = register_family(SudokuJigsaw())

@@ -1,0 +1,108 @@
+"""Instance.canonical_digest: one digest per symmetry class (Sudoku, Latin squares, jigsaw
+relabelling), the plain digest for families without a group."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from puzzlekit.core.model import Clue, Instance
+from puzzlekit.core.solutions import compiled_sample
+from puzzlekit.families import get_family
+
+
+def _instance(family: str, params: dict, grid: np.ndarray) -> Instance:
+    n = grid.shape[0]
+    clues = [
+        Clue.make(f"r{r + 1}c{c + 1}", "given", {"value": int(grid[r, c])}, [(r, c)])
+        for r in range(n)
+        for c in range(n)
+        if grid[r, c]
+    ]
+    return Instance.make(family, params, clues)
+
+
+def _puzzles(family: str, params: dict, count: int, seed: int) -> list[np.ndarray]:
+    fam = get_family(family)
+    schema = fam.schema(params)
+    n = schema.params_dict()["size"]
+    rng = np.random.default_rng(seed)
+    out = []
+    for _ in range(count):
+        sol = fam.sample_solution(schema, rng) or compiled_sample(schema, rng)
+        grid = np.array([sol[v.name] for v in schema.variables]).reshape(n, n)
+        out.append(grid * (rng.random((n, n)) < 0.35))
+    return out
+
+
+def _moved(grid: np.ndarray, band: int, stack: int, transpose: bool, rng) -> np.ndarray:
+    n = grid.shape[0]
+
+    def wreath(b: int) -> np.ndarray:
+        return np.concatenate([blk * b + rng.permutation(b) for blk in rng.permutation(n // b)])
+
+    if transpose and rng.random() < 0.5:
+        grid = grid.T
+    grid = grid[wreath(band)][:, wreath(stack)]
+    return np.concatenate([[0], rng.permutation(n) + 1])[grid]
+
+
+CASES = [
+    ("sudoku", {"size": 9}, 3, 3, True),
+    ("sudoku", {"size": 6, "box": [2, 3]}, 2, 3, False),
+    ("latin", {"size": 6}, 6, 6, True),
+]
+
+
+@pytest.mark.parametrize(("family", "params", "band", "stack", "transpose"), CASES)
+def test_every_transformed_puzzle_merges_with_its_original(
+    family: str, params: dict, band: int, stack: int, transpose: bool
+) -> None:
+    rng = np.random.default_rng(11)
+    grids = _puzzles(family, params, 12, seed=2)
+    digests = set()
+    for grid in grids:
+        original = _instance(family, params, grid)
+        for _ in range(2):
+            moved = _instance(family, params, _moved(grid, band, stack, transpose, rng))
+            assert moved.canonical_digest() == original.canonical_digest()
+        digests.add(original.canonical_digest())
+    assert len(digests) == len(grids)  # distinct random puzzles stay apart
+
+
+def test_a_changed_given_is_another_class() -> None:
+    grid = _puzzles("sudoku", {"size": 9}, 1, seed=4)[0]
+    other = grid.copy()
+    r, c = np.argwhere(grid == 0)[0]
+    other[r, c] = next(v for v in range(1, 10) if v not in grid[r] and v not in grid[:, c])
+    a, b = _instance("sudoku", {"size": 9}, grid), _instance("sudoku", {"size": 9}, other)
+    assert a.canonical_digest() != b.canonical_digest()
+
+
+def test_the_representative_is_in_its_class_and_read_paths_agree() -> None:
+    sudoku = get_family("sudoku")
+    grid = _puzzles("sudoku", {"size": 9}, 1, seed=5)[0]
+    inst = _instance("sudoku", {"size": 9, "box": [3, 3]}, grid)
+    rep = sudoku.canonical_instance(inst)
+    assert rep.canonical_digest() == inst.canonical_digest() == rep.digest
+    line = sudoku.parse_text(sudoku.format_text(inst))  # params as the text line gives them
+    assert line.canonical_digest() == inst.canonical_digest()
+
+
+def test_jigsaw_relabels_digits_only() -> None:
+    params = {"size": 6}
+    grid = _puzzles("sudoku-jigsaw", params, 1, seed=6)[0]
+    perm = np.array([0, 3, 1, 2, 6, 4, 5])
+    a, b = _instance("sudoku-jigsaw", params, grid), _instance("sudoku-jigsaw", params, perm[grid])
+    assert a.canonical_digest() == b.canonical_digest()
+    assert _instance("sudoku-jigsaw", params, grid.T).canonical_digest() != a.canonical_digest()
+
+
+def test_families_without_a_group_and_unreadable_puzzles_keep_their_digest() -> None:
+    kenken = Instance.make("kenken", {"size": 4}, [])
+    assert kenken.canonical_digest() == kenken.digest
+    assert get_family("kenken").symmetry_group == ""
+    odd = Instance.make("no-such-family", {}, [])
+    assert odd.canonical_digest() == odd.digest
+    bad = Instance.make("sudoku", {"size": 4}, [Clue.make("x", "given", {"value": 9}, [(0, 0)])])
+    assert bad.canonical_digest() == bad.digest
