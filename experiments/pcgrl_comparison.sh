@@ -7,6 +7,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 PK=${PUZZLEKIT:-.venv/bin/puzzlekit}
 OUT=${1:-runs/pcgrl_comparison}
+mkdir -p experiments/data/pcgrl
 for obs in structured scalar; do
   $PK train sudoku --params '{"size": 4}' --obs "$obs" --steps 30000 --seed 0 \
     --out "experiments/data/pcgrl/sudoku4-$obs.policy.json" --quiet
