@@ -51,7 +51,7 @@ def test_solve_and_grade_read_generate_records(capsys, monkeypatch) -> None:
     records = generated(capsys, count=2)
     code, out, _ = run(capsys, "solve", "-", stdin=records, monkeypatch=monkeypatch)
     solved = [json.loads(line) for line in out.splitlines()]
-    assert code == 0 and [s["verdict"] for s in solved] == ["UNIQUE", "UNIQUE"]
+    assert code == 0 and [s["uniquenessVerdict"] for s in solved] == ["UNIQUE", "UNIQUE"]
     code, out, _ = run(capsys, "grade", "-", "--no-search", stdin=records, monkeypatch=monkeypatch)
     graded = [json.loads(line) for line in out.splitlines()]
     assert code == 0 and len(graded) == 2 and all("status" in g for g in graded)
@@ -182,7 +182,7 @@ def test_solve_formats_differ(capsys, seventeen, tmp_path) -> None:
     path.write_text(seventeen[0] + "\n")
     _, as_json, _ = run(capsys, "solve", str(path), "--format", "json")
     _, as_text, _ = run(capsys, "solve", str(path), "--format", "text")
-    assert json.loads(as_json)["verdict"] == "UNIQUE"
+    assert json.loads(as_json)["uniquenessVerdict"] == "UNIQUE"
     assert as_text.startswith("# input 1: UNIQUE") and as_json != as_text
 
 

@@ -86,7 +86,7 @@ def test_solve_prints_the_solution_in_the_line_format(tmp_path, capsys):
     path.write_text("1234.41.21.3432.\n")
     code, out, _ = run(capsys, "solve", str(path), "--family", "sudoku")
     row = json.loads(out)
-    assert code == 0 and row["verdict"] == "UNIQUE"
+    assert code == 0 and row["uniquenessVerdict"] == "UNIQUE"
     assert row["solutions"] == ["1234341221434321"]
 
 

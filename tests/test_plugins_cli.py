@@ -144,7 +144,7 @@ def test_verify_and_solve_read_a_plugin_family_with_a_plugin_verifier(generated)
     out = pk("solve", "-", "--plugin", PLUGIN, stdin=text)
     assert out.returncode == 0, out.stderr
     rows = [json.loads(line) for line in out.stdout.splitlines()]
-    assert all(r["verdict"] == "UNIQUE" for r in rows)
+    assert all(r["uniquenessVerdict"] == "UNIQUE" for r in rows)
     # the solution in the family's text format is the one generate recorded
     solution = generated[0]["solution"]
     line = "".join(str(solution[f"r{r}c{c}"]) for r in range(1, 5) for c in range(1, 5))

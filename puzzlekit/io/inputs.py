@@ -1,7 +1,9 @@
 """Reading puzzles from files: a JSON instance, a JSON array or JSON Lines of instances (or of
-``puzzlekit generate`` records, whose ``instance`` is read), or a family's one-line text format
-with one puzzle per line. A bare line of n*n grid characters with no family given is read as a
-Sudoku of that size, and the item says so (:attr:`InputItem.note`).
+``puzzlekit generate`` records and of ``verify``/``solve`` lines written ``--with-instance``,
+whose ``instance`` is read), or a family's one-line text format with one puzzle per line. A
+report line without its instance is an item whose violation names ``--with-instance``. A bare
+line of n*n grid characters with no family given is read as a Sudoku of that size, and the item
+says so (:attr:`InputItem.note`).
 
 Bad input does not raise: each unreadable puzzle comes back as violations, so a command can report
 it as INVALID_SPEC and go on with the next one. Only an unreadable file raises (``OSError``).
@@ -77,9 +79,35 @@ def _bad_line(line: Line) -> InputItem:
     return InputItem(line.number, None, (v,), sha256_digest(line.raw))
 
 
+#: the flag that makes ``verify`` and ``solve`` lines carry their input's instance
+WITH_INSTANCE = "--with-instance"
+#: the verdict of a ``verify`` report or a ``solve`` line; ``verdict``: solve's old name, still read
+REPORT_VERDICT_KEYS = ("uniquenessVerdict", "verdict")
+
+
+def report_verdict(obj: Mapping[str, Any]) -> str | None:
+    """The uniqueness verdict of a ``verify`` report or a ``solve`` line under today's name
+    (``uniquenessVerdict``) or solve's old one (``verdict``); None for anything else."""
+    if "instanceDigest" not in obj:
+        return None
+    for key in REPORT_VERDICT_KEYS:
+        if isinstance(obj.get(key), str):
+            return obj[key]
+    return None
+
+
 def _from_obj(pos: int, obj: Any, raw: str) -> InputItem:
-    if isinstance(obj, Mapping) and "family" not in obj and "instance" in obj:
-        obj = _record_instance(pos, obj)  # a ``puzzlekit generate`` record
+    if isinstance(obj, Mapping) and "family" not in obj:
+        if "instance" in obj:  # a ``generate`` record, or a report written --with-instance
+            obj = _record_instance(pos, obj)
+        elif report_verdict(obj) is not None:
+            obj = Violation(
+                "malformed",
+                None,
+                "instance",
+                f"line {pos} is a verify or solve report without its puzzle; write it with "
+                f"{WITH_INSTANCE}",
+            )
         if isinstance(obj, Violation):
             return InputItem(pos, None, (obj,), sha256_digest(raw.encode("utf-8")))
     try:
@@ -89,13 +117,13 @@ def _from_obj(pos: int, obj: Any, raw: str) -> InputItem:
 
 
 def _record_instance(pos: int, record: Mapping[str, Any]) -> Any:
-    """The ``instance`` of a generate record, or a violation when the record has none."""
+    """The ``instance`` of a generate record or of a report written ``--with-instance``, or a
+    violation when it has none (an exhausted loop, an unreadable input)."""
     inst = record["instance"]
     if inst is None:
-        status = record.get("status", "unknown")
-        return Violation(
-            "malformed", None, f"record {pos}", f"a {status} record has no instance to read"
-        )
+        verdict = report_verdict(record)
+        what = f"{verdict} report" if verdict else f"{record.get('status', 'unknown')} record"
+        return Violation("malformed", None, f"record {pos}", f"this {what} has no instance to read")
     return inst
 
 

@@ -3,7 +3,9 @@
 This is the engine behind ``puzzlekit generate``: a :class:`GenerateConfig` becomes a
 :class:`~puzzlekit.loop.driver.LoopSpec`, the one driver runs loop ``i`` with the seed
 ``loop_seed(config.seed, i)``, and :func:`puzzlekit.loop.rows.generate_record` writes each
-outcome as a record that contains no timings, so one seed gives byte-identical output.
+outcome as a record that contains no timings, so one seed gives byte-identical output. Each
+record's ``provenance`` (:func:`provenance`) names what made it: the puzzlekit version, the filter
+and holdout verifiers with their versions, the batch seed and the loop index.
 
 With a ledger or a corpus (``GenerateConfig.ledger``/``corpus``) every loop outcome is also
 settled by :func:`puzzlekit.loop.settle.settle` (audit steps, stopping condition, escalation or the
@@ -22,7 +24,7 @@ from typing import Any
 from puzzlekit.loop.driver import LoopDriver, LoopSpec, default_clues, loop_seed
 from puzzlekit.loop.rows import generate_record
 
-__all__ = ["GenerateConfig", "default_clues", "dumps", "generate", "loop_seed"]
+__all__ = ["GenerateConfig", "default_clues", "dumps", "generate", "loop_seed", "provenance"]
 
 
 @dataclass(frozen=True)
@@ -115,6 +117,7 @@ def generate(
     ``wrap_filter`` is passed to :class:`~puzzlekit.loop.driver.LoopDriver` (e.g. to count calls).
     """
     driver = LoopDriver(config.loop_spec(), wrap_filter=wrap_filter)
+    made_by = provenance(config)
     settling = config.ledger is not None or config.corpus is not None
     settler = _Settler(config, computed_at) if settling else None
     accepted = 0
@@ -130,10 +133,31 @@ def generate(
             settled = None
             if settler is not None and result.status != "dropped":
                 settled = settler(result, driver)
-            yield generate_record(result, driver.family, settlement=settled)
+            made = {**made_by, "loop": index - 1}
+            yield generate_record(result, driver.family, settlement=settled, provenance=made)
     finally:
         if settler is not None:
             settler.close()
+
+
+def provenance(config: GenerateConfig) -> dict[str, Any]:
+    """What made a batch's records: the puzzlekit version, the filter and the holdout (registry
+    name and version; holdout null when none ran) and the batch seed. With the record's
+    ``provenance.loop`` (its loop index ``i``), ``loop_seed(seed, i)`` is the record's ``seed``."""
+    import puzzlekit
+    from puzzlekit.verifiers.registry import get_verifier
+
+    def made_by(name: str | None) -> dict[str, str] | None:
+        if name is None:
+            return None
+        return {"verifier": name, "version": str(get_verifier(name).version)}
+
+    return {
+        "puzzlekit": puzzlekit.__version__,
+        "filter": made_by(config.filter),
+        "holdout": made_by(config.holdout),
+        "seed": config.seed,
+    }
 
 
 def dumps(rec: Mapping[str, Any]) -> str:

@@ -320,12 +320,17 @@ def _state_text(state: Mapping[str, Any] | None) -> str | None:
 
 
 def generate_record(
-    result: LoopResult, family: Any, *, settlement: Any | None = None
+    result: LoopResult,
+    family: Any,
+    *,
+    settlement: Any | None = None,
+    provenance: Mapping[str, Any] | None = None,
 ) -> dict[str, Any]:
     """One ``puzzlekit generate`` line: a puzzle row in JSON (the instance as an object, the
     solution of an accepted puzzle, the holdout's reject detail when it rejected), plus what a
-    shaping hook reported and, when settled, :func:`settle_columns`. No timings, so equal seeds
-    give equal bytes."""
+    shaping hook reported, when settled :func:`settle_columns`, and last the ``provenance``
+    given (:func:`puzzlekit.loop.batch.provenance`). No timings, so equal seeds give equal
+    bytes."""
     values = _loop_values(result, family)
     inst = values["instance"]
     out: dict[str, Any] = {
@@ -355,4 +360,6 @@ def generate_record(
         out.update(result.shaping)
     if settlement is not None:
         out.update(settle_columns(settlement))
+    if provenance is not None:
+        out["provenance"] = dict(provenance)
     return out

@@ -52,6 +52,12 @@ def register(sub: argparse._SubParsersAction) -> None:
             "json",
             {"json": "one JSON object a puzzle", "text": "the verdict and the grid, readable"},
         )
+        p.add_argument(
+            "--with-instance",
+            action="store_true",
+            help="each JSON line carries its input's instance, so another verify or solve "
+            "reads it on (generate | verify --with-instance | solve)",
+        )
         if name == "verify":
             p.add_argument(
                 "--extras",
@@ -276,14 +282,29 @@ def item_progress(args: argparse.Namespace, what: str) -> Any:
     return progress(what, None, "puzzle", quiet=args.quiet or sys.stdout.isatty())
 
 
+def with_instance(obj: dict[str, Any], item: InputItem, wanted: bool) -> dict[str, Any]:
+    """``obj`` with the item's ``instance`` (a JSON object, null when it was unreadable) when
+    ``--with-instance`` asked for it."""
+    if wanted:
+        obj["instance"] = item.instance.to_json_obj() if item.instance is not None else None
+    return obj
+
+
+def _check_with_instance(args: argparse.Namespace) -> None:
+    if args.with_instance and args.format != "json":
+        raise UsageError("--with-instance goes with --format json (the text format has no field)")
+
+
 def cmd_verify(args: argparse.Namespace) -> int:
     params, verifier_for, budget = _settings(args)
     extras = extras_arg(args.extras)
+    _check_with_instance(args)
     with item_progress(args, "verify") as bar:
         for item in _items(args, params):
             rep = verify_item(item, verifier_for, args.cap, budget, extras)
             if args.format == "json":
-                print(rep.to_json(), flush=True)
+                obj = with_instance(rep.to_json_obj(), item, args.with_instance)
+                print(json.dumps(obj, ensure_ascii=False), flush=True)
             else:
                 print(render_text(item, rep) + "\n", flush=True)
             bar.update(1)
@@ -292,6 +313,7 @@ def cmd_verify(args: argparse.Namespace) -> int:
 
 def cmd_solve(args: argparse.Namespace) -> int:
     params, verifier_for, budget = _settings(args)
+    _check_with_instance(args)
     with item_progress(args, "solve") as bar:
         for item in _items(args, params):
             _solve_one(args, item, verify_item(item, verifier_for, args.cap, budget))
@@ -318,13 +340,14 @@ def _solve_one(args: argparse.Namespace, item: InputItem, rep: VerifierReport) -
         out = {
             "input": item.position,
             "instanceDigest": rep.instance_digest,
-            "verdict": rep.verdict.value,
+            "uniquenessVerdict": rep.verdict.value,
             "solutionCount": rep.solution_count,
             "solutionCountIsLowerBound": rep.solution_count_is_lower_bound,
             "solutions": formatted,
             "diagnostics": list(rep.diagnostics),
         }
-        print(json.dumps(out, ensure_ascii=False), flush=True)
+        line = json.dumps(with_instance(out, item, args.with_instance), ensure_ascii=False)
+        print(line, flush=True)
     else:
         print(render_text(item, rep), flush=True)
         for f in formatted:
