@@ -19,7 +19,7 @@ if TYPE_CHECKING:
     from puzzlekit.core.model import Clue, Instance, SpecError, Violation
     from puzzlekit.core.report import RejectDetail, Verdict, VerifierReport
 
-__version__ = "0.1.0"
+from puzzlekit.core.version import __version__ as __version__
 
 # The model's names are imported on first use, so ``import puzzlekit`` (and ``puzzlekit
 # --version``) costs no numpy and no floor.

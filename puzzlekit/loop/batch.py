@@ -144,7 +144,7 @@ def provenance(config: GenerateConfig) -> dict[str, Any]:
     """What made a batch's records: the puzzlekit version, the filter and the holdout (registry
     name and version; holdout null when none ran) and the batch seed. With the record's
     ``provenance.loop`` (its loop index ``i``), ``loop_seed(seed, i)`` is the record's ``seed``."""
-    import puzzlekit
+    from puzzlekit.core.version import __version__
     from puzzlekit.verifiers.registry import get_verifier
 
     def made_by(name: str | None) -> dict[str, str] | None:
@@ -153,7 +153,7 @@ def provenance(config: GenerateConfig) -> dict[str, Any]:
         return {"verifier": name, "version": str(get_verifier(name).version)}
 
     return {
-        "puzzlekit": puzzlekit.__version__,
+        "puzzlekit": __version__,
         "filter": made_by(config.filter),
         "holdout": made_by(config.holdout),
         "seed": config.seed,
