@@ -126,7 +126,7 @@ def train(
     settings: TrainSettings, progress: Callable[[int, int], None] | None = None
 ) -> PolicyFile:
     """Train a policy with ``settings``; ``progress(steps_used, steps)`` after each iteration."""
-    import puzzlekit
+    from puzzlekit.core.version import __version__
 
     settings.check()
     env = make_env(settings)
@@ -183,7 +183,7 @@ def train(
         seed=settings.seed,
         steps={"budget": settings.steps, "used": used},
         curve=tuple(curve),
-        puzzlekit=puzzlekit.__version__,
+        puzzlekit=__version__,
     )
 
 
