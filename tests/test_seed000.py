@@ -11,6 +11,7 @@ target ``none`` and no anchor. The summary names the stop's 0-based index among 
 
 from __future__ import annotations
 
+import asyncio
 import itertools
 from pathlib import Path
 
@@ -18,7 +19,11 @@ import pytest
 
 from puzzlekit.audit.ledger import Ledger
 from puzzlekit.audit.logic import LogicValue
-from puzzlekit.audit.stopping import ReasoningStep, run_stopping_condition
+from puzzlekit.audit.stopping import (
+    ReasoningStep,
+    run_stopping_condition,
+    run_stopping_condition_async,
+)
 
 VERDICTS = ("TRUE", "FALSE", "BOTH", "NEITHER", "INFINITY", "ZERO", "FLOWING", "SELF")
 
@@ -93,7 +98,47 @@ def test_every_sequence_of_1_to_4_steps_gives_the_seeds_kind_target_and_summary(
             wrong.append((verdicts, "wire", wire["escalation"]))
         elif (len(anchored) - before) != (0 if kind == "all-clear" else 1):
             wrong.append((verdicts, "anchored", len(anchored) - before))
+        elif kind != "all-clear" and wire["escalation"]["ledger_anchor"] != seed_anchor(anchored):
+            wrong.append((verdicts, "anchor record", wire["escalation"]["ledger_anchor"]))
     assert wrong == [], f"{len(wrong)} sequences differ from the seed, first: {wrong[:3]}"
+
+
+def seed_anchor(anchored: list[dict]) -> dict:
+    """The seed's anchor record of the last of ``anchored`` (the test's anchor functions give
+    entry n the hash of n)."""
+    n = len(anchored)
+    return {"appended": True, "entryHash": f"sha256:{n:064x}", "entrySeq": n}
+
+
+def test_the_async_pipeline_with_an_awaitable_anchor_gives_the_same_for_every_sequence() -> None:
+    anchored: list[dict] = []
+
+    async def anchor(body: dict) -> tuple[int, str]:
+        await asyncio.sleep(0)  # a real suspension: the pipeline awaits it
+        anchored.append(body)
+        return len(anchored), f"sha256:{len(anchored):064x}"
+
+    async def every() -> list:
+        wrong = []
+        for verdicts in every_sequence():
+            kind, target, summary = seed_expectation(verdicts)
+            before = len(anchored)
+            out = await run_stopping_condition_async(
+                "seed", steps_of(verdicts), anchor_to_ledger=True, ledger_anchor_fn=anchor
+            )
+            esc = out.escalation.to_json_obj()
+            if (esc["kind"], esc["target"], out.summary) != (kind, target, summary):
+                wrong.append((verdicts, esc["kind"], esc["target"], out.summary))
+            elif kind == "all-clear":
+                if len(anchored) != before:
+                    wrong.append((verdicts, "an all-clear was anchored"))
+            elif esc["ledger_anchor"] != seed_anchor(anchored):
+                wrong.append((verdicts, "anchor record", esc["ledger_anchor"]))
+        return wrong
+
+    wrong = asyncio.run(every())
+    assert wrong == [], f"{len(wrong)} sequences differ from the seed, first: {wrong[:3]}"
+    assert len(anchored) == len(every_sequence()) - 4  # TRUE, TRUE TRUE, ... are not anchored
 
 
 @pytest.mark.parametrize("verdicts", [("TRUE",), ("NEITHER",), ("TRUE", "SELF", "FALSE")])
