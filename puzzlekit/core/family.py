@@ -17,6 +17,7 @@ from typing import Any, TypeVar
 
 import numpy as np
 
+from puzzlekit.core.identity import duplicate_clues
 from puzzlekit.core.model import (
     Clue,
     Constraint,
@@ -167,15 +168,14 @@ class Family:
     def validate_clues(self, schema: Schema, clues: Sequence[Clue]) -> list[Violation]:
         """Violations that involve several clues together. Called once per resolved instance,
         before :meth:`clue_constraints`. Default: a clue id used twice, and two clues of one
-        :meth:`place_of`; override to extend."""
-        out = []
+        :meth:`place_of`; override to extend (and call it: ``families.resolve`` checks clue ids
+        again when an override does not)."""
+        out = duplicate_clues(clues)
         seen_ids: set[str] = set()
         seen: dict[Any, str] = {}
         for clue in clues:
-            if clue.id in seen_ids:
-                out.append(
-                    Violation("duplicate-clue", None, f"clue {clue.id}", "clue id used twice")
-                )
+            if clue.id in seen_ids:  # reported as a duplicate id already
+                continue
             seen_ids.add(clue.id)
             key = self.place_of(clue)
             if key is None:

@@ -16,6 +16,7 @@ from typing import Any, TypeAlias
 
 from puzzlekit.core import dispatch
 from puzzlekit.core.deadline import BudgetExceeded
+from puzzlekit.core.identity import canonical_order
 from puzzlekit.core.jsondata import canonical_json, freeze, sha256_digest, thaw, typed_key
 from puzzlekit.core.reading import (
     ReadError,
@@ -306,11 +307,18 @@ class Instance:
 
     An instance is not necessarily valid: it may name an unknown family or hold a clue outside
     the grid. Verifiers report such instances as ``INVALID_SPEC`` instead of raising.
+
+    Its clues are held in one canonical order, fixed here at construction (by id, see
+    :mod:`puzzlekit.core.identity`), whatever order they are given in: content alone decides
+    the canonical JSON and the digest.
     """
 
     family: str
     params: tuple[tuple[str, Any], ...]
     clues: tuple[Clue, ...]
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "clues", canonical_order(self.clues))
 
     @classmethod
     def make(cls, family: str, params: Mapping[str, Any], clues: Iterable[Clue]) -> Instance:

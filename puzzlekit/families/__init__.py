@@ -24,6 +24,7 @@ import pkgutil
 from collections.abc import Iterator
 from typing import Any
 
+from puzzlekit.core.identity import clue_violations
 from puzzlekit.core.model import Instance, Problem, Schema, SpecError, Violation
 from puzzlekit.core.plugins import Registry, UnknownName
 from puzzlekit.core.protocols import Family, Repair, pick_in_order
@@ -141,7 +142,7 @@ def resolve(instance: Instance) -> Problem:
             raise
         raise SpecError([_misread(family, "params", None, exc)]) from None
     try:
-        violations = list(family.validate_clues(schema, instance.clues))
+        violations = clue_violations(family, schema, instance.clues)
     except SpecError:
         raise
     except MISREAD_ERRORS as exc:

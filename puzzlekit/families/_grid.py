@@ -143,7 +143,7 @@ class GivensGrid(Family):
             if clue.kind != "given" or len(clue.coords) != 1:
                 continue
             coord = clue.coords[0]
-            if coord in seen:
+            if coord in seen and seen[coord] != clue.id:  # one id twice: reported as such
                 var = schema.var_at(coord)
                 out.append(
                     Violation(

@@ -155,7 +155,7 @@ class Futoshiki(GappedDrawing, GivensGrid):
             if clue.kind != "inequality" or len(clue.coords) != 2:
                 continue
             pair = frozenset(tuple(c) for c in clue.coords)
-            if pair in seen:
+            if pair in seen and seen[pair] != clue.id:  # one id twice: reported as such
                 out.append(
                     Violation(
                         "duplicate-clue",
@@ -243,9 +243,8 @@ class Futoshiki(GappedDrawing, GivensGrid):
                     )
                     continue
                 clue = inequality(coord, nb, ">")
-                if clue.id in seen:
-                    if seen[clue.id] == clue.data_dict()["op"]:
-                        continue
+                if clue.id in seen and seen[clue.id] != clue.data_dict()["op"]:
+                    # the other cell's flag says the opposite: a second clue on the pair
                     clue = Clue.make(clue.id + "b", clue.kind, clue.data_dict(), clue.coords)
                 seen[clue.id] = clue.data_dict()["op"]
                 clues.append(clue)

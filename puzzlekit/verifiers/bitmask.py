@@ -40,6 +40,7 @@ from typing import Any
 
 import numpy as np
 
+from puzzlekit.core.identity import clue_violations
 from puzzlekit.core.model import Instance, Problem, Schema, SpecError, Violation
 from puzzlekit.core.protocols import Verifier
 from puzzlekit.core.report import Conflict, VerifierReport
@@ -118,7 +119,7 @@ def _prepared(instance: Instance) -> tuple[CompiledSchema, dict[str, ClueEffect]
         family, cs = compiled_for(instance)
     except SpecError:
         return _violations(instance)
-    if family.validate_clues(cs.schema, instance.clues):
+    if clue_violations(family, cs.schema, instance.clues):
         return _violations(instance)
     effects: dict[str, ClueEffect] = {}
     for clue in instance.clues:

@@ -180,7 +180,9 @@ def _plain_read(
         d = c.get("data", {})
         k = d.get("field")
         if c.get("id") in seen:
-            return _bad("duplicate-clue", f"clue {c.get('id')}", "clue id used twice")
+            coords = c.get("coords") or [None]
+            at = tuple(coords[0]) if isinstance(coords[0], list) else None
+            return Violation("duplicate-clue", at, f"clue {c.get('id')}", "clue id used twice")
         seen.add(c.get("id"))
         if c.get("kind") != "given" or set(d) != {"field", "value"}:
             return _bad("malformed", f"clue {c.get('id')}", "not a given")

@@ -56,6 +56,7 @@ from collections import OrderedDict
 from collections.abc import Collection, Iterable, Mapping, Sequence
 from typing import Any
 
+from puzzlekit.core.identity import clue_violations
 from puzzlekit.core.model import (
     Instance,
     Problem,
@@ -343,7 +344,7 @@ class SatVerifier(Verifier):
         else:
             self._engines.move_to_end((*schema_key, False))
         try:
-            if family.validate_clues(schema, instance.clues):
+            if clue_violations(family, schema, instance.clues):
                 return _violations(instance)
         except MISREAD_ERRORS:
             return _violations(instance)
