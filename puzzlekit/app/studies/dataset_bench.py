@@ -1,0 +1,105 @@
+"""Study: symmetry classes and dataset export at the sizes issue 30 names.
+
+``python -m puzzlekit.app.studies.dataset_bench --puzzles FILE [--grades FILE]`` with FILE the
+JSON Lines of ``puzzlekit generate sudoku`` (9x9) and, optionally, ``puzzlekit grade`` output:
+
+1. **transformed**: the first ``--transformed`` puzzles (default 1,000), each moved by a random
+   element of Sudoku's group (digit relabelling, rows within bands, columns within stacks,
+   bands, stacks, transpose; seeded): how many have the canonical digest of their original;
+2. **distinct**: every puzzle of the file with a distinct digest: how many share a canonical
+   digest with another (the canonical form is exact, so each such pair is one puzzle moved);
+3. **export**: ``puzzlekit export FILE --grades GRADES --split train=0.8,test=0.2`` to a
+   temporary directory (JSON Lines and Parquet), wall and CPU seconds.
+
+Prints one line per part as it goes; CPU and wall time, since the machine may be shared.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import tempfile
+import time
+from pathlib import Path
+
+import numpy as np
+
+from puzzlekit.core.model import Clue, Instance
+
+
+def _moved(inst: Instance, rng: np.random.Generator) -> Instance:
+    grid = np.zeros((9, 9), dtype=np.int64)
+    for clue in inst.clues:
+        (r, c), v = clue.coords[0], clue.data_dict()["value"]
+        grid[r, c] = v
+    if rng.random() < 0.5:
+        grid = grid.T
+
+    def wreath() -> np.ndarray:
+        return np.concatenate([b * 3 + rng.permutation(3) for b in rng.permutation(3)])
+
+    grid = np.concatenate([[0], rng.permutation(9) + 1])[grid[wreath()][:, wreath()]]
+    clues = [
+        Clue.make(f"r{r + 1}c{c + 1}", "given", {"value": int(grid[r, c])}, [(r, c)])
+        for r in range(9)
+        for c in range(9)
+        if grid[r, c]
+    ]
+    return Instance.make(inst.family, inst.params_dict(), clues)
+
+
+def _instances(path: Path) -> list[Instance]:
+    out = []
+    for line in path.read_text(encoding="utf-8").splitlines():
+        rec = json.loads(line)
+        if rec.get("status") == "accepted" and rec.get("instance"):
+            out.append(Instance.from_json_obj(rec["instance"]))
+    return out
+
+
+def transformed(puzzles: list[Instance], n: int, seed: int) -> None:
+    rng = np.random.default_rng(seed)
+    cpu = time.process_time()
+    merged = sum(p.canonical_digest() == _moved(p, rng).canonical_digest() for p in puzzles[:n])
+    per = (time.process_time() - cpu) / (2 * min(n, len(puzzles))) * 1e3
+    print(f"transformed: {merged} of {min(n, len(puzzles))} merged with their originals "
+          f"({per:.2f} CPU ms per canonical digest)", flush=True)  # fmt: skip
+
+
+def distinct(puzzles: list[Instance]) -> None:
+    by_digest = {p.digest: p for p in puzzles}
+    classes = {p.canonical_digest() for p in by_digest.values()}
+    print(f"distinct: {len(by_digest)} distinct puzzles, {len(classes)} classes: "
+          f"{len(by_digest) - len(classes)} merged", flush=True)  # fmt: skip
+
+
+def export_time(path: Path, grades: Path | None) -> None:
+    from puzzlekit.app.dataset import export
+
+    for fmt in ("jsonl", "parquet"):
+        with tempfile.TemporaryDirectory() as tmp:
+            wall, cpu = time.perf_counter(), time.process_time()
+            summary = export([path], Path(tmp) / "ds", fmt=fmt, split="train=0.8,test=0.2",
+                             grades=grades)  # fmt: skip
+            wall, cpu = time.perf_counter() - wall, time.process_time() - cpu
+        print(f"export --to {fmt}: {summary['rows']} rows, {summary['duplicates']} duplicates, "
+              f"{wall:.1f} s wall, {cpu:.1f} s CPU", flush=True)  # fmt: skip
+
+
+def main(argv: list[str] | None = None) -> int:
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument("--puzzles", required=True, help="generate output of 9x9 Sudoku (JSON Lines)")
+    p.add_argument("--grades", help="puzzlekit grade output of the same puzzles")
+    p.add_argument("--transformed", type=int, default=1000, help="puzzles moved in part 1")
+    p.add_argument("--seed", type=int, default=0, help="seed of the group elements")
+    args = p.parse_args(argv)
+    path = Path(args.puzzles)
+    puzzles = _instances(path)
+    transformed(puzzles, args.transformed, args.seed)
+    distinct(puzzles)
+    export_time(path, None if args.grades is None else Path(args.grades))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
