@@ -5,8 +5,13 @@
 scans every object ``gc`` tracks, reads every module's globals and every registry's entries,
 looking for a holdout object (anything with a ``check`` whose class calls itself a holdout) or
 a holdout's report (a report by the ``enumerative`` verifier, the holdout of the tests, or a
-loop result carrying one). It queries any holdout it finds with its own candidate. It appends
-what it found, with its process id, as one JSON line to the file named by ``PK_ADVERSARY_LOG``.
+loop result carrying one). It queries any holdout it finds with its own candidate. It also
+reaches for the judging process through the operating system (:func:`os_channels`): its parent's
+``/proc`` entries (``environ``, ``cmdline``, ``cwd``, ``fd`` and every ``fd/N``, ``mem``),
+descriptors it inherited, environment variables it was not meant to see (the judge's, and the
+one this module's import code sets), and a file beside the run directory (``PK_ADVERSARY_TARGET``)
+read directly and through a shell. It appends what it found, with its process id, as one JSON
+line to the file named by ``PK_ADVERSARY_LOG``.
 
 The tests name this module as a plugin (``plugins = ["tests.adversary_plugin"]`` or
 ``use_plugins``), so it is registered in whichever process runs the strategy. Not a test module.
@@ -17,6 +22,8 @@ from __future__ import annotations
 import gc
 import json
 import os
+import stat
+import subprocess
 import sys
 from typing import Any
 
@@ -29,6 +36,13 @@ from puzzlekit.loop.driver import LoopResult
 LOG_ENV = "PK_ADVERSARY_LOG"
 #: the holdout verifier of the tests' configs
 HOLDOUT = "enumerative"
+#: a file the adversary tries to read (beside the run directory; its path as a shell would see)
+TARGET_ENV = "PK_ADVERSARY_TARGET"
+#: a variable of the judge's environment the loop process must not see
+SECRET_ENV = "PK_ADVERSARY_SECRET"
+#: set by this module's import code, with the importing process's id
+TAINT_ENV = "PK_ADVERSARY_TAINT"
+os.environ.setdefault(TAINT_ENV, str(os.getpid()))
 
 
 def _holdout_like(obj: Any) -> bool:
@@ -98,6 +112,78 @@ def _registries(found: list[str], holdouts: list[Any]) -> None:
                 holdouts.append(obj)
 
 
+def _readable(path: str) -> bool:
+    try:
+        with open(path, "rb") as fh:
+            return bool(fh.read(64))
+    except OSError:
+        return False
+
+
+def _parent_proc(found: list[str]) -> None:
+    base = f"/proc/{os.getppid()}"
+    for name in ("environ", "cmdline"):
+        if _readable(f"{base}/{name}"):
+            found.append(f"proc {name}")
+    try:
+        os.readlink(f"{base}/cwd")
+        found.append("proc cwd")
+    except OSError:
+        pass
+    try:
+        fds = os.listdir(f"{base}/fd")
+        found.append("proc fd")
+    except OSError:
+        fds = []
+    for fd in fds:  # the judge's files (a pipe or a terminal would block a read)
+        try:
+            if stat.S_ISREG(os.stat(f"{base}/fd/{fd}").st_mode) and _readable(f"{base}/fd/{fd}"):
+                found.append(f"proc fd/{fd}")
+        except OSError:
+            continue
+    try:
+        with open(f"{base}/maps", encoding="ascii") as maps, open(f"{base}/mem", "rb") as mem:
+            for line in maps:
+                lo, hi = (int(x, 16) for x in line.split()[0].split("-"))
+                if line.split()[1].startswith("r"):
+                    mem.seek(lo)
+                    if mem.read(min(64, hi - lo)):
+                        found.append("proc mem")
+                    break
+    except (OSError, ValueError, OverflowError):
+        pass
+
+
+def _inherited(found: list[str]) -> None:
+    pipes = {int(a) for a in sys.argv[1:3] if a.isdigit()}
+    for fd in range(3, 256):
+        try:
+            mode = os.fstat(fd).st_mode
+        except OSError:
+            continue
+        if fd not in pipes and (stat.S_ISREG(mode) or stat.S_ISDIR(mode)):
+            found.append(f"inherited fd {fd}")
+
+
+def os_channels() -> list[str]:
+    """What this process reaches of its parent and its machine (see the module docstring)."""
+    found: list[str] = []
+    _parent_proc(found)
+    _inherited(found)
+    if SECRET_ENV in os.environ:
+        found.append("env secret")
+    if os.environ.get(TAINT_ENV) != str(os.getpid()):
+        found.append("env taint")
+    target = os.environ.get(TARGET_ENV)
+    if target and _readable(target):
+        found.append("target read")
+    if target:
+        shell = subprocess.run(["sh", "-c", f"cat '{target}'"], capture_output=True, check=False)
+        if shell.stdout:
+            found.append("target shell")
+    return found
+
+
 def snoop(instance: Any, where: str) -> dict[str, Any]:
     """Search this process for the holdout and its reports; query what is found."""
     found: list[str] = []
@@ -113,7 +199,13 @@ def snoop(instance: Any, where: str) -> dict[str, Any]:
             queried.append(h.check(material, instance.digest, 2).verdict.value)
         except Exception as exc:
             queried.append(f"error {type(exc).__name__}")
-    out = {"pid": os.getpid(), "where": where, "found": sorted(set(found)), "queried": queried}
+    out = {
+        "pid": os.getpid(),
+        "where": where,
+        "found": sorted(set(found)),
+        "queried": queried,
+        "os": sorted(set(os_channels())),
+    }
     path = os.environ.get(LOG_ENV)
     if path:
         with open(path, "a", encoding="utf-8") as fh:

@@ -23,7 +23,8 @@ from puzzlekit.app.experiment import parse_config, run_experiment
 from puzzlekit.core.plugins import use_plugins
 from puzzlekit.loop.driver import LoopDriver, LoopSpec, loop_seed
 from puzzlekit.loop.isolation import close_loop_workers
-from tests.adversary_plugin import HOLDOUT, LOG_ENV
+from puzzlekit.loop.sandbox import ENV_NAMES_VAR, SHARE_VAR, landlock_abi
+from tests.adversary_plugin import HOLDOUT, LOG_ENV, SECRET_ENV, TARGET_ENV
 
 ROOT = Path(__file__).resolve().parent.parent
 PLUGIN = "tests.adversary_plugin"
@@ -32,8 +33,17 @@ PLUGIN = "tests.adversary_plugin"
 @pytest.fixture
 def adversary_log(tmp_path, monkeypatch):
     """The adversary's log file; loop processes started from here on write to it."""
-    log = tmp_path / "adversary.jsonl"
+    (tmp_path / "log").mkdir()
+    log = tmp_path / "log" / "adversary.jsonl"
+    target = tmp_path / "secret.txt"
+    target.write_text("what the judge keeps\n")
     monkeypatch.setenv(LOG_ENV, str(log))
+    monkeypatch.setenv(TARGET_ENV, str(target))
+    monkeypatch.setenv(SECRET_ENV, "a secret of the judging process")
+    # what the user lets through to the loop process: the log's name and folder, the target's
+    # name (as a shell that listed the processes would know it), never the target itself
+    monkeypatch.setenv(ENV_NAMES_VAR, f"{LOG_ENV},{TARGET_ENV}")
+    monkeypatch.setenv(SHARE_VAR, str(tmp_path / "log"))
     use_plugins([PLUGIN])
     close_loop_workers()  # a loop process started before would not know the log
     yield log
@@ -45,6 +55,25 @@ def findings(log: Path) -> list[dict]:
     rows = [json.loads(line) for line in log.read_text().splitlines()]
     assert rows, "the adversary never ran"
     return rows
+
+
+def residual() -> set[str]:
+    """What the loop process may still reach on this machine (docs/security.md): nothing where
+    Landlock confines it; without Landlock, the judge's command line and working directory, the
+    target (a shell can read any file its user can), and as root the judge's /proc entries."""
+    if landlock_abi() > 0:
+        return set()
+    left = {"proc cmdline", "proc cwd", "target read", "target shell"}
+    if os.geteuid() == 0:
+        left |= {"proc environ", "proc fd", "proc mem"}
+    return left
+
+
+def reached(rows: list[dict]) -> set[str]:
+    """What the adversary reached through the operating system, beyond this machine's residual
+    (an ``fd/N`` of the judge counted once)."""
+    got = {("proc fd/N" if f.startswith("proc fd/") else f) for r in rows for f in r["os"]}
+    return got - residual() - ({"proc fd/N"} if "proc fd" in residual() else set())
 
 
 def spec(**kw) -> LoopSpec:
@@ -72,6 +101,9 @@ def test_the_adversary_finds_and_queries_the_holdout_when_the_loop_is_not_isolat
     assert any("UNIQUE" in r["queried"] or "MULTIPLE" in r["queried"] for r in rows)
     # a later loop finds the reports the holdout gave on earlier ones
     assert kept and any(any("report" in f for f in r["found"]) for r in rows[1:])
+    # the operating-system probes are not blind either: in the judging process they see its
+    # environment and the file beside the run directory
+    assert {"env secret", "target read", "target shell"} <= set(rows[0]["os"])
 
 
 def test_an_isolated_loop_gives_the_adversary_nothing_and_the_same_results(adversary_log):
@@ -82,6 +114,7 @@ def test_an_isolated_loop_gives_the_adversary_nothing_and_the_same_results(adver
     assert {r["pid"] for r in rows} == {isolated._worker.pid} != {os.getpid()}
     assert [r["found"] for r in rows] == [[]] * len(rows)
     assert [r["queried"] for r in rows] == [[]] * len(rows)
+    assert reached(rows) == set()  # no /proc of the judge, descriptor, variable or run file
     assert any(r.holdout_report is not None for r in results)
     # one seed, one output: the isolated loop gives what the loop in one process gives (the
     # adversary is the adaptive strategy plus its search, which draws nothing from the rng)
@@ -138,6 +171,7 @@ def test_no_executor_lets_the_strategy_reach_the_holdout(
     rows = findings(adversary_log)
     assert [r["found"] for r in rows] == [[]] * len(rows)
     assert [r["queried"] for r in rows] == [[]] * len(rows)
+    assert reached(rows) == set()
     assert os.getpid() not in {r["pid"] for r in rows}
     puzzles = pd.read_parquet(run / "puzzles.parquet")
     assert puzzles["holdoutVerdict"].notna().any(), "the holdout judged nothing"

@@ -59,6 +59,42 @@ def test_a_taken_name_is_refused_unless_replacing_is_asked_for() -> None:
     assert reg.get("alpha") == 9
 
 
+FIXTURE = Path(__file__).parent / "plugin_fixture"
+
+
+def _cli(*argv: str) -> subprocess.CompletedProcess:
+    env = dict(os.environ)
+    env["PYTHONPATH"] = os.pathsep.join([str(FIXTURE), env.get("PYTHONPATH", "")])
+    return subprocess.run(
+        [sys.executable, "-m", "puzzlekit", *argv], capture_output=True, text=True, env=env
+    )
+
+
+def test_a_plugin_that_replaces_a_name_at_import_is_refused_naming_both() -> None:
+    got = _cli("--plugin", "pk_forge_replace", "schemas")
+    assert got.returncode == 2, got.stderr
+    assert got.stderr.count("\n") == 1 and "Traceback" not in got.stderr
+    assert "plugin 'pk_forge_replace' may not replace verifier 'enumerative'" in got.stderr
+
+
+def test_a_plugin_that_replaces_a_name_later_is_refused_and_a_session_may_still() -> None:
+    from puzzlekit.core.plugins import ReplaceRefused, use_plugins
+    from puzzlekit.verifiers.registry import VERIFIERS
+
+    sys.path.insert(0, str(FIXTURE))
+    try:
+        use_plugins(["pk_forge_later"])
+    finally:
+        sys.path.remove(str(FIXTURE))
+    before = VERIFIERS.get("sat")
+    with pytest.raises(ReplaceRefused, match="plugin 'pk_forge_later' may not replace verifier"):
+        sys.modules["pk_forge_later"].forge()
+    assert VERIFIERS.get("sat") is before
+    reg = _registry()  # no plugin on the stack: a test or session of one's own may replace
+    reg.register("alpha", 9, replace=True)
+    assert reg.get("alpha") == 9
+
+
 def test_builtin_registries_refuse_to_hide_a_builtin() -> None:
     from puzzlekit.families import FAMILIES, get_family, register_family
     from puzzlekit.generators import register_strategy

@@ -11,8 +11,10 @@ built-ins load (a function run once, on the first lookup). Plugins add to the sa
   in an experiment config): :func:`use_plugins`.
 
 Built-ins load before plugins, and registering a name that is already taken raises
-:class:`DuplicateName` (pass ``replace=True`` to mean it), so a plugin never hides a built-in by
-accident. An unknown name raises :class:`UnknownName`, whose message is one line naming the kind,
+:class:`DuplicateName` (pass ``replace=True`` to mean it, in a test or a session of one's own),
+so a plugin never hides a built-in by accident. A plugin never replaces a name, even meaning it:
+``replace=True`` from a plugin's code (while it is imported, or from any frame of a plugin module
+later) raises :class:`ReplaceRefused`, naming the plugin and the name (docs/security.md). An unknown name raises :class:`UnknownName`, whose message is one line naming the kind,
 the name and the closest known names: every command prints it and exits 2.
 
 Not for: deciding which verifier suits which family (``puzzlekit.verifiers``), or loading
@@ -51,6 +53,10 @@ class UnknownName(LookupError):
 
 class DuplicateName(ValueError):
     """A name registered twice (without ``replace=True``)."""
+
+
+class ReplaceRefused(DuplicateName):
+    """A plugin's code asked to replace a registered name: a plugin adds names, never replaces."""
 
 
 class PluginError(ImportError):
@@ -98,6 +104,12 @@ _LOCK = threading.RLock()
 _LOADED: dict[str, PluginRecord] = {}
 _ENTRY_POINTS_DONE = False
 _ENTRY_POINT_ERRORS: list[str] = []
+#: the plugin modules being imported now (innermost last)
+_IMPORTING: list[str] = []
+#: a judging process (:func:`judge_without_plugins`): the modules named but kept out, in order
+_KEPT_OUT: list[str] | None = None
+#: why plugins were let into a judging process after all (:func:`admit_plugins`), or None
+_ADMITTED: list[str] = []
 
 
 def _import_plugin(
@@ -105,6 +117,7 @@ def _import_plugin(
 ) -> PluginRecord:
     if module in _LOADED:
         return _LOADED[module]
+    _IMPORTING.append(module)
     try:
         importlib.import_module(module)
     except Exception as exc:  # an import error, or whatever the module raised while registering
@@ -113,6 +126,8 @@ def _import_plugin(
         raise PluginError(
             f"plugin {module!r} could not be loaded: it called sys.exit({exc.code!r}) on import"
         ) from None
+    finally:
+        _IMPORTING.pop()
     if distribution is None:
         distribution = _distribution_of(module)
     if distribution is not None and version is None:
@@ -139,7 +154,7 @@ def load_entry_points() -> None:
     """
     global _ENTRY_POINTS_DONE
     with _LOCK:
-        if _ENTRY_POINTS_DONE:
+        if _ENTRY_POINTS_DONE or _KEPT_OUT is not None:  # a judging process loads none
             return
         _ENTRY_POINTS_DONE = True
         for ep in sorted(metadata.entry_points(group=ENTRY_POINT_GROUP), key=lambda e: e.name):
@@ -157,9 +172,61 @@ def entry_point_errors() -> list[str]:
 
 
 def use_plugins(modules: Iterable[str]) -> list[PluginRecord]:
-    """Import each named module (``--plugin``, ``plugins = [...]``); PluginError if one fails."""
+    """Import each named module (``--plugin``, ``plugins = [...]``); PluginError if one fails.
+    In a judging process (:func:`judge_without_plugins`) the modules are only named: they are
+    handed to the loop process, never imported here."""
     with _LOCK:
+        if _KEPT_OUT is not None:
+            _KEPT_OUT.extend(str(m) for m in modules if str(m) not in _KEPT_OUT)
+            return []
         return [_import_plugin(str(m), "per-use") for m in modules]
+
+
+def judge_without_plugins(modules: Iterable[str] = ()) -> None:
+    """Make this process a judging process (docs/security.md): no per-use or entry-point plugin
+    module is imported in it from now on (``modules`` and later :func:`use_plugins` are only
+    named, for the loop process), unless :func:`admit_plugins` lets them in. Call it before any
+    plugin loads; PluginError if one already has."""
+    global _KEPT_OUT
+    with _LOCK:
+        if _LOADED:
+            raise PluginError(
+                f"plugin {next(iter(_LOADED))!r} was loaded before the holdout was set up"
+            )
+        if _KEPT_OUT is None:
+            _KEPT_OUT = []
+        _KEPT_OUT.extend(str(m) for m in modules if str(m) not in _KEPT_OUT)
+
+
+def judging() -> bool:
+    """True in a judging process that keeps plugins out (:func:`judge_without_plugins`)."""
+    return _KEPT_OUT is not None
+
+
+def kept_out() -> list[str]:
+    """The plugin modules named in this judging process and not imported here ([] elsewhere)."""
+    return list(_KEPT_OUT or ())
+
+
+def admit_plugins(reason: str) -> bool:
+    """Let the named plugins (and the entry points) into this judging process, because the
+    holdout needs one (``reason``: what the user named that only a plugin provides). False
+    when this is no judging process or no plugin is named, so nothing is let in; the reason is
+    kept (:func:`admitted`) for the run's record."""
+    global _KEPT_OUT
+    with _LOCK:
+        if _KEPT_OUT is None:
+            return False
+        modules, _KEPT_OUT = _KEPT_OUT, None
+        _ADMITTED.append(reason)
+        use_plugins(modules)
+        load_entry_points()
+        return True
+
+
+def admitted() -> list[str]:
+    """Why plugins were let into this judging process ([]: none was; see admit_plugins)."""
+    return list(_ADMITTED)
 
 
 def loaded_plugins() -> list[PluginRecord]:
@@ -170,7 +237,8 @@ def loaded_plugins() -> list[PluginRecord]:
 def per_use_modules() -> list[str]:
     """The modules loaded per use in this process, in order: what a worker process must load
     (:func:`use_plugins`) to see what this one sees (entry points it loads by itself)."""
-    return [r.module for r in _LOADED.values() if r.source == "per-use"]
+    loaded = [r.module for r in _LOADED.values() if r.source == "per-use"]
+    return [*loaded, *(m for m in kept_out() if m not in loaded)]
 
 
 class Registry(Generic[T]):
@@ -211,6 +279,13 @@ class Registry(Generic[T]):
         with _LOCK:
             loading = self._builtins_state == "loading"
             self._ensure_builtins()
+            if name in self._items and replace and self._items[name] is not obj:
+                plugin = _plugin_on_stack()
+                if plugin is not None:
+                    raise ReplaceRefused(
+                        f"plugin {plugin!r} may not replace {self.kind} {name!r} (registered "
+                        f"by {self._origin[name]}): a plugin adds names, it never replaces one"
+                    )
             if name in self._items and not replace and self._items[name] is not obj:
                 raise DuplicateName(
                     f"{self.kind} {name!r} is already registered (by {self._origin[name]}); "
@@ -274,6 +349,22 @@ def registries_state() -> dict[tuple[str, str], int]:
     """Which object each name of each registry is bound to now (by identity). An evaluation
     keeps it when every binding it found is still there afterwards (lazy loading only adds)."""
     return {(r.kind, n): id(o) for r in _REGISTRIES for n, o in list(r._items.items())}
+
+
+def _plugin_on_stack() -> str | None:
+    """The plugin whose code is running now: one being imported, or a plugin module (or one of
+    its submodules) in a frame of the call stack."""
+    if _IMPORTING:
+        return _IMPORTING[-1]
+    plugins = [m for m in _LOADED]
+    frame = sys._getframe(1)
+    while frame is not None:
+        mod = str(frame.f_globals.get("__name__", ""))
+        for plugin in plugins:
+            if mod == plugin or mod.startswith(plugin + "."):
+                return plugin
+        frame = frame.f_back
+    return None
 
 
 def _caller_module() -> str:

@@ -390,15 +390,17 @@ class LoopDriver:
             self.k = n_vars  # graded generation starts from the full grid
         else:
             self.k = default_clues(n_vars)
-        self._strategy = STRATEGIES.get(spec.strategy)
         self._kept: Any = None
         self.isolated = spec.holdout_process and (holdout is not None or spec.holdout is not None)
         if self.isolated:
             if wrap_filter is not None:
                 raise ValueError("wrap_filter wraps a filter run in this process: pass no holdout")
+            from puzzlekit.core.plugins import judging
             from puzzlekit.loop.isolation import shared_loop_worker
 
-            VERIFIERS.get(spec.filter)  # the name is checked here, the filter built there
+            if not judging():  # a judging process knows no plugin: the loop process checks
+                STRATEGIES.get(spec.strategy)
+                VERIFIERS.get(spec.filter)  # the name is checked here, the filter built there
             self.filter: Any = FilterRecord(spec.filter)
             self._worker = shared_loop_worker()
             self._worker.setup(spec)  # a fresh strategy there too
@@ -406,6 +408,7 @@ class LoopDriver:
             if holdout is None:
                 holdout = shared_holdout(spec.holdout, spec.holdout_settings, process=False)
         else:
+            self._strategy = STRATEGIES.get(spec.strategy)
             filt = get_verifier(spec.filter, **spec.filter_settings)
             self.filter = wrap_filter(filt) if wrap_filter is not None else filt
             if holdout is None and spec.holdout is not None:

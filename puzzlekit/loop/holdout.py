@@ -125,13 +125,21 @@ class InlineHoldout:
 
 
 def _worker_main(
-    conn: Any, factory: Callable[[], Any], plugins: Sequence[str] = (), parent: Any = None
+    conn: Any,
+    factory: Callable[[], Any],
+    plugins: Sequence[str] = (),
+    parent: Any = None,
+    keep_out: bool = False,
 ) -> None:
     from puzzlekit.core.lifeline import follow_parent
-    from puzzlekit.core.plugins import PluginError, use_plugins
+    from puzzlekit.core.plugins import PluginError, judge_without_plugins, use_plugins
+    from puzzlekit.loop.sandbox import not_dumpable
 
     if parent is not None:
         follow_parent(parent)  # ends with the loop's process, leaves Ctrl-C to it
+    not_dumpable()  # its memory, environment and descriptors closed to the loop process
+    if keep_out:  # its judging process keeps plugins out: so does it (entry points too)
+        judge_without_plugins()
     failed = None
     try:
         use_plugins(plugins)  # before the factory: it may name a plugin's verifier
@@ -167,8 +175,8 @@ class WorkerHoldout:
     ``factory`` must be picklable (a module-level function or ``functools.partial``); it builds
     the verifier inside the worker, so no verifier object is shared with the loop's process.
     ``plugins``: modules the worker imports first (default: the ones loaded per use in this
-    process, :func:`puzzlekit.core.plugins.per_use_modules`), so a plugin's verifier, family or
-    tool is seen there too.
+    process, never those a judging process keeps out), so a plugin's verifier, family or tool
+    is seen there too.
     """
 
     def __init__(
@@ -178,13 +186,14 @@ class WorkerHoldout:
         plugins: Sequence[str] | None = None,
     ) -> None:
         from puzzlekit.core.lifeline import parent_token, sigint_ignored
-        from puzzlekit.core.plugins import per_use_modules
+        from puzzlekit.core.plugins import judging, loaded_plugins
 
         self.name = name
-        modules = tuple(per_use_modules() if plugins is None else plugins)
+        loaded = [r.module for r in loaded_plugins() if r.source == "per-use"]
+        modules = tuple(loaded if plugins is None else plugins)
         ctx = mp.get_context("spawn")
         self._conn, child = ctx.Pipe()
-        args = (child, factory, modules, parent_token())
+        args = (child, factory, modules, parent_token(), judging())
         self._proc = ctx.Process(target=_worker_main, args=args, daemon=True)
         with sigint_ignored():
             self._proc.start()

@@ -31,8 +31,10 @@ from __future__ import annotations
 import atexit
 import json
 import os
+import shutil
 import subprocess
 import sys
+import tempfile
 import threading
 from collections.abc import Mapping
 from dataclasses import asdict, replace
@@ -209,9 +211,11 @@ def _handle(loops: _Loops, request: Mapping[str, Any]) -> dict[str, Any]:
     from puzzlekit.core.plugins import use_plugins
 
     op = request.get("op")
-    if op == "init":
-        sys.path[:] = [str(p) for p in request["sysPath"]]
-        return {"ok": None}
+    if op == "init":  # before any plugin: the sandbox (docs/security.md), then the requests
+        from puzzlekit.loop.sandbox import SHARE_VAR, confine
+
+        shared = [p for p in os.environ.get(SHARE_VAR, "").split(os.pathsep) if p]
+        return {"ok": confine([os.getcwd(), *shared])}
     use_plugins(request.get("plugins", ()))
     if op == "setup":  # a new driver in the judging process: a strategy kept across loops restarts
         loops.driver(request["spec"]).reset()
@@ -249,9 +253,16 @@ def serve(read_fd: int, write_fd: int, parent: int = 0, main_thread: bool = Fals
 
 
 _BOOT = (
-    "import sys; from puzzlekit.loop.isolation import serve; "
+    "import json, sys; sys.path[:] = json.loads(sys.argv[5]); "
+    "from puzzlekit.loop.isolation import serve; "
     "serve(int(sys.argv[1]), int(sys.argv[2]), int(sys.argv[3]), sys.argv[4] == '1')"
 )
+
+
+def _import_path() -> list[str]:
+    """This process's import path with every entry absolute (the loop process has another
+    working directory)."""
+    return [os.path.abspath(p) if p else os.getcwd() for p in sys.path]
 
 
 def _stderr_fd() -> Any:
@@ -266,24 +277,31 @@ class LoopWorker:
 
     def __init__(self) -> None:
         from puzzlekit.core.lifeline import parent_token, sigint_ignored
+        from puzzlekit.loop.sandbox import loop_environment, not_dumpable
 
+        not_dumpable()  # this (judging) process: its memory, environment, descriptors closed
+        self._home = tempfile.mkdtemp(prefix="puzzlekit-loop-")
         down_r, down_w = os.pipe()
         up_r, up_w = os.pipe()
         token = parent_token()
         argv = [str(down_r), str(up_w), str(token.pid), "1" if token.main_thread else "0"]
         with sigint_ignored():
             self._proc = subprocess.Popen(
-                [sys.executable, "-c", _BOOT, *argv],
-                pass_fds=(down_r, up_w),
+                [sys.executable, "-c", _BOOT, *argv, json.dumps(_import_path())],
+                pass_fds=(down_r, up_w),  # and no other descriptor (close_fds)
+                close_fds=True,
                 stdin=subprocess.DEVNULL,
                 stdout=_stderr_fd(),  # a plugin's prints never mix into this process's output
+                cwd=self._home,  # a neutral working directory, never the run directory
+                env=loop_environment(os.environ, self._home),
             )
         os.close(down_r)
         os.close(up_w)
         self._out = Connection(down_w, readable=False)
         self._in = Connection(up_r, writable=False)
         self._lock = threading.Lock()
-        self._ask({"op": "init", "sysPath": list(sys.path)})
+        #: what confines the loop process here ("landlock-vN" or "none"; docs/security.md)
+        self.sandbox = str(self._ask({"op": "init"}))
 
     @property
     def pid(self) -> int:
@@ -322,6 +340,7 @@ class LoopWorker:
         except subprocess.TimeoutExpired:
             self._proc.kill()
             self._proc.wait()
+        shutil.rmtree(self._home, ignore_errors=True)
 
 
 def _error(reply: Mapping[str, Any]) -> Exception:
