@@ -77,10 +77,15 @@ def test_a_plugin_that_replaces_a_name_at_import_is_refused_naming_both() -> Non
     assert "plugin 'pk_forge_replace' may not replace verifier 'enumerative'" in got.stderr
 
 
-def test_a_plugin_that_replaces_a_name_later_is_refused_and_a_session_may_still() -> None:
+def test_a_plugin_that_replaces_a_name_later_is_refused_and_a_session_may_still(
+    monkeypatch,
+) -> None:
+    import puzzlekit.core.plugins as plugins
     from puzzlekit.core.plugins import ReplaceRefused, use_plugins
     from puzzlekit.verifiers.registry import VERIFIERS
 
+    # forgotten after the test: later loop processes would be asked to import it
+    monkeypatch.setattr(plugins, "_LOADED", dict(plugins._LOADED))
     sys.path.insert(0, str(FIXTURE))
     try:
         use_plugins(["pk_forge_later"])

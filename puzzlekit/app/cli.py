@@ -207,6 +207,18 @@ def load_plugins(args: argparse.Namespace) -> list[str]:
     return modules
 
 
+def _judge_if_asked(args: argparse.Namespace) -> None:
+    """A command that runs a holdout (``set_defaults(judges=FN)``, ``FN(args)`` true) makes this
+    process a judging process before any plugin loads: plugins run in the loop process only
+    (:func:`puzzlekit.core.plugins.judge_without_plugins`, docs/security.md)."""
+    from puzzlekit.core.plugins import judge_without_plugins, loaded_plugins
+
+    judges = getattr(args, "judges", None)
+    # a session that loaded plugins itself already (main called from Python) trusts them
+    if judges is not None and judges(args) and not loaded_plugins():
+        judge_without_plugins()
+
+
 def one_line(text: str) -> str:
     """``text`` with its control characters escaped (a name read from input may hold a
     newline): an error message stays one line."""
@@ -234,6 +246,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     _escape_unwritable()
     try:
         args = build_parser().parse_args(argv)
+        _judge_if_asked(args)
         load_plugins(args)
         return int(args.func(args) or 0)
     except UsageError as exc:  # each problem on its own line, none split by what it quotes
@@ -251,6 +264,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     except KeyboardInterrupt:  # one line, no traceback; 130 as a shell reports SIGINT
         print("\npuzzlekit: interrupted", file=sys.stderr)
         return 130
+    finally:  # main called from Python: the next call starts afresh
+        from puzzlekit.core.plugins import end_judging
+
+        end_judging()
 
 
 if __name__ == "__main__":

@@ -15,6 +15,10 @@ on the child:
   parent alone: the parent stops its children and prints one line, instead of every worker
   printing a traceback (and a SAT solver interrupted half-way aborting with its own message).
 
+A child ended on a time limit is ended with everything under it (:func:`end_tree`): its process
+group and every descendant, so that a loop process or an external program a plugin started
+never outlives the call that ran it.
+
 Not for: stopping children on purpose (their owners close them) or supervising them.
 """
 
@@ -104,3 +108,67 @@ def follow_parent(token: ParentToken, *, interval: float = POLL_SECONDS) -> None
     threading.Thread(
         target=_watch, args=(token.pid, interval), name="puzzlekit-lifeline", daemon=True
     ).start()
+
+
+def _children_map() -> dict[int, list[int]]:
+    """Every process's children, from ``/proc`` ({} where there is none)."""
+    children: dict[int, list[int]] = {}
+    try:
+        entries = os.listdir("/proc")
+    except OSError:
+        return children
+    for entry in entries:
+        if not entry.isdigit():
+            continue
+        try:
+            with open(f"/proc/{entry}/stat", encoding="ascii", errors="replace") as fh:
+                stat = fh.read()
+        except OSError:
+            continue
+        ppid = int(stat[stat.rindex(")") + 2 :].split()[1])
+        children.setdefault(ppid, []).append(int(entry))
+    return children
+
+
+def tree(pid: int) -> list[int]:
+    """``pid``'s descendants (from ``/proc``; [] where there is none), nearest first."""
+    children = _children_map()
+    out: list[int] = []
+    todo = [pid]
+    while todo:
+        for child in children.get(todo.pop(0), []):
+            out.append(child)
+            todo.append(child)
+    return out
+
+
+def end_group(pgid: int) -> None:
+    """Kill what is left of process group ``pgid`` (a child's, once the child has ended: a
+    program it started and left running); nothing where there is no such group."""
+    if os.name == "posix":
+        with contextlib.suppress(OSError):
+            os.killpg(pgid, signal.SIGKILL)
+
+
+def end_tree(pid: int) -> None:
+    """End process ``pid`` (a child this process started, on a time limit) with everything
+    under it: its process group and every descendant, each frozen first (SIGSTOP) so that none
+    starts another while the tree is walked, then killed (SIGKILL). Reaping ``pid`` is the
+    caller's (``wait``/``join``)."""
+    if os.name != "posix":
+        with contextlib.suppress(OSError):
+            os.kill(pid, signal.SIGTERM)
+        return
+    frozen: set[int] = set()
+    for _ in range(8):  # until a walk finds nothing new
+        found = [p for p in [pid, *tree(pid)] if p not in frozen]
+        if not found:
+            break
+        for p in found:
+            with contextlib.suppress(OSError):
+                os.kill(p, signal.SIGSTOP)
+            frozen.add(p)
+    end_group(pid)  # its group: follow_parent makes a child a group leader
+    for p in frozen:
+        with contextlib.suppress(OSError):
+            os.kill(p, signal.SIGKILL)

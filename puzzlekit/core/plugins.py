@@ -14,8 +14,13 @@ Built-ins load before plugins, and registering a name that is already taken rais
 :class:`DuplicateName` (pass ``replace=True`` to mean it, in a test or a session of one's own),
 so a plugin never hides a built-in by accident. A plugin never replaces a name, even meaning it:
 ``replace=True`` from a plugin's code (while it is imported, or from any frame of a plugin module
-later) raises :class:`ReplaceRefused`, naming the plugin and the name (docs/security.md). An unknown name raises :class:`UnknownName`, whose message is one line naming the kind,
-the name and the closest known names: every command prints it and exits 2.
+later) raises :class:`ReplaceRefused`, naming the plugin and the name (docs/security.md). An
+unknown name raises :class:`UnknownName`, whose message is one line naming the kind, the name
+and the closest known names: every command prints it and exits 2.
+
+A judging process (:func:`judge_without_plugins`: ``generate``, ``run``) imports no plugin
+module at all: the modules are only named there, for its loop process, until
+:func:`admit_plugins` lets them in for a holdout or family only a plugin provides.
 
 Not for: deciding which verifier suits which family (``puzzlekit.verifiers``), or loading
 anything but Python modules.
@@ -196,6 +201,23 @@ def judge_without_plugins(modules: Iterable[str] = ()) -> None:
         if _KEPT_OUT is None:
             _KEPT_OUT = []
         _KEPT_OUT.extend(str(m) for m in modules if str(m) not in _KEPT_OUT)
+
+
+def end_judging() -> None:
+    """This process is a judging process no longer (the end of a command run in-process, e.g.
+    ``puzzlekit.app.cli.main`` from a test): the named modules are forgotten, none imported."""
+    global _KEPT_OUT
+    with _LOCK:
+        _KEPT_OUT = None
+        _ADMITTED.clear()
+
+
+def unname(module: str) -> None:
+    """Forget a module a judging process named (one its loop process could not import), so
+    that later requests to the loop process do not fail on it again."""
+    with _LOCK:
+        if _KEPT_OUT is not None and module in _KEPT_OUT:
+            _KEPT_OUT.remove(module)
 
 
 def judging() -> bool:

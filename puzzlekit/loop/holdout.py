@@ -219,8 +219,11 @@ class WorkerHoldout:
             except (BrokenPipeError, OSError):
                 pass
             self._proc.join(timeout=5)
-            if self._proc.is_alive():
-                self._proc.kill()
+            if self._proc.is_alive():  # past its time: it and everything under it
+                from puzzlekit.core.lifeline import end_tree
+
+                end_tree(self._proc.pid)
+                self._proc.join(timeout=5)
 
     def __enter__(self) -> WorkerHoldout:
         return self

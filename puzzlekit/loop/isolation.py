@@ -45,7 +45,14 @@ from puzzlekit.core.jsondata import plain
 from puzzlekit.core.model import Instance, sha256_digest
 from puzzlekit.core.report import VerifierReport
 
-__all__ = ["LoopWorker", "LoopWorkerError", "close_loop_workers", "serve", "shared_loop_worker"]
+__all__ = [
+    "LoopWorker",
+    "LoopWorkerError",
+    "check_names",
+    "close_loop_workers",
+    "serve",
+    "shared_loop_worker",
+]
 
 
 class LoopWorkerError(RuntimeError):
@@ -222,7 +229,34 @@ def _handle(loops: _Loops, request: Mapping[str, Any]) -> dict[str, Any]:
         return {"ok": None}
     if op == "run":
         return {"ok": loops.run(request["spec"], int(request["seed"]))}
+    if op == "names":
+        return {"ok": [_name_problem(*item) for item in request["names"]]}
     raise LoopWorkerError(f"unknown request {op!r}")
+
+
+def _name_problem(
+    kind: str, name: str, settings: Mapping[str, Any] | None = None
+) -> dict[str, str | None]:
+    """``problem``: None when ``name`` is a known ``kind`` (a verifier built with ``settings``),
+    else one line; a known verifier's ``holdout`` (its ``holdout_name``) and ``version``."""
+    from puzzlekit.core.plugins import UnknownName
+    from puzzlekit.families import FAMILIES
+    from puzzlekit.generators import STRATEGIES
+    from puzzlekit.verifiers.registry import VERIFIERS, get_verifier
+
+    registry = {"strategy": STRATEGIES, "verifier": VERIFIERS, "family": FAMILIES}[kind]
+    try:
+        registry.get(name)
+        if kind == "verifier":
+            built = get_verifier(name, **(settings or {}))
+            holdout = str(getattr(built, "holdout_name", "enumerative"))
+            version = str(getattr(built, "version", ""))
+            return {"problem": None, "holdout": holdout, "version": version}
+    except UnknownName as exc:
+        return {"problem": str(exc)}
+    except TypeError as exc:
+        return {"problem": f"not accepted by {name!r}: {exc}"}
+    return {"problem": None}
 
 
 def serve(read_fd: int, write_fd: int, parent: int = 0, main_thread: bool = False) -> None:
@@ -329,17 +363,25 @@ class LoopWorker:
         """The holdout-free outcome of loop ``seed`` of ``spec``, run in the loop process."""
         return result_from_json(self._ask({"op": "run", "spec": _spec_json(spec), "seed": seed}))
 
+    def names(self, items: list[tuple[str, str, Mapping[str, Any] | None]]) -> list[dict]:
+        """Each ``(kind, name, settings)`` looked up in the loop process, where the plugins are
+        (:func:`check_names`)."""
+        return list(self._ask({"op": "names", "names": [list(i) for i in items]}))
+
     def close(self) -> None:
         try:
             self._out.close()
             self._in.close()
         except OSError:
             pass
+        from puzzlekit.core.lifeline import end_group, end_tree
+
         try:
             self._proc.wait(timeout=5)
-        except subprocess.TimeoutExpired:
-            self._proc.kill()
+        except subprocess.TimeoutExpired:  # past its time: it and everything under it
+            end_tree(self._proc.pid)
             self._proc.wait()
+        end_group(self._proc.pid)  # what a plugin started there and left running
         shutil.rmtree(self._home, ignore_errors=True)
 
 
@@ -375,6 +417,15 @@ def shared_loop_worker() -> LoopWorker:
                 atexit.register(close_loop_workers)
                 _AT_EXIT.append(True)
     return worker
+
+
+def check_names(items: list[tuple[str, str, Mapping[str, Any] | None]]) -> list[dict]:
+    """What a judging process, which imports no plugin, asks of the loop process about names a
+    plugin may provide: for each ``(kind, name, settings)`` (kind ``strategy``, ``verifier`` or
+    ``family``) a dict: ``problem`` (None when the name is known there, else one line), and a
+    known verifier's ``holdout`` (its ``holdout_name``) and ``version``. PluginError if a
+    plugin cannot be imported there."""
+    return shared_loop_worker().names(items)
 
 
 def close_loop_workers() -> None:

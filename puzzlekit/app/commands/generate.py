@@ -90,7 +90,8 @@ def register(sub: argparse._SubParsersAction) -> None:
         help="settle each loop: append auto_apply puzzles to this JSON Lines corpus",
     )
     add_quiet(p)
-    p.set_defaults(func=cmd_generate)
+    # a judging process: plugins run in the loop process only (docs/security.md)
+    p.set_defaults(func=cmd_generate, judges=lambda a: a.holdout != "none")
 
 
 def cmd_generate(args: argparse.Namespace) -> int:
@@ -189,21 +190,30 @@ def _check_names(args: argparse.Namespace) -> tuple[Family, str]:
     """Look up the family, strategy and verifiers named; fill in the default filter on ``args``.
 
     Returns the family and the holdout name ("none" to skip). Unknown names (UnknownName) give
-    one line naming the closest known ones, exit 2.
+    one line naming the closest known ones, exit 2. The holdout is resolved before any plugin
+    loads; a strategy or filter only a plugin provides is looked up in the loop process
+    (:mod:`puzzlekit.app.judging`).
     """
+    from puzzlekit.app.judging import holdout_name, loop_problems, need_family
+    from puzzlekit.core.plugins import judging
     from puzzlekit.families import FAMILIES
     from puzzlekit.generators import STRATEGIES
-    from puzzlekit.verifiers.registry import VERIFIERS, default_filter_name, default_holdout_name
+    from puzzlekit.verifiers.registry import VERIFIERS, default_filter_name
 
+    need_family(args.family)
     family = FAMILIES.get(args.family)
-    STRATEGIES.get(args.strategy)
     if args.filter is None:
         args.filter = default_filter_name(args.family)
-    holdout = args.holdout
-    if holdout is None:
-        holdout = default_holdout_name(args.filter)
-    for name in (args.filter, holdout):
-        if name != "none":
+    holdout = holdout_name(args.holdout, args.filter, "--holdout")
+    names = [("strategy", args.strategy, None), ("verifier", args.filter, None)]
+    if holdout != "none":
+        names.append(("verifier", holdout, None))
+    problems = [p for p in loop_problems(names) if p is not None]
+    if problems:
+        raise UsageError(*problems)
+    if not judging():  # else: built in, or known in the loop process
+        STRATEGIES.get(args.strategy)
+        for _, name, _ in names[1:]:
             VERIFIERS.get(name)
     return family, holdout
 

@@ -42,7 +42,8 @@ def register(sub: argparse._SubParsersAction) -> None:
         "repeatable; recorded in the manifest)",
     )
     add_quiet(p)
-    p.set_defaults(func=cmd_run)
+    # a judging process unless a benchmark: plugins run in the loop process only (security.md)
+    p.set_defaults(func=cmd_run, judges=lambda a: not _is_bench(Path(a.config)))
     r = sub.add_parser(
         "report", help="draw a run directory's figures and write RUN_DIR/report/report.md"
     )

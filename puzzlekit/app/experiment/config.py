@@ -22,7 +22,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
-from puzzlekit.app.experiment.config_keys import Preregistration
+from puzzlekit.app.experiment.config_keys import Preregistration, loop_problem
 from puzzlekit.app.experiment.config_keys import check_arms as _check_arms
 from puzzlekit.app.experiment.config_keys import check_policies as _check_policies
 from puzzlekit.app.experiment.config_keys import extras as _extras
@@ -226,17 +226,24 @@ class _Reader:
 
 
 def _verifier_spec(r: _Reader, raw: Any, path: str, *, holdout: bool) -> Any:
-    from puzzlekit.core.plugins import UnknownName
+    from puzzlekit.core.plugins import UnknownName, judging
     from puzzlekit.verifiers.registry import VERIFIERS, get_verifier
 
     keys = ("verifier", "settings", "process") if holdout else ("verifier", "settings", "label")
     t = r.table(raw, path, keys)
     name = r.get(t, "verifier", path, str)
+    settings = r.get(t, "settings", path, dict, {})
+    if not holdout and name not in VERIFIERS:  # a judging process: a plugin's, or none
+        problem = loop_problem("verifier", name, settings)
+        if problem is not None:
+            where = "settings" if problem.startswith("not accepted") else "verifier"
+            raise r.fail(f"{path}.{where}", problem)
+        if judging():
+            return VerifierSpec(name, settings, r.get(t, "label", path, str, name))
     try:
         VERIFIERS.get(name)
     except UnknownName as exc:
         raise r.fail(f"{path}.verifier", str(exc)) from None
-    settings = r.get(t, "settings", path, dict, {})
     try:
         verifier = get_verifier(name, **settings)
     except TypeError as exc:
@@ -344,12 +351,17 @@ def _strategies(r: _Reader, top: dict[str, Any], sizes: list[int]) -> list[Strat
 def _strategy_item(
     r: _Reader, item: Any, path: str, most: int | None, strategies: list[StrategySpec]
 ) -> StrategySpec:
+    from puzzlekit.core.plugins import judging
     from puzzlekit.generators import STRATEGIES
 
     t = r.table(item, path, ("name", "clues", "label", "cmd", "cmd_timeout", "policy"))
     sname = r.get(t, "name", path, str)
+    problem = loop_problem("strategy", sname) if sname not in STRATEGIES else None
+    if problem is not None:  # a judging process asks the loop process, where the plugins are
+        raise r.fail(f"{path}.name", problem)
     try:
-        STRATEGIES.get(sname)
+        if not judging():
+            STRATEGIES.get(sname)
     except LookupError as exc:
         raise r.fail(f"{path}.name", str(exc).strip("'\"")) from None
     clues = _clue_counts(r, t, path, most)

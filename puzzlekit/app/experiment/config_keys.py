@@ -32,16 +32,80 @@ class Preregistration:
 
 def plugins(r: Any, top: dict[str, Any]) -> tuple[str, ...]:
     """Import the config's ``plugins`` (module names) so that what they register is known when
-    the rest of the config is checked; ConfigError naming the entry that cannot be imported."""
-    from puzzlekit.core.plugins import PluginError, use_plugins
+    the rest of the config is checked; ConfigError naming the entry that cannot be imported.
+    In a judging process (docs/security.md) they are imported in the loop process instead."""
+    from puzzlekit.core.plugins import PluginError, judging, unname, use_plugins
 
+    _trust_holdout(top)
     modules = r.strings(top, "plugins", "") if "plugins" in top else ()
     for i, module in enumerate(modules):
         try:
             use_plugins([module])
+            if judging():  # named here, imported there: does it import?
+                from puzzlekit.app.judging import loop_imports
+
+                loop_imports()
         except PluginError as exc:
-            raise r.fail(f"plugins[{i}]", str(exc)) from None
+            unname(module)  # the rest of the config is checked without it
+            raise r.fail(f"plugins[{i}]", str(exc).removeprefix("in the loop process: ")) from None
+    _trust_families(top)
     return tuple(modules)
+
+
+def _trust_holdout(top: dict[str, Any]) -> None:
+    """Before any plugin loads, in a judging process: the holdout resolved among built-ins, and
+    plugins admitted there only when the judging needs one (recorded in the manifest)."""
+    from puzzlekit.core.plugins import admit_plugins, judging
+    from puzzlekit.verifiers.registry import VERIFIERS
+
+    if not judging():
+        return
+    raw = top.get("holdout")
+    if raw is None:
+        admit_plugins("the config names no holdout: nothing is judged")
+    elif isinstance(raw, dict) and raw.get("process", True) is False:
+        admit_plugins("holdout.process = false: the loop runs beside the holdout")
+    elif isinstance(raw, dict) and isinstance(raw.get("verifier"), str):
+        if raw["verifier"] not in VERIFIERS:
+            name = raw["verifier"]
+            admit_plugins(f"the holdout {name!r} is not built in: a plugin's verifier, named")
+
+
+def _trust_families(top: dict[str, Any]) -> None:
+    """A plugin's family (known in the loop process) admits the plugins: the holdout checks its
+    puzzles. An unknown family is left to the schema's own check."""
+    from puzzlekit.core.plugins import admit_plugins, judging
+    from puzzlekit.families import FAMILIES
+
+    schemas = top.get("schemas")
+    if not judging() or not isinstance(schemas, list):
+        return
+    names = [
+        s["family"] for s in schemas if isinstance(s, dict) and isinstance(s.get("family"), str)
+    ]
+    foreign = [n for n in dict.fromkeys(names) if n not in FAMILIES]
+    if foreign:
+        from puzzlekit.app.judging import loop_problems
+
+        known = [
+            n
+            for n, p in zip(
+                foreign, loop_problems([("family", n, None) for n in foreign]), strict=True
+            )
+            if p is None
+        ]
+        if known:
+            admit_plugins(
+                f"family {known[0]!r} is not built in: the holdout checks a plugin's puzzles"
+            )
+
+
+def loop_problem(kind: str, name: str, settings: Any = None) -> str | None:
+    """None when ``name`` is a known ``kind``, else one line; in a judging process, a name that
+    is not built in is looked up in the loop process (:mod:`puzzlekit.app.judging`)."""
+    from puzzlekit.app.judging import loop_problems
+
+    return loop_problems([(kind, name, settings)])[0]
 
 
 def extras(r: Any, top: dict[str, Any]) -> tuple[str, ...]:

@@ -100,13 +100,12 @@ def git_revision() -> dict[str, Any]:
 
 
 def verifier_ids(config: ExperimentConfig) -> dict[str, Any]:
-    from puzzlekit.verifiers.registry import get_verifier
+    from puzzlekit.app.judging import verifier_version
 
     def ident(verifier: str, settings: Mapping[str, Any]) -> dict[str, Any]:
-        v = get_verifier(verifier, **settings)
         return {
             "verifier": verifier,
-            "version": str(getattr(v, "version", "")),
+            "version": verifier_version(verifier, settings),
             "settings": plain(settings),
         }
 
@@ -116,6 +115,19 @@ def verifier_ids(config: ExperimentConfig) -> dict[str, Any]:
         if config.holdout
         else None,
     }
+
+
+def trust_record() -> dict[str, Any]:
+    """Where plugins ran (docs/security.md): ``judge`` says whether the judging process kept
+    them out (``kept-out``) or let them in (``admitted``, with ``reasons``: what the judging
+    needed of a plugin, the holdout among them); ``loopPlugins``: the modules imported only in
+    the loop process."""
+    from puzzlekit.core.plugins import admitted, judging, kept_out
+
+    if judging():
+        return {"judge": "kept-out", "loopPlugins": kept_out(), "reasons": []}
+    reasons = admitted()
+    return {"judge": "admitted" if reasons else "in-process", "loopPlugins": [], "reasons": reasons}
 
 
 def new_manifest(config: ExperimentConfig, config_path: str | None) -> dict[str, Any]:
@@ -139,6 +151,7 @@ def new_manifest(config: ExperimentConfig, config_path: str | None) -> dict[str,
         "trialSeeds": config.trial_seeds(),
         "verifiers": verifier_ids(config),
         "plugins": [p.to_json_obj() for p in loaded_plugins()],
+        "trust": trust_record(),
         "kRaised": k_raised(config),
         "start": now(),
         "end": None,

@@ -59,6 +59,9 @@ class Task:
     strategy_settings: tuple[tuple[str, Any], ...] = ()
     #: the registry name of the strategy when ``strategy`` is an arm's label ("": the same)
     strategy_name: str = ""
+    #: whether the (judging) process running the task imports ``plugins`` too; False: only its
+    #: loop process does (:func:`puzzlekit.core.plugins.judge_without_plugins`)
+    plugins_in_judge: bool = True
 
     def loop_spec(self) -> LoopSpec:
         """The loop of every trial of this task (the seed aside)."""
@@ -84,6 +87,8 @@ class Task:
 
 def plan(config: ExperimentConfig) -> list[Task]:
     """Every task of the config, in a fixed order."""
+    from puzzlekit.core.plugins import judging
+
     seeds = config.trial_seeds()
     tasks: list[Task] = []
     for schema in config.schemas:
@@ -112,6 +117,7 @@ def plan(config: ExperimentConfig) -> list[Task]:
                                 config.extras,
                                 tuple(sorted(strat.settings.items())),
                                 strat.name if strat.arm != strat.name else "",
+                                not judging(),
                             )
                         )
     return tasks
@@ -128,9 +134,12 @@ class TaskResult:
 
 def run_task(task: Task) -> TaskResult:
     """Run every trial of ``task``; rows depend on the task alone (timings aside)."""
-    from puzzlekit.core.plugins import use_plugins
+    from puzzlekit.core.plugins import judge_without_plugins, use_plugins
 
-    use_plugins(task.plugins)  # a pool or Dask worker: register what the config's plugins do
+    if task.plugins_in_judge:  # a pool or Dask worker: register what the config's plugins do
+        use_plugins(task.plugins)
+    else:  # or keep them out, for its loop process to import (docs/security.md)
+        judge_without_plugins(task.plugins)
     from puzzlekit.loop.rows import attempt_rows, puzzle_row, row_keys
     from puzzlekit.loop.settle import settle
 
