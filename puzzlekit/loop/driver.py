@@ -396,13 +396,14 @@ class LoopDriver:
             if wrap_filter is not None:
                 raise ValueError("wrap_filter wraps a filter run in this process: pass no holdout")
             from puzzlekit.core.plugins import judging
-            from puzzlekit.loop.isolation import shared_loop_worker
+            from puzzlekit.loop.isolation import named_files, shared_loop_worker
 
             if not judging():  # a judging process knows no plugin: the loop process checks
                 STRATEGIES.get(spec.strategy)
                 VERIFIERS.get(spec.filter)  # the name is checked here, the filter built there
             self.filter: Any = FilterRecord(spec.filter)
-            self._worker = shared_loop_worker()
+            # an external strategy's program and script readable in the loop process's sandbox
+            self._worker = shared_loop_worker(named_files(dict(spec.strategy_settings)))
             self._worker.setup(spec)  # a fresh strategy there too
             self.minimize = None
             if holdout is None:

@@ -219,10 +219,11 @@ def _handle(loops: _Loops, request: Mapping[str, Any]) -> dict[str, Any]:
 
     op = request.get("op")
     if op == "init":  # before any plugin: the sandbox (docs/security.md), then the requests
-        from puzzlekit.loop.sandbox import SHARE_VAR, confine
+        from puzzlekit.loop.sandbox import SHARE_VAR, confine, readable_roots
 
         shared = [p for p in os.environ.get(SHARE_VAR, "").split(os.pathsep) if p]
-        return {"ok": confine([os.getcwd(), *shared])}
+        readable = [*readable_roots(), *(str(p) for p in request.get("readable", ()))]
+        return {"ok": confine([os.getcwd(), *shared], readable)}
     use_plugins(request.get("plugins", ()))
     if op == "setup":  # a new driver in the judging process: a strategy kept across loops restarts
         loops.driver(request["spec"]).reset()
@@ -307,9 +308,10 @@ def _stderr_fd() -> Any:
 
 
 class LoopWorker:
-    """The judging process's handle on its loop process (see the module docstring)."""
+    """The judging process's handle on its loop process (see the module docstring); its
+    sandbox also reads the files of ``readable`` (:func:`named_files`)."""
 
-    def __init__(self) -> None:
+    def __init__(self, readable: tuple[str, ...] = ()) -> None:
         from puzzlekit.core.lifeline import parent_token, sigint_ignored
         from puzzlekit.loop.sandbox import loop_environment, not_dumpable
 
@@ -335,7 +337,7 @@ class LoopWorker:
         self._in = Connection(up_r, writable=False)
         self._lock = threading.Lock()
         #: what confines the loop process here ("landlock-vN" or "none"; docs/security.md)
-        self.sandbox = str(self._ask({"op": "init"}))
+        self.sandbox = str(self._ask({"op": "init", "readable": list(readable)}))
 
     @property
     def pid(self) -> int:
@@ -406,17 +408,34 @@ _WORKERS_LOCK = threading.Lock()
 _AT_EXIT: list[bool] = []
 
 
-def shared_loop_worker() -> LoopWorker:
-    """This process's (and thread's) loop process, started on first use and reused after."""
-    key = (os.getpid(), threading.get_ident())
+def shared_loop_worker(readable: tuple[str, ...] = ()) -> LoopWorker:
+    """This process's (and thread's) loop process, started on first use and reused after; one
+    per set of extra ``readable`` files (an external strategy's program and script)."""
+    key = (os.getpid(), threading.get_ident(), readable)
     with _WORKERS_LOCK:
         worker = _WORKERS.get(key)
         if worker is None or worker._proc.poll() is not None:
-            worker = _WORKERS[key] = LoopWorker()
+            worker = _WORKERS[key] = LoopWorker(readable)
             if not _AT_EXIT:
                 atexit.register(close_loop_workers)
                 _AT_EXIT.append(True)
     return worker
+
+
+def named_files(settings: Mapping[str, Any]) -> tuple[str, ...]:
+    """The existing files a strategy's ``cmd`` names (its program, a script) and its ``policy``
+    file, which its loop process must be able to read inside its sandbox."""
+    import shlex
+
+    policy = settings.get("policy")
+    words = [policy] if isinstance(policy, str) else []
+    cmd = settings.get("cmd")
+    try:
+        words = [*(shlex.split(cmd) if isinstance(cmd, str) else ()), *words]
+    except ValueError:
+        pass
+    found = [shutil.which(w) if i == 0 and shutil.which(w) else w for i, w in enumerate(words)]
+    return tuple(sorted({os.path.realpath(w) for w in found if w and os.path.isfile(w)}))
 
 
 def check_names(items: list[tuple[str, str, Mapping[str, Any] | None]]) -> list[dict]:
