@@ -11,16 +11,17 @@
 - ``stopping_condition_run``: audit steps -> the stopping-condition outcome, optionally anchored
   in the server's ledger (:mod:`puzzlekit.app.mcp_stopping`).
 
-Every call's work (:mod:`puzzlekit.app.mcp_work`) runs in one of a few long-lived worker
-processes (a :class:`WorkerPool`) under a deadline, so calls run side by side (a slow call holds
-one worker, quick calls go on in the others) and a call that runs too long is stopped (its worker
-is killed and started again) and answered with a tool error; the server itself never blocks on
-it. Every tool refuses arguments it does not know, by name, and declares its output schema (from
+Every call's work (:mod:`puzzlekit.app.mcp_work`) runs in one of a few long-lived worker processes
+(a :class:`WorkerPool`, :mod:`puzzlekit.app.mcp_pool`) under a deadline, so calls run side by side,
+first-in first-out, with a share of the workers kept for calls that declare a short limit (a fast
+call behind slow ones is answered within its own limit); a call that runs too long is stopped (its
+worker is killed and started again) and answered with a tool error; the server itself never blocks
+on it. Every tool refuses arguments it does not know, by name, and declares its output schema (from
 the shipped ``schemas/``); ``puzzle_verify`` returns 3 solutions unless ``solution_cap`` asks for
 more. Transports (stdio that answers every line, HTTP with Host checks and a token off loopback):
-:mod:`puzzlekit.app.mcp_transport`. Bad arguments are answered with a tool error that names
-the field; a puzzle that is wrong in itself (a clue out of its domain, a malformed line) is not
-an argument error but an ``INVALID_SPEC`` report whose violations carry coordinates.
+:mod:`puzzlekit.app.mcp_transport`. Bad arguments are answered with a tool error that names the
+field; a puzzle that is wrong in itself (a clue out of its domain, a malformed line) is not an
+argument error but an ``INVALID_SPEC`` report whose violations carry coordinates.
 """
 
 import json
@@ -29,6 +30,7 @@ from typing import Annotated, Any, Literal
 
 from puzzlekit.app.mcp_answers import add_check_answer
 from puzzlekit.app.mcp_args import declare_tools, output_schemas
+from puzzlekit.app.mcp_pool import SHORT_SECONDS, WorkerPool
 
 # the work and its worker process live in mcp_work; their names stay importable from here
 from puzzlekit.app.mcp_work import (
@@ -39,7 +41,6 @@ from puzzlekit.app.mcp_work import (
     ArgumentError,
     Limits,
     Worker,
-    WorkerPool,
     WorkFailed,
     WorkTimeout,
     game_work,
@@ -71,6 +72,8 @@ __all__ = [
 ]
 
 DEFAULT_LIMITS = Limits()
+#: calls the server holds at once, waiting or running (each in a thread of its own)
+THREADS = 1024
 
 REJECT_DETAIL_DOC = (
     "`uniquenessVerdict` is UNIQUE, MULTIPLE, UNSOLVABLE, DOMAIN_TOO_LARGE, INVALID_SPEC or "
@@ -145,9 +148,13 @@ def _runner(work: Worker) -> Run:
     import anyio
     from mcp.server.mcpserver.exceptions import ToolError
 
+    # one thread per call waiting or running: the pool, not anyio's default of 40 threads,
+    # decides the order (a call past the 40th would otherwise wait unseen by the pool's queue)
+    threads = anyio.CapacityLimiter(THREADS)
+
     async def run(op: str, kwargs: dict[str, Any], timeout: float) -> dict[str, Any]:
         try:
-            return await anyio.to_thread.run_sync(work.call, op, kwargs, timeout)
+            return await anyio.to_thread.run_sync(work.call, op, kwargs, timeout, limiter=threads)
         except ArgumentError as exc:
             raise ToolError(str(exc)) from None
         except WorkTimeout as exc:
@@ -447,18 +454,20 @@ def serve(
     workers: int = 3,
     token: str | None = None,
     ledger: Ledger | None = None,
+    short_seconds: float = SHORT_SECONDS,
 ) -> None:
     """Serve until the client goes away: stdio, or streamable HTTP on ``host:http_port`` (see
     :mod:`puzzlekit.app.mcp_transport`: a non-loopback ``host`` needs ``token``), with
     ``workers`` worker processes so that calls run side by side; ``ledger`` is where
-    ``stopping_condition_run`` anchors escalations."""
+    ``stopping_condition_run`` anchors escalations; calls whose limit is at most
+    ``short_seconds`` are short (a share of the workers is kept for them)."""
     import anyio
 
     from puzzlekit.app.mcp_transport import is_loopback, serve_http, serve_stdio
 
     if http_port is not None and not is_loopback(host) and not token:
         raise ValueError(f"serving on {host} (not loopback) needs a token")
-    pool = WorkerPool(workers)
+    pool = WorkerPool(workers, short_seconds=short_seconds)
     pool.start()  # warm the imports while the client connects
     server = build_server(limits, pool, ledger)
     try:

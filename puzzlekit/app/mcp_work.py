@@ -5,8 +5,8 @@ arguments (an unusable one raises :class:`ArgumentError` naming the field; an un
 verifier, strategy or game is named with the closest known names, as every command does) and
 return plain JSON objects. :class:`Worker` runs them in one spawned process under a deadline; the
 process imports the plugins loaded per use in the server's process first, and ends with the server
-(:mod:`puzzlekit.core.lifeline`). :class:`WorkerPool` holds a few workers, so calls run side by
-side.
+(:mod:`puzzlekit.core.lifeline`). :class:`~puzzlekit.app.mcp_pool.WorkerPool` holds a few workers,
+so calls run side by side.
 
 Not for: the MCP protocol, tool descriptions or transports (:mod:`puzzlekit.app.mcp_server`).
 """
@@ -14,7 +14,6 @@ Not for: the MCP protocol, tool descriptions or transports (:mod:`puzzlekit.app.
 import json
 import multiprocessing as mp
 import os
-import queue
 import sys
 import threading
 from collections.abc import Callable, Mapping
@@ -355,40 +354,3 @@ class Worker:
             field, _, message = payload.partition(": ")
             raise ArgumentError(field, message)
         raise WorkFailed(payload)
-
-
-class WorkerPool:
-    """``size`` :class:`Worker` s; each call runs in an idle one, so one slow call holds one
-    worker while the others keep answering. A call waits for an idle worker at most its own time
-    limit (then :class:`WorkTimeout`), and then has that limit again for its work."""
-
-    def __init__(self, size: int = 3, plugins: tuple[str, ...] | None = None) -> None:
-        if size < 1:
-            raise ValueError(f"a worker pool needs at least one worker, got {size}")
-        self.size = size
-        self._workers = [Worker(plugins) for _ in range(size)]
-        self._idle: queue.LifoQueue[Worker] = queue.LifoQueue()
-        for worker in self._workers:
-            self._idle.put(worker)
-
-    def start(self) -> None:
-        """Start every worker now (a call starts a stopped one anyway)."""
-        for worker in self._workers:
-            worker.start()
-
-    def stop(self) -> None:
-        for worker in self._workers:
-            worker.stop()
-
-    def call(self, op: str, kwargs: Mapping[str, Any], timeout: float) -> dict[str, Any]:
-        """Run ``op`` in an idle worker; raises ArgumentError, WorkTimeout or WorkFailed."""
-        try:
-            worker = self._idle.get(timeout=timeout)
-        except queue.Empty:
-            raise WorkTimeout(
-                f"all {self.size} workers stayed busy for {timeout:g} s; try again later"
-            ) from None
-        try:
-            return worker.call(op, kwargs, timeout)
-        finally:
-            self._idle.put(worker)

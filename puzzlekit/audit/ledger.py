@@ -25,9 +25,7 @@ from __future__ import annotations
 
 import contextlib
 import hashlib
-import json
 import os
-import re
 import sqlite3
 import threading
 import time
@@ -39,16 +37,19 @@ from typing import Any
 
 import rfc8785
 
+from puzzlekit.audit.checkpoint import (  # noqa: F401  (importable from here, as before)
+    CHECKPOINT_FORMAT,
+    FORMAT_VERSION,
+    GENESIS,
+    MAX_CHECKPOINT_BYTES,
+    Checkpoint,
+    read_checkpoint,
+    write_checkpoint,
+)
 from puzzlekit.core.jsondata import plain
-from puzzlekit.core.reading import MAX_DEPTH, ReadError, faults, load_json_file, parse_json
+from puzzlekit.core.reading import MAX_DEPTH, ReadError, faults, parse_json
 
-FORMAT_VERSION = 1
-GENESIS = "sha256:" + "0" * 64
-CHECKPOINT_FORMAT = "puzzlekit-ledger-checkpoint"
-_HASH_RE = re.compile(r"^sha256:[0-9a-f]{64}$")
 _MAX_SAFE_INT = 2**53 - 1
-#: a checkpoint is a few hundred bytes; a file far larger is not one (``/dev/zero`` included)
-MAX_CHECKPOINT_BYTES = 1024 * 1024
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS ledger_entries (
@@ -69,39 +70,6 @@ class BodyError(LedgerError, ValueError):
 
 
 @dataclass(frozen=True)
-class Checkpoint:
-    """A position in a chain, ``(seq, entry_hash)``, held apart from the ledger to compare later.
-
-    Seq 0 with :data:`GENESIS` is the checkpoint of an empty ledger.
-    """
-
-    seq: int
-    entry_hash: str
-
-    def __post_init__(self) -> None:
-        if isinstance(self.seq, bool) or not isinstance(self.seq, int) or self.seq < 0:
-            raise ValueError(f"checkpoint seq must be a non-negative integer, got {self.seq!r}")
-        if not isinstance(self.entry_hash, str) or not _HASH_RE.match(self.entry_hash):
-            raise ValueError(
-                f"checkpoint entry_hash must be sha256:<64 hex>, got {self.entry_hash!r}"
-            )
-
-    def to_json_obj(self) -> dict[str, Any]:
-        return {
-            "format": CHECKPOINT_FORMAT,
-            "v": FORMAT_VERSION,
-            "seq": self.seq,
-            "entry_hash": self.entry_hash,
-        }
-
-    @classmethod
-    def from_json_obj(cls, obj: Any) -> Checkpoint:
-        if not isinstance(obj, Mapping) or "seq" not in obj or "entry_hash" not in obj:
-            raise ValueError("a checkpoint is a JSON object with seq and entry_hash")
-        return cls(obj["seq"], obj["entry_hash"])
-
-
-@dataclass(frozen=True)
 class Entry:
     """One stored entry, as read back."""
 
@@ -117,7 +85,8 @@ class Verification:
     """The result of :meth:`Ledger.verify`.
 
     ``problem`` is a stable code (``missing-entry``, ``prev-mismatch``, ``hash-mismatch``,
-    ``unreadable-body``, ``float-in-body``, ``checkpoint-beyond-head``, ``checkpoint-mismatch``)
+    ``unreadable-body``, ``float-in-body``, ``checkpoint-beyond-head``, ``checkpoint-mismatch``,
+    ``foreign-object``: a trigger or view in the database, which the ledger never creates)
     and ``detail`` says it in words; ``first_bad_seq`` is the first seq that is wrong or missing.
     """
 
@@ -227,28 +196,21 @@ def _find_float(value: Any, where: str = "$") -> str | None:
     return None
 
 
-# --- checkpoint files -----------------------------------------------------------------------
-
-
-def write_checkpoint(path: str | os.PathLike[str], checkpoint: Checkpoint, **extra: Any) -> None:
-    """Write ``checkpoint`` as a small JSON file (``extra`` adds informative fields)."""
-    obj = {**checkpoint.to_json_obj(), **extra}
-    Path(path).write_text(json.dumps(obj, indent=2) + "\n", encoding="utf-8")
-
-
-def read_checkpoint(path: str | os.PathLike[str]) -> Checkpoint:
-    """Read a checkpoint file; raises ``OSError`` or ``ValueError`` saying what is wrong."""
-    try:
-        obj = load_json_file(path, MAX_CHECKPOINT_BYTES)
-    except ReadError as exc:
-        raise ValueError(f"{path}: {exc.detail}") from None
-    try:
-        return Checkpoint.from_json_obj(obj)
-    except ValueError as exc:
-        raise ValueError(f"{path}: {exc}") from None
-
-
 # --- the ledger -----------------------------------------------------------------------------
+
+
+def _planted(conn: sqlite3.Connection) -> str | None:
+    """What a trigger or view in the database is (the ledger and the escalation queues create
+    neither: one planted there can change entries as they are written or read), or None."""
+    found = conn.execute(
+        "SELECT type, name FROM sqlite_master WHERE type IN ('trigger', 'view') ORDER BY type, name"
+    ).fetchone()
+    if found is None:
+        return None
+    return (
+        f"the database holds a {found[0]} {found[1]!r} the ledger did not create: it can change "
+        "entries as they are written or read"
+    )
 
 
 class Ledger:
@@ -433,6 +395,9 @@ class Ledger:
             return Verification(False, count, head, seq, problem, detail)
 
         with self.snapshot() as conn:
+            planted = _planted(conn)
+            if planted is not None:
+                return broken(0, "foreign-object", planted)
             cursor = conn.execute(
                 "SELECT seq, prev_hash, entry_hash, body FROM ledger_entries ORDER BY seq"
             )

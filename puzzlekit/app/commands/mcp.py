@@ -43,6 +43,14 @@ def register(sub: argparse._SubParsersAction) -> None:
         help="worker processes, so calls run side by side (default 3)",
     )
     p.add_argument(
+        "--short-seconds",
+        type=float,
+        default=30.0,
+        help="a call whose time limit is at most this is short: one worker in three (at least "
+        "one of two or more) takes short calls only, so they never wait behind slow ones "
+        "(default 30)",
+    )
+    p.add_argument(
         "--max-count", type=int, default=20, help="puzzles per puzzle_generate call at most"
     )
     p.add_argument(
@@ -76,6 +84,8 @@ def cmd_mcp(args: argparse.Namespace) -> int:
         raise UsageError(f"--max-input-chars must be at least 1, got {args.max_input_chars}")
     if args.workers < 1:
         raise UsageError(f"--workers must be at least 1, got {args.workers}")
+    if not args.short_seconds >= 0:
+        raise UsageError(f"--short-seconds must be at least 0, got {args.short_seconds}")
     token = _remote_token(args)
     limits = Limits(
         max_input_chars=args.max_input_chars,
@@ -89,6 +99,7 @@ def cmd_mcp(args: argparse.Namespace) -> int:
             host=args.host,
             limits=limits,
             workers=args.workers,
+            short_seconds=args.short_seconds,
             token=token,
             ledger=ledger,
         )
