@@ -100,9 +100,9 @@ def check_family(
     subject = f"check_family({getattr(fam, 'name', fam)!r}, {json.dumps(params)}, seed={seed})"
     ck = Checker(subject)
     budget, cap = CHECK_BUDGET, solution_cap
-    schema = _check_structure(ck, fam, params)
-    samples = _check_samples(ck, fam, params, schema, seed, n)
-    all_verifiers = _with_reference(exact_verifiers(verifiers))
+    schema = check_structure(ck, fam, params)
+    samples = check_samples(ck, fam, params, schema, seed, n)
+    all_verifiers = with_reference(exact_verifiers(verifiers))
     fulls = [s for s in samples if s.label.endswith(".full")]
     check_full_reveal(ck, all_verifiers[REFERENCE], fulls, cap, budget)
     ck.gate()
@@ -126,7 +126,7 @@ def check_family(
     return ck.summary
 
 
-def _check_structure(ck: Checker, fam: Any, params: Mapping[str, Any]) -> Schema:
+def check_structure(ck: Checker, fam: Any, params: Mapping[str, Any]) -> Schema:
     """Steps 0 and 1: the protocol, the schema and the registration (gated)."""
     check_protocol(ck, fam)
     ck.gate()
@@ -147,7 +147,7 @@ def _check_structure(ck: Checker, fam: Any, params: Mapping[str, Any]) -> Schema
     return schema
 
 
-def _check_samples(
+def check_samples(
     ck: Checker, fam: Family, params: Mapping[str, Any], schema: Schema, seed: int, n: int
 ) -> list[Sample]:
     """Step 2: the sample instances build and the clues of each full reveal hold (gated)."""
@@ -171,7 +171,7 @@ def _check_samples(
     return samples
 
 
-def _with_reference(verifiers: dict[str, Any]) -> dict[str, Any]:
+def with_reference(verifiers: dict[str, Any]) -> dict[str, Any]:
     """``verifiers`` with the reference backend first when it is missing."""
     if REFERENCE in verifiers:
         return verifiers

@@ -315,7 +315,8 @@ def check_agreement(
     reports: Mapping[str, Mapping[str, VerifierReport]],
 ) -> None:
     """Every exact backend agrees with the reference on every sample (``backends-disagree``);
-    notes the verdicts seen and the instances a backend declined."""
+    notes the verdicts seen (:func:`~puzzlekit.quality.verifying.verify_all` notes the
+    declines)."""
     for s in samples:
         ref = reports[REFERENCE].get(s.label)
         if ref is None:
@@ -325,9 +326,6 @@ def check_agreement(
                 compare(ck, REFERENCE, ref, name, reports[name][s.label], s.instance, s.label)
     verdicts = sorted({r.verdict.value for r in reports[REFERENCE].values()})
     ck.note(f"verdicts seen on {len(samples)} sample instances: {', '.join(verdicts)}")
-    for name in verifiers:
-        if name != REFERENCE and len(reports[name]) < len(samples):
-            ck.note(f"verifier {name} declined {len(samples) - len(reports[name])} instance(s)")
 
 
 def check_deterministic(

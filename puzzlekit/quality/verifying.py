@@ -41,14 +41,18 @@ def run_verifier(
     label: str,
     cap: int,
     budget: SearchBudget,
+    declined: list[BaseException] | None = None,
 ) -> VerifierReport | None:
-    """The verifier's report, or None when it declines the instance or breaks the contract."""
+    """The verifier's report, or None when it declines the instance (the exception appended to
+    ``declined`` when given) or breaks the contract."""
     before = canonical_json(inst.to_json_obj())  # fresh bytes: the instance caches its own
     try:
         with strict_hooks():  # a family hook's own exception is a bug to name, not an input
             rep = verifier.verify(inst, solution_cap=cap, budget=budget)
     except Exception as exc:
         if declines(exc):
+            if declined is not None:
+                declined.append(exc)
             return None
         blame = blame_family(inst)
         ck.fail(
@@ -235,12 +239,31 @@ def verify_all(
     cap: int,
     budget: SearchBudget,
 ) -> dict[str, dict[str, VerifierReport]]:
-    """Every verifier's well-formed report on every sample, by verifier name and label."""
+    """Every verifier's well-formed report on every sample, by verifier name and label; notes
+    the backends that declined instances of the family (:func:`note_declines`)."""
     out: dict[str, dict[str, VerifierReport]] = {name: {} for name in verifiers}
+    declined: dict[str, list[BaseException]] = {name: [] for name in verifiers}
     for s in samples:
         for name, v in verifiers.items():
-            rep = run_verifier(ck, name, v, s.instance, s.label, cap, budget)
+            rep = run_verifier(ck, name, v, s.instance, s.label, cap, budget, declined[name])
             if rep is not None:
                 check_report(ck, name, rep, s.instance, s.label, schema)
                 out[name][s.label] = rep
+    note_declines(ck, declined, len(samples))
     return out
+
+
+def note_declines(ck: Checker, declined: Mapping[str, list[BaseException]], n: int) -> None:
+    """Note each backend that declined some of the ``n`` samples, with its first reason.
+
+    A backend that declined every sample with a plain ``NotImplementedError`` serves other
+    kinds of family (a game or tool-call backend) and concerns this family not at all: it goes
+    unnoted. A general backend declining (``NotEncodable``, ``NotCompilable``, or only some
+    samples) is noted: it tells the family's author which formulation a backend cannot read.
+    """
+    for name, excs in declined.items():
+        if not excs:
+            continue
+        if len(excs) == n and all(type(e) is NotImplementedError for e in excs):
+            continue
+        ck.note(f"verifier {name} declined {len(excs)} of {n} instance(s): {excs[0]}")
