@@ -13,7 +13,7 @@ from puzzlekit.families import get_family, resolve
 from puzzlekit.generators.base import sample_solution
 from puzzlekit.io.inputs import iter_items
 from puzzlekit.loop.batch import GenerateConfig, generate
-from puzzlekit.quality.checks import check_family
+from puzzlekit.quality import parametrize_with_checks
 from puzzlekit.verifiers.registry import get_verifier
 
 FAMILY = "futoshiki"
@@ -21,8 +21,9 @@ PARAMS = {"size": 4}
 DATA = Path(__file__).parent / "data" / "tatham" / "unequal.txt"
 
 
-def test_check_family_passes() -> None:
-    check_family(FAMILY, PARAMS, n=1)
+@parametrize_with_checks([(FAMILY, PARAMS)], n=1)
+def test_check_family_passes(family, check) -> None:
+    check(family)
 
 
 def test_tatham_unequal_ids_verify_unique_on_both_backends() -> None:

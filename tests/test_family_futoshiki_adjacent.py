@@ -14,7 +14,7 @@ from puzzlekit.families import get_family, resolve
 from puzzlekit.generators.base import sample_solution
 from puzzlekit.io.inputs import iter_items
 from puzzlekit.loop.batch import GenerateConfig, generate
-from puzzlekit.quality.checks import check_family
+from puzzlekit.quality import parametrize_with_checks
 from puzzlekit.verifiers.registry import get_verifier
 
 FAMILY = "futoshiki-adjacent"
@@ -31,8 +31,9 @@ def grid_of(instance: Instance, solution: dict) -> str:
     return "".join(str(solution[f"r{r + 1}c{c + 1}"]) for r in range(n) for c in range(n))
 
 
-def test_check_family_passes() -> None:
-    check_family(FAMILY, {"size": 4}, n=1)
+@parametrize_with_checks([(FAMILY, {"size": 4})], n=1)
+def test_check_family_passes(family, check) -> None:
+    check(family)
 
 
 def test_the_data_covers_both_modes() -> None:

@@ -16,16 +16,18 @@ from puzzlekit.families import get_family, resolve
 from puzzlekit.families.nonogram import runs_automaton, runs_of
 from puzzlekit.generators.base import fresh_puzzle
 from puzzlekit.io.tatham import parse_line
-from puzzlekit.quality.checks import check_family
+from puzzlekit.quality import parametrize_with_checks
 from puzzlekit.verifiers.registry import get_verifier
 
 FAM = get_family("nonogram")
 IDS = (Path(__file__).parent / "data" / "tatham" / "pattern.txt").read_text().split()
 
 
-@pytest.mark.parametrize("shape", [(5, 5), (8, 8)])
-def test_check_family_passes(shape):
-    check_family(FAM, {"rows": shape[0], "cols": shape[1]}, cross_process=False)
+@parametrize_with_checks(
+    [(FAM, {"rows": 5, "cols": 5}), (FAM, {"rows": 8, "cols": 8})], cross_process=False
+)
+def test_check_family_passes(family, check):
+    check(family)
 
 
 def test_automaton_accepts_exactly_the_lines_with_those_runs():

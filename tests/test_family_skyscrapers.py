@@ -16,16 +16,16 @@ from puzzlekit.families import get_family, resolve
 from puzzlekit.families.skyscrapers import visibility_automaton, visible
 from puzzlekit.generators.base import fresh_puzzle
 from puzzlekit.io.tatham import parse_line
-from puzzlekit.quality.checks import check_family
+from puzzlekit.quality import parametrize_with_checks
 from puzzlekit.verifiers.registry import get_verifier
 
 FAM = get_family("skyscrapers")
 IDS = (Path(__file__).parent / "data" / "tatham" / "towers.txt").read_text().split()
 
 
-@pytest.mark.parametrize("n", [4, 5])
-def test_check_family_passes(n):
-    check_family(FAM, {"size": n}, cross_process=False)
+@parametrize_with_checks([(FAM, {"size": 4}), (FAM, {"size": 5})], cross_process=False)
+def test_check_family_passes(family, check):
+    check(family)
 
 
 @pytest.mark.parametrize("n", [4, 5])

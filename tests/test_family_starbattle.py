@@ -13,14 +13,15 @@ from puzzlekit.core.report import Verdict
 from puzzlekit.families import get_family, resolve
 from puzzlekit.families._regions import connected
 from puzzlekit.generators.base import fresh_puzzle
-from puzzlekit.quality.checks import check_family
+from puzzlekit.quality import parametrize_with_checks
 from puzzlekit.verifiers.registry import get_verifier
 
 FAM = get_family("starbattle")
 
 
-def test_check_family_passes():
-    check_family(FAM, {"size": 5, "stars": 1}, cross_process=False)
+@parametrize_with_checks([(FAM, {"size": 5, "stars": 1})], cross_process=False)
+def test_check_family_passes(family, check):
+    check(family)
 
 
 @pytest.mark.parametrize("params", [{"size": 6, "stars": 1}, {"size": 10, "stars": 2}])

@@ -14,7 +14,7 @@ from puzzlekit.families.sudoku_jigsaw import SEED0, grown_regions
 from puzzlekit.generators.base import sample_solution
 from puzzlekit.io.inputs import iter_items
 from puzzlekit.loop.batch import GenerateConfig, generate
-from puzzlekit.quality.checks import check_family
+from puzzlekit.quality import parametrize_with_checks
 from puzzlekit.quality.golden import schema_id
 from puzzlekit.verifiers.registry import get_verifier
 
@@ -23,8 +23,9 @@ PARAMS = {"size": 6}
 DATA = Path(__file__).parent / "data" / "tatham" / "solo.txt"
 
 
-def test_check_family_passes() -> None:
-    check_family(FAMILY, PARAMS, n=1)
+@parametrize_with_checks([(FAMILY, PARAMS)], n=1)
+def test_check_family_passes(family, check) -> None:
+    check(family)
 
 
 @pytest.mark.parametrize("n", [4, 5, 6, 7])

@@ -154,14 +154,18 @@ def family_checks(
     *,
     seed: int = 0,
     n: int = 2,
+    cross_process: bool = True,
 ) -> list[tuple[Any, Callable[[Any], CheckSummary], str]]:
-    """(family, check, pytest id) for every check of every family; ``check(family)`` runs it."""
+    """(family, check, pytest id) for every check of every family; ``check(family)`` runs it.
+    ``cross_process=False`` leaves out the fresh-process check (as ``check_family``'s)."""
     out = []
     for item in families:
         family, params = item if isinstance(item, tuple) else (item, None)
         fam: Any = as_family(family)
         tag = "" if params is None else "-" + "-".join(str(v) for v in dict(params).values())
         for step, _ in CHECKS:
+            if step == "cross-process" and not cross_process:
+                continue
             check = partial(_bound, step, params=params, seed=seed, n=n)
             out.append((fam, check, f"{fam.name}{tag}-{step}"))
     return out
@@ -176,13 +180,14 @@ def parametrize_with_checks(
     *,
     seed: int = 0,
     n: int = 2,
+    cross_process: bool = True,
 ) -> Any:
     """A ``pytest.mark.parametrize("family, check", ...)`` with one test id per check of every
     family (``latin-x-round-trip``); a ``(family, params)`` pair checks those params, a bare
-    family its first listed ones."""
+    family its first listed ones; ``seed``, ``n`` and ``cross_process`` as ``check_family``'s."""
     import pytest
 
-    rows = family_checks(families, seed=seed, n=n)
+    rows = family_checks(families, seed=seed, n=n, cross_process=cross_process)
     return pytest.mark.parametrize(
         ("family", "check"), [(f, c) for f, c, _ in rows], ids=[i for _, _, i in rows]
     )
