@@ -6,7 +6,10 @@ factory ``factory(k)`` that takes the number of initial clues and returns a stra
 baseline), ``adaptive`` (reads the filter's reject detail), ``policy`` (a policy trained in
 the generator environment, :mod:`puzzlekit.generators.policy`; ``factory(k, policy=PATH)``) and
 ``external`` (a program speaking JSON Lines, :mod:`puzzlekit.generators.external`;
-``factory(k, cmd=..., cmd_timeout=...)``).
+``factory(k, cmd=..., cmd_timeout=...)``), and ``pattern`` (adaptive repairs with a map of
+where repairs were needed, learned across loops, :mod:`puzzlekit.generators.pattern`).
+``blind``, ``adaptive`` and ``pattern`` take ``sampler=NAME``
+(:mod:`puzzlekit.generators.samplers`).
 Plugins add their own with :func:`register_strategy`.
 """
 
@@ -22,11 +25,13 @@ def _load_builtin() -> None:
     from puzzlekit.generators.adaptive import Adaptive
     from puzzlekit.generators.blind import Blind
     from puzzlekit.generators.external import External
+    from puzzlekit.generators.pattern import Pattern
     from puzzlekit.generators.policy import Policy
 
     STRATEGIES.register("adaptive", Adaptive)
     STRATEGIES.register("blind", Blind)
     STRATEGIES.register("external", External)
+    STRATEGIES.register("pattern", Pattern)
     STRATEGIES.register("policy", Policy)
 
 

@@ -75,7 +75,7 @@ class Adaptive(FreshStart):
                 ]
             options = _best_ranked(options)
             if options:
-                coord, moves = options[int(rng.integers(len(options)))]
+                coord, moves = self.pick(options, rng)
                 move = moves[int(rng.integers(len(moves)))]
                 new = in_schema_order(move.apply(inst), schema)
                 return step.then(new, move.action, coord)
@@ -96,6 +96,13 @@ class Adaptive(FreshStart):
                 coord = sorted(bad)[0]
                 return step.then(inst.with_clues(kept), "repair", coord)
         return self.restart(step, rng)
+
+    def pick(
+        self, options: list[tuple[tuple, list[Repair]]], rng: np.random.Generator
+    ) -> tuple[tuple, list[Repair]]:
+        """The coordinate to repair at, and its moves, among the equally ranked ``options``:
+        one chosen by the rng (``pattern`` prefers the coordinates it learned)."""
+        return options[int(rng.integers(len(options)))]
 
 
 def top_cells(

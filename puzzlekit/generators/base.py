@@ -21,20 +21,31 @@ from puzzlekit.families import get_family
 
 class FreshStart(Strategy):
     """Strategies that start from ``k`` initial clues of a random solution (``blind``,
-    ``adaptive``) and start over the same way."""
+    ``adaptive``) and start over the same way. ``sampler`` names a solution sampler of
+    :data:`puzzlekit.generators.samplers.SAMPLERS` to draw the solutions with (None: the
+    family's own); ValueError names an unknown one."""
 
     name = ""
 
-    def __init__(self, k: int) -> None:
+    def __init__(self, k: int, sampler: str | None = None) -> None:
         self.k = k
+        self.sampler = sampler
+        if sampler is not None:
+            from puzzlekit.core.plugins import UnknownName
+            from puzzlekit.generators.samplers import SAMPLERS
+
+            try:
+                SAMPLERS.get(sampler)
+            except UnknownName as exc:
+                raise ValueError(str(exc)) from None
 
     def start(self, schema: Schema, rng: np.random.Generator) -> Step:
-        inst, solution, _ = fresh_puzzle(schema, self.k, rng)
+        inst, solution, _ = fresh_puzzle(schema, self.k, rng, self.sampler)
         return Step(inst, "start", None, solution, schema)
 
     def restart(self, step: Step, rng: np.random.Generator) -> Step:
         schema = step.schema or get_family(step.instance.family).schema(step.instance.params_dict())
-        inst, solution, _ = fresh_puzzle(schema, self.k, rng)
+        inst, solution, _ = fresh_puzzle(schema, self.k, rng, self.sampler)
         return Step(inst, "restart", None, solution, schema)
 
 
@@ -51,15 +62,27 @@ def sample_solution(schema: Schema, rng: np.random.Generator) -> dict[str, int]:
     return compiled if compiled is not None else random_solution(schema, rng)
 
 
+def draw_solution(
+    schema: Schema, rng: np.random.Generator, sampler: str | None = None
+) -> dict[str, int]:
+    """A solution from the sampler named ``sampler``, or :func:`sample_solution` (None)."""
+    if sampler is None:
+        return sample_solution(schema, rng)
+    from puzzlekit.generators.samplers import SAMPLERS
+
+    return dict(SAMPLERS.get(sampler)(schema, rng))
+
+
 def fresh_puzzle(
-    schema: Schema, k: int, rng: np.random.Generator
+    schema: Schema, k: int, rng: np.random.Generator, sampler: str | None = None
 ) -> tuple[Instance, dict[str, int], list[Clue]]:
     """A random solution and the family's initial clues for it (``k`` random clues by default).
+    ``sampler``: a name of :data:`~puzzlekit.generators.samplers.SAMPLERS` (None: the family's).
 
     Returns the instance, the solution and the clues of the instance.
     """
     fam = get_family(schema.family)
-    solution = sample_solution(schema, rng)
+    solution = draw_solution(schema, rng, sampler)
     clues = fam.initial_clues(schema, solution, k, rng)
     inst = Instance.make(schema.family, schema.params_dict(), clues)
     return inst, solution, clues

@@ -195,7 +195,9 @@ PUZZLE_FIELDS = [
     _f(
         "strategyState",
         pa.string(),
-        "a strategy learning across loops: its state after the loop, compact JSON",
+        "a strategy learning across loops: its state after the loop, compact JSON with sorted "
+        "keys (null for blind, adaptive); pattern: its table of counts per place "
+        "(docs/strategies.md)",
     ),
     _f("holdoutSeconds", pa.float64(), "wall time of the holdout check; a timing"),
     _f("seconds", pa.float64(), "wall time of the loop; a timing", False),

@@ -30,8 +30,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument(
         "--strategy",
         default="adaptive",
-        help="generator strategy: adaptive, blind, policy (a trained policy: --policy), "
-        "external (a program: --cmd), or one a plugin registers",
+        help="generator strategy: adaptive, blind, pattern (learns across loops), policy (a "
+        "trained policy: --policy), external (a program: --cmd), or one a plugin registers",
     )
     p.add_argument(
         "--policy",
@@ -50,6 +50,12 @@ def register(sub: argparse._SubParsersAction) -> None:
         default=None,
         metavar="S",
         help="--strategy external: seconds the program may take per request (default 10)",
+    )
+    p.add_argument(
+        "--sampler",
+        metavar="NAME",
+        help="blind, adaptive, pattern: draw solutions with this sampler (planted-deadly: a "
+        "Sudoku with a deadly pattern planted in one region, a test generator)",
     )
     p.add_argument(
         "--clues",
@@ -127,10 +133,27 @@ def cmd_generate(args: argparse.Namespace) -> int:
 
 
 def _strategy_settings(args: argparse.Namespace, family: Family, params: dict) -> dict:
-    """The strategy's settings from its options (``--policy``; ``--cmd``, ``--cmd-timeout``)."""
-    external = _external_settings(args)
-    policy = _policy_settings(args, family, params)
-    return external or policy
+    """The strategy's settings from its options (``--policy``; ``--cmd``, ``--cmd-timeout``;
+    ``--sampler``)."""
+    return {
+        **_external_settings(args),
+        **_policy_settings(args, family, params),
+        **_sampler_settings(args, family, params),
+    }
+
+
+def _sampler_settings(args: argparse.Namespace, family: Family, params: dict) -> dict:
+    """``--sampler`` as the strategy's setting, checked against the schema (exit 2 otherwise)."""
+    if args.sampler is None:
+        return {}
+    from puzzlekit.generators.samplers import SAMPLER_STRATEGIES, check_sampler
+
+    if args.strategy not in SAMPLER_STRATEGIES:
+        raise UsageError(f"--sampler goes with --strategy {', '.join(SAMPLER_STRATEGIES)}")
+    problem = check_sampler(args.sampler, family.schema(params))
+    if problem is not None:
+        raise UsageError(f"--sampler: {problem}")
+    return {"sampler": args.sampler}
 
 
 def _policy_settings(args: argparse.Namespace, family: Family, params: dict) -> dict:

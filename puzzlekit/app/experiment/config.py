@@ -29,6 +29,7 @@ from puzzlekit.app.experiment.config_keys import extras as _extras
 from puzzlekit.app.experiment.config_keys import plugins as _plugins
 from puzzlekit.app.experiment.config_keys import policy_settings as _policy_settings
 from puzzlekit.app.experiment.config_keys import preregistration as _preregistration
+from puzzlekit.app.experiment.config_keys import sampler_setting
 from puzzlekit.app.experiment.config_schema import closest
 from puzzlekit.app.experiment.config_schema import type_name as _type_name
 from puzzlekit.core.jsondata import plain
@@ -81,7 +82,7 @@ class StrategySpec:
     clues: tuple[int, ...]
     #: keyword settings of the strategy's factory (``external``: ``cmd``, ``cmd_timeout``;
     #: ``policy``: ``policy``, the file's absolute path, and ``policy_digest``, its digest when
-    #: the config was read)
+    #: the config was read; ``blind``, ``adaptive``, ``pattern``: ``sampler``)
     settings: Mapping[str, Any] = field(default_factory=dict)
     #: the arm's name in rows, task ids and hypotheses (default: ``name``): two arms of one
     #: strategy, such as two policies, need labels
@@ -354,7 +355,7 @@ def _strategy_item(
     from puzzlekit.core.plugins import judging
     from puzzlekit.generators import STRATEGIES
 
-    t = r.table(item, path, ("name", "clues", "label", "cmd", "cmd_timeout", "policy"))
+    t = r.table(item, path, ("name", "clues", "label", "cmd", "cmd_timeout", "policy", "sampler"))
     sname = r.get(t, "name", path, str)
     problem = loop_problem("strategy", sname) if sname not in STRATEGIES else None
     if problem is not None:  # a judging process asks the loop process, where the plugins are
@@ -377,6 +378,8 @@ def _strategy_item(
         raise r.fail(f"{path}.cmd", "cmd and cmd_timeout go with strategy external")
     if "policy" in t or sname == "policy":
         settings = _policy_settings(r, t, path, sname)
+    if "sampler" in t:
+        settings = {**settings, "sampler": sampler_setting(r, t, path, sname)}
     return StrategySpec(sname, clues, settings, label)
 
 

@@ -196,6 +196,20 @@ def policy_settings(r: Any, t: dict[str, Any], path: str, sname: str) -> dict[st
     return {"policy": str(file), "policy_digest": found.digest}
 
 
+def sampler_setting(r: Any, t: dict[str, Any], path: str, sname: str) -> str:
+    """A strategy's ``sampler``: a name of the sampler registry, for a strategy that takes it."""
+    from puzzlekit.generators.samplers import SAMPLER_STRATEGIES, SAMPLERS
+
+    name = r.get(t, "sampler", path, str)
+    if sname not in SAMPLER_STRATEGIES:
+        raise r.fail(f"{path}.sampler", f"sampler goes with {', '.join(SAMPLER_STRATEGIES)}")
+    try:
+        SAMPLERS.get(name)
+    except LookupError as exc:
+        raise r.fail(f"{path}.sampler", str(exc).strip("'\"")) from None
+    return name
+
+
 def check_policies(r: Any, schemas: Sequence[Any], strategies: Sequence[Any]) -> None:
     """Every policy arm against every schema: a policy runs on the schema it was trained on."""
     from puzzlekit.families import get_family
