@@ -89,7 +89,8 @@ class _Program:
         self.lines: queue.Queue[str | None] = queue.Queue()
         self.last_err: deque[str] = deque(maxlen=1)
         threading.Thread(target=self._pump, daemon=True).start()
-        threading.Thread(target=self._pump_err, daemon=True).start()
+        self._err_thread = threading.Thread(target=self._pump_err, daemon=True)
+        self._err_thread.start()
         self._finalizer = weakref.finalize(self, _stop, self.proc)
 
     def _pump(self) -> None:
@@ -137,6 +138,7 @@ class _Program:
 
     def _ended(self, kind: str) -> str:
         code = self.proc.wait(timeout=5)
+        self._err_thread.join(timeout=2)  # its stderr read to the end (a child may hold it open)
         err = f" (its last stderr line: {self.last_err[0]})" if self.last_err else ""
         return f"exited with code {code} before answering {kind}{err}"
 
