@@ -22,14 +22,13 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
-from puzzlekit.app.experiment.config_keys import Preregistration, loop_problem
+from puzzlekit.app.experiment.config_keys import Preregistration, loop_problem, sampler_setting
 from puzzlekit.app.experiment.config_keys import check_arms as _check_arms
 from puzzlekit.app.experiment.config_keys import check_policies as _check_policies
 from puzzlekit.app.experiment.config_keys import extras as _extras
 from puzzlekit.app.experiment.config_keys import plugins as _plugins
 from puzzlekit.app.experiment.config_keys import policy_settings as _policy_settings
 from puzzlekit.app.experiment.config_keys import preregistration as _preregistration
-from puzzlekit.app.experiment.config_keys import sampler_setting
 from puzzlekit.app.experiment.config_schema import closest
 from puzzlekit.app.experiment.config_schema import type_name as _type_name
 from puzzlekit.core.jsondata import plain
