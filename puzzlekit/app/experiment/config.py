@@ -377,8 +377,7 @@ def _strategy_item(
         raise r.fail(f"{path}.cmd", "cmd and cmd_timeout go with strategy external")
     if "policy" in t or sname == "policy":
         settings = _policy_settings(r, t, path, sname)
-    if "sampler" in t:
-        settings = {**settings, "sampler": sampler_setting(r, t, path, sname)}
+    settings |= {"sampler": sampler_setting(r, t, path, sname)} if "sampler" in t else {}
     return StrategySpec(sname, clues, settings, label)
 
 
