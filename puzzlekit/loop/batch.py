@@ -150,7 +150,7 @@ def provenance(config: GenerateConfig) -> dict[str, Any]:
     def made_by(name: str | None) -> dict[str, str] | None:
         if name is None:
             return None
-        return {"verifier": name, "version": str(get_verifier(name).version)}
+        return {"verifier": name, "version": str(getattr(get_verifier(name), "version", ""))}
 
     return {
         "puzzlekit": __version__,
