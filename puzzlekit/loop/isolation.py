@@ -313,10 +313,11 @@ class LoopWorker:
 
     def __init__(self, readable: tuple[str, ...] = ()) -> None:
         from puzzlekit.core.lifeline import parent_token, sigint_ignored
-        from puzzlekit.loop.sandbox import loop_environment, not_dumpable
+        from puzzlekit.loop.sandbox import loop_environment, not_dumpable, seed_kernel_cache
 
         not_dumpable()  # this (judging) process: its memory, environment, descriptors closed
         self._home = tempfile.mkdtemp(prefix="puzzlekit-loop-")
+        seed_kernel_cache(self._home)
         down_r, down_w = os.pipe()
         up_r, up_w = os.pipe()
         token = parent_token()

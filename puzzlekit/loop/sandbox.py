@@ -8,6 +8,10 @@ process (:mod:`puzzlekit.loop.isolation`) with only what it needs:
   ``PUZZLEKIT_LOOP_ENV`` (comma-separated), nothing else;
 - a neutral working directory (a fresh empty one, also its ``TMPDIR``), never the run
   directory's, and no descriptor but its two pipes (``close_fds``);
+- :func:`seed_kernel_cache`: a copy of the judge's compiled numba kernels in that directory
+  (its ``NUMBA_CACHE_DIR``), so the loop process loads the kernels instead of compiling them
+  (about ten seconds a process); the copy goes one way, and nothing the loop process compiles
+  or writes there is ever read by the judge;
 - :func:`not_dumpable`: the judging process and the holdout worker make themselves not
   dumpable (``prctl(PR_SET_DUMPABLE, 0)``), which closes their ``/proc/PID/mem``, ``environ``
   and ``fd`` to another process of the same user (not to root: see :func:`confine`);
@@ -36,6 +40,7 @@ __all__ = [
     "loop_environment",
     "not_dumpable",
     "sandbox_state",
+    "seed_kernel_cache",
 ]
 
 #: the environment variables the loop process keeps (beside those named in PUZZLEKIT_LOOP_ENV)
@@ -89,8 +94,79 @@ def loop_environment(environ: Mapping[str, str], tmpdir: str) -> dict[str, str]:
     extra = [n.strip() for n in environ.get(ENV_NAMES_VAR, "").split(",") if n.strip()]
     names = [*KEPT_ENV, *extra, ENV_NAMES_VAR, SHARE_VAR]
     env = {n: environ[n] for n in names if n in environ}
-    env.update(TMPDIR=tmpdir, HOME=tmpdir)
+    env.update(TMPDIR=tmpdir, HOME=tmpdir, NUMBA_CACHE_DIR=os.path.join(tmpdir, "numba"))
     return env
+
+
+#: the modules whose compiled kernels every loop process may need (the default filter's)
+KERNEL_MODULES = ("puzzlekit.verifiers.bitmask_kernel", "puzzlekit.verifiers.bitmask_search")
+
+
+def seed_kernel_cache(tmpdir: str) -> int:
+    """Copy this process's numba cache of every loaded puzzlekit kernel (and of
+    :data:`KERNEL_MODULES`) to where a loop process started with
+    :func:`loop_environment` ``(…, tmpdir)`` looks for it; the number of files copied.
+
+    Numba keeps a cache only in a directory it can write, and the loop process may write only
+    its own ``tmpdir``: without this copy every loop process compiles every kernel it calls.
+    Only the judge's files go to the loop process, never the other way. Where the judge has no
+    cache of the default filter's kernel yet (a fresh install), it compiles it first, once per
+    machine, into its own cache. Best effort: a kernel the judge has not compiled is compiled by
+    the loop process, as before."""
+    import importlib
+    import shutil
+
+    for name in KERNEL_MODULES:
+        importlib.import_module(name)
+    try:
+        from numba.core.caching import UserProvidedCacheLocator
+    except ImportError:  # pragma: no cover - numba is a dependency
+        return 0
+    _compile_default_kernel()
+    copied = 0
+    seen: set[tuple[str, str]] = set()  # a kernel is imported under several modules' names
+    for name, module in list(sys.modules.items()):
+        if not name.startswith("puzzlekit.") or module is None:
+            continue
+        for obj in list(vars(module).values()):
+            impl = getattr(getattr(obj, "_cache", None), "_impl", None)
+            source = getattr(impl, "locator", None)
+            base = getattr(impl, "filename_base", None)
+            if source is None or not isinstance(base, str):
+                continue
+            here = source.get_cache_path()
+            py_file = getattr(source, "_py_file", None)
+            if (here, base) in seen or not py_file:
+                continue
+            seen.add((here, base))
+            if not os.path.isfile(os.path.join(here, base + ".nbi")):
+                continue
+            there = os.path.join(
+                tmpdir, "numba", UserProvidedCacheLocator.get_suitable_cache_subpath(py_file)
+            )
+            os.makedirs(there, exist_ok=True)
+            for entry in os.listdir(here):
+                if entry == base + ".nbi" or (
+                    entry.startswith(base + ".") and entry.endswith(".nbc")
+                ):
+                    shutil.copyfile(os.path.join(here, entry), os.path.join(there, entry))
+                    copied += 1
+    return copied
+
+
+def _compile_default_kernel() -> None:
+    """Compile the bitmask search into this process's numba cache unless it is there (by one
+    4×4 Sudoku check, a third of a second once the kernel is compiled)."""
+    from puzzlekit.verifiers import bitmask_kernel
+
+    impl = bitmask_kernel.search._cache._impl
+    if os.path.isfile(os.path.join(impl.locator.get_cache_path(), impl.filename_base + ".nbi")):
+        return
+    from puzzlekit.families import get_family
+    from puzzlekit.verifiers.registry import get_verifier
+
+    instance = get_family("sudoku").parse_text("123434122143....", {"size": 4})
+    get_verifier("bitmask").verify(instance, solution_cap=2)
 
 
 def landlock_abi() -> int:

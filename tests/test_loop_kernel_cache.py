@@ -1,0 +1,49 @@
+"""The loop process loads the judge's compiled kernels instead of compiling them again."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+from puzzlekit.loop.sandbox import loop_environment, seed_kernel_cache
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def test_the_loop_environment_keeps_its_kernel_cache_in_its_own_directory(tmp_path):
+    env = loop_environment({"NUMBA_CACHE_DIR": "/elsewhere", "PATH": "/bin"}, str(tmp_path))
+    assert env["NUMBA_CACHE_DIR"] == os.path.join(str(tmp_path), "numba")
+
+
+def test_the_judges_compiled_kernels_are_copied_where_the_loop_process_looks(tmp_path):
+    from numba.core.caching import UserProvidedCacheLocator
+
+    from puzzlekit.verifiers import bitmask_kernel
+
+    copied = seed_kernel_cache(str(tmp_path))
+    impl = bitmask_kernel.search._cache._impl
+    there = (
+        tmp_path
+        / "numba"
+        / UserProvidedCacheLocator.get_suitable_cache_subpath(bitmask_kernel.__file__)
+    )
+    assert (there / (impl.filename_base + ".nbi")).is_file()
+    assert any(p.name.startswith(impl.filename_base + ".") for p in there.glob("*.nbc"))
+    assert copied == len(list((tmp_path / "numba").rglob("*.nb[ic]")))
+
+
+def test_a_generate_loads_every_kernel_in_its_loop_process_and_compiles_none(tmp_path):
+    """``NUMBA_DEBUG_CACHE`` (passed to the loop process through ``PUZZLEKIT_LOOP_ENV``) makes
+    numba say each cache load and save on stderr: the loop process (whose cache is in its
+    ``puzzlekit-loop-`` directory) only loads; the judge may compile once into its own cache."""
+    env = dict(os.environ, NUMBA_DEBUG_CACHE="1", PUZZLEKIT_LOOP_ENV="NUMBA_DEBUG_CACHE")
+    env["PYTHONPATH"] = str(ROOT)
+    cmd = [sys.executable, "-m", "puzzlekit", "generate", "sudoku", "--params", '{"size": 4}']
+    cmd += ["--filter", "bitmask", "--quiet", "--seed", "3"]  # a holdout: a loop process
+    done = subprocess.run(cmd, cwd=tmp_path, env=env, capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr
+    loop_lines = [ln for ln in done.stderr.splitlines() if "puzzlekit-loop-" in ln]
+    assert any(ln.startswith("[cache] data loaded") for ln in loop_lines), done.stderr[-2000:]
+    assert not [ln for ln in loop_lines if "saved" in ln]
