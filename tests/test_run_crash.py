@@ -144,7 +144,7 @@ def _wait_for_workers(proc: subprocess.Popen, out: Path) -> dict[int, str]:
 def test_no_child_process_outlives_a_killed_run(tmp_path, executor) -> None:
     if executor == "dask":
         pytest.importorskip("distributed")
-    path, _ = tiny_toml(tmp_path, trials=6)
+    path, _ = tiny_toml(tmp_path, trials=20)  # killed at its first saved task: still running
     out = tmp_path / "run"
     proc = run_cli(path, out, "--executor", executor, "--workers", "2", stderr=subprocess.DEVNULL)
     try:
@@ -157,7 +157,7 @@ def test_no_child_process_outlives_a_killed_run(tmp_path, executor) -> None:
 
 @needs_proc
 def test_ctrl_c_ends_a_run_with_one_line_and_it_resumes(tmp_path) -> None:
-    path, config = tiny_toml(tmp_path, trials=6)
+    path, config = tiny_toml(tmp_path, trials=10)  # enough tasks to be running at the SIGINT
     out = tmp_path / "run"
     # its own session, as a shell gives a job: Ctrl-C is SIGINT to the job's process group
     proc = run_cli(
