@@ -40,6 +40,7 @@ from puzzlekit.core.protocols import StrategyFailed, call_verify, strategy_extra
 from puzzlekit.core.report import Verdict, VerifierReport, top_coord
 from puzzlekit.loop.attempts import CONTAMINATED, Attempt, guarded_verify
 from puzzlekit.loop.attempts import attempt as _attempt
+from puzzlekit.loop.budget import FILTER_NODES, LoopBudget, default_clues, note_progress
 from puzzlekit.loop.holdout import (
     CONTAMINATED_HOLDOUT,
     InlineHoldout,
@@ -52,6 +53,7 @@ __all__ = [
     "CONTAMINATED",
     "CONTAMINATED_HOLDOUT",
     "STRATEGY_FAILED",
+    "FILTER_NODES",
     "Attempt",
     "Holdout",
     "InlineHoldout",
@@ -70,14 +72,6 @@ __all__ = [
 
 #: the status of a loop whose strategy could not give its next step (:class:`StrategyFailed`)
 STRATEGY_FAILED = "strategy-failed"
-
-
-@dataclass(frozen=True)
-class LoopBudget:
-    """Filter calls allowed per loop (minimization calls are counted apart), and the cap."""
-
-    max_calls: int = 200
-    solution_cap: int = 2
 
 
 @dataclass(frozen=True)
@@ -200,9 +194,13 @@ def _loop(
     step = strategy.start(gen_schema, rng)
     start_clues = len(step.instance.clues)
     report: VerifierReport | None = None
+    noted = t0
     for i in range(budget.max_calls):
-        report, seconds = guarded_verify(filter, step.instance, budget.solution_cap, extras)
+        report, seconds = guarded_verify(
+            filter, step.instance, budget.solution_cap, extras, budget.filter_budget
+        )
         trace.append(_attempt(i, step, report, seconds))
+        noted = note_progress(noted, t0, seed, trace[-1])
         if report is None:
             # a contaminated evaluation carries no verdict: start over from a fresh puzzle
             step = strategy.start(gen_schema, rng)
@@ -306,11 +304,6 @@ def loop_seed(seed: int, index: int) -> int:
     return int(np.random.SeedSequence([seed, index]).generate_state(1, dtype=np.uint64)[0])
 
 
-def default_clues(n_vars: int) -> int:
-    """A starting clue count: 30% of the variables (24 for a 9×9 Sudoku)."""
-    return max(1, round(0.3 * n_vars))
-
-
 @dataclass(frozen=True)
 class LoopSpec:
     """Everything one loop needs, by name: plain values, so it pickles to any executor.
@@ -344,10 +337,12 @@ class LoopSpec:
     symmetric: bool = False
     difficulty: int | None = None
     extras: tuple[str, ...] = ()
+    #: search nodes per filter call (:data:`FILTER_NODES`; None: the verifier's own budget)
+    filter_nodes: int | None = FILTER_NODES
 
     @property
     def budget(self) -> LoopBudget:
-        return LoopBudget(max_calls=self.max_calls, solution_cap=self.solution_cap)
+        return LoopBudget(self.max_calls, self.solution_cap, self.filter_nodes)
 
 
 class LoopDriver:
