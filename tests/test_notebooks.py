@@ -13,6 +13,7 @@ and gap size distributions per arm."""
 from __future__ import annotations
 
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -60,6 +61,57 @@ def test_notebook_executes_and_draws_inline(notebook, two_family_run, tmp_path, 
     text = "".join(o.get("text", "") for o in outputs if o.output_type == "stream")
     assert "figures, one panel per schema: kenken5, sudoku4" in text
     assert "arms split by k in kenken5, sudoku4" in text  # blind has k 6 and 8 in both
+
+
+def _execute(notebook: Path, run: Path, tmp_path: Path, monkeypatch) -> list:
+    import nbformat
+    from nbclient import NotebookClient
+
+    monkeypatch.setenv("PUZZLEKIT_RUN", str(run))
+    monkeypatch.delenv("MPLBACKEND", raising=False)
+    nb = nbformat.read(notebook, as_version=4)
+    NotebookClient(
+        nb, timeout=300, kernel_name="python3", resources={"metadata": {"path": str(tmp_path)}}
+    ).execute()
+    return [o for c in nb.cells if c.cell_type == "code" for o in c.outputs]
+
+
+def test_run_analysis_reads_back_every_puzzle_of_kenken_nonogram_and_futoshiki(
+    tmp_path_factory, tmp_path, monkeypatch
+):
+    """The notebook checks that every accepted puzzle's JSON and text line give the recorded
+    digest; futoshiki's text line gave another one before clues were held in one canonical
+    order (the notebook stopped with an AssertionError on such a run)."""
+    import tomllib
+
+    from puzzlekit.app.experiment import parse_config, run_experiment
+
+    raw = tomllib.loads((ROOT / "experiments" / "two_families.toml").read_text())
+    schemas = [
+        {"family": "kenken", "params": {"size": 4}, "label": "kenken4"},
+        {"family": "nonogram", "params": {"rows": 5, "cols": 5}, "label": "nonogram5"},
+        {"family": "futoshiki", "params": {"size": 4}, "label": "futoshiki4"},
+    ]
+    prereg = {**raw["preregistration"], "hypotheses": raw["preregistration"]["hypotheses"][1:2]}
+    config = parse_config(
+        {
+            **raw,
+            "trials": 2,
+            "batch": 2,
+            "schemas": schemas,
+            "strategies": [{"name": "adaptive", "clues": [6]}],
+            "filters": [{"verifier": "sat"}],
+            "preregistration": prereg,
+        }
+    )
+    out = tmp_path_factory.mktemp("three") / "run"
+    run = run_experiment(config, out, executor="serial", quiet=True, report=False)
+    outputs = _execute(ROOT / "notebooks" / "run_analysis.ipynb", run, tmp_path, monkeypatch)
+    assert not [o for o in outputs if o.output_type == "error"]
+    text = "".join(o.get("text", "") for o in outputs if o.output_type == "stream")
+    agreed = re.search(r"\{\('filter', True\): (\d+), \('holdout', True\): (\d+)\}", text)
+    assert agreed and int(agreed[1]) == int(agreed[2]) >= 3, text
+    assert "figures, one panel per schema: futoshiki4, kenken4, nonogram5" in text
 
 
 @pytest.mark.parametrize("notebook", NOTEBOOKS, ids=[nb.name for nb in NOTEBOOKS])

@@ -393,6 +393,47 @@ def upgrade_frame(df: pd.DataFrame, version: int) -> pd.DataFrame:
     return df
 
 
+def canonical_identity(
+    attempts: pd.DataFrame, puzzles: pd.DataFrame
+) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """Rows of a run written before an instance's clues were held in one canonical order
+    (:mod:`puzzlekit.core.identity`) as today's code writes them: each puzzle row's ``instance``
+    in canonical JSON and its ``instanceDigest`` recomputed from it; an attempt row that recorded
+    one of the old digests (a loop's last filter call and the holdout's check verify the accepted
+    instance) gets the new one. Other attempts keep the digests they recorded (their instances
+    are not stored). Rows already canonical, and runs without ``instance`` (row schema 1), are
+    returned unchanged."""
+    from puzzlekit.core.model import Instance, SpecError
+
+    if "instance" not in puzzles or "instanceDigest" not in puzzles or puzzles.empty:
+        return attempts, puzzles
+    renamed: dict[str, str] = {}
+    texts, digests = list(puzzles["instance"]), list(puzzles["instanceDigest"])
+    for i, text in enumerate(texts):
+        if not isinstance(text, str):
+            continue
+        try:
+            inst = Instance.from_json(text)
+        except SpecError:
+            continue
+        canonical = inst.to_json()
+        if canonical == text and inst.digest == digests[i]:
+            continue
+        if isinstance(digests[i], str):
+            renamed[digests[i]] = inst.digest
+        texts[i], digests[i] = canonical, inst.digest
+    if not renamed and texts == list(puzzles["instance"]):
+        return attempts, puzzles
+    puzzles = puzzles.copy()
+    puzzles["instance"] = pd.array(texts, dtype=puzzles["instance"].dtype)
+    puzzles["instanceDigest"] = pd.array(digests, dtype=puzzles["instanceDigest"].dtype)
+    if renamed and "instanceDigest" in attempts:
+        attempts = attempts.copy()
+        column = attempts["instanceDigest"]
+        attempts["instanceDigest"] = column.map(lambda d: renamed.get(d, d)).astype(column.dtype)
+    return attempts, puzzles
+
+
 def schema_markdown() -> str:
     """The column tables of docs/data.md: both files, then each nested type."""
     parts = [

@@ -21,7 +21,8 @@ later steps, which depend on it):
 4. ``round-trip``: ``parse_text(format_text(instance))`` gives the same clues and params, and
    formatting again gives the same text; ``one-line``: the text is one line (skipped, with a
    note, when ``format_text`` raises ``NotImplementedError``; the default writes the instance's
-   JSON on one line).
+   JSON on one line); ``identity``: the text line and the JSON with the clues shuffled read
+   back to the instance's digest (:mod:`puzzlekit.quality.identity_check`).
 5. ``verifier-raised``/``input-mutated``/``not-a-report``/``wrong-digest``/``detail-case``/
    ``coord-outside-schema``/``wrong-solution``/...: every exact registered verifier that can
    take an instance (a backend declines by raising ``NotImplementedError`` or its own
@@ -38,7 +39,8 @@ later steps, which depend on it):
 9. generation (:mod:`puzzlekit.quality.generation`): a few puzzles of the adaptive strategy
    through the loop driver, watched: ``initial-clues`` and ``repair-true`` (every clue a fresh
    puzzle has or a repair adds is true of the loop's solution), ``generate-raised``,
-   ``round-trip-generated``, ``render-ascii``, ``render``.
+   ``round-trip-generated``, ``identity-generated`` (the generated instances' text and shuffled
+   JSON read back to their digests), ``render-ascii``, ``render``.
 
 Not for: proving a family correct (the checks are samples), benchmarking, or verifiers
 (:mod:`puzzlekit.quality.verifier_check`).
@@ -65,6 +67,7 @@ from puzzlekit.quality.family_steps import (
     check_schema,
 )
 from puzzlekit.quality.generation import check_generation
+from puzzlekit.quality.identity_check import check_identity
 from puzzlekit.quality.sampling import Sample, as_family, default_params, sample_instances
 from puzzlekit.quality.verifying import (
     CHECK_BUDGET,
@@ -108,6 +111,8 @@ def check_family(
     ck.gate()
     if not check_round_trip(ck, fam, samples):
         ck.note(f"family {fam.name} has no text format: parse/format round-trip skipped")
+    ck.gate()
+    check_identity(ck, fam, samples, seed)
     ck.gate()
     reports = verify_all(ck, all_verifiers, samples, schema, cap, budget)
     ck.gate()

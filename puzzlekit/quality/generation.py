@@ -9,6 +9,8 @@ seeds, a small budget, the family's default filter, no holdout), watched step by
 - ``generate-raised``: no generation hook raises on a valid schema;
 - ``round-trip-generated``: the text format round-trips on the generated instances (whose
   clues repairs made: kinds or shapes the sampled instances may never show);
+- ``identity-generated``: their text line and their JSON with the clues shuffled read back to
+  their digests (:mod:`puzzlekit.quality.identity_check`);
 - ``render-ascii``: ``render_ascii`` returns text, with and without a solution and marks;
 - ``render``: ``render`` draws the instance with a solution and a mark on an Agg figure and
   returns the axes it was given.
@@ -29,6 +31,7 @@ from puzzlekit.core.protocols import Family, Step, Strategy, strategy_extras
 from puzzlekit.core.report import VerifierReport
 from puzzlekit.quality.contract import Checker, where
 from puzzlekit.quality.family_steps import check_round_trip
+from puzzlekit.quality.identity_check import check_identity
 from puzzlekit.quality.sampling import Sample
 
 #: puzzles generated per check
@@ -209,4 +212,5 @@ def check_generation(ck: Checker, fam: Family, schema: Schema, seed: int) -> Non
     if not made:
         return
     check_round_trip(ck, fam, made, code="round-trip-generated")
+    check_identity(ck, fam, made, seed, code="identity-generated")
     check_renderers(ck, fam, schema, made[0])

@@ -22,14 +22,17 @@ ARM = ["schema", "strategy", "k", "filter"]
 
 def load_run(run_dir: str | Path) -> tuple[pd.DataFrame, pd.DataFrame, dict[str, Any]]:
     """``(attempts, puzzles, manifest)`` of a run directory; the rows of a run written with an
-    older row schema get today's column names (:func:`puzzlekit.loop.row_schema.upgrade_frame`)."""
-    from puzzlekit.loop.row_schema import upgrade_frame
+    older row schema get today's column names (:func:`puzzlekit.loop.row_schema.upgrade_frame`),
+    and instances written before clues were held in one canonical order get their canonical
+    JSON and digest (:func:`puzzlekit.loop.row_schema.canonical_identity`)."""
+    from puzzlekit.loop.row_schema import canonical_identity, upgrade_frame
 
     run = Path(run_dir)
     manifest = json.loads((run / "manifest.json").read_text(encoding="utf-8"))
     version = int(manifest.get("rowSchemaVersion", 1))
     attempts = upgrade_frame(pd.read_parquet(run / "attempts.parquet"), version)
     puzzles = upgrade_frame(pd.read_parquet(run / "puzzles.parquet"), version)
+    attempts, puzzles = canonical_identity(attempts, puzzles)
     return attempts, puzzles, manifest
 
 
