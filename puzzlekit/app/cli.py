@@ -30,8 +30,6 @@ import re
 import sys
 from collections.abc import Iterator, Sequence
 
-from puzzlekit.core import reading
-
 PLUGIN_HELP = (
     "import MODULE first: the families, verifiers, strategies and tools it registers are "
     "seen like built-ins (repeatable)"
@@ -90,6 +88,8 @@ def ascii_int(text: str) -> int:
     """An integer argument: an optional sign and ASCII digits, as many as the reading boundary
     allows (:func:`puzzlekit.core.reading.is_digits`, ``MAX_DIGITS``); every ``type=int`` of
     a ``puzzlekit`` parser reads through this."""
+    from puzzlekit.core import reading  # here, so that ``--help`` loads no floor
+
     body = text[1:] if text[:1] in "+-" else text
     if not reading.is_digits(body):
         raise argparse.ArgumentTypeError(f"not an integer in ASCII digits: {text[:40]!r}")
@@ -241,11 +241,9 @@ def main(argv: Sequence[str] | None = None) -> int:
 
         print(f"puzzlekit {__version__}")
         return 0
-    from puzzlekit.core.plugins import PluginError, UnknownName
-
     _escape_unwritable()
     try:
-        args = build_parser().parse_args(argv)
+        args = build_parser().parse_args(argv)  # ``--help`` answers here, before any floor loads
         _judge_if_asked(args)
         load_plugins(args)
         return int(args.func(args) or 0)
@@ -253,17 +251,21 @@ def main(argv: Sequence[str] | None = None) -> int:
         for problem in exc.problems or ("",):
             print(f"puzzlekit: error: {one_line(str(problem))}", file=sys.stderr)
         return 2
-    except UnknownName as exc:
-        print(f"puzzlekit: error: {one_line(str(exc))}", file=sys.stderr)
-        return 2
-    except PluginError as exc:  # worded like the warning of an entry point that fails to load
-        print(f"puzzlekit: {one_line(str(exc))}", file=sys.stderr)
-        return 2
     except BrokenPipeError:
         return 0
     except KeyboardInterrupt:  # one line, no traceback; 130 as a shell reports SIGINT
         print("\npuzzlekit: interrupted", file=sys.stderr)
         return 130
+    except Exception as exc:
+        from puzzlekit.core.plugins import PluginError, UnknownName  # loaded if either was raised
+
+        if isinstance(exc, UnknownName):
+            print(f"puzzlekit: error: {one_line(str(exc))}", file=sys.stderr)
+            return 2
+        if isinstance(exc, PluginError):  # worded like the warning of an entry point that fails
+            print(f"puzzlekit: {one_line(str(exc))}", file=sys.stderr)
+            return 2
+        raise
     finally:  # main called from Python: the next call starts afresh
         from puzzlekit.core.plugins import end_judging
 

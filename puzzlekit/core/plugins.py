@@ -28,13 +28,11 @@ anything but Python modules.
 
 from __future__ import annotations
 
-import difflib
 import importlib
 import sys
 import threading
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass
-from importlib import metadata
 from typing import Generic, TypeVar
 
 #: the entry-point group third-party packages register in
@@ -70,6 +68,8 @@ class PluginError(ImportError):
 
 def closest_names(name: object, known: Iterable[str], n: int = 3) -> list[str]:
     """Up to ``n`` known names closest to ``name`` (by ``difflib``), best first."""
+    import difflib
+
     return difflib.get_close_matches(str(name), list(known), n=n, cutoff=0.5)
 
 
@@ -136,6 +136,8 @@ def _import_plugin(
     if distribution is None:
         distribution = _distribution_of(module)
     if distribution is not None and version is None:
+        from importlib import metadata
+
         try:
             version = metadata.version(distribution)
         except metadata.PackageNotFoundError:
@@ -146,6 +148,8 @@ def _import_plugin(
 
 
 def _distribution_of(module: str) -> str | None:
+    from importlib import metadata
+
     top = module.split(".", 1)[0]
     names = metadata.packages_distributions().get(top)
     return names[0] if names else None
@@ -158,6 +162,8 @@ def load_entry_points() -> None:
     (:func:`entry_point_errors`) and printed once on stderr.
     """
     global _ENTRY_POINTS_DONE
+    from importlib import metadata
+
     with _LOCK:
         if _ENTRY_POINTS_DONE or _KEPT_OUT is not None:  # a judging process loads none
             return
@@ -264,20 +270,84 @@ def per_use_modules() -> list[str]:
 
 
 class Registry(Generic[T]):
-    """Names to objects of one ``kind``; built-ins from ``load_builtins``, then plugins.
+    """Names to objects of one ``kind``: lazy entries, built-ins from ``load_builtins``, then
+    plugins.
 
-    ``load_builtins`` runs once, on the first lookup or registration, and registers the
-    built-ins (usually by importing the modules that call :meth:`register`). Lookups also load
-    the entry-point plugins, so a plugin installed with pip is seen by every command.
+    ``entries`` maps built-in names to ``"module:attr"`` (Gymnasium's entry-point strings): the
+    module is imported on the first lookup of that name, so looking up one name imports one
+    module (a Sudoku never imports the games). A plugin adds its own the same way
+    (:meth:`register_lazy`). ``load_builtins``, when given, runs once, on the first lookup of a
+    name that no entry holds, or on a listing. The entry-point plugins load on the same
+    occasions: a name already held (a built-in, or one registered) needs no plugin, since no
+    plugin may replace it.
     """
 
-    def __init__(self, kind: str, load_builtins: Callable[[], None] | None = None) -> None:
+    def __init__(
+        self,
+        kind: str,
+        load_builtins: Callable[[], None] | None = None,
+        entries: Mapping[str, str] | None = None,
+    ) -> None:
         self.kind = kind
         self._load_builtins = load_builtins
         self._builtins_state = "pending"  # "loading", "done"
         self._items: dict[str, T] = {}
         self._origin: dict[str, str] = {}
+        self._lazy: dict[str, str] = {}
+        for name, target in (entries or {}).items():
+            self._add_lazy(name, target, "puzzlekit")
         _REGISTRIES.append(self)
+
+    def _add_lazy(self, name: str, target: str, origin: str) -> None:
+        module, sep, attr = target.partition(":")
+        if not sep or not module or not attr:
+            raise ValueError(f"{self.kind} {name!r}: a lazy entry is 'module:attr', got {target!r}")
+        self._lazy[name] = target
+        self._origin[name] = origin
+
+    def register_lazy(self, name: str, target: str, *, replace: bool = False) -> None:
+        """Register ``name`` as ``"module:attr"``, imported on its first lookup (DuplicateName
+        if taken, unless ``replace``). The module may register ``name`` itself on import."""
+        with _LOCK:
+            self._ensure_builtins()
+            self._check_free(name, replace)
+            self._items.pop(name, None)
+            self._add_lazy(name, target, _caller_module())
+
+    def _check_free(self, name: str, replace: bool, obj: object = None) -> None:
+        if not isinstance(name, str) or not name:
+            raise ValueError(f"a {self.kind} name must be a non-empty string, got {name!r}")
+        taken = name in self._lazy or (name in self._items and self._items[name] is not obj)
+        if taken and replace:
+            plugin = _plugin_on_stack()
+            if plugin is not None:
+                raise ReplaceRefused(
+                    f"plugin {plugin!r} may not replace {self.kind} {name!r} (registered "
+                    f"by {self._origin[name]}): a plugin adds names, it never replaces one"
+                )
+        if taken and not replace:
+            raise DuplicateName(
+                f"{self.kind} {name!r} is already registered (by {self._origin[name]}); "
+                "pass replace=True to replace it"
+            )
+
+    def _resolve(self, name: str) -> None:
+        """Import the module of the lazy entry ``name`` and bind the name to its object."""
+        target = self._lazy.get(name)
+        if target is None:
+            return
+        module, _, attr = target.partition(":")
+        # outside the lock: a module that registers on import, in another thread, must not wait
+        # for a lock held by a thread waiting for that import
+        mod = importlib.import_module(module)
+        with _LOCK:
+            if self._lazy.get(name) != target:  # registered meanwhile (by the module itself)
+                return
+            obj = mod
+            for part in attr.split("."):
+                obj = getattr(obj, part)
+            del self._lazy[name]
+            self._items[name] = obj  # type: ignore[assignment]
 
     def _ensure_builtins(self) -> None:
         with _LOCK:
@@ -294,42 +364,54 @@ class Registry(Generic[T]):
         self._ensure_builtins()
         load_entry_points()
 
+    def _resolve_all(self) -> None:
+        self._ensure_all()
+        for name in list(self._lazy):
+            self._resolve(name)
+
     def register(self, name: str, obj: T, *, replace: bool = False) -> T:
-        """Register ``obj`` as ``name``; DuplicateName if taken (unless ``replace``)."""
-        if not isinstance(name, str) or not name:
-            raise ValueError(f"a {self.kind} name must be a non-empty string, got {name!r}")
+        """Register ``obj`` as ``name``; DuplicateName if taken (unless ``replace``). The module
+        a lazy entry names may register that name itself (on the import the lookup makes)."""
         with _LOCK:
             loading = self._builtins_state == "loading"
             self._ensure_builtins()
-            if name in self._items and replace and self._items[name] is not obj:
-                plugin = _plugin_on_stack()
-                if plugin is not None:
-                    raise ReplaceRefused(
-                        f"plugin {plugin!r} may not replace {self.kind} {name!r} (registered "
-                        f"by {self._origin[name]}): a plugin adds names, it never replaces one"
-                    )
-            if name in self._items and not replace and self._items[name] is not obj:
-                raise DuplicateName(
-                    f"{self.kind} {name!r} is already registered (by {self._origin[name]}); "
-                    "pass replace=True to replace it"
-                )
+            caller = "puzzlekit" if loading else _caller_module()
+            target = self._lazy.get(name)
+            own = target is not None and target.partition(":")[0] == caller
+            if own:
+                caller = self._origin[name]
+                del self._lazy[name]
+            else:
+                self._check_free(name, replace, obj)
+                self._lazy.pop(name, None)
             self._items[name] = obj
-            self._origin[name] = "puzzlekit" if loading else _caller_module()
+            self._origin[name] = caller
         return obj
 
     def unregister(self, name: str) -> None:
         """Remove ``name`` (tests and interactive sessions)."""
         with _LOCK:
             self._items.pop(name, None)
+            self._lazy.pop(name, None)
             self._origin.pop(name, None)
 
+    def _held(self, name: object) -> bool:
+        try:
+            return name in self._items or name in self._lazy
+        except TypeError:  # an unhashable name (a list read from JSON) is no name
+            return False
+
     def get(self, name: str) -> T:
-        """The object registered as ``name``; :class:`UnknownName` otherwise."""
-        self._ensure_all()
+        """The object registered as ``name`` (its module imported on its first lookup);
+        :class:`UnknownName` otherwise."""
+        if not self._held(name):
+            self._ensure_all()
+        if self._held(name):
+            self._resolve(name)
         try:
             return self._items[name]
         except (KeyError, TypeError):
-            raise UnknownName(self.kind, name, self._items) from None
+            raise UnknownName(self.kind, name, self.names()) from None
 
     def origin(self, name: str) -> str:
         """``puzzlekit`` for a built-in, else the module that registered ``name``."""
@@ -337,25 +419,27 @@ class Registry(Generic[T]):
         return self._origin[name]
 
     def names(self) -> list[str]:
+        """Every name, built-ins and plugins, without importing what lazy entries name."""
         self._ensure_all()
-        return sorted(self._items)
+        return sorted({*self._items, *self._lazy})
 
     def items(self) -> list[tuple[str, T]]:
-        self._ensure_all()
+        self._resolve_all()
         return [(k, self._items[k]) for k in sorted(self._items)]
 
     def __contains__(self, name: object) -> bool:
-        self._ensure_all()
-        try:
-            return name in self._items
-        except TypeError:  # an unhashable name (a list read from JSON) is no name
+        if not isinstance(name, str):
             return False
+        if not self._held(name):
+            self._ensure_all()
+        return self._held(name)
 
     def __iter__(self) -> Iterator[str]:
         return iter(self.names())
 
     def snapshot(self) -> tuple[tuple[str, T], ...]:
-        """What is registered now, without loading anything: ``(name, object)`` pairs."""
+        """What is bound now, without loading anything: ``(name, object)`` pairs (lazy entries
+        not yet imported are left out)."""
         with _LOCK:
             return tuple(sorted(self._items.items(), key=lambda kv: kv[0]))
 

@@ -19,8 +19,6 @@ from __future__ import annotations
 
 import contextlib
 import contextvars
-import importlib
-import pkgutil
 from collections.abc import Iterator
 from typing import Any
 
@@ -45,17 +43,30 @@ __all__ = [
 ]
 
 
-def _load_builtin() -> None:
-    # every public module of this package (and of its subpackages) registers its family on import
-    import puzzlekit.families as pkg
-
-    for info in pkgutil.walk_packages(pkg.__path__, prefix="puzzlekit.families."):
-        if not info.name.rsplit(".", 1)[1].startswith("_"):
-            importlib.import_module(info.name)
-
+#: the built-in families, each imported on its first lookup (a Sudoku never imports the games);
+#: tests/test_startup.py checks this table against the modules of this package
+BUILTIN: dict[str, str] = {
+    "futoshiki": "puzzlekit.families.futoshiki:FUTOSHIKI",
+    "futoshiki-adjacent": "puzzlekit.families.futoshiki_adjacent:FUTOSHIKI_ADJACENT",
+    "kakuro": "puzzlekit.families.kakuro:KAKURO",
+    "kenken": "puzzlekit.families.kenken:KENKEN",
+    "latin": "puzzlekit.families.latin:LATIN",
+    "logicgrid": "puzzlekit.families.logicgrid:LOGICGRID",
+    "nonogram": "puzzlekit.families.nonogram:NONOGRAM",
+    "owm-connect": "puzzlekit.families.games.connect:CONNECT",
+    "owm-mnk": "puzzlekit.families.games.mnk:MNK",
+    "owm-nim": "puzzlekit.families.games.nim:NIM",
+    "owm-tictactoe": "puzzlekit.families.games.tictactoe:TICTACTOE",
+    "skyscrapers": "puzzlekit.families.skyscrapers:SKYSCRAPERS",
+    "starbattle": "puzzlekit.families.starbattle:STARBATTLE",
+    "sudoku": "puzzlekit.families.sudoku:SUDOKU",
+    "sudoku-jigsaw": "puzzlekit.families.sudoku_jigsaw:SUDOKU_JIGSAW",
+    "sudoku-killer": "puzzlekit.families.sudoku_killer:SUDOKU_KILLER",
+    "toolcall": "puzzlekit.families.toolcall:TOOLCALL",
+}
 
 #: the registered families by name (built-ins, then plugins)
-FAMILIES: Registry[Family] = Registry("family", _load_builtin)
+FAMILIES: Registry[Family] = Registry("family", entries=BUILTIN)
 
 
 def register_family(family: Family, *, replace: bool = False) -> Family:

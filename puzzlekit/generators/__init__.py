@@ -20,23 +20,17 @@ from typing import Any
 
 from puzzlekit.core.plugins import Registry
 
-
-def _load_builtin() -> None:
-    from puzzlekit.generators.adaptive import Adaptive
-    from puzzlekit.generators.blind import Blind
-    from puzzlekit.generators.external import External
-    from puzzlekit.generators.pattern import Pattern
-    from puzzlekit.generators.policy import Policy
-
-    STRATEGIES.register("adaptive", Adaptive)
-    STRATEGIES.register("blind", Blind)
-    STRATEGIES.register("external", External)
-    STRATEGIES.register("pattern", Pattern)
-    STRATEGIES.register("policy", Policy)
-
+#: the built-in strategies, each imported on its first lookup
+BUILTIN: dict[str, str] = {
+    "adaptive": "puzzlekit.generators.adaptive:Adaptive",
+    "blind": "puzzlekit.generators.blind:Blind",
+    "external": "puzzlekit.generators.external:External",
+    "pattern": "puzzlekit.generators.pattern:Pattern",
+    "policy": "puzzlekit.generators.policy:Policy",
+}
 
 #: strategy factories by name: ``factory(k)`` gives a strategy starting from ``k`` clues
-STRATEGIES: Registry[Callable[[int], Any]] = Registry("strategy", _load_builtin)
+STRATEGIES: Registry[Callable[[int], Any]] = Registry("strategy", entries=BUILTIN)
 
 
 def register_strategy(

@@ -23,8 +23,6 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 
-from pysat.examples.hitman import Hitman
-
 from puzzlekit.core.model import (
     AllDifferent,
     Problem,
@@ -184,6 +182,8 @@ def smallest(
     (conflict, True) once proven smallest; (``found``, False) when a check ran out of budget or
     ``max_checks`` (default ``MINIMUM_CHECKS_PER_CLUE`` per item) were spent.
     """
+    from pysat.examples.hitman import Hitman  # python-sat only where a conflict is minimised
+
     if max_checks is None:
         max_checks = MINIMUM_CHECKS_PER_CLUE * len(items)
     index = {c: i + 1 for i, c in enumerate(items)}

@@ -24,30 +24,23 @@ from puzzlekit.core.plugins import Registry
 from puzzlekit.families import get_family
 from puzzlekit.verifiers.base import Verifier
 
-
-def _load_builtin() -> None:
-    from puzzlekit.verifiers import approximate
-    from puzzlekit.verifiers.bitmask import BitmaskVerifier
-    from puzzlekit.verifiers.enumerative import EnumerativeVerifier
-    from puzzlekit.verifiers.gametree import AlphaBetaVerifier, GameTreeVerifier, MinimaxVerifier
-    from puzzlekit.verifiers.oracle import OracleVerifier
-    from puzzlekit.verifiers.oracle_plain import PlainOracleVerifier
-    from puzzlekit.verifiers.sat import SatVerifier
-
-    VERIFIERS.register("enumerative", EnumerativeVerifier)
-    VERIFIERS.register("sat", SatVerifier)
-    VERIFIERS.register("bitmask", BitmaskVerifier)
-    for name, factory in approximate.FACTORIES.items():
-        VERIFIERS.register(name, factory)
-    VERIFIERS.register("gametree", GameTreeVerifier)
-    VERIFIERS.register("minimax", MinimaxVerifier)
-    VERIFIERS.register("alphabeta", AlphaBetaVerifier)
-    VERIFIERS.register("oracle", OracleVerifier)
-    VERIFIERS.register("oracle-plain", PlainOracleVerifier)
-
+#: the built-in backends, each imported on its first lookup (a Sudoku never imports pysat)
+BUILTIN: dict[str, str] = {
+    "enumerative": "puzzlekit.verifiers.enumerative:EnumerativeVerifier",
+    "sat": "puzzlekit.verifiers.sat:SatVerifier",
+    "bitmask": "puzzlekit.verifiers.bitmask:BitmaskVerifier",
+    "sampling": "puzzlekit.verifiers.approximate:SamplingVerifier",
+    "budgeted": "puzzlekit.verifiers.approximate:BudgetedVerifier",
+    "faulty": "puzzlekit.verifiers.approximate:FaultyVerifier",
+    "gametree": "puzzlekit.verifiers.gametree:GameTreeVerifier",
+    "minimax": "puzzlekit.verifiers.gametree:MinimaxVerifier",
+    "alphabeta": "puzzlekit.verifiers.gametree:AlphaBetaVerifier",
+    "oracle": "puzzlekit.verifiers.oracle:OracleVerifier",
+    "oracle-plain": "puzzlekit.verifiers.oracle_plain:PlainOracleVerifier",
+}
 
 #: verifier factories by name: ``factory(**settings)`` gives a new verifier
-VERIFIERS: Registry[Callable[..., Verifier]] = Registry("verifier", _load_builtin)
+VERIFIERS: Registry[Callable[..., Verifier]] = Registry("verifier", entries=BUILTIN)
 
 
 def register_verifier(

@@ -6,12 +6,14 @@ import argparse
 import json
 import sys
 from collections.abc import Iterator
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from puzzlekit.app.cli import UsageError, add_format
 from puzzlekit.app.progress import add_quiet, progress
-from puzzlekit.core.report import Verdict, VerifierReport
-from puzzlekit.io.inputs import InputItem, iter_stream, open_input
+
+if TYPE_CHECKING:  # the floors load when a command runs, not when the parser is built
+    from puzzlekit.core.report import VerifierReport
+    from puzzlekit.io.inputs import InputItem
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -206,6 +208,8 @@ def input_items(
 ) -> Iterator[InputItem]:
     """The items of the input file ``path`` (``-``: stdin), read lazily: each is answered
     before the next line is read. A file that cannot be opened is a UsageError (exit 2)."""
+    from puzzlekit.io.inputs import iter_stream, open_input
+
     try:
         stream = open_input(path)
     except OSError as exc:
@@ -252,6 +256,7 @@ def verify_item(
 
 def render_text(item: InputItem, rep: VerifierReport) -> str:
     """A readable block: the verdict, then the grid with ambiguous (?) and conflicting (!) marks."""
+    from puzzlekit.core.report import Verdict
     from puzzlekit.families import get_family
 
     head = f"# input {item.position}: {rep.verdict.value}"

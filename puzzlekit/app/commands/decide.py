@@ -16,16 +16,6 @@ from pathlib import Path
 from typing import Any
 
 from puzzlekit.app.cli import UsageError
-from puzzlekit.audit.kernel import (
-    POLICY_SCHEMA,
-    REQUEST_SCHEMA,
-    KernelInputError,
-    check_decision,
-    decide,
-    parse_datetime,
-    schema_violations,
-)
-from puzzlekit.core.reading import ReadError, load_json_file
 
 FIXTURE_FILES = ("policy.json", "request.json", "expected-decision.json")
 
@@ -54,6 +44,8 @@ def register(sub: argparse._SubParsersAction) -> None:
 def _read_json(path: str | Path, what: str) -> Any:
     """The JSON document at ``path``, read through the reading boundary (UTF-8, bounded
     nesting, numbers canonical JSON can hold); UsageError (exit 2) naming what is wrong."""
+    from puzzlekit.core.reading import ReadError, load_json_file
+
     try:
         return load_json_file(path)
     except OSError as exc:
@@ -64,6 +56,8 @@ def _read_json(path: str | Path, what: str) -> Any:
 
 
 def _require_schema(document: Any, schema: str, root: str, path: str) -> None:
+    from puzzlekit.audit.kernel import schema_violations
+
     found = schema_violations(document, schema, root)
     if found:
         shown = "; ".join(v.reason for v in found[:3])
@@ -72,6 +66,14 @@ def _require_schema(document: Any, schema: str, root: str, path: str) -> None:
 
 
 def cmd_decide(args: argparse.Namespace) -> int:
+    from puzzlekit.audit.kernel import (
+        POLICY_SCHEMA,
+        REQUEST_SCHEMA,
+        KernelInputError,
+        decide,
+        parse_datetime,
+    )
+
     if args.validate is not None:
         if args.policy or args.request:
             raise UsageError("--validate takes no --policy/--request")
@@ -109,6 +111,16 @@ def fixture_dirs(root: Path) -> list[Path]:
 
 def check_fixture(directory: Path) -> list[str]:
     """Every problem with one fixture directory, in sentences; empty when it passes."""
+    from puzzlekit.audit.kernel import (
+        POLICY_SCHEMA,
+        REQUEST_SCHEMA,
+        KernelInputError,
+        check_decision,
+        decide,
+        schema_violations,
+    )
+    from puzzlekit.core.reading import ReadError, load_json_file
+
     docs: dict[str, Any] = {}
     problems: list[str] = []
     for name in FIXTURE_FILES:

@@ -7,11 +7,12 @@ import json
 import os
 import sqlite3
 from collections.abc import Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from puzzlekit.app.cli import UsageError, add_format
-from puzzlekit.audit.escalation import EscalationError, EscalationStore, retry_holds
-from puzzlekit.audit.ledger import LedgerError
+
+if TYPE_CHECKING:  # the floors load when a command runs, not when the parser is built
+    from puzzlekit.audit.escalation import EscalationStore
 
 DB_ENV = "PUZZLEKIT_DB"
 
@@ -24,6 +25,9 @@ def add_db_option(p: argparse.ArgumentParser) -> None:
 
 def open_store(args: argparse.Namespace) -> EscalationStore:
     """The escalation store named by ``--db`` or ``$PUZZLEKIT_DB``; never creates one."""
+    from puzzlekit.audit.escalation import EscalationError, EscalationStore
+    from puzzlekit.audit.ledger import LedgerError
+
     path = args.db or os.environ.get(DB_ENV)
     if not path:
         raise UsageError(f"no database: pass --db DB or set {DB_ENV}")
@@ -134,6 +138,8 @@ def cmd_list(args: argparse.Namespace) -> int:
 
 
 def cmd_retry(args: argparse.Namespace) -> int:
+    from puzzlekit.audit.escalation import EscalationError, retry_holds
+
     if args.factor <= 0:
         raise UsageError(f"--factor must be positive, got {args.factor}")
     if args.budget_seconds is not None and args.budget_seconds <= 0:

@@ -17,10 +17,12 @@ from __future__ import annotations
 import argparse
 import json
 import math
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from puzzlekit.app.cli import UsageError, add_format
-from puzzlekit.core.report import VerifierReport
+
+if TYPE_CHECKING:
+    from puzzlekit.core.report import VerifierReport
 
 GAMES = ("tictactoe", "mnk", "connect", "nim")
 

@@ -23,7 +23,6 @@ from typing import Any
 from puzzlekit.app.cli import UsageError
 from puzzlekit.app.commands.core import check_family_arg, input_items, item_progress, params_arg
 from puzzlekit.app.progress import add_quiet
-from puzzlekit.core.model import SpecError
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -87,6 +86,7 @@ def cmd_grade(args: argparse.Namespace) -> int:
 
 def _grade_one(args: argparse.Namespace, item: Any, budget: Any) -> dict[str, Any]:
     """The JSON line of one input puzzle."""
+    from puzzlekit.core.model import SpecError
     from puzzlekit.grading.techniques import grade
 
     out: dict[str, Any] = {"input": item.position}

@@ -9,10 +9,12 @@ from __future__ import annotations
 import argparse
 import json
 import sqlite3
+from typing import TYPE_CHECKING
 
 from puzzlekit.app.cli import UsageError, add_format
-from puzzlekit.audit.escalation_chain import walk_chain
-from puzzlekit.audit.ledger import Entry, Ledger, LedgerError, read_checkpoint
+
+if TYPE_CHECKING:  # the floors load when a command runs, not when the parser is built
+    from puzzlekit.audit.ledger import Entry, Ledger
 
 MAX_SEQ = 2**62  # seqs are SQLite integers; larger arguments are refused, not overflowed
 
@@ -52,6 +54,8 @@ def register(sub: argparse._SubParsersAction) -> None:
 def open_ledger(path: str) -> Ledger:
     """The existing ledger at ``path``, opened read-only (an audit changes no byte of it); a
     :class:`UsageError` when there is none."""
+    from puzzlekit.audit.ledger import Ledger, LedgerError
+
     try:
         return Ledger(path, create=False, readonly=True)
     except FileNotFoundError:
@@ -61,6 +65,8 @@ def open_ledger(path: str) -> Ledger:
 
 
 def cmd_verify(args: argparse.Namespace) -> int:
+    from puzzlekit.audit.ledger import read_checkpoint
+
     checkpoint = None
     if args.checkpoint:
         try:
@@ -125,6 +131,8 @@ def cmd_show(args: argparse.Namespace) -> int:
 
 def _show_chain(args: argparse.Namespace) -> int:
     import sys
+
+    from puzzlekit.audit.escalation_chain import walk_chain
 
     if args.start != 1 or args.limit is not None:
         raise UsageError("--chain walks one whole chain; it takes no --from or --limit")

@@ -12,7 +12,6 @@ from pathlib import Path
 
 from puzzlekit.app.cli import UsageError
 from puzzlekit.app.progress import add_quiet
-from puzzlekit.core.reading import ReadError, load_toml_file
 
 #: ``report --figure-format`` (puzzlekit.app.plots.panels.FIGURE_FORMATS, not imported here so
 #: that the command line starts without pandas and matplotlib)
@@ -64,6 +63,8 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def _is_bench(path: Path) -> bool:
+    from puzzlekit.core.reading import ReadError, load_toml_file
+
     try:
         raw = load_toml_file(path)
     except (OSError, ReadError):
