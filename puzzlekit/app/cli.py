@@ -266,10 +266,10 @@ def main(argv: Sequence[str] | None = None) -> int:
             print(f"puzzlekit: {one_line(str(exc))}", file=sys.stderr)
             return 2
         raise
-    finally:  # main called from Python: the next call starts afresh
-        from puzzlekit.core.plugins import end_judging
-
-        end_judging()
+    finally:  # main called from Python: the next call starts afresh (if it judged at all)
+        plugins = sys.modules.get("puzzlekit.core.plugins")
+        if plugins is not None:
+            plugins.end_judging()
 
 
 if __name__ == "__main__":
