@@ -45,16 +45,7 @@ def test_notebook_executes_and_draws_inline(notebook, two_family_run, tmp_path, 
     """Executed by a Jupyter kernel (nbclient, as nbmake and ``jupyter nbconvert --execute``
     do), with no backend forced: every notebook shows its figures inline, each figure one panel
     per schema of the two, each arm it names with its k (the schemas' arms differ in k)."""
-    import nbformat
-    from nbclient import NotebookClient
-
-    monkeypatch.setenv("PUZZLEKIT_RUN", str(two_family_run))
-    monkeypatch.delenv("MPLBACKEND", raising=False)
-    nb = nbformat.read(notebook, as_version=4)
-    NotebookClient(
-        nb, timeout=300, kernel_name="python3", resources={"metadata": {"path": str(tmp_path)}}
-    ).execute()
-    outputs = [o for c in nb.cells if c.cell_type == "code" for o in c.outputs]
+    outputs = _execute(notebook, two_family_run, tmp_path, monkeypatch)
     assert not [o for o in outputs if o.output_type == "error"]
     images = [o for o in outputs if "image/png" in o.get("data", {})]
     assert images, f"{notebook.name} drew no inline figure"

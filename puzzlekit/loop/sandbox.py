@@ -159,8 +159,11 @@ def _compile_default_kernel() -> None:
     4×4 Sudoku check, a third of a second once the kernel is compiled)."""
     from puzzlekit.verifiers import bitmask_kernel
 
-    impl = bitmask_kernel.search._cache._impl
-    if os.path.isfile(os.path.join(impl.locator.get_cache_path(), impl.filename_base + ".nbi")):
+    impl = getattr(getattr(bitmask_kernel.search, "_cache", None), "_impl", None)
+    locator, base = getattr(impl, "locator", None), getattr(impl, "filename_base", None)
+    if locator is None or not isinstance(base, str):  # another numba's cache: nothing to seed
+        return
+    if os.path.isfile(os.path.join(locator.get_cache_path(), base + ".nbi")):
         return
     from puzzlekit.families import get_family
     from puzzlekit.verifiers.registry import get_verifier
