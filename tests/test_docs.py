@@ -26,7 +26,8 @@ API_MODULES = [
     *(
         f"puzzlekit.{floor}"
         for floor in (
-            "core audit families verifiers io grading generators loop quality envs answers app"
+            "core audit families verifiers io grading generators loop quality envs integrations "
+            "answers app"
         ).split()
     ),
 ]
