@@ -235,6 +235,24 @@ def _escape_unwritable() -> None:
             stream.reconfigure(errors="backslashreplace")
 
 
+def _file_problem(exc: BaseException) -> str | None:
+    """One line for a file the command could not read or write: a damaged file
+    (:class:`puzzlekit.core.files.DamagedFile`), a full disk, a read-only or missing
+    directory, a file where a directory belongs; None for any other exception."""
+    from puzzlekit.core.files import DamagedFile
+
+    if isinstance(exc, DamagedFile):
+        return str(exc)
+    if isinstance(exc, OSError) and exc.filename is not None:
+        where = str(exc.filename)
+        if exc.filename2 is not None:
+            where += f" -> {exc.filename2}"
+        return f"{where}: {exc.strerror or type(exc).__name__}"
+    if isinstance(exc, OSError) and exc.errno is not None:  # ENOSPC from a write names no file
+        return f"{exc.strerror or type(exc).__name__} (errno {exc.errno})"
+    return None
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     if list(sys.argv[1:] if argv is None else argv) == ["--version"]:  # before any floor
         from puzzlekit import __version__
@@ -264,6 +282,10 @@ def main(argv: Sequence[str] | None = None) -> int:
             return 2
         if isinstance(exc, PluginError):  # worded like the warning of an entry point that fails
             print(f"puzzlekit: {one_line(str(exc))}", file=sys.stderr)
+            return 2
+        problem = _file_problem(exc)
+        if problem is not None:  # what was written before is whole (files are atomic)
+            print(f"puzzlekit: error: {one_line(problem)}", file=sys.stderr)
             return 2
         raise
     finally:  # main called from Python: the next call starts afresh (if it judged at all)

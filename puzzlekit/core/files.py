@@ -8,6 +8,11 @@ a process killed at any moment sees the old file or the new one, never half of o
 leaves at most a temporary file, named ``.<target>.<random>.tmp``; :func:`is_temporary` tells
 such names apart and :func:`remove_temporaries` clears them.
 
+A file that is there but cannot be read as what it should be (a manifest that is not JSON, a
+truncated Parquet part, a directory where a file belongs) is :class:`DamagedFile`, naming the
+file; the command line answers it in one line with exit 2. :func:`file_lock` keeps a second
+process out of a directory one process is writing (``puzzlekit run --resume``).
+
 Not for: appending (the ledger is SQLite) or files other processes write at the same time.
 """
 
@@ -18,9 +23,64 @@ import os
 import tempfile
 from collections.abc import Iterator
 from pathlib import Path
-from typing import IO
+from typing import IO, Any
 
 _SUFFIX = ".tmp"
+#: the lock file :func:`file_lock` takes in a directory
+LOCK_NAME = ".lock"
+
+
+class DamagedFile(Exception):
+    """A file that exists but cannot be read as what it should be: ``path`` and ``why``."""
+
+    def __init__(self, path: str | os.PathLike[str], why: str) -> None:
+        super().__init__(f"{path}: {why}")
+        self.path = str(path)
+        self.why = why
+
+
+class Locked(Exception):
+    """A directory another process holds with :func:`file_lock`."""
+
+
+def read_json(path: str | os.PathLike[str]) -> Any:
+    """The JSON document the project wrote to ``path`` (a manifest, a seal), size bounded and
+    decoded through :func:`puzzlekit.core.reading.read_file_text`; its integers are read whole
+    (a manifest keeps 64-bit seeds). :class:`DamagedFile` naming the file when it is not
+    readable JSON or is a directory; ``FileNotFoundError`` when it is missing."""
+    import json
+
+    from puzzlekit.core.reading import ReadError, read_file_text
+
+    try:
+        return json.loads(read_file_text(path))
+    except (ReadError, ValueError) as exc:
+        raise DamagedFile(path, f"not readable JSON ({exc})") from None
+    except IsADirectoryError:
+        raise DamagedFile(path, "a directory, not a file") from None
+
+
+@contextlib.contextmanager
+def file_lock(directory: str | os.PathLike[str], what: str = "process") -> Iterator[None]:
+    """Hold an exclusive lock on ``directory`` (its ``.lock`` file, ``flock``) for the block;
+    :class:`Locked` at once if another process holds it. The lock ends with the process, so a
+    killed holder never leaves the directory locked."""
+    import fcntl
+
+    path = Path(directory) / LOCK_NAME
+    fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o666)
+    try:
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            holder = os.pread(fd, 32, 0).decode("ascii", "replace").strip()
+            pid = f" (pid {holder})" if holder.isdigit() else ""
+            raise Locked(f"{directory}: another {what} is writing it{pid}") from None
+        os.ftruncate(fd, 0)
+        os.pwrite(fd, str(os.getpid()).encode("ascii"), 0)
+        yield
+    finally:
+        os.close(fd)
 
 
 def _umask() -> int:

@@ -20,6 +20,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from puzzlekit.core.files import DamagedFile, read_json
 from puzzlekit.core.model import Instance, SpecError
 
 
@@ -43,7 +44,7 @@ def read_records(path: Path) -> tuple[Source, Iterator[dict[str, Any]]]:
         manifest_path = path / "manifest.json"
         if not (path / "puzzles.parquet").is_file() or not manifest_path.is_file():
             raise ExportError(f"{path}: not a run directory (no manifest.json and puzzles.parquet)")
-        manifest = json.loads(manifest_path.read_text(encoding="utf-8"))
+        manifest = read_json(manifest_path)
         return Source(path, "run", manifest), _run_records(path)
     if not path.is_file():
         raise ExportError(f"{path}: no such file or run directory")
@@ -66,9 +67,13 @@ def _jsonl_records(path: Path) -> Iterator[dict[str, Any]]:
 
 
 def _run_records(path: Path) -> Iterator[dict[str, Any]]:
+    import pyarrow as pa
     import pyarrow.parquet as pq
 
-    table = pq.read_table(path / "puzzles.parquet")
+    try:
+        table = pq.read_table(path / "puzzles.parquet")
+    except pa.ArrowException:
+        raise DamagedFile(path / "puzzles.parquet", "not readable as Parquet") from None
     for rec in table.to_pylist():
         if rec.get("status") == "accepted" and rec.get("instance"):
             yield rec

@@ -13,7 +13,6 @@ Not for: writing rows (:mod:`puzzlekit.app.experiment.store`).
 
 from __future__ import annotations
 
-import json
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
@@ -161,9 +160,12 @@ def new_manifest(config: ExperimentConfig, config_path: str | None) -> dict[str,
 
 def resumed_manifest(run: Path, config: ExperimentConfig) -> dict[str, Any]:
     """The manifest of the run in ``run``, marked resumed; :class:`RunError` if it cannot be."""
+    from puzzlekit.core.files import DamagedFile, read_json
     from puzzlekit.loop.rows import ROW_SCHEMA_VERSION
 
-    old = json.loads((run / "manifest.json").read_text(encoding="utf-8"))
+    old = read_json(run / "manifest.json")
+    if not isinstance(old, dict):
+        raise DamagedFile(run / "manifest.json", "not a manifest (a JSON object)")
     if old.get("configDigest") != config.digest:
         raise RunError(
             f"{run} holds a run of another config ({old.get('configDigest')}); use another --out"

@@ -152,7 +152,7 @@ def _open_run(
             raise RunError(f"{run} already holds a run; pass --resume or another --out")
         manifest = resumed_manifest(run, config)
     else:
-        if run.exists() and any(not is_temporary(p.name) for p in run.iterdir()):
+        if run.exists() and any(not _scratch(p.name) for p in run.iterdir()):
             raise RunError(f"{run} exists and is not a run directory; use another --out")
         manifest = new_manifest(config, config_path)
     manifest.update(settings)
@@ -183,6 +183,13 @@ def _open_run(
     return manifest
 
 
+def _scratch(name: str) -> bool:
+    """A file a fresh run directory may hold: a killed write's temporary file or the lock."""
+    from puzzlekit.core.files import LOCK_NAME
+
+    return is_temporary(name) or name == LOCK_NAME
+
+
 def run_experiment(
     config: ExperimentConfig,
     out: str | Path,
@@ -204,9 +211,51 @@ def run_experiment(
     in flight; ``resume=True`` skips the finished ones. At the end the parts are merged, sorted,
     into ``attempts.parquet`` and ``puzzles.parquet``, and the report is drawn.
     """
-    from puzzlekit.app.progress import progress
+    from puzzlekit.core.files import Locked, file_lock
 
     run = Path(out)
+    if run.exists() and not run.is_dir():
+        raise RunError(f"{run} exists and is not a directory; use another --out")
+    run.mkdir(parents=True, exist_ok=True)
+    try:
+        with file_lock(run, "puzzlekit run"):  # two --resume of one directory never both run
+            _run_locked(
+                config,
+                run,
+                executor=executor,
+                workers=workers,
+                scheduler=scheduler,
+                resume=resume,
+                quiet=quiet,
+                config_path=config_path,
+                dask_processes=dask_processes,
+                overrides=overrides,
+            )
+    except Locked as exc:
+        raise RunError(str(exc)) from None
+    if report:
+        from puzzlekit.app.plots import write_report
+
+        write_report(run)
+    return run
+
+
+def _run_locked(
+    config: ExperimentConfig,
+    run: Path,
+    *,
+    executor: str | None,
+    workers: int | None,
+    scheduler: str | None,
+    resume: bool,
+    quiet: bool,
+    config_path: str | None,
+    dask_processes: bool,
+    overrides: Sequence[str],
+) -> None:
+    """:func:`run_experiment`'s work while it holds the run directory's lock."""
+    from puzzlekit.app.progress import progress
+
     executor = executor or config.executor
     workers = workers or config.workers
     scheduler = scheduler or config.scheduler
@@ -240,11 +289,6 @@ def run_experiment(
     attempts, puzzles = merge_parts(run, [t.id for t in tasks])
     kill_point("merged")
     _seal_and_end(run, config, manifest, attempts, puzzles, len(tasks))
-    if report:
-        from puzzlekit.app.plots import write_report
-
-        write_report(run)
-    return run
 
 
 def _seal_and_end(

@@ -64,6 +64,23 @@ def kill_point(name: str) -> None:
         os.kill(os.getpid(), signal.SIGKILL)
 
 
+def read_table(path: Path) -> pd.DataFrame:
+    """The Parquet file at ``path`` as a frame; :class:`puzzlekit.core.files.DamagedFile`
+    naming it when it is not readable Parquet (truncated, overwritten, a directory)."""
+    import pyarrow as pa
+
+    from puzzlekit.core.files import DamagedFile
+
+    try:
+        return pd.read_parquet(path)
+    except (pa.ArrowException, IsADirectoryError) as exc:
+        if isinstance(exc, IsADirectoryError):
+            raise DamagedFile(path, "a directory, not a Parquet file") from None
+        # pyarrow's first sentence, less the path it repeats: "... magic bytes not found ..."
+        reason = str(exc).splitlines()[0].split(". ")[0].rsplit("': ", 1)[-1]
+        raise DamagedFile(path, f"not readable as Parquet: {reason}") from None
+
+
 def part_paths(run: Path, task_id: str) -> tuple[Path, Path]:
     parts = run / "parts"
     return parts / f"{task_id}.attempts.parquet", parts / f"{task_id}.puzzles.parquet"
@@ -96,7 +113,7 @@ def merge_parts(run: Path, task_ids: list[str]) -> tuple[pd.DataFrame, pd.DataFr
 
     out = []
     for index, schema, name in ((0, ATTEMPT_SCHEMA, "attempts"), (1, PUZZLE_SCHEMA, "puzzles")):
-        frames = [part_frame(pd.read_parquet(part_paths(run, t)[index]), schema) for t in task_ids]
+        frames = [part_frame(read_table(part_paths(run, t)[index]), schema) for t in task_ids]
         frames = [df for df in frames if not df.empty]
         if frames:
             df = sort_frame(pd.concat(frames, ignore_index=True), schema)
