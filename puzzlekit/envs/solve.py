@@ -41,7 +41,8 @@ smallest set of placed cells that makes it dead). The reward is shaped by a pote
 ``rewards["refused"]`` for a refused action. Placing then clearing a value earns nothing
 (potential-based shaping: the sum over an episode is ``phi(end) - phi(start)`` plus the
 bonus, less the costs). Any valid solution is a solution (the rules judge, not a stored one).
-The episode is truncated after ``max_steps`` actions (default three per free cell).
+The episode is truncated after ``max_steps`` actions (default: ``len(values) + 1`` per free
+cell, room to try every value in each).
 
 Not for: generating puzzles (:mod:`puzzlekit.envs.generate`), judging whole answers
 (:func:`puzzlekit.answers.check_answer`).
@@ -176,7 +177,7 @@ class SolveEnv(gymnasium.Env):
             self._board[i] = int(x)
         self._given = set(comp.given_idx.tolist())
         self._free = len(self.names) - len(self._given)
-        self.max_steps = self.max_steps_setting or max(1, 3 * self._free)
+        self.max_steps = self.max_steps_setting or max(1, (len(self.values) + 1) * self._free)
         self._dead.fill(0)
         self._feedback = 0
         self._phi = 0.0
