@@ -54,6 +54,22 @@ def test_check_env_passes(family: str, params: dict) -> None:
     assert "feedback:" in env.unwrapped.render()
 
 
+@pytest.mark.parametrize(("family", "params"), GRID, ids=[name for name, _ in GRID])
+def test_a_right_placement_is_placed_and_a_wrong_one_dead_in_every_grid_family(
+    family: str, params: dict
+) -> None:
+    env = SolveEnv(family, params)
+    env.reset(seed=1)
+    solution = _solution(env)
+    first, second = _free(env)[:2]
+    _, reward, _, _, info = env.step(env.action_for(first, solution[first]))
+    assert info["feedback"] == "placed" and info["completable"] is True and reward > 0
+    wrong = next(v for v in env.values if v != solution[second])
+    obs, reward, _, _, info = env.step(env.action_for(second, wrong))
+    assert info["feedback"] == "dead" and second in info["dead_cells"] and reward < 0
+    assert obs["dead"].sum() == len(info["dead_cells"])
+
+
 def _solution(env: SolveEnv) -> dict[str, int]:
     return dict(pk.verify(env.instance).solutions[0])
 
