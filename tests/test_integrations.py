@@ -171,6 +171,24 @@ def test_one_seed_gives_the_same_entries_in_any_order(rg) -> None:
         a[4]
 
 
+def test_a_composite_of_two_families_scores_each_entry_by_its_own_dataset(rg) -> None:
+    from reasoning_gym.composite import CompositeConfig, CompositeDataset, DatasetSpec
+
+    small = {"params": {"size": 4}}
+    specs = [
+        DatasetSpec("puzzlekit-sudoku", 1.0, small),
+        DatasetSpec("puzzlekit-latin", 1.0, small),
+    ]
+    mixed = CompositeDataset(CompositeConfig(size=6, seed=5, datasets=specs))
+    entries = list(mixed)
+    assert {e["metadata"]["family"] for e in entries} == {"sudoku", "latin"}
+    for entry in entries:
+        assert mixed.score_answer(entry["answer"], entry) == 1.0
+        assert mixed.score_answer("1111\n1111\n1111\n1111", entry) < 1.0
+    entries[0]["metadata"]["family"] = "changed by a caller"
+    assert mixed[0]["metadata"]["family"] in ("sudoku", "latin")  # the kept entry is untouched
+
+
 @pytest.mark.parametrize("family", ["owm-tictactoe", "logicgrid", "kakuro"])
 def test_a_move_a_json_object_and_a_sparse_grid_round_trip(rg, family) -> None:
     ds = rg.create_dataset(f"puzzlekit-{family}", size=1, seed=2)

@@ -29,6 +29,7 @@ reasoning-gym is an optional extra (``pip install 'puzzlekit[reasoning-gym]'``);
 
 from __future__ import annotations
 
+import copy
 import dataclasses
 import functools
 from collections import OrderedDict
@@ -207,7 +208,7 @@ def _dataset_class() -> type:
                 self._entries[idx] = entry
                 if len(self._entries) > ENTRIES_KEPT:
                     self._entries.popitem(last=False)
-            return entry
+            return copy.deepcopy(entry)  # a caller may add to it (composites add version ids)
 
         def score_answer(self, answer: Any, entry: dict[str, Any]) -> float:
             return score(answer, entry, partial=self.config.partial)
