@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, TypeAlias
+from typing import Any, Protocol, TypeAlias
 
 from puzzlekit.core import dispatch
 from puzzlekit.core.deadline import BudgetExceeded
@@ -280,6 +280,7 @@ class Schema:
     def __post_init__(self) -> None:
         object.__setattr__(self, "_by_name", {v.name: v for v in self.variables})
         object.__setattr__(self, "_by_coord", {v.coord: v for v in self.variables})
+        object.__setattr__(self, "_names", tuple(v.name for v in self.variables))
 
     def params_dict(self) -> dict[str, Any]:
         return {k: thaw(v) for k, v in self.params}
@@ -295,10 +296,23 @@ class Schema:
 
     @property
     def names(self) -> tuple[str, ...]:
-        return tuple(v.name for v in self.variables)
+        return self._names  # type: ignore[attr-defined,no-any-return]
 
     def domain_size(self) -> int:
         return max((len(v.domain) for v in self.variables), default=0)
+
+
+class ClueSource(Protocol):
+    """The compact form of an instance's clues (a grid line's values): what
+    :meth:`Instance.deferred` builds the clues from when they are first read."""
+
+    def clues(self) -> tuple[Clue, ...]:
+        """The clue objects (any order: the instance puts them in canonical order)."""
+        ...
+
+    def canonical_json(self) -> bytes:
+        """The RFC 8785 bytes of the whole instance, as :meth:`Instance.canonical_json`."""
+        ...
 
 
 @dataclass(frozen=True)
@@ -324,6 +338,32 @@ class Instance:
     def make(cls, family: str, params: Mapping[str, Any], clues: Iterable[Clue]) -> Instance:
         return cls(str(family), freeze(dict(params)), tuple(clues))
 
+    @classmethod
+    def deferred(
+        cls, family: str, params: tuple[tuple[str, Any], ...], source: ClueSource
+    ) -> Instance:
+        """An instance whose clues are built from ``source`` when first read (a grid line
+        read by a verifier that takes its arrays needs no clue objects). ``params`` are
+        frozen. Equal to, and with the same canonical bytes and digest as, the instance
+        made from ``source.clues()``: the source vouches for that (tests compare both)."""
+        inst = object.__new__(cls)
+        inst.__dict__.update(family=str(family), params=params, _source=source)
+        return inst
+
+    def __getattr__(self, name: str) -> Any:
+        # only reached for an attribute not set: the clues of a deferred instance
+        source = self.__dict__.get("_source")
+        if name == "clues" and source is not None:
+            clues = canonical_order(source.clues())
+            object.__setattr__(self, "clues", clues)
+            return clues
+        raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
+
+    @property
+    def clue_source(self) -> ClueSource | None:
+        """The compact form this instance was read from (:meth:`deferred`), or None."""
+        return self.__dict__.get("_source")
+
     def params_dict(self) -> dict[str, Any]:
         return {k: thaw(v) for k, v in self.params}
 
@@ -344,6 +384,9 @@ class Instance:
         }
 
     def _assembled(self) -> bytes:
+        source = self.__dict__.get("_source")
+        if source is not None and "clues" not in self.__dict__:
+            return source.canonical_json()  # the same bytes, from the compact form
         if not all("_canonical" in c.__dict__ for c in self.clues):
             # clues seen for the first time (a parsed puzzle): one pass over the whole instance
             # costs less than one per clue; the bytes are the same
@@ -414,8 +457,10 @@ class Instance:
         fresh = self.fresh_canonical_json() if fresh is None else fresh
         cached = self.__dict__.get("_canonical")
         digest = self.__dict__.get("_digest")
+        source = self.__dict__.get("_source")
         return (
             self._joined() == fresh  # every clue's cached bytes, checked
+            and (source is None or source.canonical_json() == fresh)  # what fast paths read
             and (cached is None or cached == fresh)
             and (digest is None or digest == sha256_digest(fresh))
         )

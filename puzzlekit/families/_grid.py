@@ -9,6 +9,7 @@ import math
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
+from puzzlekit.core.jsondata import freeze, typed_key
 from puzzlekit.core.model import (
     AllDifferent,
     Clue,
@@ -23,6 +24,7 @@ from puzzlekit.core.model import (
     Violation,
 )
 from puzzlekit.families import Family, Repair
+from puzzlekit.families._gridline import GridLine
 
 SYMBOLS = "123456789ABCDEFGHIJKLMNOP"  # value v is SYMBOLS[v - 1]; '.' or '0' is a blank
 MAX_SIZE = len(SYMBOLS)
@@ -48,11 +50,57 @@ def cell_name(r: int, c: int) -> str:
     return f"r{r + 1}c{c + 1}"
 
 
+def _value_bytes(n: int) -> bytes:
+    """The translation of a line's characters (latin-1 bytes) to cell values: 0 for a blank,
+    1..n for a symbol, 255 for anything else."""
+    table = bytearray(b"\xff" * 256)
+    table[ord(".")] = table[ord("0")] = 0
+    for v, ch in enumerate(SYMBOLS[:n], start=1):
+        table[ord(ch)] = table[ord(ch.lower())] = v
+    return bytes(table)
+
+
+_VALUE_BYTES = {n: _value_bytes(n) for n in range(MAX_SIZE + 1)}
+#: (family name, family object id, line length, params key) -> (frozen params, size) of the
+#: schema a text line reads into (the family and params are checked once, not per line)
+_LINE_PARAMS: dict[Any, tuple[Any, int]] = {}
+
+
+def _line_problems(line: str, n: int) -> list[Violation]:
+    """The violations of a line's characters that are neither a blank nor a symbol of 1..n."""
+    problems = []
+    for i, ch in enumerate(line):
+        if ch in ".0":
+            continue
+        coord = divmod(i, n)
+        value = SYMBOLS.find(ch.upper()) + 1
+        if value == 0:
+            problems.append(
+                Violation(
+                    "malformed",
+                    coord,
+                    cell_name(*coord),
+                    f"character {ch!r} at position {i + 1} is not a digit, letter or blank",
+                )
+            )
+        elif value > n:
+            problems.append(
+                Violation(
+                    "out-of-domain",
+                    coord,
+                    cell_name(*coord),
+                    f"symbol {ch!r} means {value}, outside 1..{n}",
+                )
+            )
+    return problems
+
+
 class GivensGrid(Family):
     """An N×N grid of values 1..N, rows and columns all different, clues are given values."""
 
     clue_kinds = ("given",)
     param_keys: tuple[str, ...] = ("size",)
+
     size_limits: Mapping[str, int] = {"size": MAX_SIZE}
 
     # -- params -----------------------------------------------------------------------------
@@ -212,14 +260,10 @@ class GivensGrid(Family):
 
     # -- the one-line text format -----------------------------------------------------------
     def parse_text(self, text: str, params: Mapping[str, Any] | None = None) -> Instance:
+        """The instance of one text line, its clues built when first read
+        (:class:`~puzzlekit.families._gridline.GridLine`)."""
         line = text.strip()
-        params = dict(params or {})
-        if "size" not in params and line:
-            root = math.isqrt(len(line))
-            if root * root == len(line):
-                params["size"] = root
-        schema = self.schema(params)
-        n = schema.params_dict()["size"]
+        frozen_params, n = self._line_params(line, params)
         if len(line) != n * n:
             raise SpecError(
                 [
@@ -231,35 +275,38 @@ class GivensGrid(Family):
                     )
                 ]
             )
-        clues, problems = [], []
-        for i, ch in enumerate(line):
-            if ch in ".0":
-                continue
-            coord = divmod(i, n)
-            value = SYMBOLS.find(ch.upper()) + 1
-            if value == 0:
-                problems.append(
-                    Violation(
-                        "malformed",
-                        coord,
-                        cell_name(*coord),
-                        f"character {ch!r} at position {i + 1} is not a digit, letter or blank",
-                    )
-                )
-            elif value > n:
-                problems.append(
-                    Violation(
-                        "out-of-domain",
-                        coord,
-                        cell_name(*coord),
-                        f"symbol {ch!r} means {value}, outside 1..{n}",
-                    )
-                )
-            else:
-                clues.append(self.given(schema, coord, value))
-        if problems:
-            raise SpecError(problems)
-        return Instance.make(self.name, schema.params_dict(), clues)
+        values = line.encode("latin-1", "replace").translate(_VALUE_BYTES[n])
+        if b"\xff" in values:  # a character outside the table: read one by one
+            problems = _line_problems(line, n)
+            if problems:
+                raise SpecError(problems)
+            values = bytes(0 if ch in ".0" else SYMBOLS.find(ch.upper()) + 1 for ch in line)
+        source = GridLine(self.name, frozen_params, n, values)
+        return Instance.deferred(self.name, frozen_params, source)
+
+    def _line_params(self, line: str, params: Mapping[str, Any] | None) -> tuple[Any, int]:
+        """The frozen params and size of the schema a line of this length reads into (cached
+        per family, length and params: the schema lookup costs more than reading the line)."""
+        try:
+            given_key = typed_key(freeze(dict(params))) if params else ""
+            key = (self.name, id(self), len(line), given_key)
+        except ValueError:  # params nested too deep: the schema lookup says what is wrong
+            key = None
+        found = _LINE_PARAMS.get(key) if key is not None else None
+        if found is None:
+            given = dict(params or {})
+            if "size" not in given and line:
+                root = math.isqrt(len(line))
+                if root * root == len(line):
+                    given["size"] = root
+            schema = self.schema(given)  # raises SpecError for unusable params: not cached
+            norm = schema.params_dict()
+            found = (freeze(dict(norm)), norm["size"])
+            if key is not None:
+                if len(_LINE_PARAMS) > 256:
+                    _LINE_PARAMS.clear()
+                _LINE_PARAMS[key] = found
+        return found
 
     def format_text(self, instance: Instance) -> str:
         n = instance.params_dict()["size"]

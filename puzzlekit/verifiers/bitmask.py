@@ -44,7 +44,9 @@ from puzzlekit.core.identity import clue_violations
 from puzzlekit.core.model import Instance, Problem, Schema, SpecError, Violation
 from puzzlekit.core.protocols import Verifier
 from puzzlekit.core.report import Conflict, VerifierReport
-from puzzlekit.families import get_family
+from puzzlekit.families import Family, get_family
+from puzzlekit.families._grid import GivensGrid
+from puzzlekit.families._gridline import GridLine
 from puzzlekit.verifiers.bitmask_compile import (
     ClueEffect,
     CompiledSchema,
@@ -64,9 +66,10 @@ from puzzlekit.verifiers.reports import (
 from puzzlekit.verifiers.search import (
     DEFAULT_CAP,
     DEFAULT_MAX_CARTESIAN_LOG10,
+    STREAM_ORDER,
     BudgetExceeded,
     SearchBudget,
-    search_order,
+    digest_permutation,
 )
 
 __all__ = [
@@ -119,6 +122,12 @@ def _prepared(instance: Instance) -> tuple[CompiledSchema, dict[str, ClueEffect]
         family, cs = compiled_for(instance)
     except SpecError:
         return _violations(instance)
+    grid = instance.clue_source
+    if isinstance(grid, GridLine) and "clues" not in instance.__dict__ and _plain_givens(family):
+        # a grid line: one given per cell, so no clue check can fail; effects by cell and value
+        effects = {cs.names[i]: cs.given_effect(i, v) for i, v in grid.givens()}
+        _LAST[:] = [instance, (cs, effects)]
+        return cs, effects
     if clue_violations(family, cs.schema, instance.clues):
         return _violations(instance)
     effects: dict[str, ClueEffect] = {}
@@ -129,6 +138,18 @@ def _prepared(instance: Instance) -> tuple[CompiledSchema, dict[str, ClueEffect]
             return _violations(instance)
     _LAST[:] = [instance, (cs, effects)]
     return cs, effects
+
+
+def _plain_givens(family: Any) -> bool:
+    """Whether ``family`` checks and compiles givens as :class:`GivensGrid` does (one per cell,
+    each a value of its cell's domain): a grid line of it needs no clue objects."""
+    cls = type(family)
+    return (
+        isinstance(family, GivensGrid)
+        and cls.validate_clues is GivensGrid.validate_clues
+        and cls.clue_constraints is GivensGrid.clue_constraints
+        and cls.place_of is Family.place_of
+    )
 
 
 class _View:
@@ -302,8 +323,7 @@ class BitmaskVerifier(Verifier):
 def _order(cs: CompiledSchema, digest: str) -> np.ndarray:
     """The variable indices in the instance's own search order
     (:func:`~puzzlekit.verifiers.search.search_order`, as ``sat`` and ``enumerative`` use)."""
-    index = {name: i for i, name in enumerate(cs.names)}
-    return np.array([index[n] for n in search_order(list(cs.names), digest)], np.int64)
+    return np.array(digest_permutation(digest, STREAM_ORDER, len(cs.names)), np.int64)
 
 
 def _violations(instance: Instance) -> list[Violation]:
@@ -415,5 +435,5 @@ def sample_solution(schema: Schema, rng: np.random.Generator) -> dict[str, int] 
         except BudgetExceeded:
             continue
         found = search.solutions()
-        return found[0] if found else None
+        return dict(found[0]) if found else None
     return None

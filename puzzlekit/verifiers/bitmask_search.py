@@ -12,6 +12,7 @@ import time
 import numpy as np
 from numba import njit
 
+from puzzlekit.core.jsondata import FrozenDict
 from puzzlekit.verifiers.bitmask_compile import MAX_ARITY, CompiledSchema, Structure
 from puzzlekit.verifiers.bitmask_kernel import DONE, propagate, search
 from puzzlekit.verifiers.search import BudgetExceeded
@@ -126,12 +127,13 @@ class Search:
         return self.sols[: self.found]
 
     def solutions(self) -> list[dict[str, int]]:
-        """The solutions found, sorted lexicographically over the variables in :attr:`order`."""
+        """The solutions found, sorted lexicographically over the variables in :attr:`order`
+        (read-only dicts: a report holds them as they are)."""
         values = self.cs.values[self.bits()]
         order = self.order.tolist()
         rows = sorted(values.tolist(), key=lambda row: [row[i] for i in order])
         names = self.cs.names
-        return [dict(zip(names, row, strict=True)) for row in rows]
+        return [FrozenDict(zip(names, row, strict=True)) for row in rows]
 
     def narrowed(self, dom: np.ndarray) -> np.ndarray | None:
         """``dom`` narrowed as ``puzzlekit.verifiers.search.narrow_domains`` narrows (the

@@ -107,7 +107,7 @@ def report(
     """Assemble a report. ``instance`` may be a digest string (for input that never parsed)."""
     return VerifierReport(
         verdict=verdict,
-        solutions=tuple(dict(s) for s in solutions),
+        solutions=tuple(solutions),  # the report freezes a copy (FrozenDicts as they are)
         solution_count=len(solutions),
         solution_count_is_lower_bound=lower_bound,
         solution_cap=cap,
@@ -224,7 +224,8 @@ def outcome_report(
     # every backend lists the solutions in one history-free order (the lexicographic order of a
     # variable order drawn from the digest), so the first one, the gap's target, is the same
     # for every backend that found the same solutions
-    solutions = sort_solutions(solutions, search_order(problem.schema.names, instance.digest))
+    if len(solutions) > 1:
+        solutions = sort_solutions(solutions, search_order(problem.schema.names, instance.digest))
     if len(solutions) == 1:
         return report(
             Verdict.UNIQUE,

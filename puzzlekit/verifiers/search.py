@@ -75,7 +75,16 @@ STREAM_TIES, STREAM_ORDER = 0, 1
 def digest_rng(digest: str, stream: int = STREAM_TIES) -> np.random.Generator:
     """A generator seeded from an instance digest and a stream number: one instance, one draw,
     in every process (the gap's tie order and the search order draw from separate streams)."""
-    return np.random.default_rng([int(digest.rsplit(":", 1)[-1] or "0", 16), stream])
+    hexdigits = digest.rsplit(":", 1)[-1]
+    if len(hexdigits) != 64:
+        return np.random.default_rng([int(hexdigits or "0", 16), stream])
+    # the seed words default_rng takes from [int(hexdigits, 16), stream] (the integer's 32-bit
+    # words from the lowest, high zero words dropped, then the stream), without the Python loop
+    words = np.frombuffer(bytes.fromhex(hexdigits)[::-1], "<u4")
+    nonzero = np.flatnonzero(words)
+    used = words[: nonzero[-1] + 1] if nonzero.size else words[:1]
+    entropy = np.append(used, np.uint32(stream)).astype(np.uint32)
+    return np.random.Generator(np.random.PCG64(np.random.SeedSequence(entropy)))
 
 
 @functools.lru_cache(maxsize=4096)
@@ -83,7 +92,7 @@ def digest_permutation(digest: str, stream: int, n: int) -> tuple[int, ...]:
     """``digest_rng(digest, stream).permutation(n)``, remembered: a verification draws its
     search order (and a MULTIPLE report its tie order) once per instance, and seeding a
     generator from a 256-bit digest costs more than the search of an easy puzzle."""
-    return tuple(int(i) for i in digest_rng(digest, stream).permutation(n))
+    return tuple(digest_rng(digest, stream).permutation(n).tolist())
 
 
 def search_order(names: Sequence[str], digest: str) -> list[str]:
