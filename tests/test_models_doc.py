@@ -112,3 +112,12 @@ def test_the_pages_other_python_examples_state_what_they_print() -> None:
         if lang == "python"
     )
     assert checked >= 6
+
+
+def test_the_models_bench_study_behind_the_figures_runs_quick(capsys) -> None:
+    from puzzlekit.app.studies import models_bench
+
+    assert models_bench.main(["--quick"]) == 0
+    out = capsys.readouterr().out
+    assert "plain answer lines: 50 in" in out and "(mean score 1.000)" in out
+    assert "sudoku 4x4 seed 0: solved (terminated True) in" in out

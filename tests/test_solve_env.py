@@ -15,6 +15,7 @@ import pytest
 from gymnasium.utils.env_checker import check_env
 
 import puzzlekit as pk
+import puzzlekit.answers
 import puzzlekit.envs  # noqa: F401  (registers the ids)
 from puzzlekit.answers.prompts import layout_of
 from puzzlekit.envs.solve import DEFAULT_SOLVE_REWARDS, FEEDBACK, SolveEnv
@@ -203,3 +204,18 @@ def test_importing_the_envs_package_leaves_the_solver_module_unimported() -> Non
     proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
     assert proc.returncode == 0, proc.stderr[-2000:]
     assert proc.stdout.strip() == "SolveEnv"
+
+
+@pytest.mark.parametrize(("shrink", "dead"), [(True, ["r1c3"]), (False, ["r1c3", "r1c4"])])
+def test_shrink_false_marks_every_placed_cell_of_a_dead_board(shrink: bool, dead: list) -> None:
+    line = "53..7....6..195....98....6.8...6...34..8.3..17...2...6.6....28....419..5....8..79"
+    env = SolveEnv("sudoku", puzzles=[pk.parse("sudoku", line)], shrink=shrink)
+    env.reset(seed=0)
+    _, _, _, _, info = env.step(env.action_for("r1c4", 6))  # right
+    assert info["feedback"] == "placed"
+    obs, _, _, _, info = env.step(env.action_for("r1c3", 1))  # clashes with nothing, yet dead
+    assert info["feedback"] == "dead" and sorted(info["dead_cells"]) == dead
+    assert obs["dead"].sum() == len(dead)
+    board = {**env.board()}
+    rep = puzzlekit.answers.check_partial(env.instance, board, shrink=shrink)
+    assert rep.dead_kind == ("minimum" if shrink else "unshrunk")

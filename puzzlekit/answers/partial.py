@@ -9,6 +9,8 @@ completion; when there is none, the placed cells are shrunk to the smallest set 
 dead with the puzzle's clues (the conflict machinery of :mod:`puzzlekit.verifiers.conflicts`:
 a minimal set by deletion, then a minimum by implicit hitting sets while its check budget lasts;
 ``deadKind`` says which). That set is the step feedback a solver can act on: erase one of them.
+With ``shrink=False`` the set is not shrunk: ``deadCells`` is every placed cell (``deadKind``
+``unshrunk``), one verification in all, for a caller that needs only whether the board is dead.
 
 :func:`check_moves` plays placements one at a time on an empty board (``[cell, value]``, value
 None erases) and names the first move after which the board is dead (the stopping pipeline's
@@ -62,7 +64,9 @@ def _dead_set(
     return least, "minimum" if proven else "minimal"
 
 
-def _partial(comp: Compiled, instance: Instance, cells: list[Cell]) -> AnswerReport:
+def _partial(
+    comp: Compiled, instance: Instance, cells: list[Cell], *, shrink: bool = True
+) -> AnswerReport:
     vals, filled = as_arrays([cells], comp.n)
     dom_ok, over, broken = comp.judge(vals, filled)
     rep = report_of(
@@ -98,7 +102,7 @@ def _partial(comp: Compiled, instance: Instance, cells: list[Cell]) -> AnswerRep
     if verdict != "UNSOLVABLE":
         note = f"the verifier could not decide whether a completion exists ({verdict})"
         return replace(rep, diagnostics=(*rep.diagnostics, note))
-    ids, kind = _dead_set(instance, placed, [])
+    ids, kind = _dead_set(instance, placed, []) if shrink else (list(placed), "unshrunk")
     verdict_now = AnswerVerdict.INCORRECT
     note = () if ids else ("the puzzle itself has no solution",)
     return replace(
@@ -111,17 +115,18 @@ def _partial(comp: Compiled, instance: Instance, cells: list[Cell]) -> AnswerRep
     )
 
 
-def check_partial(instance: Instance, answer: Any) -> AnswerReport:
+def check_partial(instance: Instance, answer: Any, *, shrink: bool = True) -> AnswerReport:
     """Judge a partly filled board (any answer form; unfilled cells allowed): its report says
-    whether it is ``completable`` and, when not, the ``dead_cells`` (module docstring). The
-    verdict is CORRECT for a full right board, INCOMPLETE while a completion exists, INCORRECT
-    once none does (or a placed value is wrong outright)."""
+    whether it is ``completable`` and, when not, the ``dead_cells`` (module docstring; with
+    ``shrink=False`` every placed cell, unshrunk). The verdict is CORRECT for a full right
+    board, INCOMPLETE while a completion exists, INCORRECT once none does (or a placed value is
+    wrong outright)."""
     comp = compiled(instance)
     try:
         cells, _ = read_cells(instance, comp.problem.schema, answer)
     except Unreadable as exc:
         return malformed(instance, str(exc), comp.n)
-    return _partial(comp, instance, cells)
+    return _partial(comp, instance, cells, shrink=shrink)
 
 
 def _move(comp: Compiled, move: Any) -> tuple[int, Cell]:

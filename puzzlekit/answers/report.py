@@ -78,7 +78,8 @@ class AnswerReport:
     this solution (None when not asked or not known; False says a MULTIPLE puzzle was answered by
     one of its solutions). ``distance``: for a winning move, the plies to the win under perfect
     play. ``dead_cells``: a partial check's smallest set of placed cells after which no completion
-    exists (``dead_kind`` ``minimum`` or ``minimal``); ``completable`` whether one exists.
+    exists (``dead_kind`` ``direct``, ``minimum``, ``minimal``, or ``unshrunk``: every placed
+    cell, not shrunk); ``completable`` whether one exists.
     ``first_dead_move``: a move sequence's first move (1-based) after which the board is dead.
     """
 

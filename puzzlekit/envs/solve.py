@@ -23,8 +23,9 @@ key          space                          meaning
 board        ``Box(0, V, grid, int16)``     0: empty (or no cell), ``k``: ``values[k - 1]``
 givens       ``Box(0, 1, grid, int8)``      1 at a cell the puzzle gives
 cells        ``Box(0, 1, grid, int8)``      1 at a coordinate that is a cell
-dead         ``Box(0, 1, grid, int8)``      1 at the smallest set of placed cells after which
-                                            the board has no completion (the last check)
+dead         ``Box(0, 1, grid, int8)``      1 at the smallest set of cells after which the
+                                            board has no completion (the last check; with
+                                            ``shrink=False`` every placed cell)
 feedback     ``Discrete(7)``                the last step's outcome, :data:`FEEDBACK` order
 ============ ============================== =================================================
 
@@ -84,6 +85,8 @@ class SolveEnv(gymnasium.Env):
     ``minimize``, ``clues``, ``filter``: how the loop makes a puzzle when none is given (as
     ``puzzlekit generate`` takes them; no holdout: every valid solution counts, so uniqueness
     does not change the task). ``rewards`` overrides :data:`DEFAULT_SOLVE_REWARDS`.
+    ``shrink=False`` marks every placed cell of a dead board (a clash: its cells) instead of the
+    smallest dead set: one verification a step, where shrinking costs many on a large grid.
     ``render_mode="ansi"`` draws the board and the last feedback.
     """
 
@@ -101,6 +104,7 @@ class SolveEnv(gymnasium.Env):
         filter: str | None = None,
         max_steps: int | None = None,
         rewards: Mapping[str, float] | None = None,
+        shrink: bool = True,
         render_mode: str | None = None,
     ) -> None:
         if render_mode is not None and render_mode not in self.metadata["render_modes"]:
@@ -140,6 +144,7 @@ class SolveEnv(gymnasium.Env):
             **{k: float(v) for k, v in (rewards or {}).items()},
         }
         self.max_steps_setting = max_steps
+        self.shrink = bool(shrink)
         self.render_mode = render_mode
         self.action_space, self.observation_space = self._spaces()
         self._cells_mask = np.zeros(self.shape, np.int8)
@@ -203,7 +208,8 @@ class SolveEnv(gymnasium.Env):
         else:
             i = self.index[(row, col)]
             self._board[i] = None if v == 0 else self.values[v - 1]
-            rep = check_partial(self.instance, dict(zip(self.names, self._board, strict=True)))
+            board = dict(zip(self.names, self._board, strict=True))
+            rep = check_partial(self.instance, board, shrink=self.shrink)
             phi, feedback = self._judge(rep, cleared=v == 0)
             reward += phi - self._phi
             self._phi = phi
