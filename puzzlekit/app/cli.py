@@ -262,18 +262,24 @@ def main(argv: Sequence[str] | None = None) -> int:
     _escape_unwritable()
     try:
         args = build_parser().parse_args(argv)  # ``--help`` answers here, before any floor loads
-        _judge_if_asked(args)
-        load_plugins(args)
-        return int(args.func(args) or 0)
+        from puzzlekit.core.lifeline import terminated_as_interrupt
+
+        with terminated_as_interrupt():  # SIGTERM cleans up as Ctrl-C does: children ended
+            _judge_if_asked(args)
+            load_plugins(args)
+            return int(args.func(args) or 0)
     except UsageError as exc:  # each problem on its own line, none split by what it quotes
         for problem in exc.problems or ("",):
             print(f"puzzlekit: error: {one_line(str(problem))}", file=sys.stderr)
         return 2
     except BrokenPipeError:
         return 0
-    except KeyboardInterrupt:  # one line, no traceback; 130 as a shell reports SIGINT
-        print("\npuzzlekit: interrupted", file=sys.stderr)
-        return 130
+    except KeyboardInterrupt as exc:  # one line, no traceback; 130 (SIGINT) or 143 (SIGTERM)
+        from puzzlekit.core.lifeline import interrupt_word
+
+        word, status = interrupt_word(exc)
+        print(f"\npuzzlekit: {word}", file=sys.stderr)
+        return status
     except Exception as exc:
         from puzzlekit.core.plugins import PluginError, UnknownName  # loaded if either was raised
 

@@ -464,16 +464,19 @@ def serve(
     import anyio
 
     from puzzlekit.app.mcp_transport import is_loopback, serve_http, serve_stdio
+    from puzzlekit.core.lifeline import stop_on_signals
 
     if http_port is not None and not is_loopback(host) and not token:
         raise ValueError(f"serving on {host} (not loopback) needs a token")
     pool = WorkerPool(workers, short_seconds=short_seconds)
-    pool.start()  # warm the imports while the client connects
-    server = build_server(limits, pool, ledger)
-    try:
-        if http_port is None:
-            anyio.run(serve_stdio, server)
-        else:
-            anyio.run(serve_http, server, host, http_port, token)
-    finally:
-        pool.stop()
+    # SIGINT, SIGTERM: the workers (and what they started) killed, this process ended at once
+    with stop_on_signals(pool.stop, "puzzlekit mcp"):
+        try:
+            pool.start()  # warm the imports while the client connects
+            server = build_server(limits, pool, ledger)
+            if http_port is None:
+                anyio.run(serve_stdio, server)
+            else:
+                anyio.run(serve_http, server, host, http_port, token)
+        finally:
+            pool.stop()

@@ -238,4 +238,20 @@ async def serve_http(server: Any, host: str, port: int, token: str | None) -> No
         port=port,
         log_level=server.settings.log_level.lower(),
     )
-    await uvicorn.Server(config).serve()
+    await _quiet_server(uvicorn.Server)(config).serve()
+
+
+def _quiet_server(base: type) -> type:
+    """uvicorn's ``Server`` class leaving SIGINT and SIGTERM to ``puzzlekit mcp``, which stops
+    its workers and exits at once (uvicorn's graceful stop waits for every call in progress)."""
+    import contextlib
+
+    class Server(base):  # type: ignore[misc, valid-type]
+        @contextlib.contextmanager
+        def capture_signals(self) -> Any:
+            yield
+
+        def install_signal_handlers(self) -> None:  # its name in older uvicorn versions
+            return None
+
+    return Server

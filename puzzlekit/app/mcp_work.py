@@ -323,12 +323,17 @@ class Worker:
         child.close()
 
     def stop(self) -> None:
-        """Kill the process (a call in progress ends with WorkFailed)."""
-        if self._proc is not None:
-            self._proc.kill()
-            self._proc.join(5)
-            self._conn.close()
+        """Kill the process with everything under it, its loop process and whatever that started
+        (:func:`~puzzlekit.core.lifeline.end_tree`); a call in progress ends with WorkFailed."""
+        proc, conn = self._proc, self._conn
         self._proc = self._conn = None
+        if proc is not None and proc.pid is not None:
+            from puzzlekit.core.lifeline import end_tree
+
+            end_tree(proc.pid)
+            proc.join(5)
+        if conn is not None:
+            conn.close()
 
     def call(self, op: str, kwargs: Mapping[str, Any], timeout: float) -> dict[str, Any]:
         """Run ``op`` with ``kwargs``; raises ArgumentError, WorkTimeout or WorkFailed."""

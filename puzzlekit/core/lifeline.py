@@ -19,6 +19,12 @@ A child ended on a time limit is ended with everything under it (:func:`end_tree
 group and every descendant, so that a loop process or an external program a plugin started
 never outlives the call that ran it.
 
+A parent that is itself stopped from outside ends its children first: a command turns SIGTERM
+into :class:`Terminated` (:func:`terminated_as_interrupt`), a KeyboardInterrupt, so the cleanup
+Ctrl-C runs (children closed, temporary directories removed) runs for ``timeout`` and ``kill``
+too; a server (``puzzlekit mcp``) that holds calls in threads it cannot interrupt stops its
+workers and exits at once on SIGINT or SIGTERM (:func:`stop_on_signals`).
+
 Not for: stopping children on purpose (their owners close them) or supervising them.
 """
 
@@ -30,7 +36,7 @@ import signal
 import sys
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 
 #: how often a child looks at its parent, in seconds
@@ -172,3 +178,71 @@ def end_tree(pid: int) -> None:
     for p in frozen:
         with contextlib.suppress(OSError):
             os.kill(p, signal.SIGKILL)
+
+
+class Terminated(KeyboardInterrupt):
+    """SIGTERM (``kill``, ``timeout``), raised where Ctrl-C raises KeyboardInterrupt, so that one
+    cleanup serves both; a command exits 143 on it."""
+
+
+def _raise_terminated(signum: int, frame: object) -> None:
+    raise Terminated()
+
+
+@contextlib.contextmanager
+def terminated_as_interrupt() -> Iterator[None]:
+    """Inside this block SIGTERM raises :class:`Terminated` in the main thread (elsewhere, or
+    where SIGTERM is ignored, the block changes nothing)."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    if signal.getsignal(signal.SIGTERM) is signal.SIG_IGN:
+        yield
+        return
+    previous = signal.signal(signal.SIGTERM, _raise_terminated)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+
+
+def interrupt_word(exc: BaseException) -> tuple[str, int]:
+    """How a command reports the KeyboardInterrupt ``exc``: ("terminated", 143) for SIGTERM,
+    ("interrupted", 130) for Ctrl-C (the statuses a shell gives those signals)."""
+    if isinstance(exc, Terminated):
+        return "terminated", 128 + int(signal.SIGTERM)
+    return "interrupted", 128 + int(signal.SIGINT)
+
+
+@contextlib.contextmanager
+def stop_on_signals(stop: Callable[[], None], what: str = "puzzlekit") -> Iterator[None]:
+    """Inside this block SIGINT and SIGTERM call ``stop()`` (which ends the children, e.g. a
+    worker pool's ``stop``), print one line on stderr and end this process at once
+    (``os._exit``, status 128 + the signal). For a server whose calls wait in threads that no
+    exception reaches: a KeyboardInterrupt would wait for each of them (and for a thread
+    blocked reading stdin) before the interpreter could exit. Main thread only (elsewhere the
+    block changes nothing)."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+
+    def handler(signum: int, frame: object) -> None:
+        signal.signal(signal.SIGINT, signal.SIG_IGN)  # one stop, however many signals follow
+        signal.signal(signal.SIGTERM, signal.SIG_IGN)
+        try:
+            stop()
+        finally:
+            name = signal.Signals(signum).name
+            with contextlib.suppress(Exception):
+                os.write(2, f"{what}: stopped by {name}\n".encode())
+            os._exit(128 + signum)
+
+    signals = [
+        s for s in (signal.SIGINT, signal.SIGTERM) if signal.getsignal(s) is not signal.SIG_IGN
+    ]
+    previous = {sig: signal.signal(sig, handler) for sig in signals}  # an ignored one stays so
+    try:
+        yield
+    finally:
+        for sig, old in previous.items():
+            signal.signal(sig, old)

@@ -55,6 +55,10 @@ __all__ = [
 ]
 
 
+#: seconds a closed loop process has to end by itself before it is killed with its tree
+CLOSE_SECONDS = 1.0
+
+
 class LoopWorkerError(RuntimeError):
     """The loop process failed, or sent back something that is not a loop outcome."""
 
@@ -379,9 +383,9 @@ class LoopWorker:
             pass
         from puzzlekit.core.lifeline import end_group, end_tree
 
-        try:
-            self._proc.wait(timeout=5)
-        except subprocess.TimeoutExpired:  # past its time: it and everything under it
+        try:  # idle, it ends on the closed pipe at once; in a loop it would finish the loop
+            self._proc.wait(timeout=CLOSE_SECONDS)
+        except subprocess.TimeoutExpired:  # busy (Ctrl-C, SIGTERM): it and everything under it
             end_tree(self._proc.pid)
             self._proc.wait()
         end_group(self._proc.pid)  # what a plugin started there and left running

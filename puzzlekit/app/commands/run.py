@@ -104,13 +104,16 @@ def cmd_run(args: argparse.Namespace) -> int:
         )
     except RunError as exc:
         raise UsageError(str(exc)) from None
-    except KeyboardInterrupt:  # the workers ignore Ctrl-C and were stopped; one line, no trace
+    except KeyboardInterrupt as exc:  # Ctrl-C or SIGTERM: the workers were stopped; one line
+        from puzzlekit.core.lifeline import interrupt_word
+
+        word, status = interrupt_word(exc)
         print(
-            f"puzzlekit: interrupted; {out} keeps every finished task: "
+            f"puzzlekit: {word}; {out} keeps every finished task: "
             f"puzzlekit run {path} --out {out} --resume",
             file=sys.stderr,
         )
-        return 130
+        return status
     print(f"run: {run}")
     print(f"report: {run / 'report' / 'report.md'}")
     return 0

@@ -93,13 +93,15 @@ def _execute_local(tasks: Sequence[Task], workers: int) -> Iterator[TaskResult]:
 
 
 def stop_pool(pool: Any) -> None:
-    """Stop a process pool now: pending tasks cancelled, running ones killed with their worker
-    (``shutdown`` alone waits for the running ones, which may take minutes)."""
+    """Stop a process pool now: pending tasks cancelled, running ones killed with their worker and
+    everything under it (``shutdown`` alone waits for the running ones, which may take minutes)."""
     # the pool keeps its processes in a private dict; no public call kills them before 3.14
+    from puzzlekit.core.lifeline import end_tree
+
     procs = list((getattr(pool, "_processes", None) or {}).values())
     pool.shutdown(wait=False, cancel_futures=True)
-    for proc in procs:
-        proc.kill()
+    for proc in procs:  # each with its loop process and what that started
+        end_tree(proc.pid)
     for proc in procs:
         proc.join(timeout=10)
 
