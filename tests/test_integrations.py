@@ -48,6 +48,31 @@ def test_a_right_answer_scores_one_a_wrong_one_less_a_malformed_one_zero(puzzle)
     assert make_reward(name="sudoku_cells").__name__ == "sudoku_cells"
 
 
+def test_givens_false_credits_only_the_cells_to_fill(puzzle) -> None:
+    inst = [puzzle.to_json()] * 4
+    free = 81 - len(puzzle.clues)
+    one_wrong = SOLVED[:2] + "9" + SOLVED[3:]  # r1c3 (not given) is 9: row, column, box broken
+    echo = SUDOKU  # the puzzle itself: its givens, nothing filled
+    completions = [SOLVED, echo, one_wrong, "no grid"]
+    assert reward(completions, instance=inst) == [
+        1.0,
+        len(puzzle.clues) / 81,  # every given right, every free cell unfilled
+        pk.check_answer(puzzle, one_wrong).score,
+        0.0,
+    ]
+    fill = make_reward(givens=False)
+    scores = fill(completions, instance=inst)
+    report = pk.check_answer(puzzle, one_wrong)
+    wrong_free = {c for v in report.violations for c in v.coords} - {
+        c.coords[0] for c in puzzle.clues
+    }
+    assert scores == [1.0, 0.0, (free - len(wrong_free)) / free, 0.0]
+    assert 0.0 < scores[2] < 1.0 and len(wrong_free) >= 1
+    # the report's score is the same count over every cell
+    wrong = {c for v in report.violations for c in v.coords}
+    assert report.score == (81 - len(wrong)) / 81
+
+
 def test_chat_message_completions_are_read_from_the_assistant(puzzle) -> None:
     right = [{"role": "assistant", "content": _grid(SOLVED)}]
     parts = [{"role": "assistant", "content": [{"type": "text", "text": SOLVED}]}]
@@ -157,6 +182,11 @@ def test_create_dataset_yields_prompted_entries_that_score_answer_judges(rg) -> 
     strict = rg.create_dataset("puzzlekit-sudoku", size=3, seed=11, params={"size": 4}, partial=0)
     assert strict.score_answer(wrong, first) == 0.0
     assert rg.get_score_answer_fn("puzzlekit-sudoku")(first["answer"], first) == 1.0
+    fill = rg.create_dataset("puzzlekit-sudoku", size=3, seed=11, params={"size": 4}, givens=False)
+    echo = first["metadata"]["text"]  # the puzzle's givens, nothing filled
+    assert ds.score_answer(echo, first) == first["metadata"]["clue_count"] / 16
+    assert fill.score_answer(echo, first) == 0.0
+    assert fill.score_answer(first["answer"], first) == 1.0
 
 
 def test_one_seed_gives_the_same_entries_in_any_order(rg) -> None:

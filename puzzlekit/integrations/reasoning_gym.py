@@ -16,12 +16,15 @@ same entries in any order. An entry is ``{"question", "answer", "metadata"}``:
 ``score_answer(answer, entry)`` judges the answer with :func:`~puzzlekit.answers.check_answer`
 against the rules of the entry's ``instance`` (every valid solution scores 1.0): the report's
 ``score`` (partial credit, the share of cells right) or, with ``partial=False``, 1.0 for a
-CORRECT answer and 0.0 otherwise; a MALFORMED or missing answer 0.0.
+CORRECT answer and 0.0 otherwise, or with ``givens=False`` the share of the cells to fill that
+are right (:func:`puzzlekit.integrations.reward.free_score`: copying the puzzle earns 0.0); a
+MALFORMED or missing answer 0.0.
 
 The config of ``create_dataset`` (:class:`PuzzlekitConfig`): ``params`` (default: the family's
 own, as ``puzzlekit generate`` takes), ``seed``, ``size``, ``style`` (prompt style),
 ``strategy``, ``minimize``, ``clues``, ``filter`` and ``holdout`` (``None``: the family's
-default filter and the other exact backend; holdout ``"none"`` skips it), ``partial``.
+default filter and the other exact backend; holdout ``"none"`` skips it), ``partial``,
+``givens``.
 
 reasoning-gym is an optional extra (``pip install 'puzzlekit[reasoning-gym]'``); without it
 :func:`register` raises ImportError saying so. Nothing else in puzzlekit imports it.
@@ -64,6 +67,7 @@ class PuzzlekitConfig:
     filter: str | None = None
     holdout: str | None = None
     partial: bool = True
+    givens: bool = True
 
     def validate(self) -> None:
         """Refuse what could not make a dataset, with the reason (reasoning-gym calls this)."""
@@ -150,19 +154,22 @@ def make_entry(config: PuzzlekitConfig, seed: int, idx: int, name: str) -> dict[
     }
 
 
-def score(answer: Any, entry: Mapping[str, Any], *, partial: bool = True) -> float:
+def score(
+    answer: Any, entry: Mapping[str, Any], *, partial: bool = True, givens: bool = True
+) -> float:
     """The score of ``answer`` to ``entry`` (module docstring)."""
     from puzzlekit.answers import check_answer
     from puzzlekit.core.model import Instance
+    from puzzlekit.integrations.reward import free_score
 
     if answer is None or (isinstance(answer, str) and not answer.strip()):
         return 0.0
     raw = entry["metadata"]["instance"]
     instance = Instance.from_json(raw) if isinstance(raw, str) else Instance.from_json_obj(raw)
     report = check_answer(instance, answer)
-    if partial:
-        return float(report.score)
-    return 1.0 if report.correct else 0.0
+    if not partial:
+        return 1.0 if report.correct else 0.0
+    return float(report.score) if givens else free_score(instance, report)
 
 
 def _import_reasoning_gym() -> Any:
@@ -211,7 +218,7 @@ def _dataset_class() -> type:
             return copy.deepcopy(entry)  # a caller may add to it (composites add version ids)
 
         def score_answer(self, answer: Any, entry: dict[str, Any]) -> float:
-            return score(answer, entry, partial=self.config.partial)
+            return score(answer, entry, partial=self.config.partial, givens=self.config.givens)
 
     return PuzzlekitDataset
 

@@ -12,6 +12,8 @@ scores 1.0:
 
 - ``partial=True`` (the default): the report's ``score``, the share of cells right (partial
   credit; an answer that repeats the puzzle's givens and fills nothing earns their share);
+  with ``givens=False``, the share of the cells the puzzle leaves to fill that are right
+  (:func:`free_score`), so that copying the puzzle earns 0.0;
 - ``partial=False``: 1.0 for a CORRECT answer, else 0.0;
 - a MALFORMED answer (nothing readable, a completion that is not text) scores 0.0 either way.
 
@@ -30,10 +32,17 @@ import json
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
-from puzzlekit.answers import AnswerReport, check_answers
+from puzzlekit.answers import AnswerReport, AnswerVerdict, check_answers
 from puzzlekit.core.model import Instance, SpecError
 
-__all__ = ["RewardFunction", "completion_text", "judge_completions", "make_reward", "reward"]
+__all__ = [
+    "RewardFunction",
+    "completion_text",
+    "free_score",
+    "judge_completions",
+    "make_reward",
+    "reward",
+]
 
 #: what a reward function built here looks like: completions and columns in, floats out
 RewardFunction = Callable[..., list[float]]
@@ -127,33 +136,75 @@ def judge_completions(
 ) -> list[AnswerReport]:
     """One :class:`~puzzlekit.answers.AnswerReport` per completion, each judged against the
     puzzle of its row (module docstring): what :func:`make_reward`'s functions score."""
+    return _judged(completions, column, columns)[1]
+
+
+def _judged(
+    completions: Sequence[Any], column: str, columns: Mapping[str, Any]
+) -> tuple[list[Instance], list[AnswerReport]]:
     instances = [_instance_of(columns, column, i) for i in range(len(completions))]
     texts: list[Any] = []
     for c in completions:
         text = completion_text(c)
         # not text at all: an empty answer reads as MALFORMED
         texts.append("" if text is None else text)
-    return check_answers(instances, texts)
+    return instances, check_answers(instances, texts)
+
+
+def free_score(instance: Instance, report: AnswerReport) -> float:
+    """The share of the cells ``instance`` leaves to fill (those it does not give) that
+    ``report`` counts right: 1.0 when CORRECT, 0.0 when MALFORMED or when the answer only
+    repeats the givens. A puzzle that gives every cell, or an only-winning-move puzzle (whose
+    answer is a move), keeps the report's ``score``."""
+    if report.verdict is AnswerVerdict.CORRECT:
+        return 1.0
+    if report.verdict is AnswerVerdict.MALFORMED:
+        return 0.0
+    from puzzlekit.answers.compiled import compiled
+    from puzzlekit.families import get_family
+    from puzzlekit.families.games import OnlyWinningMove
+
+    if isinstance(get_family(instance.family), OnlyWinningMove):
+        return float(report.score)
+    comp = compiled(instance)
+    given = set(comp.given_idx.tolist())
+    free = [comp.coords[i] for i in range(comp.n) if i not in given]
+    if not free:
+        return float(report.score)
+    wrong = {c for v in report.violations for c in v.coords}
+    return sum(c not in wrong for c in free) / len(free)
 
 
 def make_reward(
-    *, column: str = "instance", partial: bool = True, name: str = "puzzlekit_reward"
+    *,
+    column: str = "instance",
+    partial: bool = True,
+    givens: bool = True,
+    name: str = "puzzlekit_reward",
 ) -> RewardFunction:
     """A reward function ``reward(completions, **columns) -> list[float]`` (module docstring):
     the puzzle read from ``column`` (else ``family`` + ``text``), scored with partial credit
-    (``partial``) or 1/0. ``name`` is the function's ``__name__`` (TRL logs rewards by it)."""
+    (``partial``; over every cell, or with ``givens=False`` over the cells to fill) or 1/0.
+    ``name`` is the function's ``__name__`` (TRL logs rewards by it)."""
 
     def reward_fn(completions: Sequence[Any], **columns: Any) -> list[float]:
-        reports = judge_completions(completions, column=column, **columns)
-        if partial:
+        instances, reports = _judged(completions, column, columns)
+        if not partial:
+            return [1.0 if r.correct else 0.0 for r in reports]
+        if givens:
             return [float(r.score) for r in reports]
-        return [1.0 if r.correct else 0.0 for r in reports]
+        return [free_score(inst, r) for inst, r in zip(instances, reports, strict=True)]
 
+    if not partial:
+        how = "1.0 when correct, else 0.0"
+    elif givens:
+        how = "partial credit (the share of cells right)"
+    else:
+        how = "partial credit (the share of the cells to fill that are right)"
     reward_fn.__name__ = reward_fn.__qualname__ = name
     reward_fn.__doc__ = (
         f"puzzlekit reward: the puzzle from column {column!r} (else 'family' + 'text'), "
-        f"{'partial credit (share of cells right)' if partial else '1.0 when correct, else 0.0'}"
-        "; a malformed answer 0.0."
+        f"{how}; a malformed answer 0.0."
     )
     return reward_fn
 
