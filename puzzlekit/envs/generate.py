@@ -3,11 +3,12 @@ puzzle.
 
 At :meth:`~GenerateEnv.reset` the environment samples a solution of the schema with its seeded
 generator (the family's sampler, else the compiled one, as every strategy does:
-:func:`puzzlekit.generators.base.sample_solution`); the candidate clues are the family's true
-clues of that solution, laid out as slots (:class:`~puzzlekit.generators.slots.SlotLayout`). Each
-action toggles one slot (reveals or hides its clue) or submits the revealed clues to the filter
-verifier; only a submission calls the filter. The observation is described in
-:mod:`puzzlekit.envs.observe`.
+:func:`puzzlekit.generators.base.sample_solution`; ``sampler=NAME`` draws them with a sampler of
+:data:`puzzlekit.generators.samplers.SAMPLERS` instead, such as ``planted-deadly``); the candidate
+clues are the family's true clues of that solution, laid out as slots
+(:class:`~puzzlekit.generators.slots.SlotLayout`). Each action toggles one slot (reveals or hides
+its clue) or submits the revealed clues to the filter verifier; only a submission calls the filter.
+The observation is described in :mod:`puzzlekit.envs.observe`.
 
 Rewards come from the filter alone (the holdout never reaches the agent or the reward: see
 :class:`puzzlekit.envs.holdout.HoldoutEvaluation`):
@@ -46,7 +47,7 @@ from puzzlekit.envs.observe import (
     solution_grid,
 )
 from puzzlekit.families import get_family
-from puzzlekit.generators.base import sample_solution
+from puzzlekit.generators.base import draw_solution, sample_solution
 from puzzlekit.generators.slots import SlotLayout
 from puzzlekit.verifiers.registry import default_filter_name, get_verifier
 
@@ -78,7 +79,8 @@ class GenerateEnv(gymnasium.Env):
     four actions per slot plus ``max_calls``. ``render_mode="ansi"`` draws the current puzzle with
     the last reject detail marked. ``report_cache``: filter reports kept per clue set (the same
     clues always get the same report; a submission answered from it still counts as a call,
-    :attr:`cache_hits` counts them); 0 keeps none.
+    :attr:`cache_hits` counts them); 0 keeps none. ``sampler``: the solution sampler's name
+    (None: the family's), checked against the schema.
     """
 
     metadata = {"render_modes": ["ansi"], "render_fps": 4}
@@ -101,6 +103,7 @@ class GenerateEnv(gymnasium.Env):
         clue_penalty: float = 0.5,
         report_cache: int = 4096,
         render_mode: str | None = None,
+        sampler: str | None = None,
     ) -> None:
         if obs_mode not in MODES:
             raise ValueError(f"obs_mode {obs_mode!r} is not one of {', '.join(MODES)}")
@@ -120,6 +123,13 @@ class GenerateEnv(gymnasium.Env):
         self.filter = get_verifier(self.filter_name, **dict(filter_settings or {}))
         # solutions are sampled under the filter's rules, as the loop's strategies sample them
         self.sample_schema = self.filter.believed_schema(self.schema)
+        if sampler is not None:
+            from puzzlekit.generators.samplers import check_sampler
+
+            problem = check_sampler(sampler, self.schema)
+            if problem is not None:
+                raise ValueError(f"sampler {problem}")
+        self.sampler = sampler
         self.layout = SlotLayout.of(self.schema, self._true_clues(LAYOUT_SEED))
         self.layout.align(self._true_clues(LAYOUT_SEED + 1))  # refuse a layout that moves now
         n = self.layout.n_slots
@@ -167,7 +177,7 @@ class GenerateEnv(gymnasium.Env):
     ) -> tuple[dict[str, Any], dict[str, Any]]:
         super().reset(seed=seed)
         rng = self.np_random
-        self._solution = sample_solution(self.sample_schema, rng)
+        self._solution = draw_solution(self.sample_schema, rng, self.sampler)
         self._clues = self._truth_of(self._solution)
         self._solution_grid = solution_grid(self.layout, self.schema, self._solution)
         self._revealed.fill(0)

@@ -37,7 +37,8 @@ METHOD = "cem"
 @dataclass(frozen=True)
 class TrainSettings:
     """What ``puzzlekit train`` takes (all but ``family`` have defaults): the environment's
-    settings (``obs_mode``, ``filter``, ``solution_cap``, ``max_calls``, ``start_clues``) and the
+    settings (``obs_mode``, ``filter``, ``solution_cap``, ``max_calls``, ``start_clues``,
+    ``sampler``) and the
     trainer's (``steps``, ``seed``, ``population``, ``elite``, ``episodes``, ``init_std``,
     ``min_std``)."""
 
@@ -57,6 +58,9 @@ class TrainSettings:
     solution_cap: int = 2
     max_calls: int = 20
     start_clues: int = 0
+    #: the solution sampler of the environment (None: the family's); recorded in the file's
+    #: ``env`` only when set
+    sampler: str | None = None
 
     def check(self) -> None:
         """ValueError naming the first setting out of range."""
@@ -82,6 +86,7 @@ def make_env(settings: TrainSettings) -> GenerateEnv:
         solution_cap=settings.solution_cap,
         max_calls=settings.max_calls,
         start_clues=settings.start_clues,
+        sampler=settings.sampler,
     )
 
 
@@ -172,6 +177,8 @@ def train(
         "call_cost": env.call_cost,
         "clue_penalty": env.clue_penalty,
     }
+    if settings.sampler is not None:
+        env_settings["sampler"] = settings.sampler
     return PolicyFile(
         policy=LinearPolicy.from_vector(mean, n),
         family=env.family.name,

@@ -1,8 +1,8 @@
 """The pattern strategy: the adaptive strategy with a memory of where its puzzles needed repairs.
 
-``Pattern(k, sampler=None, temperature=0.05)`` repairs as ``adaptive`` does, and keeps, across
-the loops of its driver (``across_loops``: one learner per schema and filter), a table of
-counts per coordinate (a clue's first coordinate, or its id when it has none):
+``Pattern(k, sampler=None, temperature=0.05, prior=8.0)`` repairs as ``adaptive`` does, and
+keeps, across the loops of its driver (``across_loops``: one learner per schema and filter), a
+table of counts per coordinate (a clue's first coordinate, or its id when it has none):
 
 - ``hidden``: attempts (a start or a restart) that left the clue there hidden;
 - ``repaired``: those of them in which a repair then revealed or changed a clue there;
@@ -10,8 +10,10 @@ counts per coordinate (a clue's first coordinate, or its id when it has none):
   conflict);
 
 and per loop its outcome (``loops``, ``accepted``, ``filterCalls``). The learned map is
-``score = (repaired + 8 m) / (hidden + 8)``, ``m`` the mean repair rate over every place (the
-prior, worth eight attempts): how often a clue hidden there had to be revealed.
+``score = (repaired + p m) / (hidden + p)``, ``m`` the mean repair rate over every place (the
+prior, worth ``p = prior`` attempts, 8 by default): how often a clue hidden there had to be
+revealed. Both knobs are settings (``temperature``, ``prior`` in an experiment's strategy
+table); :func:`learned_map` reads the map back from a recorded state.
 
 It uses the map twice. The initial ``k`` clues (families that draw their clues from
 ``clues_from_solution``; a layout family's own ``initial_clues`` are kept) are the ``k`` with the
@@ -32,7 +34,7 @@ Not for: a policy trained in the generator environment (``policy``).
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -67,6 +69,8 @@ class Table:
     """The counts of one schema: ``cells[key] = [hidden, repaired, rejected]`` and the loops."""
 
     label: str
+    #: the prior's weight, in attempts (:data:`PRIOR` by default)
+    prior: float = PRIOR
     loops: int = 0
     accepted: int = 0
     filter_calls: int = 0
@@ -80,16 +84,21 @@ class Table:
 
     def score(self, key: str, mean: float) -> float:
         hidden, repaired, _ = self.cells.get(key, (0, 0, 0))
-        return (repaired + PRIOR * mean) / (hidden + PRIOR)
+        return (repaired + self.prior * mean) / (hidden + self.prior)
 
     def to_json(self) -> dict[str, Any]:
-        return {
+        """The counts as JSON (``prior`` only when it is not :data:`PRIOR`, so states recorded
+        with the default read as before)."""
+        out: dict[str, Any] = {
             "schema": self.label,
             "loops": self.loops,
             "accepted": self.accepted,
             "filterCalls": self.filter_calls,
             "cells": {k: list(v) for k, v in sorted(self.cells.items())},
         }
+        if self.prior != PRIOR:
+            out["prior"] = self.prior
+        return out
 
 
 class Pattern(Adaptive):
@@ -100,12 +109,19 @@ class Pattern(Adaptive):
     across_loops = True
 
     def __init__(
-        self, k: int, sampler: str | None = None, temperature: float = TEMPERATURE
+        self,
+        k: int,
+        sampler: str | None = None,
+        temperature: float = TEMPERATURE,
+        prior: float = PRIOR,
     ) -> None:
         super().__init__(k, sampler)
-        if not (isinstance(temperature, int | float) and temperature > 0):
-            raise ValueError(f"pattern: temperature must be a positive number, got {temperature}")
+        for key, value in (("temperature", temperature), ("prior", prior)):
+            ok = isinstance(value, int | float) and not isinstance(value, bool)
+            if not (ok and 0 < value < 1e9):
+                raise ValueError(f"pattern: {key} must be a positive number, got {value!r}")
         self.temperature = float(temperature)
+        self.prior = float(prior)
         self._tables: dict[str, Table] = {}
         self._table: Table | None = None
         self._hidden: list[str] = []
@@ -115,7 +131,7 @@ class Pattern(Adaptive):
     # -- the loop's steps ---------------------------------------------------------------------
     def start(self, schema: Schema, rng: np.random.Generator) -> Step:
         label = f"{schema.family}:{sorted(schema.params_dict().items())}"
-        self._table = self._tables.setdefault(label, Table(label))
+        self._table = self._tables.setdefault(label, Table(label, self.prior))
         self._hidden, self._repaired, self._rejected = [], set(), set()
         return self._fresh(schema, rng, "start")
 
@@ -190,6 +206,21 @@ class Pattern(Adaptive):
             for key in self._rejected:
                 table.cells.setdefault(key, [0, 0, 0])[2] += 1
         self._hidden, self._repaired, self._rejected = [], set(), set()
+
+
+def learned_map(state: Mapping[str, Any]) -> dict[str, float]:
+    """A learner's map, place -> score, from its recorded ``strategyState``: ``pattern``'s table
+    (the score of every counted place, its prior included) or a ``map`` a strategy records itself
+    (``policy``: its per-slot weights); {} for a state with neither."""
+    if isinstance(state.get("map"), Mapping):
+        return {str(k): float(v) for k, v in state["map"].items()}
+    cells = state.get("cells")
+    if not isinstance(cells, Mapping):
+        return {}
+    table = Table(str(state.get("schema", "")), float(state.get("prior", PRIOR)))
+    table.cells = {str(k): [int(x) for x in v] for k, v in cells.items()}
+    mean = table.mean()
+    return {key: table.score(key, mean) for key in table.cells}
 
 
 def _named(report: VerifierReport) -> set[str]:

@@ -9,12 +9,18 @@ the same slots and channels), and the policy acts again until it submits. Action
 with the loop's seeded generator, so one seed gives one loop. The strategy reads only the
 filter's reports; the holdout stays where the loop driver keeps it.
 
-``Policy(k, policy=PATH, policy_digest=None)``: the clue count ``k`` of the other strategies
-is not used (the policy starts as it was trained, from ``env.start_clues`` of its file). The
-file is read once per path, size and modification time in a process (:func:`load_policy`); a
-file for another schema, not a policy file, or one whose digest is not ``policy_digest`` (an
-experiment's config records it when it is read) is
-:class:`~puzzlekit.generators.policy_file.PolicyFileError`.
+``Policy(k, policy=PATH, policy_digest=None, sampler=None)``: ``sampler`` names the solution sampler
+(:mod:`puzzlekit.generators.samplers`; None: the family's), as for ``adaptive``; train the policy
+with the same (``puzzlekit train --sampler``). The clue count ``k`` of the other strategies is not
+used (the policy starts as it was trained, from ``env.start_clues`` of its file). The file is read
+once per path, size and modification time in a process (:func:`load_policy`); a file for another
+schema, not a policy file, or one whose digest is not ``policy_digest`` (an experiment's config
+records it when it is read) is :class:`~puzzlekit.generators.policy_file.PolicyFileError`.
+
+Its learned map is its per-slot weights (``w_slot``, the tabular part: where it prefers to
+reveal), recorded after every loop as ``{"map": {place: weight}}`` in the rows'
+``strategyState`` (:meth:`Policy.state`; the place is a slot's first coordinate, as
+``pattern`` keys its table), so a hypothesis can ask whether it points at a planted defect.
 
 Not for: training (:mod:`puzzlekit.envs.train`).
 """
@@ -30,7 +36,8 @@ import numpy as np
 from puzzlekit.core.model import Instance, Schema
 from puzzlekit.core.report import Verdict, VerifierReport
 from puzzlekit.families import get_family
-from puzzlekit.generators.base import FreshStart, Step, sample_solution
+from puzzlekit.generators.base import FreshStart, Step, draw_solution
+from puzzlekit.generators.pattern import place_key
 from puzzlekit.generators.policy_file import (
     PolicyFile,
     PolicyFileError,
@@ -70,8 +77,9 @@ class Policy(FreshStart):
         k: int,
         policy: str | os.PathLike[str] | None = None,
         policy_digest: str | None = None,
+        sampler: str | None = None,
     ) -> None:
-        super().__init__(k)
+        super().__init__(k, sampler)
         if policy is None:
             raise ValueError("strategy policy needs a policy file (--policy FILE)")
         self.path = os.fspath(policy)
@@ -82,7 +90,7 @@ class Policy(FreshStart):
 
     def start(self, schema: Schema, rng: np.random.Generator) -> Step:
         check_schema(self.file, schema.family, schema.params_dict(), self.path)
-        solution = sample_solution(schema, rng)
+        solution = draw_solution(schema, rng, self.sampler)
         self._episode = ep = Episode(self.file, schema, solution, rng, self.path)
         return Step(ep.act(rng), "start", None, ep.solution, schema)
 
@@ -90,6 +98,17 @@ class Policy(FreshStart):
         schema = step.schema or get_family(step.instance.family).schema(step.instance.params_dict())
         out = self.start(schema, rng)
         return Step(out.instance, "restart", None, out.solution, schema)
+
+    def state(self) -> dict[str, Any] | None:
+        """The learned map: the per-slot weights by place (None before the first loop)."""
+        ep = self._episode
+        if ep is None:
+            return None
+        weights = self.file.policy.w_slot
+        out: dict[str, float] = {}
+        for coords, ident, w in zip(ep.layout.coords, ep.layout.ids, weights, strict=True):
+            out[place_key(tuple(coords[0])) if coords else str(ident)] = round(float(w), 6)
+        return {"map": out}
 
     def propose(self, step: Step, report: VerifierReport, rng: np.random.Generator) -> Step:
         ep = self._episode

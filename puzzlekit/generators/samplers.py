@@ -1,8 +1,9 @@
 """Solution samplers a strategy can be given in place of the family's own: the base generator.
 
 :data:`SAMPLERS` maps a name to ``sampler(schema, rng) -> solution``. The strategies that start
-from a fresh solution (``blind``, ``adaptive``, ``pattern``) take ``sampler=NAME`` as a setting
-(``--sampler NAME``, ``sampler = "NAME"`` in an experiment's strategy). Built-in:
+from a fresh solution (``blind``, ``adaptive``, ``pattern``, ``policy``) take ``sampler=NAME`` as
+a setting (``--sampler NAME``, ``sampler = "NAME"`` in an experiment's strategy; ``puzzlekit
+train --sampler NAME`` trains in it). Built-in:
 
 - ``planted-deadly`` (a test and benchmark generator with a systematic defect): a Sudoku
   solution with a *deadly pattern* planted in one region, every time. The pattern is a unique
@@ -12,6 +13,11 @@ from a fresh solution (``blind``, ``adaptive``, ``pattern``) take ``sampler=NAME
   never unique (an unavoidable set). The solution is the family's random one, moved by the
   Sudoku symmetries (bands, rows in a band, stacks, columns in a stack) so that one of its unique
   rectangles lands on those cells; a solution without one is drawn again.
+
+A sampler with a systematic defect names where it is (:func:`sampler_region`): what a human
+who found the defect would be told, so ``fix_region`` (the human's one-time fix of the
+generator, :class:`puzzlekit.generators.base.FreshStart`) and a learned map's overlap with the
+defect (an experiment hypothesis) read the same cells.
 
 Not for: the strategies themselves (:mod:`puzzlekit.generators.base`).
 """
@@ -27,7 +33,9 @@ from puzzlekit.core.model import Schema
 from puzzlekit.core.plugins import Registry
 
 #: the strategies that take ``sampler=NAME``
-SAMPLER_STRATEGIES = ("blind", "adaptive", "pattern")
+SAMPLER_STRATEGIES = ("blind", "adaptive", "pattern", "policy")
+#: the strategies that take ``fix_region`` (a start with one clue in the sampler's region)
+FIX_STRATEGIES = ("blind", "adaptive")
 #: draws of the family's sampler ``planted-deadly`` tries before it gives up
 PLANT_TRIES = 200
 
@@ -59,10 +67,25 @@ def check_sampler(name: str, schema: Schema) -> str | None:
     return None
 
 
+def sampler_region(name: str, schema: Schema) -> tuple[tuple[int, ...], ...] | None:
+    """The cells (0-based coordinates) where sampler ``name`` plants its defect in ``schema``'s
+    solutions; None for a sampler that names no region (a plugin's, unless it registers one in
+    :data:`REGIONS`). ValueError when the sampler does not take the schema."""
+    if name not in REGIONS:
+        return None
+    return tuple(tuple(c) for c in REGIONS[name](schema))
+
+
 def planted_region(schema: Schema) -> tuple[tuple[int, int], ...]:
     """The four cells (0-based coordinates) where ``planted-deadly`` puts its unique rectangle."""
     _, bw = _box(schema)
     return ((0, 0), (0, bw), (1, 0), (1, bw))
+
+
+#: the region of each sampler with a planted defect: ``region(schema)`` gives its cells
+REGIONS: dict[str, Callable[[Schema], tuple[tuple[int, ...], ...]]] = {
+    "planted-deadly": planted_region
+}
 
 
 def _box(schema: Schema) -> tuple[int, int]:

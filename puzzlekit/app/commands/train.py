@@ -55,6 +55,12 @@ def register(sub: argparse._SubParsersAction) -> None:
     )
     p.add_argument("--max-calls", type=int, default=20, help="filter calls per episode")
     p.add_argument("--start-clues", type=int, default=0, help="slots revealed at reset")
+    p.add_argument(
+        "--sampler",
+        default=None,
+        help="draw the episodes' solutions with this sampler (planted-deadly: a Sudoku with a "
+        "deadly pattern planted in one region; default: the family's)",
+    )
     add_format(p)
     add_quiet(p)
     p.set_defaults(func=cmd_train)
@@ -139,6 +145,7 @@ def _settings(args: argparse.Namespace) -> TrainSettings:
         solution_cap=args.solution_cap,
         max_calls=args.max_calls,
         start_clues=args.start_clues,
+        sampler=args.sampler,
     )
     try:
         settings.check()

@@ -22,10 +22,16 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
-from puzzlekit.app.experiment.config_keys import Preregistration, loop_problem, sampler_setting
+from puzzlekit.app.experiment.config_keys import (
+    STRATEGY_KEYS,
+    Preregistration,
+    loop_problem,
+    sampler_setting,
+)
 from puzzlekit.app.experiment.config_keys import check_arms as _check_arms
 from puzzlekit.app.experiment.config_keys import check_policies as _check_policies
 from puzzlekit.app.experiment.config_keys import extras as _extras
+from puzzlekit.app.experiment.config_keys import knobs as _knobs
 from puzzlekit.app.experiment.config_keys import plugins as _plugins
 from puzzlekit.app.experiment.config_keys import policy_settings as _policy_settings
 from puzzlekit.app.experiment.config_keys import preregistration as _preregistration
@@ -81,7 +87,8 @@ class StrategySpec:
     clues: tuple[int, ...]
     #: keyword settings of the strategy's factory (``external``: ``cmd``, ``cmd_timeout``;
     #: ``policy``: ``policy``, the file's absolute path, and ``policy_digest``, its digest when
-    #: the config was read; ``blind``, ``adaptive``, ``pattern``: ``sampler``)
+    #: the config was read; ``blind``, ``adaptive``, ``pattern``, ``policy``: ``sampler``;
+    #: ``blind``, ``adaptive``: ``fix_region``; ``pattern``: ``temperature``, ``prior``)
     settings: Mapping[str, Any] = field(default_factory=dict)
     #: the arm's name in rows, task ids and hypotheses (default: ``name``): two arms of one
     #: strategy, such as two policies, need labels
@@ -354,7 +361,7 @@ def _strategy_item(
     from puzzlekit.core.plugins import judging
     from puzzlekit.generators import STRATEGIES
 
-    t = r.table(item, path, ("name", "clues", "label", "cmd", "cmd_timeout", "policy", "sampler"))
+    t = r.table(item, path, STRATEGY_KEYS)
     sname = r.get(t, "name", path, str)
     problem = loop_problem("strategy", sname) if sname not in STRATEGIES else None
     if problem is not None:  # a judging process asks the loop process, where the plugins are
@@ -378,6 +385,7 @@ def _strategy_item(
     if "policy" in t or sname == "policy":
         settings = _policy_settings(r, t, path, sname)
     settings |= {"sampler": sampler_setting(r, t, path, sname)} if "sampler" in t else {}
+    settings |= _knobs(r, t, path, sname)
     return StrategySpec(sname, clues, settings, label)
 
 

@@ -210,6 +210,50 @@ def sampler_setting(r: Any, t: dict[str, Any], path: str, sname: str) -> str:
     return name
 
 
+#: the keys of a ``[[strategies]]`` table
+STRATEGY_KEYS = (
+    "name",
+    "clues",
+    "label",
+    "cmd",
+    "cmd_timeout",
+    "policy",
+    "sampler",
+    "fix_region",
+    "temperature",
+    "prior",
+)
+
+
+def knobs(r: Any, t: dict[str, Any], path: str, sname: str) -> dict[str, Any]:
+    """A strategy's ``fix_region`` (``blind``, ``adaptive``: one start clue in the sampler's
+    planted region, the human's one-time fix) and ``temperature`` and ``prior`` (``pattern``:
+    its start's temperature and its map's prior, :mod:`puzzlekit.generators.pattern`)."""
+    from puzzlekit.generators.samplers import FIX_STRATEGIES, REGIONS
+
+    out: dict[str, Any] = {}
+    if "fix_region" in t:
+        fix = r.get(t, "fix_region", path, bool)
+        if sname not in FIX_STRATEGIES:
+            raise r.fail(f"{path}.fix_region", f"fix_region goes with {', '.join(FIX_STRATEGIES)}")
+        if fix and t.get("sampler") not in REGIONS:
+            raise r.fail(
+                f"{path}.fix_region",
+                f"fix_region needs a sampler that names its region: {', '.join(sorted(REGIONS))}",
+            )
+        out["fix_region"] = fix
+    for key in ("temperature", "prior"):
+        if key not in t:
+            continue
+        value = t[key]
+        if sname != "pattern":
+            raise r.fail(f"{path}.{key}", f"{key} goes with strategy pattern")
+        if not isinstance(value, int | float) or isinstance(value, bool) or not 0 < value < 1e9:
+            raise r.fail(f"{path}.{key}", f"expected a positive number, got {value!r}")
+        out[key] = float(value)
+    return out
+
+
 def check_policies(r: Any, schemas: Sequence[Any], strategies: Sequence[Any]) -> None:
     """Every policy arm against every schema: a policy runs on the schema it was trained on."""
     from puzzlekit.families import get_family

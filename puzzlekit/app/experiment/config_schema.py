@@ -58,6 +58,7 @@ def type_name(value: Any) -> str:
 
 
 _EXPECTED = {
+    "number": "a number",
     "integer": "an integer",
     "string": "a string",
     "boolean": "a boolean",

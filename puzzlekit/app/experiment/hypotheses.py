@@ -19,6 +19,23 @@ every arm's rows to that schema and that k, so a hypothesis need not pool what d
 :func:`arm_problems` checks each arm, ``schema`` and ``k`` against the config's names before the
 first trial. A hypothesis given as a plain string is kept and reported as not checkable.
 
+Metrics over the loop index (a learner's experience: a trial's position in its task, ``trial %
+batch``, since one task is one learner, :mod:`puzzlekit.generators.pattern`):
+
+- ``calls_slope``: the least-squares slope of every loop's filter calls (an exhausted loop
+  counts its whole budget) on the loop index, per 100 loops: a learning curve falls (< 0), a
+  memoryless loop's is flat;
+- ``holdout_reject_slope``: the same of the holdout's rejections among accepted puzzles;
+- ``map_overlap``: the share of the ``|R|`` top-scoring places of each learner's map after its
+  last loop (the rows' ``strategyState``, read by :func:`puzzlekit.generators.pattern.
+  learned_map`; tied places share what is left) that lie in the region ``R`` the sampler named
+  by ``region`` plants its defect in (:func:`puzzlekit.generators.samplers.sampler_region`),
+  one value per learner; chance is ``|R|`` over the number of places.
+
+Directions ``at_most`` / ``at_least``: the statistic is at most / at least ``tolerance``
+(−``tolerance``): "no higher" and "no lower", which ``less`` and ``greater`` cannot say of two
+equal rates.
+
 Not for: computing the judgement (:mod:`puzzlekit.app.plots.hypotheses`).
 """
 
@@ -37,8 +54,13 @@ CHECKABLE_METRICS = (
     "calls_per_accept_mean",
     "calls_per_accept_median",
     "final_clues_mean",
+    "calls_slope",
+    "holdout_reject_slope",
+    "map_overlap",
 )
-DIRECTIONS = ("less", "greater", "equal")
+#: the metrics whose statistic is a learner's (``map_overlap`` also needs ``region``)
+LEARNING_METRICS = ("calls_slope", "holdout_reject_slope", "map_overlap")
+DIRECTIONS = ("less", "greater", "equal", "at_most", "at_least")
 TESTS = ("bootstrap",)
 KEYS = (
     "id",
@@ -52,6 +74,7 @@ KEYS = (
     "tolerance",
     "schema",
     "k",
+    "region",
 )
 #: the keys of an arm's ``key=value`` form
 ARM_KEYS = ("strategy", "filter", "k", "schema")
@@ -74,6 +97,8 @@ class Hypothesis:
     schema: str | None = None
     #: only the rows of this clue count (None: every k)
     k: int | None = None
+    #: ``map_overlap``: the sampler whose planted region the map is compared with
+    region: str | None = None
 
     @property
     def checkable(self) -> bool:
@@ -101,6 +126,8 @@ class Hypothesis:
             out["schema"] = self.schema
         if self.k is not None:
             out["k"] = self.k
+        if self.region is not None:
+            out["region"] = self.region
         return out
 
 
@@ -160,6 +187,7 @@ def read_hypothesis(raw: Any, path: str) -> Hypothesis:
     k = raw.get("k")
     if k is not None and (not isinstance(k, int) or isinstance(k, bool) or k < 0):
         raise ValueError(f"{path}.k: expected a clue count (an integer >= 0)")
+    region = _region(raw, metric, path)
     return Hypothesis(
         claim=str(raw.get("claim", "")),
         id=str(raw.get("id", "")),
@@ -172,7 +200,25 @@ def read_hypothesis(raw: Any, path: str) -> Hypothesis:
         tolerance=float(tolerance),
         schema=schema,
         k=k,
+        region=region,
     )
+
+
+def _region(raw: Mapping[str, Any], metric: str, path: str) -> str | None:
+    """``region``: a sampler that names its planted region, given with ``map_overlap`` only."""
+    from puzzlekit.generators.samplers import REGIONS
+
+    region = raw.get("region")
+    if metric != "map_overlap":
+        if region is not None:
+            raise ValueError(f"{path}.region: region goes with metric map_overlap")
+        return None
+    if region not in REGIONS:
+        raise ValueError(
+            f"{path}.region: map_overlap needs region, a sampler that names its planted region "
+            f"({', '.join(sorted(REGIONS))}), got {region!r}"
+        )
+    return str(region)
 
 
 def _near(word: str, choices: Sequence[str]) -> str:

@@ -11,7 +11,13 @@ hypothesis' position, so one run gives one report). Decision:
 - ``less``: held when the interval lies below 0; not held when it lies at or above 0;
 - ``greater``: held when it lies above 0; not held when it lies at or below 0;
 - ``equal``: held when it lies within ±``tolerance``; not held when the statistic does not;
+- ``at_most``: held when it lies at or below ``tolerance``; not held when it lies above it;
+- ``at_least``: held when it lies at or above −``tolerance``; not held when it lies below it;
 - otherwise inconclusive, as is a free-text hypothesis (not checkable) or an arm without rows.
+
+The learner's metrics (``calls_slope``, ``holdout_reject_slope``, ``map_overlap``) take their
+per-row values from :mod:`puzzlekit.app.plots.learning`, with the run's ``batch`` (a learner is
+one task) and, for ``map_overlap``, the hypothesis' ``region`` on each schema of the config.
 
 Not for: reading the config (:mod:`puzzlekit.app.experiment.hypotheses`).
 """
@@ -71,8 +77,20 @@ def limited_rows(puzzles: pd.DataFrame, h: Hypothesis) -> pd.DataFrame:
     return puzzles
 
 
-def metric_values(rows: pd.DataFrame, metric: str) -> tuple[np.ndarray, Any]:
-    """The per-row values of ``metric`` and the function that reduces them (mean or median)."""
+def metric_values(
+    rows: pd.DataFrame, metric: str, context: Mapping[str, Any] | None = None
+) -> tuple[np.ndarray, Any]:
+    """The per-row values of ``metric`` and the function that reduces them (mean, median or a
+    slope). ``context``: the run's ``batch`` and, for ``map_overlap``, ``regions`` (schema
+    label -> place keys), which the learner's metrics need."""
+    from puzzlekit.app.plots import learning
+
+    batch = int((context or {}).get("batch", 1) or 1)
+    if metric in ("calls_slope", "holdout_reject_slope"):
+        return learning.slope_values(rows, metric, batch), learning.slope
+    if metric == "map_overlap":
+        regions = (context or {}).get("regions", {})
+        return learning.overlap_values(rows, batch, regions), np.mean
     accepted = rows[rows["status"] == "accepted"]
     if metric == "accept_rate":
         return (rows["status"] == "accepted").to_numpy(dtype=float), np.mean
@@ -97,20 +115,34 @@ def _decide(h: Hypothesis, stat: float, lo: float, hi: float) -> str:
         return "held" if hi < 0 else "not held" if lo >= 0 else "inconclusive"
     if h.direction == "greater":
         return "held" if lo > 0 else "not held" if hi <= 0 else "inconclusive"
+    if h.direction == "at_most":
+        tol = h.tolerance + 1e-12
+        return "held" if hi <= tol else "not held" if lo > tol else "inconclusive"
+    if h.direction == "at_least":
+        tol = h.tolerance + 1e-12
+        return "held" if lo >= -tol else "not held" if hi < -tol else "inconclusive"
     tol = h.tolerance + 1e-12
     if -tol <= lo and hi <= tol:
         return "held"
     return "not held" if abs(stat) > tol else "inconclusive"
 
 
-def judge(h: Hypothesis, puzzles: pd.DataFrame, seed: int, index: int) -> Judgement:
-    """Judge one hypothesis from the run's puzzle rows (see the module docstring)."""
+def judge(
+    h: Hypothesis,
+    puzzles: pd.DataFrame,
+    seed: int,
+    index: int,
+    manifest: Mapping[str, Any] | None = None,
+) -> Judgement:
+    """Judge one hypothesis from the run's puzzle rows (see the module docstring); ``manifest``
+    (the run's) gives the learner's metrics the batch and the schemas."""
     if not h.checkable or h.metric is None:
         return Judgement(h, "inconclusive", None, None, (), "not checkable: free text")
     samples = []
     puzzles = limited_rows(puzzles, h)
+    context = _context(h, manifest or {})
     for arm in h.arms:
-        values, reduce = metric_values(arm_rows(puzzles, arm), h.metric)
+        values, reduce = metric_values(arm_rows(puzzles, arm), h.metric, context)
         if not len(values):
             sizes = tuple(len(s[0]) for s in samples) + (0,)
             return Judgement(h, "inconclusive", None, None, sizes, f"no rows for arm {arm!r}")
@@ -124,6 +156,11 @@ def judge(h: Hypothesis, puzzles: pd.DataFrame, seed: int, index: int) -> Judgem
     else:
         stat -= float(h.value or 0.0)
         boot = boot - float(h.value or 0.0)
+    finite = np.isfinite(boot)
+    if not np.isfinite(stat) or finite.mean() < 0.5:  # a slope of loops of one index
+        sizes = tuple(len(s[0]) for s in samples)
+        return Judgement(h, "inconclusive", None, None, sizes, "undefined: one loop index only")
+    boot = boot[finite]  # resamples that drew a single loop index define no slope
     lo, hi = (float(x) for x in np.quantile(boot, [h.alpha / 2, 1 - h.alpha / 2]))
     outcome = _decide(h, stat, lo, hi)
     sizes = tuple(len(s[0]) for s in samples)
@@ -142,7 +179,18 @@ def judge_all(manifest: Mapping[str, Any], puzzles: pd.DataFrame) -> list[Judgem
             h = Hypothesis(claim=str(raw))
             out.append(Judgement(h, "inconclusive", None, None, (), f"not checkable: {exc}"))
             continue
-        out.append(judge(h, puzzles, seed, i))
+        out.append(judge(h, puzzles, seed, i, manifest))
+    return out
+
+
+def _context(h: Hypothesis, manifest: Mapping[str, Any]) -> dict[str, Any]:
+    """What a learner's metric needs of the run: its ``batch`` and the hypothesis' regions."""
+    from puzzlekit.app.plots.learning import schema_regions
+
+    config = manifest.get("config", {})
+    out: dict[str, Any] = {"batch": int(config.get("batch", 1) or 1)}
+    if h.region is not None:
+        out["regions"] = schema_regions(manifest, h.region)
     return out
 
 
@@ -154,12 +202,16 @@ def _describe(h: Hypothesis) -> str:
     if not h.checkable:
         return h.claim
     arms = f"{h.arms[0]} − {h.arms[1]}" if len(h.arms) == 2 else f"{h.arms[0]} − {h.value:g}"
-    test = f"{h.metric}: {arms} {h.direction} 0"
+    test = f"{h.metric}: {arms} {h.direction.replace('_', ' ')} 0"
     limits = [f"{key} {v}" for key, v in (("schema", h.schema), ("k", h.k)) if v is not None]
     if limits:
         test += f" ({', '.join(limits)} only)"
     if h.direction == "equal" and h.tolerance:
         test += f" (±{h.tolerance:g})"
+    elif h.direction in ("at_most", "at_least") and h.tolerance:
+        test += f" ({'+' if h.direction == 'at_most' else '−'}{h.tolerance:g})"
+    if h.region is not None:
+        test += f" (region of {h.region})"
     name = f"{h.id}: " if h.id else ""
     return f"{name}{h.claim} [{test}, alpha {h.alpha:g}]" if h.claim else f"{name}{test}"
 
