@@ -39,8 +39,17 @@ def run(config: Path, out: Path, *extra: str) -> int:
 @pytest.fixture(scope="module")
 def finished(config_path, tmp_path_factory) -> Path:
     out = tmp_path_factory.mktemp("runs") / "whole"
-    assert run(config_path, out) == 0
+    with pytest.MonkeyPatch.context() as mp:
+        no_report(mp)
+        assert run(config_path, out) == 0
     return out
+
+
+def no_report(mp: pytest.MonkeyPatch) -> None:
+    """Runs here skip drawing the report (seconds each; no test here reads its figures)."""
+    import puzzlekit.app.plots
+
+    mp.setattr(puzzlekit.app.plots, "write_report", lambda run, *a, **k: Path(run) / "report")
 
 
 def one_error_line(capsys) -> str:
@@ -90,12 +99,14 @@ def _truncate(path: Path) -> None:
     path.write_bytes(data[: len(data) // 2])
 
 
-def test_a_report_file_that_is_a_directory_is_one_line(finished, tmp_path, capsys):
+def test_a_report_folder_that_is_a_file_is_one_line(finished, tmp_path, capsys):
     broken = copy_run(finished, tmp_path)
-    shutil.rmtree(broken / "report")
-    (broken / "report" / "report.md").mkdir(parents=True)
+    shutil.rmtree(broken / "report", ignore_errors=True)
+    (broken / "report").write_text("kept\n")
     assert main(["report", str(broken)]) == 2
-    assert "report.md: Is a directory" in one_error_line(capsys)
+    line = one_error_line(capsys)
+    assert line.startswith("puzzlekit: error: ") and f"{broken / 'report'}" in line
+    assert (broken / "report").read_text() == "kept\n"
 
 
 def test_resume_of_a_damaged_manifest_or_part_names_it(config_path, finished, tmp_path, capsys):
@@ -126,6 +137,7 @@ def test_a_full_disk_stops_the_run_in_one_line_and_it_resumes_to_the_same_rows(
         return real(df, schema, path, part=part)
 
     out = tmp_path / "full"
+    no_report(monkeypatch)
     monkeypatch.setattr(store, "write_table", full_disk)
     assert run(config_path, out) == 2
     line = one_error_line(capsys)
@@ -141,8 +153,9 @@ def test_a_full_disk_stops_the_run_in_one_line_and_it_resumes_to_the_same_rows(
 
 
 def test_a_second_run_of_a_directory_being_written_is_refused(
-    config_path, finished, tmp_path, capsys
+    config_path, finished, tmp_path, capsys, monkeypatch
 ):
+    no_report(monkeypatch)
     busy = copy_run(finished, tmp_path)
     with file_lock(busy, "puzzlekit run"):  # as a running puzzlekit run holds it
         before = {p.name: p.stat().st_mtime_ns for p in busy.iterdir() if p.is_file()}
@@ -152,3 +165,47 @@ def test_a_second_run_of_a_directory_being_written_is_refused(
     assert f"another puzzlekit run is writing it (pid {os.getpid()})" in line
     assert after == before  # nothing written: no second resume entry, no manifest rewrite
     assert run(config_path, busy, "--resume") == 0  # the lock ended with its holder
+
+
+def test_a_ledger_that_is_not_sqlite_is_named_by_check_resume_and_export(
+    config_path, finished, tmp_path, capsys
+):
+    broken = copy_run(finished, tmp_path)
+    (broken / "ledger.db").write_bytes(b"SQLite format 3\x00" + b"\x07" * 600)
+    assert main(["report", "--check", str(broken)]) == 1
+    assert f"{broken / 'ledger.db'}: cannot open" in capsys.readouterr().err
+    assert run(config_path, broken, "--resume") == 2
+    assert "ledger.db as a SQLite database" in one_error_line(capsys)
+
+
+def test_a_part_gone_or_unreadable_is_named_on_resume_and_export(
+    config_path, finished, tmp_path, capsys
+):
+    broken = copy_run(finished, tmp_path)
+    part = sorted((broken / "parts").glob("*.attempts.parquet"))[0]
+    part.unlink()  # its task still counts as done: its puzzles part is there
+    assert run(config_path, broken, "--resume") == 2
+    assert f"{part}: missing" in one_error_line(capsys)
+
+    broken2 = Path(shutil.copytree(finished, tmp_path / "copy2"))
+    (broken2 / "puzzles.parquet").write_bytes(b"PAR1" + b"\x00" * 64 + b"PAR1")
+    out = tmp_path / "dataset"
+    assert main(["export", str(broken2), "--out", str(out)]) == 2
+    assert "puzzles.parquet: not readable as Parquet" in one_error_line(capsys)
+
+
+@pytest.mark.parametrize("kind", ["config", "rundir", "policy", "checkpoint"])
+def test_fuzzed_files_get_an_answer(kind):
+    """A few cases of each file kind of the fuzz run (the long run: docs/reliability.md)."""
+    import random
+
+    from puzzlekit.app.studies.fuzz import judge, reuse_parser, run_case
+    from puzzlekit.app.studies.fuzz_cases import Seeds, make_case
+
+    reuse_parser()
+    rng = random.Random(f"files-{kind}")
+    for _ in range(10):
+        case = make_case(rng, Seeds([], [], [], []), kind)
+        outcome = run_case(case, timeout=120)
+        why = judge(case, outcome)
+        assert why is None, f"{why}\n{case.argv}\n{outcome.error or outcome.stderr}"

@@ -241,7 +241,8 @@ def _file_problem(exc: BaseException) -> str | None:
     directory, a file where a directory belongs; None for any other exception."""
     from puzzlekit.core.files import DamagedFile
 
-    if isinstance(exc, DamagedFile):
+    ledger = sys.modules.get("puzzlekit.audit.ledger")  # loaded if its error was raised
+    if isinstance(exc, DamagedFile) or (ledger is not None and isinstance(exc, ledger.LedgerError)):
         return str(exc)
     if isinstance(exc, OSError) and exc.filename is not None:
         where = str(exc.filename)

@@ -72,7 +72,7 @@ def _run_records(path: Path) -> Iterator[dict[str, Any]]:
 
     try:
         table = pq.read_table(path / "puzzles.parquet")
-    except pa.ArrowException:
+    except (pa.ArrowException, OSError):  # pyarrow's OSError names no file
         raise DamagedFile(path / "puzzles.parquet", "not readable as Parquet") from None
     for rec in table.to_pylist():
         if rec.get("status") == "accepted" and rec.get("instance"):

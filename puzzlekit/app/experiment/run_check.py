@@ -33,14 +33,17 @@ def seal_run(run: Path) -> dict[str, str]:
 
 def _last_run_end(run: Path) -> tuple[list[str], dict[str, Any] | None]:
     """Problems of the ledger's chain, and its last ``run-end`` body (None if none)."""
-    from puzzlekit.audit.ledger import Ledger
+    from puzzlekit.audit.ledger import Ledger, LedgerError
 
     path = run / "ledger.db"
     if not path.exists():
         return [f"{path}: missing"], None
-    with Ledger(path) as ledger:
-        verification = ledger.verify()
-        entries = ledger.entries()
+    try:
+        with Ledger(path) as ledger:
+            verification = ledger.verify()
+            entries = ledger.entries()
+    except LedgerError as exc:  # not a ledger any more (overwritten, cut)
+        return [f"{path}: {exc}"], None
     problems = [] if verification.ok else [f"{path}: {verification.summary()}"]
     ends = [e.body for e in entries if isinstance(e.body, dict) and e.body.get("kind") == "run-end"]
     return problems, (ends[-1] if ends else None)

@@ -73,12 +73,28 @@ def read_table(path: Path) -> pd.DataFrame:
 
     try:
         return pd.read_parquet(path)
-    except (pa.ArrowException, IsADirectoryError) as exc:
+    except FileNotFoundError:  # pyarrow's names no file
+        raise DamagedFile(path, "missing (the run directory is incomplete)") from None
+    except (pa.ArrowException, OSError) as exc:  # pyarrow's OSError names no file either
         if isinstance(exc, IsADirectoryError):
             raise DamagedFile(path, "a directory, not a Parquet file") from None
         # pyarrow's first sentence, less the path it repeats: "... magic bytes not found ..."
         reason = str(exc).splitlines()[0].split(". ")[0].rsplit("': ", 1)[-1]
         raise DamagedFile(path, f"not readable as Parquet: {reason}") from None
+
+
+def _part(path: Path, schema: Any) -> pd.DataFrame:
+    """One task's part as a frame of ``schema``; :class:`DamagedFile` when it reads as Parquet
+    but not as a part of this row schema (a column gone or of another type)."""
+    from puzzlekit.core.files import DamagedFile
+    from puzzlekit.loop.row_schema import part_frame
+
+    try:
+        return part_frame(read_table(path), schema)
+    except (KeyError, TypeError, ValueError) as exc:
+        raise DamagedFile(
+            path, f"not a part of this run's rows ({type(exc).__name__}: {exc})"
+        ) from None
 
 
 def part_paths(run: Path, task_id: str) -> tuple[Path, Path]:
@@ -106,14 +122,13 @@ def merge_parts(run: Path, task_ids: list[str]) -> tuple[pd.DataFrame, pd.DataFr
     from puzzlekit.loop.row_schema import (
         ATTEMPT_SCHEMA,
         PUZZLE_SCHEMA,
-        part_frame,
         rows_frame,
         sort_frame,
     )
 
     out = []
     for index, schema, name in ((0, ATTEMPT_SCHEMA, "attempts"), (1, PUZZLE_SCHEMA, "puzzles")):
-        frames = [part_frame(read_table(part_paths(run, t)[index]), schema) for t in task_ids]
+        frames = [_part(part_paths(run, t)[index], schema) for t in task_ids]
         frames = [df for df in frames if not df.empty]
         if frames:
             df = sort_frame(pd.concat(frames, ignore_index=True), schema)

@@ -7,7 +7,7 @@ under a per-case timeout, and is judged by :func:`judge`:
 
 - **traceback**: an exception escaped (or ``Traceback`` on stderr);
 - **hang**: the case ran past ``--timeout`` seconds;
-- **failure**: an exit code outside {0, 1, 2}, an exit 2 whose stderr is not one line
+- **failure**: an exit code outside {0, 1, 2}, an exit 2 whose stderr is not lines of
   ``puzzlekit: ...``, a streaming command that did not answer every input line, or a kernel
   that raised something other than ``KernelInputError``.
 
@@ -196,10 +196,10 @@ def judge(case: Case, outcome: Outcome) -> str | None:
         return None
     if outcome.code not in (0, 1, 2):
         return f"exit code {outcome.code}"
-    if outcome.code == 2:
+    if outcome.code == 2:  # one line per problem (a config names every problem at once)
         lines = outcome.stderr.strip().splitlines()
-        if len(lines) != 1 or not lines[0].startswith("puzzlekit:"):
-            return f"exit 2 without one 'puzzlekit:' line: {outcome.stderr[:200]!r}"
+        if not lines or not all(line.startswith("puzzlekit:") for line in lines):
+            return f"exit 2 without 'puzzlekit:' lines only: {outcome.stderr[:200]!r}"
     if case.items is not None and outcome.code == 0:
         answers = [ln for ln in outcome.stdout.splitlines() if ln.strip()]
         if case.command in ("verify", "solve", "grade") and len(answers) != case.items:

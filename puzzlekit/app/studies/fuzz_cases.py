@@ -436,6 +436,20 @@ def _kernel_case(rng: random.Random, seeds: Seeds) -> Case:
     return Case("kernel", call="kernel", kwargs={"policy": docs[0], "request": docs[1], "at": at})
 
 
+def _file_case(builder: str) -> Any:
+    """A builder of :mod:`.fuzz_files` (configs, run directories, policies, checkpoints), its
+    valid material built on first use."""
+
+    def build(rng: random.Random, seeds: Seeds) -> Case:
+        from puzzlekit.app.studies import fuzz_files
+
+        if builder == "checkpoint_case":
+            return fuzz_files.checkpoint_case(rng)
+        return getattr(fuzz_files, builder)(rng, fuzz_files.file_seeds())
+
+    return build
+
+
 #: command -> (weight, builder)
 BUILDERS: dict[str, tuple[int, Any]] = {
     "verify": (20, lambda rng, s: _stream_case(rng, s, "verify")),
@@ -450,6 +464,10 @@ BUILDERS: dict[str, tuple[int, Any]] = {
     "regress": (2, _regress_case),
     "mcp-verify": (12, _mcp_case),
     "kernel": (10, _kernel_case),
+    "config": (3, _file_case("config_case")),
+    "rundir": (2, _file_case("rundir_case")),
+    "policy": (3, _file_case("policy_case")),
+    "checkpoint": (3, _file_case("checkpoint_case")),
 }
 
 
