@@ -100,3 +100,52 @@ def test_a_server_stops_its_children_and_exits_at_once_though_a_thread_is_blocke
     assert proc.returncode == 128 + sig
     assert mark.read_text() == "children ended"
     assert err.decode().strip() == f"server: stopped by {signal.Signals(sig).name}"
+
+
+#: a parent that starts a child from a short-lived thread, the way an MCP call's thread restarts
+#: a worker, then lets that thread end; the child holds the GIL in C code (no Python thread of
+#: its own runs there), so only the kernel's death signal can end it
+_PARENT = """
+import subprocess, sys, threading
+from puzzlekit.core.lifeline import in_lasting_thread, parent_token
+CHILD = (
+    "import sys; from puzzlekit.core.lifeline import ParentToken, follow_parent; "
+    "follow_parent(ParentToken(int(sys.argv[1]), sys.argv[2] == '1')); "
+    "print('busy', flush=True); sum(range(10 ** 15))"
+)
+def launch():
+    token = parent_token()
+    return subprocess.Popen(
+        [sys.executable, "-c", CHILD, str(token.pid), "1" if token.lasting else "0"]
+    )
+box = []
+thread = threading.Thread(target=lambda: box.append(in_lasting_thread(launch)))
+thread.start()
+thread.join()  # the thread that asked for the child has ended
+print(box[0].pid, flush=True)
+threading.Event().wait()
+"""
+
+
+@needs_proc
+def test_a_child_started_from_a_passing_thread_outlives_the_thread_and_ends_with_the_parent() -> (
+    None
+):
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    parent = subprocess.Popen([sys.executable, "-c", _PARENT], stdout=subprocess.PIPE, env=env)
+    kids: dict[int, str] = {}
+    try:
+        first = parent.stdout.readline().decode().strip()
+        second = parent.stdout.readline().decode().strip()
+        busy, child = sorted([first, second], key=lambda line: line != "busy")
+        assert busy == "busy", (first, second)
+        kids = {p: s for p, s in descendants(parent.pid).items() if p == int(child)}
+        time.sleep(1.0)  # the starting thread ended a while ago: the child must still run
+        assert alive(kids), "the child ended with the thread that started it"
+        parent.kill()
+        parent.wait(timeout=30)
+        assert _poll(lambda: not alive(kids), 10), "the child outlived its parent"
+    finally:
+        parent.kill()
+        for pid in alive(kids):
+            os.kill(pid, signal.SIGKILL)

@@ -310,16 +310,21 @@ class Worker:
     def start(self) -> None:
         if self._proc is not None and self._proc.is_alive():
             return
-        from puzzlekit.core.lifeline import parent_token, sigint_ignored
+        from puzzlekit.core.lifeline import in_lasting_thread, parent_token, sigint_ignored
         from puzzlekit.core.plugins import per_use_modules
 
         plugins = tuple(per_use_modules() if self._plugins is None else self._plugins)
         ctx = mp.get_context("spawn")
         self._conn, child = ctx.Pipe()
-        args = (child, plugins, parent_token())
-        self._proc = ctx.Process(target=_worker_main, args=args, daemon=True)
-        with sigint_ignored():
-            self._proc.start()
+
+        def launch() -> Any:  # a call's thread ends; the server's starter thread lasts
+            proc = ctx.Process(target=_worker_main, args=(child, plugins, parent_token()))
+            proc.daemon = True
+            with sigint_ignored():
+                proc.start()
+            return proc
+
+        self._proc = in_lasting_thread(launch)
         child.close()
 
     def stop(self) -> None:

@@ -6,11 +6,13 @@ first thing, with the :func:`parent_token` its parent took when it started the c
 on the child:
 
 - exits (``os._exit``) as soon as its parent is gone, found by a daemon thread that polls
-  ``os.getppid()`` (a dead parent's children are handed to another process). On Linux, when the
-  parent started it from its main thread, the kernel also sends it SIGKILL when the parent dies
-  (``prctl(PR_SET_PDEATHSIG)``): that one reaches a child busy in C code that holds the GIL, where
-  no Python thread runs. (Not from another thread: the kernel would fire when that *thread*
-  ends, e.g. an idle thread of a pool, while the parent lives on.)
+  ``os.getppid()`` (a dead parent's children are handed to another process). On Linux the kernel
+  also sends it SIGKILL when the parent dies (``prctl(PR_SET_PDEATHSIG)``, asked for first thing,
+  then the parent's pid checked against the race): that one reaches a child busy in C code that
+  holds the GIL, where no Python thread runs. The kernel fires it when the *thread* that started
+  the child ends, so a child is started from a thread that lasts as long as its process
+  (:func:`in_lasting_thread`: the main thread, or else one daemon thread kept for the purpose),
+  never from a thread of a pool that may end while the parent lives on.
 - leaves the terminal's process group (``os.setpgrp``) and ignores SIGINT, so Ctrl-C reaches the
   parent alone: the parent stops its children and prints one line, instead of every worker
   printing a traceback (and a SAT solver interrupted half-way aborting with its own message).
@@ -32,12 +34,16 @@ from __future__ import annotations
 
 import contextlib
 import os
+import queue
 import signal
 import sys
 import threading
 import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
+from typing import Any, TypeVar
+
+T = TypeVar("T")
 
 #: how often a child looks at its parent, in seconds
 POLL_SECONDS = 0.5
@@ -50,15 +56,68 @@ _PR_SET_PDEATHSIG = 1
 
 @dataclass(frozen=True)
 class ParentToken:
-    """What a child needs to watch the process that started it (picklable)."""
+    """What a child needs to watch the process that started it (picklable); ``lasting``: it was
+    started from a thread that lasts as long as that process (so the kernel's death signal
+    fires with the process, not with a thread)."""
 
     pid: int
-    main_thread: bool
+    lasting: bool
 
 
 def parent_token() -> ParentToken:
     """This process as the parent of a child about to start (call it in the starting thread)."""
-    return ParentToken(os.getpid(), threading.current_thread() is threading.main_thread())
+    return ParentToken(os.getpid(), _in_lasting())
+
+
+_LASTING: dict[int, Any] = {}  # this process's pid -> its starter thread and queue
+_LASTING_LOCK = threading.Lock()
+
+
+def _forget_starter() -> None:  # in a fork's child: the parent's starter thread is not there
+    global _LASTING_LOCK
+    _LASTING.clear()
+    _LASTING_LOCK = threading.Lock()
+
+
+if hasattr(os, "register_at_fork"):
+    os.register_at_fork(after_in_child=_forget_starter)
+
+
+def _in_lasting() -> bool:
+    here = threading.current_thread()
+    starter = _LASTING.get(os.getpid())
+    return here is threading.main_thread() or (starter is not None and here is starter[0])
+
+
+def _starter_loop(jobs: queue.SimpleQueue) -> None:
+    while True:
+        fn, done = jobs.get()
+        try:
+            done.set_result(fn())
+        except BaseException as exc:  # handed to the caller, which raises it there
+            done.set_exception(exc)
+
+
+def in_lasting_thread(fn: Callable[[], T]) -> T:
+    """``fn()`` (which starts a child and takes its :func:`parent_token`) run in a thread that
+    lasts as long as this process, and its result: here when this is the main thread, else in
+    a daemon thread this process keeps for starting children (one, started on first use)."""
+    if _in_lasting():
+        return fn()
+    from concurrent.futures import Future
+
+    with _LASTING_LOCK:
+        starter = _LASTING.get(os.getpid())  # keyed by pid: a fork's child starts its own
+        if starter is None:
+            jobs: queue.SimpleQueue = queue.SimpleQueue()
+            thread = threading.Thread(
+                target=_starter_loop, args=(jobs,), name="puzzlekit-starter", daemon=True
+            )
+            thread.start()
+            starter = _LASTING[os.getpid()] = (thread, jobs)
+    done: Future = Future()
+    starter[1].put((fn, done))
+    return done.result()
 
 
 @contextlib.contextmanager
@@ -107,7 +166,7 @@ def follow_parent(token: ParentToken, *, interval: float = POLL_SECONDS) -> None
     except OSError:  # already a group or session leader: keep the group it has
         pass
     signal.signal(signal.SIGINT, signal.SIG_IGN)
-    if token.main_thread:
+    if token.lasting:
         _death_signal()
     if os.getppid() != token.pid:  # the parent died before the watch began
         os._exit(ORPHANED)

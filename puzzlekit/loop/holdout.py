@@ -185,7 +185,7 @@ class WorkerHoldout:
         name: str = "holdout",
         plugins: Sequence[str] | None = None,
     ) -> None:
-        from puzzlekit.core.lifeline import parent_token, sigint_ignored
+        from puzzlekit.core.lifeline import in_lasting_thread, parent_token, sigint_ignored
         from puzzlekit.core.plugins import judging, loaded_plugins
 
         self.name = name
@@ -193,10 +193,16 @@ class WorkerHoldout:
         modules = tuple(loaded if plugins is None else plugins)
         ctx = mp.get_context("spawn")
         self._conn, child = ctx.Pipe()
-        args = (child, factory, modules, parent_token(), judging())
-        self._proc = ctx.Process(target=_worker_main, args=args, daemon=True)
-        with sigint_ignored():
-            self._proc.start()
+        keep_out = judging()
+
+        def launch() -> Any:  # from a thread that lasts as long as this process
+            args = (child, factory, modules, parent_token(), keep_out)
+            proc = ctx.Process(target=_worker_main, args=args, daemon=True)
+            with sigint_ignored():
+                proc.start()
+            return proc
+
+        self._proc = in_lasting_thread(launch)
         child.close()
 
     def check(self, canonical: bytes, digest: str, solution_cap: int) -> VerifierReport:

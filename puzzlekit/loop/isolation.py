@@ -264,7 +264,7 @@ def _name_problem(
     return {"problem": None}
 
 
-def serve(read_fd: int, write_fd: int, parent: int = 0, main_thread: bool = False) -> None:
+def serve(read_fd: int, write_fd: int, parent: int = 0, lasting: bool = False) -> None:
     """The loop process's main: answer requests (JSON) until the pipe closes. It follows the
     judging process ``parent`` (:func:`~puzzlekit.core.lifeline.follow_parent`): it ends when
     that process is gone, even in the middle of a loop that reads no pipe, leaves the terminal's
@@ -272,7 +272,7 @@ def serve(read_fd: int, write_fd: int, parent: int = 0, main_thread: bool = Fals
     quietly when its pipe closes or breaks."""
     from puzzlekit.core.lifeline import ParentToken, follow_parent
 
-    follow_parent(ParentToken(parent or os.getppid(), main_thread))
+    follow_parent(ParentToken(parent or os.getppid(), lasting))
     inbox = Connection(read_fd, writable=False)
     outbox = Connection(write_fd, readable=False)
     loops = _Loops()
@@ -316,18 +316,32 @@ class LoopWorker:
     sandbox also reads the files of ``readable`` (:func:`named_files`)."""
 
     def __init__(self, readable: tuple[str, ...] = ()) -> None:
-        from puzzlekit.core.lifeline import parent_token, sigint_ignored
-        from puzzlekit.loop.sandbox import loop_environment, not_dumpable, seed_kernel_cache
+        from puzzlekit.core.lifeline import in_lasting_thread
+        from puzzlekit.loop.sandbox import not_dumpable, seed_kernel_cache
 
         not_dumpable()  # this (judging) process: its memory, environment, descriptors closed
         self._home = tempfile.mkdtemp(prefix="puzzlekit-loop-")
         seed_kernel_cache(self._home)
         down_r, down_w = os.pipe()
         up_r, up_w = os.pipe()
+        # from a thread that lasts as long as this process: its death signal fires with it
+        self._proc = in_lasting_thread(lambda: self._launch(down_r, up_w))
+        os.close(down_r)
+        os.close(up_w)
+        self._out = Connection(down_w, readable=False)
+        self._in = Connection(up_r, writable=False)
+        self._lock = threading.Lock()
+        #: what confines the loop process here ("landlock-vN" or "none"; docs/security.md)
+        self.sandbox = str(self._ask({"op": "init", "readable": list(readable)}))
+
+    def _launch(self, down_r: int, up_w: int) -> subprocess.Popen:
+        from puzzlekit.core.lifeline import parent_token, sigint_ignored
+        from puzzlekit.loop.sandbox import loop_environment
+
         token = parent_token()
-        argv = [str(down_r), str(up_w), str(token.pid), "1" if token.main_thread else "0"]
+        argv = [str(down_r), str(up_w), str(token.pid), "1" if token.lasting else "0"]
         with sigint_ignored():
-            self._proc = subprocess.Popen(
+            return subprocess.Popen(
                 [sys.executable, "-c", _BOOT, *argv, json.dumps(_import_path())],
                 pass_fds=(down_r, up_w),  # and no other descriptor (close_fds)
                 close_fds=True,
@@ -336,13 +350,6 @@ class LoopWorker:
                 cwd=self._home,  # a neutral working directory, never the run directory
                 env=loop_environment(os.environ, self._home),
             )
-        os.close(down_r)
-        os.close(up_w)
-        self._out = Connection(down_w, readable=False)
-        self._in = Connection(up_r, writable=False)
-        self._lock = threading.Lock()
-        #: what confines the loop process here ("landlock-vN" or "none"; docs/security.md)
-        self.sandbox = str(self._ask({"op": "init", "readable": list(readable)}))
 
     @property
     def pid(self) -> int:
