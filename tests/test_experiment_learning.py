@@ -213,3 +213,27 @@ def test_a_learners_hypothesis_is_read_and_kept_in_the_config_digest():
     assert got["metric"] == "calls_slope" and got["direction"] == "at_most"
     raw["preregistration"]["hypotheses"] = [{**h, "direction": "at_least"}]
     assert parse_config(raw).digest != config.digest
+
+
+def test_the_report_draws_the_learning_curves_and_each_learners_overlap():
+    from puzzlekit.app.plots.learning import curve_table, overlap_table, uses_learning
+    from puzzlekit.app.plots.report import _learning
+
+    batch = 4
+    calls = [8, 6, 4, 2] * 2  # two learners, each falling by 2 a loop
+    states = [None, None, None, _pattern_state(15)] * 2
+    puzzles = frame(rows("pattern", calls, batch=batch, states=states))
+    curves = curve_table(puzzles, batch, bins=2)
+    assert list(curves.columns[-2:]) == ["loops 0–1", "loops 2–3"]
+    assert curves.iloc[0, -2:].tolist() == [7.0, 3.0]
+    manifest = {
+        "config": {"batch": batch, "schemas": SCHEMAS},
+        "preregistration": {"hypotheses": [{"metric": "callsSlope"}, "free text"]},
+    }
+    maps = overlap_table(puzzles, batch, manifest)
+    assert maps[["learners", "overlap per learner"]].values.tolist() == [[2, "1.00 1.00"]]
+    assert maps["chance"].tolist() == [pytest.approx(4 / 36)]
+    assert uses_learning(manifest) and not uses_learning({"preregistration": {}})
+    text = "\n".join(_learning(puzzles, manifest))
+    assert "## Learning curves and learned maps" in text and "1.00 1.00" in text
+    assert _learning(puzzles, {"preregistration": {"hypotheses": ["x"]}}) == []

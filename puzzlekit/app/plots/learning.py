@@ -23,6 +23,8 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from puzzlekit.generators.pattern import learned_map
+
 #: the slope's unit: change per this many loops
 PER_LOOPS = 100
 
@@ -93,8 +95,6 @@ def overlap_values(
     """One overlap per learner: its last recorded map (``strategyState`` of its last row that
     has one) against the region of its schema (``regions``: schema label -> place keys).
     Learners without a state (a strategy that keeps none) or without a region give nothing."""
-    from puzzlekit.generators.pattern import learned_map
-
     out = []
     for group in learners(rows, batch):
         region = regions.get(str(group["schema"].iloc[0]))
@@ -124,3 +124,62 @@ def schema_regions(manifest: Mapping[str, Any], sampler: str) -> dict[str, set[s
         if cells:
             out[str(spec["label"])] = {place_key(tuple(c)) for c in cells}
     return out
+
+
+def uses_learning(manifest: Mapping[str, Any]) -> bool:
+    """Whether a pre-registered hypothesis of the run names a learner's metric."""
+    from puzzlekit.app.experiment.hypotheses import LEARNING_METRICS, snake
+
+    hyps = manifest.get("preregistration", {}).get("hypotheses", [])
+    return any(
+        isinstance(h, Mapping) and snake(str(h.get("metric"))) in LEARNING_METRICS for h in hyps
+    )
+
+
+def curve_table(puzzles: pd.DataFrame, batch: int, bins: int = 5) -> pd.DataFrame:
+    """Mean filter calls per loop of each arm (schema, strategy, k, filter) in ``bins`` equal
+    spans of the loop index (every loop, an exhausted one at its whole budget): the learning
+    curves the ``calls_slope`` hypotheses fit a line to."""
+    if puzzles.empty:
+        return pd.DataFrame()
+    width = max(1, -(-max(1, int(batch)) // bins))
+    df = puzzles.assign(_span=loop_index(puzzles, batch) // width)
+    table = df.pivot_table(
+        index=["schema", "strategy", "k", "filter"], columns="_span", values="filterCalls"
+    )
+    table.columns = [
+        _span(int(c) * width, min(int(batch), (int(c) + 1) * width) - 1) for c in table
+    ]
+    return table.reset_index()
+
+
+def _span(lo: int, hi: int) -> str:
+    return f"loop {lo}" if lo == hi else f"loops {lo}–{hi}"
+
+
+def overlap_table(puzzles: pd.DataFrame, batch: int, manifest: Mapping[str, Any]) -> pd.DataFrame:
+    """Per arm with a recorded map: its learners and the overlap of each one's last map with the
+    region of every sampler that names one (``planted-deadly``), and the chance level."""
+    from puzzlekit.generators.samplers import REGIONS
+
+    rows = []
+    for name in sorted(REGIONS):
+        regions = schema_regions(manifest, name)
+        for key, arm in puzzles.groupby(["schema", "strategy", "k", "filter"], sort=True):
+            values = overlap_values(arm, batch, regions)
+            if len(values):
+                n_places = len(learned_map(json.loads(arm["strategyState"].dropna().iloc[-1])))
+                chance = len(regions[str(key[0])]) / max(1, n_places)
+                rows.append(
+                    {
+                        "schema": key[0],
+                        "strategy": key[1],
+                        "k": key[2],
+                        "filter": key[3],
+                        "region": name,
+                        "learners": len(values),
+                        "overlap per learner": " ".join(f"{v:.2f}" for v in values),
+                        "chance": chance,
+                    }
+                )
+    return pd.DataFrame(rows)

@@ -78,6 +78,7 @@ def summary_lines(
     accepted (and whether every trial was settled, with nothing dropped), then
     :func:`hypotheses_lines`."""
     config = manifest.get("config", {})
+    strategies = config.get("strategies", [])  # each arm by its label (two of one strategy)
     n_filter = int((attempts["side"] == "filter").sum()) if len(attempts) else 0
     n_hold = int((attempts["side"] == "holdout").sum()) if len(attempts) else 0
     status = puzzles["status"].value_counts() if len(puzzles) else pd.Series(dtype=int)
@@ -102,7 +103,7 @@ def summary_lines(
         "## Summary",
         "",
         f"- **Run**: schemas {_names(s.get('label') for s in config.get('schemas', []))}; "
-        f"strategies {_names(s.get('name') for s in config.get('strategies', []))}; "
+        f"strategies {_names(s.get('label') or s.get('name') for s in strategies)}; "
         f"filters {_names(f.get('label') for f in config.get('filters', []))}; holdout "
         f"{holdout_name(manifest) or 'none'}; {config.get('trials', '?')} trials an arm, "
         f"budget {config.get('max_calls', '?')} filter calls a loop; {done} trials ran"
@@ -151,6 +152,30 @@ def _head(run: Path, attempts: pd.DataFrame, puzzles: pd.DataFrame, manifest: di
         "## Pre-registered metrics (per arm)",
         "",
         _md_table(table[[*ARM, "trials", "accepted", *scalar]] if len(table) else table),
+        *_learning(puzzles, manifest),
+    ]
+
+
+def _learning(puzzles: pd.DataFrame, manifest: dict) -> list[str]:
+    """Learning curves and learned maps, when a hypothesis names a learner's metric."""
+    from puzzlekit.app.plots.learning import curve_table, overlap_table, uses_learning
+
+    if not uses_learning(manifest):
+        return []
+    batch = int(manifest.get("config", {}).get("batch", 1) or 1)
+    maps = overlap_table(puzzles, batch, manifest)
+    return [
+        "## Learning curves and learned maps",
+        "",
+        f"Mean filter calls per loop over spans of the loop index (a trial's position in its "
+        f"task of {batch}: how many loops its learner had run), every loop counted, an exhausted "
+        "one at its whole budget; the `calls_slope` hypotheses fit a line to these loops.",
+        "",
+        _md_table(curve_table(puzzles, batch)),
+        "Each learner's map after its last loop (the rows' `strategyState`): the share of its "
+        "top-scoring places, as many as the region has cells, that lie in the planted region.",
+        "",
+        _md_table(maps) if not maps.empty else "(no arm records a map)\n",
     ]
 
 
