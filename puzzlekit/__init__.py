@@ -11,7 +11,7 @@ Typical use::
 
 from __future__ import annotations
 
-from collections.abc import Collection, Mapping
+from collections.abc import Collection, Iterable, Mapping
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
@@ -69,6 +69,7 @@ __all__ = [
     "parse",
     "schema",
     "verify",
+    "verify_many",
 ]
 
 
@@ -119,3 +120,32 @@ def verify(
     name = verifier or default_verifier_name(instance)
     with kept_verifier(name) as v:
         return call_verify(v, instance, solution_cap=solution_cap, budget=budget, extras=extras)
+
+
+def verify_many(
+    items: Iterable[Instance | str],
+    family: str | None = None,
+    params: Mapping[str, Any] | None = None,
+    *,
+    verifier: str | None = None,
+    solution_cap: int = 100,
+    budget: Any = None,
+    extras: Collection[str] = (),
+) -> list[VerifierReport]:
+    """The report of each item, in order: instances, or lines of text in ``family``'s one-line
+    format (a JSON instance line; without a family, a Sudoku grid). Each report equals
+    :func:`verify`'s (``stats.seconds`` aside); a line that does not read gives the
+    ``INVALID_SPEC`` report ``puzzlekit verify`` prints for it. Backends that can
+    (``bitmask``) search a chunk of puzzles in one compiled call
+    (:mod:`puzzlekit.verifiers.many`)."""
+    from puzzlekit.verifiers.many import verify_many as _many
+
+    return _many(
+        items,
+        family,
+        params,
+        verifier=verifier,
+        solution_cap=solution_cap,
+        budget=budget,
+        extras=extras,
+    )

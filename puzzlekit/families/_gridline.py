@@ -86,7 +86,7 @@ class GridLine:
         """(cell index, value) of every given, row by row (computed once)."""
         found = self.__dict__.get("_givens")
         if found is None:
-            found = tuple((i, v) for i, v in enumerate(self.values) if v)
+            found = tuple([(i, v) for i, v in enumerate(self.values) if v])
             object.__setattr__(self, "_givens", found)
         return found  # type: ignore[no-any-return]
 

@@ -35,7 +35,7 @@ from __future__ import annotations
 
 import math
 import threading
-from collections.abc import Collection, Iterable, Mapping
+from collections.abc import Collection, Iterable, Mapping, Sequence
 from typing import Any
 
 import numpy as np
@@ -99,11 +99,28 @@ def compilable(instance: Instance) -> bool:
     An instance that does not resolve counts as compilable: the backend reports it as
     ``INVALID_SPEC`` as the others do.
     """
+    if _grid_line(instance) is not None:  # the choice is the schema's (cached with it)
+        try:
+            family, _ = compiled_for(instance)
+        except SpecError:
+            return True
+        except NotCompilable:
+            return False
+        if _plain_givens(family):
+            return True
     try:
         _prepared(instance)
     except NotCompilable:
         return False
     return True
+
+
+def _grid_line(instance: Instance) -> GridLine | None:
+    """The grid line ``instance`` was read from, while nothing has built its clue objects."""
+    grid = instance.clue_source
+    if isinstance(grid, GridLine) and "clues" not in instance.__dict__:
+        return grid
+    return None
 
 
 #: search workspaces by thread, structure and cap, reused by every verifier (one search runs at
@@ -122,10 +139,11 @@ def _prepared(instance: Instance) -> tuple[CompiledSchema, dict[str, ClueEffect]
         family, cs = compiled_for(instance)
     except SpecError:
         return _violations(instance)
-    grid = instance.clue_source
-    if isinstance(grid, GridLine) and "clues" not in instance.__dict__ and _plain_givens(family):
+    grid = _grid_line(instance)
+    if grid is not None and _plain_givens(family):
         # a grid line: one given per cell, so no clue check can fail; effects by cell and value
-        effects = {cs.names[i]: cs.given_effect(i, v) for i, v in grid.givens()}
+        names, cached, effect = cs.names, cs.given_cache, cs.given_effect
+        effects = {names[i]: cached.get((i, v)) or effect(i, v) for i, v in grid.givens()}
         _LAST[:] = [instance, (cs, effects)]
         return cs, effects
     if clue_violations(family, cs.schema, instance.clues):
@@ -239,7 +257,7 @@ class BitmaskVerifier(Verifier):
         extras: Collection[str] = (),
     ) -> VerifierReport:
         """Verify ``instance``. Raises :class:`NotCompilable` for a constraint it cannot take."""
-        from puzzlekit.verifiers.bitmask_search import Search, restrict
+        from puzzlekit.verifiers.bitmask_search import restrict
 
         if solution_cap < 2:
             raise ValueError("solution_cap must be at least 2: uniqueness needs a second solution")
@@ -256,12 +274,7 @@ class BitmaskVerifier(Verifier):
             idx, masks = zip(*pairs, strict=True)
             restrict(dom, np.array(idx, np.int64), np.array(masks, np.int64))
         structure = cs.structure(list(effects.values()))
-        key = (threading.get_ident(), id(structure), cap)
-        search = _WORKSPACES.get(key)
-        if search is None or search.structure is not structure:
-            if len(_WORKSPACES) > 64:
-                _WORKSPACES.clear()
-            search = _WORKSPACES[key] = Search(cs, structure, cap)
+        search = workspace(cs, structure, cap)
         search.reset()
         search.set_order(_order(cs, instance.digest))
         limit = self.max_cartesian_log10
@@ -286,8 +299,37 @@ class BitmaskVerifier(Verifier):
                 view, src, cap, _domains(cs, dom), cart, exc, search.nodes, search.seconds
             )
         stats.update(nodes=search.nodes, seconds=round(search.seconds, 6))
+        return self.outcome(instance, cs, cap, solutions, cart, stats, budget)
+
+    def verify_batch(
+        self,
+        instances: Sequence[Instance],
+        *,
+        solution_cap: int = DEFAULT_CAP,
+        budget: SearchBudget | None = None,
+        extras: Collection[str] = (),
+    ) -> list[VerifierReport]:
+        """The reports of :meth:`verify` for each of ``instances``, the searches of those whose
+        clues only restrict domains run in one compiled call per chunk
+        (:mod:`~puzzlekit.verifiers.bitmask_batch`)."""
+        from puzzlekit.verifiers.bitmask_batch import verify_batch
+
+        return verify_batch(self, instances, solution_cap, budget, extras)
+
+    def outcome(
+        self,
+        instance: Instance,
+        cs: CompiledSchema,
+        cap: int,
+        solutions: list[dict[str, int]],
+        cart: tuple[int | float | None, float],
+        stats: dict[str, Any],
+        budget: SearchBudget,
+    ) -> VerifierReport:
+        """The UNIQUE, MULTIPLE or UNSOLVABLE report of a finished search."""
+        view: Any = _View(instance, cs.schema)
         return outcome_report(
-            view, src, cap, solutions, cart, stats, lambda: self._conflict(instance, budget)
+            view, self._src, cap, solutions, cart, stats, lambda: self._conflict(instance, budget)
         )
 
     def uniqueness_session(self, instance: Instance, solution: Mapping[str, int]) -> _Session:
@@ -318,6 +360,19 @@ class BitmaskVerifier(Verifier):
         problem = try_resolve(instance)
         assert isinstance(problem, Problem)
         return self._sat.conflict(problem, budget)
+
+
+def workspace(cs: CompiledSchema, structure: Structure, cap: int) -> Any:
+    """The search workspace of this thread for ``structure`` and ``cap`` (kept and reused)."""
+    from puzzlekit.verifiers.bitmask_search import Search
+
+    key = (threading.get_ident(), id(structure), cap)
+    search = _WORKSPACES.get(key)
+    if search is None or search.structure is not structure:
+        if len(_WORKSPACES) > 64:
+            _WORKSPACES.clear()
+        search = _WORKSPACES[key] = Search(cs, structure, cap)
+    return search
 
 
 def _order(cs: CompiledSchema, digest: str) -> np.ndarray:

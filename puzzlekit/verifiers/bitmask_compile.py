@@ -135,7 +135,8 @@ class CompiledSchema:
             (a, b) for unit in rules.units for a in unit for b in unit if a != b
         }  # variables some rule keeps different (tables of clues are filtered by them)
         self._clue_cache: dict[tuple[Any, ...], ClueEffect] = {}
-        self._given_cache: dict[tuple[int, int], ClueEffect] = {}
+        #: the effect of the family's given by (variable, value) (:meth:`given_effect`)
+        self.given_cache: dict[tuple[int, int], ClueEffect] = {}
         self._structures: dict[tuple[ClueEffect, ...], Structure] = {}
         self.base_structure = self._build([rules])
         self.cart_cache: dict[tuple[int, ...], tuple[int | float | None, float]] = {}
@@ -158,10 +159,10 @@ class CompiledSchema:
     def given_effect(self, cell: int, value: int) -> ClueEffect:
         """What the family's given of ``value`` at variable ``cell`` does (a grid family:
         ``family.given``), compiled once per cell and value."""
-        eff = self._given_cache.get((cell, value))
+        eff = self.given_cache.get((cell, value))
         if eff is None:
             clue = self.family.given(self.schema, self.schema.variables[cell].coord, value)
-            eff = self._given_cache[(cell, value)] = self.clue_effect(clue)
+            eff = self.given_cache[(cell, value)] = self.clue_effect(clue)
         return eff
 
     def _effect(self, constraints: Sequence[Constraint], where: str) -> ClueEffect:

@@ -28,6 +28,27 @@ def restrict(dom, idx, masks) -> None:  # pragma: no cover - compiled
         dom[idx[k]] &= masks[k]
 
 
+@njit(cache=True)
+def search_many(
+    starts, orders, node_limit, doms, dones, branch, state, sols, found, nodes, status, vrank,
+    st, tab_vars, tup_masks, lin_vars, lin_coef, values, lin_lohi, scratch,
+):  # fmt: skip  # pragma: no cover - compiled
+    """:func:`~puzzlekit.verifiers.bitmask_kernel.search` from each row of ``starts`` in turn,
+    tie order ``orders[k]``, at most ``node_limit`` nodes each (one chunk of
+    :meth:`Search.run`): ``found[k]`` solutions in ``sols[k]``, ``nodes[k]`` nodes, and
+    ``status[k]`` DONE, or PAUSED where the chunk ran out before the search ended."""
+    for k in range(starts.shape[0]):
+        doms[0, :] = starts[k]
+        dones[0, :] = 0
+        state[:] = 0
+        status[k] = search(
+            doms, dones, branch, state, sols[k], node_limit, orders[k], vrank, st, tab_vars,
+            tup_masks, lin_vars, lin_coef, values, lin_lohi, scratch,
+        )  # fmt: skip
+        found[k] = state[2]
+        nodes[k] = state[3]
+
+
 class Search:
     """A search over one structure, reusable for several starting domains (one at a time).
 
@@ -129,11 +150,25 @@ class Search:
     def solutions(self) -> list[dict[str, int]]:
         """The solutions found, sorted lexicographically over the variables in :attr:`order`
         (read-only dicts: a report holds them as they are)."""
-        values = self.cs.values[self.bits()]
-        order = self.order.tolist()
-        rows = sorted(values.tolist(), key=lambda row: [row[i] for i in order])
-        names = self.cs.names
-        return [FrozenDict(zip(names, row, strict=True)) for row in rows]
+        return solutions_of(self.cs, self.bits(), self.order)
+
+    def run_many(
+        self, starts: np.ndarray, orders: np.ndarray, node_limit: int
+    ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+        """One compiled call searching from each row of ``starts`` (tie order ``orders[k]``) for
+        at most ``node_limit`` nodes each: (solution bits, solutions found, nodes, status) per
+        row; a row whose status is not DONE ran out of its nodes (search it with :meth:`run`)."""
+        k, nv = starts.shape
+        sols = np.zeros((k, self.cap, nv), np.int64)
+        found, nodes = np.zeros(k, np.int64), np.zeros(k, np.int64)
+        status = np.zeros(k, np.int64)
+        state = np.zeros(4, np.int64)
+        no_ranks = np.zeros((0, 0), np.float64)
+        search_many(
+            starts, orders, node_limit, self.doms, self.dones, self.branch, state, sols, found,
+            nodes, status, no_ranks, *self.args,
+        )  # fmt: skip
+        return sols, found, nodes, status
 
     def narrowed(self, dom: np.ndarray) -> np.ndarray | None:
         """``dom`` narrowed as ``puzzlekit.verifiers.search.narrow_domains`` narrows (the
@@ -142,3 +177,13 @@ class Search:
         done = np.zeros(out.shape[0], np.uint8)
         ok = propagate(out, done, *self.structure.units_args(self.cs.values, self.support))
         return out if ok else None
+
+
+def solutions_of(cs: CompiledSchema, bits: np.ndarray, order: np.ndarray) -> list[dict[str, int]]:
+    """Solutions given as value bits per variable, as read-only dicts sorted lexicographically
+    over the variables taken in ``order``."""
+    values = cs.values[bits]
+    ranks = order.tolist()
+    rows = sorted(values.tolist(), key=lambda row: [row[i] for i in ranks])
+    names = cs.names
+    return [FrozenDict(zip(names, row, strict=True)) for row in rows]

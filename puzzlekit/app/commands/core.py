@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import itertools
 import json
 import sys
 from collections.abc import Iterator
@@ -300,19 +301,68 @@ def _check_with_instance(args: argparse.Namespace) -> None:
         raise UsageError("--with-instance goes with --format json (the text format has no field)")
 
 
+#: puzzles of a file read and verified together (stdin: one, each answered before the next)
+VERIFY_CHUNK = 256
+
+
+def verify_items(
+    items: list[InputItem], verifier: str | None, cap: int, budget: Any, extras: tuple[str, ...]
+) -> list[VerifierReport]:
+    """The report of each item, as :func:`verify_item` gives it, the searches of the items'
+    instances batched where the backend can (:func:`~puzzlekit.verifiers.many.verify_instances`);
+    ``verifier``: the ``--verifier`` name, None for each instance's default."""
+    from dataclasses import replace
+
+    from puzzlekit.verifiers.base import invalid_report, source
+    from puzzlekit.verifiers.many import verify_instances
+
+    instances = [item.instance for item in items if item.instance is not None]
+    reports = iter(
+        verify_instances(
+            instances,
+            verifier=verifier,
+            solution_cap=cap,
+            budget=budget,
+            extras=extras,
+            decline=True,
+        )
+    )
+    out = []
+    for item in items:
+        if item.instance is None:
+            rep = invalid_report(item.raw_digest, item.violations, source("input", "1"), cap)
+        else:
+            rep = next(reports)
+        if item.note:
+            rep = replace(rep, diagnostics=(*rep.diagnostics, item.note))
+        out.append(rep)
+    return out
+
+
+def _chunks(items: Iterator[InputItem], size: int) -> Iterator[list[InputItem]]:
+    while True:
+        chunk = list(itertools.islice(items, size))
+        if not chunk:
+            return
+        yield chunk
+
+
 def cmd_verify(args: argparse.Namespace) -> int:
-    params, verifier_for, budget = _settings(args)
+    params, _, budget = _settings(args)
     extras = extras_arg(args.extras)
     _check_with_instance(args)
+    size = 1 if args.file == "-" else VERIFY_CHUNK
     with item_progress(args, "verify") as bar:
-        for item in _items(args, params):
-            rep = verify_item(item, verifier_for, args.cap, budget, extras)
-            if args.format == "json":
-                obj = with_instance(rep.to_json_obj(), item, args.with_instance)
-                print(json.dumps(obj, ensure_ascii=False), flush=True)
-            else:
-                print(render_text(item, rep) + "\n", flush=True)
-            bar.update(1)
+        for chunk in _chunks(_items(args, params), size):
+            for item, rep in zip(
+                chunk, verify_items(chunk, args.verifier, args.cap, budget, extras), strict=True
+            ):
+                if args.format == "json":
+                    obj = with_instance(rep.to_json_obj(), item, args.with_instance)
+                    print(json.dumps(obj, ensure_ascii=False), flush=True)
+                else:
+                    print(render_text(item, rep) + "\n", flush=True)
+                bar.update(1)
     return 0
 
 

@@ -1,0 +1,116 @@
+"""Many bitmask verifications in one compiled call: the searches of a chunk of instances of one
+schema run back to back in :func:`~puzzlekit.verifiers.bitmask_search.search_many`, and each
+report is built as :meth:`BitmaskVerifier.verify <puzzlekit.verifiers.bitmask.BitmaskVerifier.
+verify>` builds it.
+
+Each search gets the first chunk of nodes that :meth:`~puzzlekit.verifiers.bitmask_search.
+Search.run` gives a search before it first looks at the clock
+(:data:`~puzzlekit.verifiers.bitmask_search.CHUNK`, or the node budget when smaller); one that
+ends within it has the verdict, solutions and node count it has there. Every other instance
+(one that needs more nodes, does not resolve, has clues of its own constraints, a search space
+over the limit, or asks for extras) goes through ``verify`` itself, so every report is the one
+``verify`` gives; ``stats.seconds`` is the instance's share of its chunk's time.
+
+Private machinery of :mod:`puzzlekit.verifiers.bitmask`; :func:`puzzlekit.verify_many` is the
+public call. Not for use from several threads on one verifier.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Collection, Sequence
+from typing import Any
+
+import numpy as np
+
+from puzzlekit.core.model import Instance
+from puzzlekit.core.protocols import SearchBudget
+from puzzlekit.core.report import VerifierReport
+from puzzlekit.verifiers.search import STREAM_ORDER, digest_permutation
+
+#: the most search workspace (solution slots times variables) one compiled call fills
+MAX_SLOTS = 2_000_000
+#: the most instances one compiled call searches
+MAX_CHUNK = 256
+
+
+def verify_batch(
+    verifier: Any,
+    instances: Sequence[Instance],
+    cap: int,
+    budget: SearchBudget | None,
+    extras: Collection[str],
+) -> list[VerifierReport]:
+    """``verifier.verify(instance, ...)`` for each of ``instances``, in order (see the module
+    docstring)."""
+    if cap < 2:
+        raise ValueError("solution_cap must be at least 2: uniqueness needs a second solution")
+    budget = budget or SearchBudget()
+    out: list[VerifierReport | None] = [None] * len(instances)
+    groups: dict[int, tuple[Any, list[tuple[int, Instance, Any]]]] = {}
+    for pos, inst in enumerate(instances):
+        prepared = None if extras or verifier.forced_cells else verifier._prepare(inst)
+        if _batchable(verifier, prepared):
+            cs, effects = prepared
+            groups.setdefault(id(cs), (cs, []))[1].append((pos, inst, effects))
+        else:
+            out[pos] = verifier.verify(inst, solution_cap=cap, budget=budget, extras=extras)
+    for cs, members in groups.values():
+        step = max(1, min(MAX_CHUNK, MAX_SLOTS // (cap * len(cs.names))))
+        for start in range(0, len(members), step):
+            _run_chunk(verifier, cs, members[start : start + step], cap, budget, out)
+    return out  # type: ignore[return-value]
+
+
+def _batchable(verifier: Any, prepared: Any) -> bool:
+    """Whether a prepared instance can be searched in a chunk: it resolved, its clues only
+    restrict domains, and its search space needs no check against the limit."""
+    if prepared is None or isinstance(prepared, list):
+        return False
+    cs, effects = prepared
+    limit = verifier.max_cartesian_log10
+    if limit is not None and cs.full_log10 > limit:
+        return False
+    return all(e.only_unary for e in effects.values())
+
+
+def _run_chunk(
+    verifier: Any,
+    cs: Any,
+    members: Sequence[tuple[int, Instance, Any]],
+    cap: int,
+    budget: SearchBudget,
+    out: list[VerifierReport | None],
+) -> None:
+    """Search ``members`` (position, instance, clue effects) in one call; fill ``out``."""
+    from puzzlekit.verifiers.bitmask import _cartesian, workspace
+    from puzzlekit.verifiers.bitmask_kernel import DONE
+    from puzzlekit.verifiers.bitmask_search import CHUNK, restrict, solutions_of
+
+    started = time.perf_counter()
+    nv = len(cs.names)
+    starts = np.tile(cs.base_dom, (len(members), 1))
+    idx: list[int] = []
+    masks: list[int] = []
+    for row, (_, _, effects) in enumerate(members):
+        for e in effects.values():
+            for i, m in e.unary:
+                idx.append(row * nv + i)
+                masks.append(m)
+    if idx:
+        restrict(starts.reshape(-1), np.array(idx, np.int64), np.array(masks, np.int64))
+    orders = np.array(
+        [digest_permutation(inst.digest, STREAM_ORDER, nv) for _, inst, _ in members], np.int64
+    ).reshape(len(members), nv)
+    limit = CHUNK if budget.nodes is None else min(CHUNK, budget.nodes)
+    search = workspace(cs, cs.base_structure, cap)
+    sols, found, nodes, status = search.run_many(starts, orders, limit)
+    share = (time.perf_counter() - started) / len(members)
+    for row, (pos, inst, _) in enumerate(members):
+        if status[row] != DONE:  # needs more nodes than one chunk: the clock is read on
+            out[pos] = verifier.verify(inst, solution_cap=cap, budget=budget)
+            continue
+        solutions = solutions_of(cs, sols[row, : found[row]], orders[row])
+        cart = _cartesian(cs, starts[row])
+        stats: dict[str, Any] = {"nodes": int(nodes[row]), "seconds": round(share, 6)}
+        out[pos] = verifier.outcome(inst, cs, cap, solutions, cart, stats, budget)

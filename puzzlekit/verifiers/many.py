@@ -1,0 +1,151 @@
+"""Many puzzles verified at once: :func:`verify_many` (``pk.verify_many``) and
+:func:`iter_verify_many`, the reports ``pk.verify`` gives one puzzle at a time, with the searches
+of a backend that can batch them (``bitmask``:
+:meth:`~puzzlekit.verifiers.bitmask.BitmaskVerifier.verify_batch`) run in one compiled call per
+chunk.
+
+An item is an :class:`~puzzlekit.core.model.Instance` or a line of text: a JSON instance, or a
+puzzle in ``family``'s one-line format (without a family, a Sudoku grid). A line that does not
+read gives the ``INVALID_SPEC`` report ``puzzlekit verify`` prints for it, at its position.
+
+Not for: reading files (``puzzlekit verify`` streams them through :func:`verify_instances`).
+"""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import Collection, Iterable, Iterator, Mapping, Sequence
+from typing import Any
+
+from puzzlekit.core.model import Instance, SpecError, sha256_digest
+from puzzlekit.core.protocols import DEFAULT_CAP, SearchBudget, call_verify
+from puzzlekit.core.report import VerifierReport
+
+#: puzzles read and verified together (one chunk of reports at a time)
+CHUNK = 256
+
+
+def verify_many(
+    items: Iterable[Instance | str],
+    family: str | None = None,
+    params: Mapping[str, Any] | None = None,
+    *,
+    verifier: str | None = None,
+    solution_cap: int = DEFAULT_CAP,
+    budget: SearchBudget | None = None,
+    extras: Collection[str] = (),
+) -> list[VerifierReport]:
+    """The report of each item, in order, equal to ``pk.verify``'s (see the module docstring;
+    ``stats.seconds`` is a share of the chunk's time)."""
+    return list(
+        iter_verify_many(
+            items,
+            family,
+            params,
+            verifier=verifier,
+            solution_cap=solution_cap,
+            budget=budget,
+            extras=extras,
+        )
+    )
+
+
+def iter_verify_many(
+    items: Iterable[Instance | str],
+    family: str | None = None,
+    params: Mapping[str, Any] | None = None,
+    *,
+    verifier: str | None = None,
+    solution_cap: int = DEFAULT_CAP,
+    budget: SearchBudget | None = None,
+    extras: Collection[str] = (),
+    chunk: int = CHUNK,
+) -> Iterator[VerifierReport]:
+    """:func:`verify_many` a chunk at a time: the reports of each ``chunk`` items are given
+    before the next items are read."""
+    it = iter(items)
+    while True:
+        batch = list(itertools.islice(it, chunk))
+        if not batch:
+            return
+        read = [_instance(item, family, params, solution_cap) for item in batch]
+        instances = [r for r in read if isinstance(r, Instance)]
+        reports = iter(
+            verify_instances(
+                instances,
+                verifier=verifier,
+                solution_cap=solution_cap,
+                budget=budget,
+                extras=extras,
+            )
+        )
+        for r in read:
+            yield next(reports) if isinstance(r, Instance) else r
+
+
+def verify_instances(
+    instances: Sequence[Instance],
+    *,
+    verifier: str | None = None,
+    solution_cap: int = DEFAULT_CAP,
+    budget: SearchBudget | None = None,
+    extras: Collection[str] = (),
+    decline: bool = False,
+) -> list[VerifierReport]:
+    """The report of each instance with the named backend (default: each instance's
+    :func:`~puzzlekit.verifiers.registry.default_verifier_name`), kept verifiers as
+    ``pk.verify`` uses them; the instances of ``bitmask`` go to its ``verify_batch`` together.
+    ``decline``: a backend that declines an instance gives INVALID_SPEC
+    (:func:`~puzzlekit.verifiers.registry.verify_or_decline`, as ``puzzlekit verify``)."""
+    from puzzlekit.verifiers.bitmask import BitmaskVerifier
+    from puzzlekit.verifiers.registry import default_verifier_name, kept_verifier
+    from puzzlekit.verifiers.registry import verify_or_decline as declining
+
+    names = [verifier or default_verifier_name(inst) for inst in instances]
+    out: list[VerifierReport | None] = [None] * len(instances)
+    for name in dict.fromkeys(names):
+        where = [i for i, n in enumerate(names) if n == name]
+        with kept_verifier(name) as v:
+            got = None
+            if isinstance(v, BitmaskVerifier) and len(where) > 1:  # the backend that batches
+                try:
+                    got = v.verify_batch(
+                        [instances[i] for i in where],
+                        solution_cap=solution_cap,
+                        budget=budget,
+                        extras=frozenset(extras),
+                    )
+                except NotImplementedError:  # declined one of them: each on its own below
+                    if not decline:
+                        raise
+            if got is None:
+                one = declining if decline else call_verify
+                got = [
+                    one(v, instances[i], solution_cap=solution_cap, budget=budget, extras=extras)
+                    for i in where
+                ]
+        for i, rep in zip(where, got, strict=True):
+            out[i] = rep
+    return out  # type: ignore[return-value]
+
+
+def _instance(
+    item: Instance | str, family: str | None, params: Mapping[str, Any] | None, cap: int
+) -> Instance | VerifierReport:
+    """The instance of an item, or the INVALID_SPEC report of a line that does not read (the
+    one ``puzzlekit verify`` gives: digest of the line, source ``input``)."""
+    if isinstance(item, Instance):
+        return item
+    if not isinstance(item, str):
+        raise TypeError(f"verify_many takes instances or lines of text, got {type(item).__name__}")
+    from puzzlekit.families import get_family
+    from puzzlekit.verifiers.reports import invalid_report, source
+
+    line = item.strip()
+    try:
+        if line.startswith("{"):
+            return Instance.from_json(line)
+        return get_family(family or "sudoku").parse_text(line, params)
+    except SpecError as exc:
+        digest = sha256_digest(line.encode("utf-8"))
+        return invalid_report(digest, exc.violations, source("input", "1"), cap)
