@@ -114,3 +114,37 @@ def test_every_request_read_before_end_of_input_is_answered() -> None:
     assert sorted(a["id"] for a in answers) == [1, 10, 11, 12], proc.stderr[-2000:]
     assert all("result" in a for a in answers)
     assert proc.returncode == 0
+
+
+class _Recorder:
+    """A worker that answers nothing but records the time limit each call was given."""
+
+    def __init__(self) -> None:
+        self.calls: list[tuple[str, dict[str, Any], float]] = []
+
+    def call(self, op: str, kwargs: dict[str, Any], timeout: float) -> dict[str, Any]:
+        self.calls.append((op, dict(kwargs), timeout))
+        raise RuntimeError("recorded")
+
+
+@pytest.mark.parametrize(
+    "tool,arguments",
+    [
+        ("puzzle_generate", {"family": "sudoku"}),
+        ("puzzle_verify", {"family": "sudoku", "text": "1" + "." * 15}),
+    ],
+)
+def test_a_call_that_leaves_its_limit_out_runs_within_max_seconds(tool, arguments) -> None:
+    recorder = _Recorder()
+    limits = Limits(max_seconds=5)
+    server = build_server(limits, worker=recorder)  # type: ignore[arg-type]
+    try:
+        asyncio.run(server.call_tool(tool, arguments))
+    except Exception:
+        pass  # the recorder answers nothing; what it was asked is what counts
+    assert len(recorder.calls) == 1
+    _, kwargs, timeout = recorder.calls[0]
+    assert timeout <= 5 + limits.grace_seconds
+    assert kwargs.get("budget_seconds", 5) <= 5
+    if tool == "puzzle_generate":
+        assert timeout <= 5
