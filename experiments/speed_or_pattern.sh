@@ -10,5 +10,4 @@ OUT=${1:-runs/speed_or_pattern}
 mkdir -p experiments/data/speed_or_pattern
 $PK train sudoku --params '{"size": 6}' --sampler planted-deadly --obs structured \
   --steps 30000 --seed 0 --out experiments/data/speed_or_pattern/sudoku6-planted.policy.json --quiet
-$PK run experiments/speed_or_pattern.toml --out "$OUT" --quiet
-$PK report "$OUT"
+$PK run experiments/speed_or_pattern.toml --out "$OUT" --quiet  # writes report/report.md too
