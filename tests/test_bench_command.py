@@ -51,3 +51,32 @@ def test_the_speed_benchmark_compares_kept_checkers_on_sizes_and_families() -> N
     assert size["checks"] == 3 and sum(size["verdicts"].values()) == 3
     fam = bench_family({"family": "latin", "params": {"size": 5}, "count": 2}, 1)
     assert fam["checks"] == 4 and set(fam["median_us"]) == {"bitmask", "sat"}
+
+
+def test_the_user_path_benchmark_times_single_batched_and_cli_checks(tmp_path: Path) -> None:
+    """``study = "user_path"``: fresh copies (relabelled digits: same verdicts, new digests) of
+    each puzzle through pk.verify, the search alone and verify_many, and a file through the
+    CLI."""
+    import json
+
+    import puzzlekit as pk
+    from puzzlekit.app.studies.bench_userpath import relabelled
+
+    copies = relabelled(LINES, 7)
+    assert len({pk.parse("sudoku", line).digest for line in [*LINES, *copies]}) == 6
+    assert [pk.verify(pk.parse("sudoku", line)).verdict.value for line in copies] == ["UNIQUE"] * 3
+    (tmp_path / "sets").mkdir()
+    (tmp_path / "sets" / "three.txt").write_text("\n".join(LINES) + "\n")
+    config = tmp_path / "experiments" / "user.toml"
+    config.parent.mkdir()
+    config.write_text(
+        'study = "user_path"\nseed = 1\n[[sets]]\nname = "three"\npath = "sets/three.txt"\n'
+        "[cli]\nlines = 7\n"
+    )
+    assert main(["bench", str(config), "--out", str(tmp_path / "out")]) == 0
+    results = json.loads((tmp_path / "out" / "results.json").read_text())
+    row = results["sets"][0]
+    assert row["verdicts"] == {"UNIQUE": 3}
+    assert row["pk_verify_us"] > 0 and row["search_alone_us"] > 0 and row["verify_many_us"] > 0
+    assert results["cli"]["lines"] == 7 and results["cli"]["lines_per_s"] > 0
+    assert "| three | 3 |" in (tmp_path / "out" / "results.md").read_text()

@@ -1,7 +1,8 @@
 """``puzzlekit bench CONFIG [--out DIR]``: run a verification benchmark.
 
 See :mod:`puzzlekit.app.studies.bench_verify`; a config with ``study = "bench_fast"`` is the speed
-benchmark of :mod:`puzzlekit.app.studies.bench_fast`.
+benchmark of :mod:`puzzlekit.app.studies.bench_fast`, ``study = "user_path"`` the user's-path
+benchmark of :mod:`puzzlekit.app.studies.bench_userpath`.
 """
 
 from __future__ import annotations
@@ -24,16 +25,16 @@ def register(sub: argparse._SubParsersAction) -> None:
 def cmd_bench(args: argparse.Namespace) -> int:
     import tomllib
 
-    from puzzlekit.app.studies import bench_fast, bench_verify
+    from puzzlekit.app.studies import bench_fast, bench_userpath, bench_verify
     from puzzlekit.core.reading import ReadError, load_toml_file
 
     config = Path(args.config)
     if not config.is_file():
         raise UsageError(f"cannot read {args.config}: no such file")
     bench: Any = bench_verify
+    studies = {"bench_fast": bench_fast, "user_path": bench_userpath}
     try:
-        if load_toml_file(config).get("study") == "bench_fast":
-            bench = bench_fast
+        bench = studies.get(load_toml_file(config).get("study"), bench_verify)
     except (ReadError, OSError):
         pass  # reported below, by the run
     out = Path(args.out) if args.out else Path("runs") / config.stem

@@ -1,0 +1,195 @@
+"""The user's-path benchmark: what ``pk.verify(pk.parse(line))`` costs against its compiled
+search, ``pk.verify_many`` per puzzle, and ``puzzlekit verify`` on a file.
+
+Run: ``puzzlekit bench experiments/bench_user_path.toml --out DIR`` (the config says
+``study = "user_path"``), or ``python puzzlekit/app/studies/bench_userpath.py CONFIG --out DIR``
+(with ``PYTHONPATH`` at another checkout, to measure it with the same code: only the public API
+and the bitmask internals every version has are used; ``verify_many`` is skipped where absent).
+
+- ``[[sets]]`` (9×9 files): for each puzzle, a fresh copy (digits relabelled by a seeded
+  permutation: a puzzle of the same difficulty that no cache has seen) is timed through
+  ``pk.verify(pk.parse("sudoku", line))``, and the compiled search alone (the kernel's run from
+  the prepared domains, nothing around it) on the same instance; another fresh copy of every
+  puzzle goes through one ``pk.verify_many`` call (time per puzzle). Medians in µs.
+- ``[cli]``: ``lines`` distinct puzzles (fresh copies of the first set) in a file, through
+  ``python -m puzzlekit verify FILE --family sudoku --format json`` in a fresh process (start-up
+  included): lines per second.
+
+Writes ``results.json`` and ``results.md``. Not for: timing assertions in tests.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import random
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+import tomllib
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import Any
+
+
+def relabelled(lines: Sequence[str], seed: int) -> list[str]:
+    """Each line with its digits 1-9 permuted by a permutation drawn from ``seed`` and its
+    position (the same puzzle up to symmetry: same difficulty, another digest)."""
+    out = []
+    for i, line in enumerate(lines):
+        perm = list("123456789")
+        random.Random(seed * 1_000_003 + i).shuffle(perm)
+        out.append(line.translate(str.maketrans("123456789", "".join(perm))))
+    return out
+
+
+def _search_alone(inst: Any) -> float:
+    """Seconds of the compiled search of ``inst`` alone (prepared outside the clock)."""
+    import numpy as np
+
+    from puzzlekit.verifiers.bitmask import _order, _prepared
+    from puzzlekit.verifiers.bitmask_search import Search, restrict
+
+    cs, effects = _prepared(inst)
+    dom = cs.base_dom.copy()
+    pairs = [p for e in effects.values() for p in e.unary]
+    idx, masks = zip(*pairs, strict=True)
+    restrict(dom, np.array(idx, np.int64), np.array(masks, np.int64))
+    search = Search(cs, cs.structure(list(effects.values())), 100)
+    search.set_order(_order(cs, inst.digest))
+    start = time.perf_counter()
+    search.run(dom, None, None)
+    return time.perf_counter() - start
+
+
+def bench_set(name: str, lines: Sequence[str], seed: int) -> dict[str, Any]:
+    """The three medians of one set (see the module docstring)."""
+    import puzzlekit as pk
+
+    single, alone = [], []
+    verdicts: dict[str, int] = {}
+    for line in relabelled(lines, seed):
+        start = time.perf_counter()
+        rep = pk.verify(pk.parse("sudoku", line))
+        single.append(time.perf_counter() - start)
+        alone.append(_search_alone(pk.parse("sudoku", line)))
+        verdicts[rep.verdict.value] = verdicts.get(rep.verdict.value, 0) + 1
+    row: dict[str, Any] = {
+        "set": name,
+        "puzzles": len(lines),
+        "verdicts": verdicts,
+        "pk_verify_us": round(statistics.median(single) * 1e6, 1),
+        "search_alone_us": round(statistics.median(alone) * 1e6, 1),
+    }
+    if hasattr(pk, "verify_many"):
+        fresh = relabelled(lines, seed + 1)
+        start = time.perf_counter()
+        reps = pk.verify_many(fresh, "sudoku")
+        row["verify_many_us"] = round((time.perf_counter() - start) / len(fresh) * 1e6, 1)
+        assert sum(r.verdict.value == "UNIQUE" for r in reps) == verdicts.get("UNIQUE", 0)
+    row["pk_verify_over_search"] = round(row["pk_verify_us"] / row["search_alone_us"], 1)
+    return row
+
+
+def bench_cli(lines: Sequence[str], count: int, seed: int) -> dict[str, Any]:
+    """Lines per second of ``puzzlekit verify`` on ``count`` distinct puzzles in a file."""
+    puzzles: list[str] = []
+    round_ = 0
+    while len(puzzles) < count:
+        puzzles += relabelled(lines, seed + 100 + round_)
+        round_ += 1
+    puzzles = puzzles[:count]
+    with tempfile.TemporaryDirectory() as tmp:
+        path = Path(tmp) / "puzzles.txt"
+        path.write_text("\n".join(puzzles) + "\n")
+        cmd = [sys.executable, "-m", "puzzlekit", "verify", str(path), "--family", "sudoku"]
+        cmd += ["--format", "json", "--quiet"]
+        start = time.perf_counter()
+        done = subprocess.run(cmd, capture_output=True, text=True, check=True)
+        wall = time.perf_counter() - start
+    printed = done.stdout.count("\n")
+    assert printed == count, (printed, count)
+    return {"lines": count, "seconds": round(wall, 2), "lines_per_s": round(count / wall, 1)}
+
+
+def _machine() -> str:
+    import platform
+
+    import numpy as np
+
+    cpu = platform.processor() or platform.machine()
+    try:
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.startswith("model name"):
+                cpu = line.split(":", 1)[1].strip()
+                break
+    except OSError:
+        pass
+    load = os.getloadavg()[0] if hasattr(os, "getloadavg") else float("nan")
+    return (
+        f"{cpu}, {os.cpu_count()} cores, load average {load:.1f} at start, numpy {np.__version__}"
+    )
+
+
+def markdown(results: dict[str, Any]) -> str:
+    """The tables of ``results``."""
+    out = [f"Config `{results['config']}`; {results['machine']}.", ""]
+    out += [
+        "| set | puzzles | `pk.verify(pk.parse(line))` µs | compiled search alone µs | "
+        "ratio | `pk.verify_many` µs per puzzle |",
+        "|---|---:|---:|---:|---:|---:|",
+    ]
+    for r in results["sets"]:
+        many = r.get("verify_many_us", "—")
+        out.append(
+            f"| {r['set']} | {r['puzzles']} | {r['pk_verify_us']} | {r['search_alone_us']} | "
+            f"{r['pk_verify_over_search']}× | {many} |"
+        )
+    cli = results.get("cli")
+    if cli:
+        out += ["", f"`puzzlekit verify` of {cli['lines']} lines: {cli['seconds']} s wall, "]
+        out[-1] += f"{cli['lines_per_s']} lines/s (start-up included)."
+    return "\n".join(out) + "\n"
+
+
+def run(config_path: Path, out_dir: Path, progress: Callable[[str], None] = print) -> dict:
+    """Run the benchmark; write ``results.json`` and ``results.md`` in ``out_dir``."""
+    import puzzlekit as pk
+
+    config = tomllib.loads(config_path.read_text("utf-8"))
+    root = config_path.resolve().parent.parent
+    seed = int(config.get("seed", 0))
+    results: dict[str, Any] = {"config": config_path.name, "machine": _machine(), "sets": []}
+    sets = config.get("sets", [])
+    texts = [(root / s["path"]).read_text("utf-8").split()[: s.get("limit", 200)] for s in sets]
+    warm = relabelled(texts[0][:20], seed + 999) if texts else []
+    for line in warm:  # the kernels loaded (or compiled) before any clock
+        pk.verify(pk.parse("sudoku", line))
+        _search_alone(pk.parse("sudoku", line))
+    if warm and hasattr(pk, "verify_many"):
+        pk.verify_many(warm, "sudoku")
+    for i, (spec, lines) in enumerate(zip(sets, texts, strict=True)):
+        row = bench_set(spec["name"], lines, seed + 10 * i)
+        results["sets"].append(row)
+        progress(json.dumps(row))
+    cli = config.get("cli")
+    if cli and texts:
+        results["cli"] = bench_cli(texts[0], int(cli.get("lines", 10_000)), seed)
+        progress(json.dumps(results["cli"]))
+    out_dir.mkdir(parents=True, exist_ok=True)
+    (out_dir / "results.json").write_text(json.dumps(results, indent=2) + "\n", "utf-8")
+    (out_dir / "results.md").write_text(markdown(results), "utf-8")
+    return results
+
+
+if __name__ == "__main__":
+    import argparse
+
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("config", type=Path)
+    parser.add_argument("--out", type=Path, default=Path("runs/bench_user_path"))
+    args = parser.parse_args()
+    run(args.config, args.out, progress=lambda line: print(line, file=sys.stderr, flush=True))
+    print((args.out / "results.md").read_text("utf-8"), end="")
