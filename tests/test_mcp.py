@@ -119,6 +119,13 @@ async def _session() -> dict[str, Any]:
         if "game_verdict" in got["tools"]:
             await call("game", "game_verdict", {"game": "tictactoe", "position": "x.o/.x./..."})
             await call("bad_game", "game_verdict", {"game": "chess", "position": "x"})
+        many = {"family": "sudoku", "lines": [line, "x" * 81, "1" + "." * 15], "solution_cap": 2}
+        await call("many", "puzzle_verify_many", many)
+        for i, text in enumerate(many["lines"]):
+            await call(
+                f"one{i}", "puzzle_verify", {"family": "sudoku", "text": text, "solution_cap": 2}
+            )
+        await call("bad_many", "puzzle_verify_many", {"family": "sudoku", "lines": []})
         await call("after", "puzzle_verify", {"family": "sudoku", "text": line, "solution_cap": 2})
     return got
 
@@ -330,3 +337,22 @@ def test_verify_returns_a_few_solutions_unless_asked_for_more(session: dict[str,
     assert small["solutionCap"] == ms.DEFAULT_SOLUTION_CAP and len(small["solutions"]) == 3
     assert more["solutionCap"] == 10 and len(more["solutions"]) == 10
     assert small["uniquenessVerdict"] == more["uniquenessVerdict"] == "MULTIPLE"
+
+
+def test_verify_many_answers_what_verify_answers_for_each_line(session: dict[str, Any]) -> None:
+    """``puzzle_verify_many``: one report a line, in order, each ``puzzle_verify``'s (timing
+    aside); a line that does not read is INVALID_SPEC at its place."""
+    import jsonschema
+
+    import puzzlekit.app.mcp_server as ms
+
+    def content(obj: dict[str, Any]) -> dict[str, Any]:
+        return {**obj, "stats": {k: v for k, v in obj["stats"].items() if k != "seconds"}}
+
+    reports = session["many"]["structured"]["reports"]
+    singles = [session[f"one{i}"]["structured"] for i in range(3)]
+    assert [content(r) for r in reports] == [content(r) for r in singles]
+    assert [r["uniquenessVerdict"] for r in reports] == ["UNIQUE", "INVALID_SPEC", "MULTIPLE"]
+    assert len(session["many"]["text"].splitlines()) == 3
+    jsonschema.validate(session["many"]["structured"], ms.output_schemas()["puzzle_verify_many"])
+    assert session["bad_many"]["error"] and "lines" in session["bad_many"]["text"]

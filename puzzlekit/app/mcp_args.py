@@ -19,6 +19,7 @@ class Limits:
 
     max_input_chars: int = 100_000
     max_count: int = 20
+    max_lines: int = 1_000  # puzzles per puzzle_verify_many call
     max_seconds: float = 300.0
     grace_seconds: float = 10.0  # over a verification budget before the worker is stopped
 
@@ -146,7 +147,8 @@ DEFAULT_LIMITS = Limits()
 
 def output_schemas() -> dict[str, dict[str, Any]]:
     """Each tool's output schema, from the shipped schemas: ``puzzle_verify`` answers a
-    VerifierReport (``schemas/report.schema.json``), the others their definition in
+    VerifierReport (``schemas/report.schema.json``), ``puzzle_verify_many`` a list of them, the
+    others their definition in
     ``schemas/mcp-tools.schema.json``; ``game_verdict`` answers its verdict, or the
     INVALID_SPEC report of a position it cannot play."""
     from importlib import resources
@@ -155,6 +157,15 @@ def output_schemas() -> dict[str, dict[str, Any]]:
     report = json.loads(root.joinpath("report.schema.json").read_text("utf-8"))
     tools = json.loads(root.joinpath("mcp-tools.schema.json").read_text("utf-8"))
     out = {"puzzle_verify": report}
+    embedded_report = {k: v for k, v in report.items() if k != "$schema"}
+    out["puzzle_verify_many"] = {
+        "$schema": tools["$schema"],
+        "title": "puzzle_verify_many output",
+        "type": "object",
+        "properties": {"reports": {"type": "array", "items": embedded_report}},
+        "required": ["reports"],
+        "additionalProperties": False,
+    }
     for name, schema in tools["$defs"].items():
         out[name] = {"$schema": tools["$schema"], "title": f"{name} output", **schema}
     if "game_verdict" in out:

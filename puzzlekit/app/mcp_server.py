@@ -113,6 +113,7 @@ def build_server(
     from mcp.server.mcpserver import MCPServer
 
     import puzzlekit
+    from puzzlekit.app.mcp_many import add_verify_many
     from puzzlekit.app.mcp_stopping import add_stopping_condition_run
 
     work = worker or WorkerPool()
@@ -128,6 +129,7 @@ def build_server(
     run = _runner(work)
     _add_schema_list(server, run, limits)
     _add_verify(server, run, limits)
+    add_verify_many(server, run, limits)
     _add_generate(server, run, limits)
     add_check_answer(server, run, limits)
     if games_available():

@@ -31,6 +31,7 @@ from puzzlekit.app.mcp_args import (
     _family,
     _lookup,
 )
+from puzzlekit.app.mcp_many import verify_many_work
 
 __all__ = ["ArgumentError", "Limits", "MAX_CAP"]
 
@@ -246,6 +247,7 @@ def game_work(
 _OPS: dict[str, Callable[..., dict[str, Any]]] = {
     "schemas": schema_list,
     "verify": verify_work,
+    "verify_many": verify_many_work,
     "generate": generate_work,
     "game": game_work,
     "check_answer": check_answer_work,
