@@ -321,18 +321,23 @@ class LoopWorker:
 
         not_dumpable()  # this (judging) process: its memory, environment, descriptors closed
         self._home = tempfile.mkdtemp(prefix="puzzlekit-loop-")
-        seed_kernel_cache(self._home)
-        down_r, down_w = os.pipe()
-        up_r, up_w = os.pipe()
-        # from a thread that lasts as long as this process: its death signal fires with it
-        self._proc = in_lasting_thread(lambda: self._launch(down_r, up_w))
-        os.close(down_r)
-        os.close(up_w)
-        self._out = Connection(down_w, readable=False)
-        self._in = Connection(up_r, writable=False)
-        self._lock = threading.Lock()
-        #: what confines the loop process here ("landlock-vN" or "none"; docs/security.md)
-        self.sandbox = str(self._ask({"op": "init", "readable": list(readable)}))
+        self._proc: Any = None
+        try:
+            seed_kernel_cache(self._home)
+            down_r, down_w = os.pipe()
+            up_r, up_w = os.pipe()
+            # from a thread that lasts as long as this process: its death signal fires with it
+            self._proc = in_lasting_thread(lambda: self._launch(down_r, up_w))
+            os.close(down_r)
+            os.close(up_w)
+            self._out = Connection(down_w, readable=False)
+            self._in = Connection(up_r, writable=False)
+            self._lock = threading.Lock()
+            #: what confines the loop process here ("landlock-vN" or "none"; docs/security.md)
+            self.sandbox = str(self._ask({"op": "init", "readable": list(readable)}))
+        except BaseException:  # Ctrl-C or SIGTERM while it starts: nothing left behind
+            self._abandon()
+            raise
 
     def _launch(self, down_r: int, up_w: int) -> subprocess.Popen:
         from puzzlekit.core.lifeline import parent_token, sigint_ignored
@@ -381,6 +386,14 @@ class LoopWorker:
         """Each ``(kind, name, settings)`` looked up in the loop process, where the plugins are
         (:func:`check_names`)."""
         return list(self._ask({"op": "names", "names": [list(i) for i in items]}))
+
+    def _abandon(self) -> None:
+        from puzzlekit.core.lifeline import end_tree
+
+        if self._proc is not None:
+            end_tree(self._proc.pid)
+            self._proc.wait()
+        shutil.rmtree(self._home, ignore_errors=True)
 
     def close(self) -> None:
         try:
