@@ -123,6 +123,32 @@ def test_sigterm_ends_generate_with_its_children_and_their_directory(tmp_path) -
     assert not list(tmp_path.glob("puzzlekit-loop-*"))  # the cleanup Ctrl-C gets ran
 
 
+@needs_proc
+def test_an_external_strategy_that_ignores_its_pipes_ends_with_a_killed_generate(tmp_path) -> None:
+    deaf = tmp_path / "deaf.py"  # never reads a request, never notices its stdin closed
+    deaf.write_text(
+        "import signal, time\nsignal.signal(signal.SIGTERM, signal.SIG_IGN)\n"
+        "print('ready', flush=True)\ntime.sleep(300)\n"
+    )
+    cmd = f"{sys.executable} {deaf}"
+    args = ["generate", "sudoku", "--strategy", "external", "--cmd", cmd, "--cmd-timeout", "120"]
+    proc = _start(args, tmp_path, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    kids: dict[int, str] = {}
+    try:
+        deadline = time.monotonic() + START_SECONDS
+        while not any(str(deaf) in _cmdline(p) for p in kids) and time.monotonic() < deadline:
+            assert proc.poll() is None, f"generate ended first ({proc.returncode})"
+            time.sleep(0.1)
+            kids = descendants(proc.pid)
+        assert any(str(deaf) in _cmdline(p) for p in kids), "the program never started"
+    finally:
+        proc.send_signal(signal.SIGKILL)
+        proc.wait(timeout=60)
+    left, _ = _gone_within(kids, GONE_SECONDS)
+    _kill_all(kids)
+    assert not left, f"still running {GONE_SECONDS} s after SIGKILL: {left}"
+
+
 def _big_run_config(tmp: Path) -> Path:
     """A run whose two pool workers each minimize a 25x25 Sudoku (minutes a task)."""
     path = tmp / "big.toml"

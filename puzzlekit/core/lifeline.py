@@ -136,17 +136,43 @@ def sigint_ignored() -> Iterator[None]:
         signal.signal(signal.SIGINT, previous)
 
 
-def _death_signal() -> None:
-    """Ask Linux for SIGKILL when the parent dies; nothing elsewhere or if it fails."""
+def _prctl() -> Any:
+    """libc's ``prctl`` (Linux), or None."""
     if not sys.platform.startswith("linux"):
-        return
+        return None
     try:
         import ctypes
 
-        libc = ctypes.CDLL(None, use_errno=True)
-        libc.prctl(_PR_SET_PDEATHSIG, int(signal.SIGKILL), 0, 0, 0)
+        return ctypes.CDLL(None, use_errno=True).prctl
     except (OSError, AttributeError):
-        pass
+        return None
+
+
+def _death_signal() -> None:
+    """Ask Linux for SIGKILL when the parent dies; nothing elsewhere or if it fails."""
+    prctl = _prctl()
+    if prctl is not None:
+        prctl(_PR_SET_PDEATHSIG, int(signal.SIGKILL), 0, 0, 0)
+
+
+def program_follows() -> Callable[[], None] | None:
+    """A ``preexec_fn`` for a program this process starts that cannot call
+    :func:`follow_parent` itself (any executable: an external strategy): in the child, before
+    ``exec``, it asks for SIGKILL at this process's death (a setting ``exec`` keeps) and ends
+    at once if this process is already gone. None where there is no ``prctl`` (then nothing
+    follows; pass it as is). Start the program inside :func:`in_lasting_thread`."""
+    prctl = _prctl()  # looked up here: the child only calls it
+    if prctl is None:
+        return None
+    parent = os.getpid()
+    kill = int(signal.SIGKILL)
+
+    def preexec() -> None:
+        prctl(_PR_SET_PDEATHSIG, kill, 0, 0, 0)
+        if os.getppid() != parent:
+            os._exit(ORPHANED)
+
+    return preexec
 
 
 def _watch(parent: int, interval: float) -> None:

@@ -74,8 +74,10 @@ class _Program:
     """The running program: a line in, a line out within the time limit."""
 
     def __init__(self, argv: Sequence[str]) -> None:
-        try:
-            self.proc = subprocess.Popen(
+        from puzzlekit.core.lifeline import in_lasting_thread, program_follows
+
+        def launch() -> subprocess.Popen[str]:  # ends with this process, whatever it does
+            return subprocess.Popen(
                 list(argv),
                 stdin=subprocess.PIPE,
                 stdout=subprocess.PIPE,
@@ -83,7 +85,11 @@ class _Program:
                 text=True,
                 bufsize=1,
                 start_new_session=True,
+                preexec_fn=program_follows(),
             )
+
+        try:
+            self.proc = in_lasting_thread(launch)
         except OSError as exc:
             raise StrategyFailed("crashed", f"could not start {argv[0]!r}: {exc}") from None
         self.lines: queue.Queue[str | None] = queue.Queue()
