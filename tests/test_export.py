@@ -66,6 +66,9 @@ def test_rows_splits_and_card(generated: Path, tmp_path: Path, capsys) -> None:
             assert puzzle.digest == r["id"] and puzzle.canonical_digest() == r["canonicalId"]
             assert pk.check_answer(puzzle, r["answer"]).verdict is pk.AnswerVerdict.CORRECT
             assert r["provenance"]["holdoutVerdict"] == "UNIQUE"
+    made = row["provenance"]  # from the generate record's own provenance
+    assert (made["filter"], made["holdout"], made["runSeed"]) == ("bitmask", "sat", "3")
+    assert made["filterVersion"] and made["holdoutVersion"] and made["puzzlekitVersion"]
     card = (out / "README.md").read_text()
     assert "train=0.75,test=0.25" in card and "| test | 2 |" in card and "canonicalId" in card
 
@@ -99,6 +102,12 @@ def test_a_run_directory_exports(two_family_run: Path, tmp_path: Path, capsys) -
     rows = _rows(tmp_path / "r")["train"]
     assert {r["family"] for r in rows} == {"sudoku", "kenken"}
     assert all(r["provenance"]["configDigest"] for r in rows)
+    # the arm's label resolved to its verifier through the manifest, with versions
+    assert {r["provenance"]["filter"] for r in rows} <= {"sat", "faulty"}
+    assert all(r["provenance"]["filterVersion"] and r["provenance"]["puzzlekitVersion"]
+               for r in rows)  # fmt: skip
+    assert {r["provenance"]["holdout"] for r in rows} == {"enumerative"}
+    assert all(r["provenance"]["holdoutVersion"] for r in rows)
     assert all(r["provenance"]["holdoutVerdict"] in (None, "UNIQUE") for r in rows)
     for r in rows:
         puzzle = pk.parse(r["family"], r["text"], params=r["params"])

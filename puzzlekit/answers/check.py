@@ -47,39 +47,37 @@ def correct_report(comp: Compiled, instance: Instance) -> AnswerReport:
 
 
 def _cell_violations(
-    comp: Compiled, cells: Sequence[Cell], dom_ok: np.ndarray, overwritten: np.ndarray
-) -> tuple[list[AnswerViolation], set[int]]:
-    """The out-of-domain values and overwritten givens of one answer, and the cells wrong."""
+    comp: Compiled, vals: np.ndarray, outside: list[int], blank: set[int], over: list[int]
+) -> list[AnswerViolation]:
+    """The out-of-domain values (``outside``: the cells not filled in their domain, ``blank``
+    among them unfilled) and the overwritten givens (``over``: their indices) of one answer."""
     out: list[AnswerViolation] = []
-    outside = np.nonzero(~dom_ok)[0].tolist()
-    wrong = set(outside)
     coords, names = comp.coords, comp.names
     for i in outside:
-        if cells[i] is not None:
+        if i not in blank:
             dom = f"{comp.lo}..{comp.hi}" if comp.mask[i].all() else "its domain"
             out.append(
                 AnswerViolation(
                     "out-of-domain",
                     coords[i],
                     names[i],
-                    f"{cells[i]} is not a value of this cell ({dom})",
+                    f"{int(vals[i])} is not a value of this cell ({dom})",
                     (coords[i],),
                 )
             )
-    for g in np.nonzero(overwritten)[0].tolist():
+    for g in over:
         i = int(comp.given_idx[g])
-        wrong.add(i)
         out.append(
             AnswerViolation(
                 "given-overwritten",
                 coords[i],
                 names[i],
-                f"the puzzle gives {int(comp.given_val[g])}, the answer has {cells[i]}",
+                f"the puzzle gives {int(comp.given_val[g])}, the answer has {int(vals[i])}",
                 (coords[i],),
                 comp.given_clue[g],
             )
         )
-    return out, wrong
+    return out
 
 
 def report_of(
@@ -92,33 +90,38 @@ def report_of(
     broken: Sequence[Broken],
     *,
     unfilled_is_wrong: bool = True,
+    all_in_domain: bool = False,
+    none_overwritten: bool = False,
 ) -> AnswerReport:
     """The report of one answer (its values and filled flags) from what
-    :meth:`Compiled.judge` found for it."""
-    if not broken and dom_ok.all() and not overwritten.any():
+    :meth:`Compiled.judge` found for it. Only the cells found wrong are visited (a batch of
+    wrong answers builds one report each); ``all_in_domain`` and ``none_overwritten``, when
+    the caller knows them true, skip looking for such cells."""
+    # the unfilled cells are among those outside their domain
+    outside = [] if all_in_domain else np.flatnonzero(~dom_ok).tolist()
+    over = [] if none_overwritten else np.flatnonzero(overwritten).tolist()
+    if not broken and not outside and not over:
         return correct_report(comp, instance)
-    cells: list[Cell] = [
-        x if f else None for x, f in zip(vals.tolist(), filled.tolist(), strict=True)
-    ]
-    out: list[AnswerViolation] = []
-    out, wrong = _cell_violations(comp, cells, dom_ok, overwritten)
-    coords, names = comp.coords, comp.names
+    blank = [i for i in outside if not filled[i]]
+    out = _cell_violations(comp, vals, outside, set(blank), over)
+    wrong = set(outside)
+    wrong.update(int(comp.given_idx[g]) for g in over)
+    coords, names, kinds, origin = comp.coords, comp.names, comp.kinds, comp.origin_ids
     for b in broken:
         wrong.update(b.cells)
-        cs = tuple(coords[i] for i in b.cells)
-        rule = comp.constraints[b.position].origin.id
+        rule = origin[b.position]
         first = b.cells[0] if b.cells else None
         out.append(
             AnswerViolation(
                 "rule-broken",
                 coords[first] if first is not None else None,
                 names[first] if first is not None else rule,
-                b.detail if comp.kinds[b.position] == "rule" else f"clue {b.detail}",
-                cs,
+                b.detail if kinds[b.position] == "rule" else f"clue {b.detail}",
+                tuple(coords[i] for i in b.cells),
                 rule,
             )
         )
-    blank = [i for i, x in enumerate(cells) if x is None]
+    incorrect = bool(out)
     if blank and unfilled_is_wrong:
         out.append(
             AnswerViolation(
@@ -130,7 +133,7 @@ def report_of(
             )
         )
     right = comp.n - len(wrong)
-    if any(v.violation_type != "unfilled" for v in out):
+    if incorrect:
         verdict = AnswerVerdict.INCORRECT
     elif blank:
         verdict = AnswerVerdict.INCOMPLETE
@@ -262,12 +265,16 @@ def _judge_many(instance: Instance, answers: Sequence[Any]) -> list[AnswerReport
     rows = [*fast_rows.tolist(), *slow_rows]
     if rows:
         dom_ok, over, broken = comp.judge(vals, filled)
-        clean = dom_ok.all(axis=1) & ~over.any(axis=1)
+        in_domain = dom_ok.all(axis=1).tolist()
+        kept = (~over.any(axis=1)).tolist()
         right = correct_report(comp, instance)
         for j, k in enumerate(rows):
-            if clean[j] and j not in broken:
+            if in_domain[j] and kept[j] and j not in broken:
                 out[k] = right
             else:
                 found = broken.get(j, ())
-                out[k] = report_of(comp, instance, vals[j], filled[j], dom_ok[j], over[j], found)
+                out[k] = report_of(
+                    comp, instance, vals[j], filled[j], dom_ok[j], over[j], found,
+                    all_in_domain=in_domain[j], none_overwritten=kept[j],
+                )  # fmt: skip
     return out  # type: ignore[return-value]

@@ -148,19 +148,51 @@ def build_row(
     }
 
 
+def _made_by(who: Any) -> tuple[str | None, str | None]:
+    """(verifier, version) of a ``generate`` record's ``provenance.filter`` (or holdout)."""
+    if isinstance(who, Mapping):
+        version = who.get("version")
+        return who.get("verifier"), None if version in (None, "") else str(version)
+    return None, None
+
+
+def _run_verifiers(manifest: Mapping[str, Any], label: Any) -> dict[str, tuple]:
+    """(verifier, version) of a run's filter arm ``label`` and of its holdout, from the
+    manifest's ``verifiers``."""
+    ids = manifest.get("verifiers")
+    ids = ids if isinstance(ids, Mapping) else {}
+    arms = ids.get("filters") if isinstance(ids.get("filters"), list) else []
+    arm = next((a for a in arms if isinstance(a, Mapping) and a.get("label") == label), None)
+    return {"filter": _made_by(arm), "holdout": _made_by(ids.get("holdout"))}
+
+
 def _provenance(rec: Mapping[str, Any], source: Source, version: str) -> dict[str, Any]:
+    """What made the puzzle: a ``generate`` record's own ``provenance`` (puzzlekit version,
+    filter and holdout with their versions, batch seed, loop index), or a run's manifest."""
     manifest = source.manifest
+    made = rec.get("provenance") if isinstance(rec.get("provenance"), Mapping) else {}
+    if source.kind == "run":
+        who = _run_verifiers(manifest, rec.get("filter"))
+        versions = manifest.get("versions") if isinstance(manifest.get("versions"), Mapping) else {}
+        built_with = versions.get("puzzlekit")
+        run_seed, loop = manifest.get("seed"), rec.get("trial")
+    else:
+        who = {"filter": _made_by(made.get("filter")), "holdout": _made_by(made.get("holdout"))}
+        built_with = rec.get("puzzlekitVersion") or made.get("puzzlekit")
+        run_seed, loop = made.get("seed"), made.get("loop")
     return {
-        "puzzlekitVersion": rec.get("puzzlekitVersion") or manifest.get("puzzlekitVersion"),
+        "puzzlekitVersion": built_with,
         "exportedWith": version,
         "source": source.kind,
-        "filter": rec.get("filterName") or rec.get("filter"),
-        "filterVersion": rec.get("filterVersion"),
+        "filter": who["filter"][0] or rec.get("filterName") or rec.get("filter"),
+        "filterVersion": who["filter"][1] or rec.get("filterVersion"),
         "filterVerdict": rec.get("filterVerdict"),
-        "holdout": rec.get("holdoutName") or rec.get("holdout"),
-        "holdoutVersion": rec.get("holdoutVersion"),
+        "holdout": who["holdout"][0] or rec.get("holdoutName") or rec.get("holdout"),
+        "holdoutVersion": who["holdout"][1] or rec.get("holdoutVersion"),
         "holdoutVerdict": rec.get("holdoutVerdict"),
         "seed": None if rec.get("seed") is None else str(rec["seed"]),
+        "runSeed": None if run_seed is None else str(run_seed),
+        "loop": loop,
         "strategy": rec.get("strategy"),
         "configDigest": manifest.get("configDigest"),
     }

@@ -35,8 +35,8 @@ COLUMNS = {
     "technique": "the hardest technique the grader needed (null when ungraded)",
     "clueCount": "clues of the puzzle",
     "text": "the puzzle in its family's one-line text format",
-    "provenance": "puzzlekit version, filter and holdout with their verdicts, seed, strategy, "
-    "config digest",
+    "provenance": "puzzlekit version, filter and holdout verifiers with versions and verdicts, "
+    "loop seed, batch or run seed, loop index, strategy, config digest",
     "split": "the split the row is in",
 }
 
