@@ -117,3 +117,26 @@ def test_seed_words_give_default_rngs_draws() -> None:
             want = np.random.default_rng([seed, stream]).permutation(81).tolist()
             assert digest_rng(d, stream).permutation(81).tolist() == want
             assert list(digest_permutation(d, stream, 81)) == want
+
+
+def test_compiled_draws_are_numpys() -> None:
+    """The compiled permutation (used once numba is loaded) draws what numpy's default_rng
+    draws from the same seed words: many digests, both streams, several lengths."""
+    import hashlib
+
+    import numpy as np
+
+    from puzzlekit.verifiers.digest_draw import permutation
+    from puzzlekit.verifiers.search import _seed_words
+
+    for i in range(400):
+        digest = "sha256:" + hashlib.sha256(str(i).encode()).hexdigest()
+        for stream in (0, 1):
+            words = _seed_words(digest, stream)
+            for n in (0, 1, 2, 16, 81, 625):
+                want = np.random.default_rng(words).permutation(n).tolist()
+                assert permutation(words, n).tolist() == want
+    for words in ([7], [1, 2, 3, 4, 5, 6, 7, 8, 9], [2**32 - 1] * 3):
+        entropy = np.array(words, np.uint32)
+        want = np.random.default_rng(entropy).permutation(81).tolist()
+        assert permutation(entropy, 81).tolist() == want

@@ -75,6 +75,7 @@ class Search:
         self.nodes = 0
         self.found = 0
         self.start = time.perf_counter()
+        self._many_sols = np.empty((0, cap, nv), np.int64)
 
     def set_order(self, order: np.ndarray) -> None:
         """Break ties between equally constrained variables in ``order`` (variable indices),
@@ -159,7 +160,9 @@ class Search:
         at most ``node_limit`` nodes each: (solution bits, solutions found, nodes, status) per
         row; a row whose status is not DONE ran out of its nodes (search it with :meth:`run`)."""
         k, nv = starts.shape
-        sols = np.zeros((k, self.cap, nv), np.int64)
+        sols = self._many_sols
+        if sols.shape[0] < k:  # kept for the next chunk: only rows below ``found`` are read
+            sols = self._many_sols = np.empty((k, self.cap, nv), np.int64)
         found, nodes = np.zeros(k, np.int64), np.zeros(k, np.int64)
         status = np.zeros(k, np.int64)
         state = np.zeros(4, np.int64)

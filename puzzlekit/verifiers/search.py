@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import functools
 import math
+import sys
 import time
 from collections.abc import Mapping, Sequence
 from contextlib import AbstractContextManager
@@ -75,23 +76,39 @@ STREAM_TIES, STREAM_ORDER = 0, 1
 def digest_rng(digest: str, stream: int = STREAM_TIES) -> np.random.Generator:
     """A generator seeded from an instance digest and a stream number: one instance, one draw,
     in every process (the gap's tie order and the search order draw from separate streams)."""
+    entropy = _seed_words(digest, stream)
+    if entropy is None:
+        return np.random.default_rng([int(digest.rsplit(":", 1)[-1] or "0", 16), stream])
+    return np.random.Generator(np.random.PCG64(np.random.SeedSequence(entropy)))
+
+
+def _seed_words(digest: str, stream: int) -> np.ndarray | None:
+    """The seed words ``default_rng`` takes from ``[int(hex, 16), stream]`` for a 64-digit hex
+    digest (the integer's 32-bit words from the lowest, high zero words dropped, then the
+    stream), without the Python loop; None for another digest."""
     hexdigits = digest.rsplit(":", 1)[-1]
-    if len(hexdigits) != 64:
-        return np.random.default_rng([int(hexdigits or "0", 16), stream])
-    # the seed words default_rng takes from [int(hexdigits, 16), stream] (the integer's 32-bit
-    # words from the lowest, high zero words dropped, then the stream), without the Python loop
-    words = np.frombuffer(bytes.fromhex(hexdigits)[::-1], "<u4")
+    if len(hexdigits) != 64 or not 0 <= stream < 2**32:
+        return None
+    try:
+        words = np.frombuffer(bytes.fromhex(hexdigits)[::-1], "<u4")
+    except ValueError:  # not hex: int() below says so
+        return None
     nonzero = np.flatnonzero(words)
     used = words[: nonzero[-1] + 1] if nonzero.size else words[:1]
-    entropy = np.append(used, np.uint32(stream)).astype(np.uint32)
-    return np.random.Generator(np.random.PCG64(np.random.SeedSequence(entropy)))
+    return np.append(used, np.uint32(stream)).astype(np.uint32)
 
 
 @functools.lru_cache(maxsize=4096)
 def digest_permutation(digest: str, stream: int, n: int) -> tuple[int, ...]:
     """``digest_rng(digest, stream).permutation(n)``, remembered: a verification draws its
     search order (and a MULTIPLE report its tie order) once per instance, and seeding a
-    generator from a 256-bit digest costs more than the search of an easy puzzle."""
+    generator from a 256-bit digest costs more than the search of an easy puzzle (where numba
+    is loaded, the same draws compiled: :mod:`~puzzlekit.verifiers.digest_draw`)."""
+    entropy = _seed_words(digest, stream)
+    if entropy is not None and "numba" in sys.modules:  # loaded by the compiled backends
+        from puzzlekit.verifiers.digest_draw import permutation
+
+        return tuple(permutation(entropy, n).tolist())
     return tuple(digest_rng(digest, stream).permutation(n).tolist())
 
 

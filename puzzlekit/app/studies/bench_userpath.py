@@ -10,8 +10,9 @@ and the bitmask internals every version has are used; ``verify_many`` is skipped
   permutation: a puzzle of the same difficulty that no cache has seen) is timed through
   ``pk.verify(pk.parse("sudoku", line))``, and the compiled search alone (the kernel's run from
   the prepared domains, nothing around it) on the same instance; another fresh copy of each
-  20 puzzles goes through one ``pk.verify_many`` call right after (time per puzzle). Medians
-  in µs (of puzzles; of calls for ``verify_many``).
+  20 puzzles goes through one ``pk.verify_many`` call right after. Medians and means per puzzle
+  in µs (``verify_many``: the mean, a call's time shared by its puzzles; a few slow puzzles
+  put the means of these sets well above their medians).
 - ``[cli]``: ``lines`` distinct puzzles (fresh copies of the first set) in a file, through
   ``python -m puzzlekit verify FILE --family sudoku --format json`` in a fresh process (start-up
   included): lines per second.
@@ -100,8 +101,10 @@ def bench_set(name: str, lines: Sequence[str], seed: int) -> dict[str, Any]:
         "pk_verify_us": round(statistics.median(single) * 1e6, 1),
         "search_alone_us": round(statistics.median(alone) * 1e6, 1),
     }
-    if many:
-        row["verify_many_us"] = round(statistics.median(many) * 1e6, 1)
+    row["pk_verify_mean_us"] = round(statistics.fmean(single) * 1e6, 1)
+    row["search_alone_mean_us"] = round(statistics.fmean(alone) * 1e6, 1)
+    if many:  # each entry is a call's mean per puzzle: compare it with the means
+        row["verify_many_mean_us"] = round(statistics.fmean(many) * 1e6, 1)
     row["pk_verify_over_search"] = round(row["pk_verify_us"] / row["search_alone_us"], 1)
     return row
 
@@ -150,14 +153,15 @@ def markdown(results: dict[str, Any]) -> str:
     """The tables of ``results``."""
     out = [f"Config `{results['config']}`; {results['machine']}.", ""]
     out += [
-        "| set | puzzles | `pk.verify(pk.parse(line))` µs | compiled search alone µs | "
-        "ratio | `pk.verify_many` µs per puzzle |",
+        "| set | puzzles | `pk.verify(pk.parse(line))` median / mean µs | compiled search alone "
+        "median / mean µs | median ratio | `pk.verify_many` mean µs per puzzle |",
         "|---|---:|---:|---:|---:|---:|",
     ]
     for r in results["sets"]:
-        many = r.get("verify_many_us", "—")
+        many = r.get("verify_many_mean_us", "—")
         out.append(
-            f"| {r['set']} | {r['puzzles']} | {r['pk_verify_us']} | {r['search_alone_us']} | "
+            f"| {r['set']} | {r['puzzles']} | {r['pk_verify_us']} / {r['pk_verify_mean_us']} | "
+            f"{r['search_alone_us']} / {r['search_alone_mean_us']} | "
             f"{r['pk_verify_over_search']}× | {many} |"
         )
     cli = results.get("cli")
