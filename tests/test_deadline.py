@@ -1,6 +1,7 @@
 """A search's deadline reaches the code it calls: an opaque rule (an only-winning-move position
 solving its game inside a Predicate), the random searches of ``sampling``. Past the deadline the
-answer is UNDECIDED, never a verdict the rule did not give."""
+answer is UNDECIDED, never a verdict the rule did not give. Reading the clues (a KenKen product
+cage's tuples) spends the same budget, in every backend and in ``grade``."""
 
 from __future__ import annotations
 
@@ -9,10 +10,11 @@ import time
 import pytest
 
 from puzzlekit.core import deadline
-from puzzlekit.core.model import Predicate
+from puzzlekit.core.model import Clue, Instance, Predicate
 from puzzlekit.core.protocols import SearchBudget
 from puzzlekit.core.report import Verdict
 from puzzlekit.families import get_family
+from puzzlekit.grading.techniques import grade
 from puzzlekit.verifiers.registry import get_verifier
 
 #: generous: the point is "stops" (a check of the empty Connect Four board runs for minutes)
@@ -85,3 +87,40 @@ def test_without_a_deadline_the_game_rule_still_solves() -> None:
     inst = fam.parse_text("xx./oo./...", {})
     rep = get_verifier("enumerative").verify(inst)
     assert rep.verdict is Verdict.UNIQUE
+
+
+def _nine_product_blocks() -> Instance:
+    """A 9×9 KenKen of nine 3×3 product cages of 9!: each cage has 651,960 tuples, and listing
+    them (to find that they are too many) cost over 0.4 s of CPU a cage before any deadline."""
+    clues = [
+        Clue.make(
+            f"cage-{br}{bc}",
+            "cage",
+            {"op": "*", "target": 362880},
+            [(3 * br + r, 3 * bc + c) for r in range(3) for c in range(3)],
+        )
+        for br in range(3)
+        for bc in range(3)
+    ]
+    return Instance.make("kenken", {"size": 9}, clues)
+
+
+@pytest.mark.parametrize(
+    "name", ["enumerative", "faulty", "budgeted", "sampling", "sat", "bitmask", "grade"]
+)
+def test_reading_large_product_cages_spends_the_search_budget(name: str) -> None:
+    inst = _nine_product_blocks()
+    budget = SearchBudget(nodes=None, seconds=0.3)
+    start = time.process_time()  # CPU: a machine busy with other work does not count
+    if name == "grade":
+        g = grade(inst, budget=budget, search=False)
+        assert g.status == "undecided" and g.budget is not None
+        assert g.budget.resource == "seconds"
+    else:
+        rep = get_verifier(name).verify(inst, solution_cap=2, budget=budget)
+        # budgeted accepts what its budget did not decide; every other backend is undecided
+        expected = Verdict.UNIQUE if name == "budgeted" else Verdict.UNDECIDED
+        assert rep.verdict is expected
+        if name != "budgeted":
+            assert rep.reject_detail.budget.resource == "seconds"
+    assert time.process_time() - start < 2.0

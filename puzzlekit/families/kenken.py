@@ -35,10 +35,12 @@ Repair moves at a cell: reveal its digit, or split its cage into the cell alone 
 
 from __future__ import annotations
 
+import functools
 import math
 from collections.abc import Mapping
 from typing import Any
 
+from puzzlekit.core import deadline
 from puzzlekit.core.model import (
     Clue,
     Constraint,
@@ -81,24 +83,47 @@ def product_tuples(
     """Tuples of 1..n for ``cells`` whose product is ``target``, with different values in cells
     that share a row or column (the grid's rules require it anyway; the table is smaller); None
     when there are more than ``limit`` of them (or listing them takes over ``limit`` times the
-    cage's size in steps), so that reading a clue stays cheap whatever the cage."""
+    cage's size in steps), so that reading a clue stays cheap whatever the cage.
+
+    The listing stops on the deadline of the search that reads the clue
+    (:func:`puzzlekit.core.deadline.check` raises ``BudgetExceeded``: nine 9-cell product cages
+    cost seconds), and the tables of the last few cage shapes are remembered (a shape: which
+    cells share a line), so that choosing a backend and then verifying list a cage once."""
+    peers = tuple(
+        tuple(j for j in range(i) if cells[j][0] == cells[i][0] or cells[j][1] == cells[i][1])
+        for i in range(len(cells))
+    )
+    return _product_tuples(peers, n, target, limit)
+
+
+#: the clock is read once per this many steps of listing a product cage's tuples
+CLOCK_STEPS = 1024
+
+
+@functools.lru_cache(maxsize=16)
+def _product_tuples(
+    peers: tuple[tuple[int, ...], ...], n: int, target: int, limit: int
+) -> frozenset[tuple[int, ...]] | None:
+    """:func:`product_tuples` of a cage whose cell ``i`` shares a line with the cells
+    ``peers[i]`` before it."""
     out: list[tuple[int, ...]] = []
-    steps = [limit * max(1, len(cells))]
+    steps = [limit * max(1, len(peers))]
     divisors = [v for v in range(1, n + 1) if target >= 1 and target % v == 0]
+    size = len(peers)
 
     def rec(i: int, rest: int, acc: list[int]) -> bool:
         steps[0] -= 1
         if steps[0] < 0 or len(out) > limit:
             return False
-        if i == len(cells):
+        if not steps[0] % CLOCK_STEPS:
+            deadline.check()
+        if i == size:
             if rest == 1:
                 out.append(tuple(acc))
             return True
-        r, c = cells[i]
+        mine = peers[i]
         for v in divisors:
-            if rest % v:
-                continue
-            if any(acc[j] == v and (cells[j][0] == r or cells[j][1] == c) for j in range(len(acc))):
+            if rest % v or any(acc[j] == v for j in mine):
                 continue
             acc.append(v)
             more = rec(i + 1, rest // v, acc)

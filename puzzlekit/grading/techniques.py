@@ -415,8 +415,12 @@ def grade(instance: Instance, *, search: bool = True, budget: SearchBudget | Non
     ``sat_verdict`` UNDECIDED.
     """
     budget = budget if budget is not None else SearchBudget()
-    meter = Meter(budget)
-    problem = resolve(instance)
+    meter = Meter(budget)  # the clock runs from here: reading the clues spends the budget too
+    try:
+        with meter.within():
+            problem = resolve(instance)
+    except BudgetExceeded as exc:
+        return _unread_grade(instance, exc, meter)
     solver = _Solver(problem)
     try:
         with meter.within():  # a rule that searches (a game position) stops on the deadline too
@@ -439,6 +443,15 @@ def grade(instance: Instance, *, search: bool = True, budget: SearchBudget | Non
             propagation_forced=max(0, forced - solver.givens),
         )
     return g
+
+
+def _unread_grade(instance: Instance, exc: BudgetExceeded, meter: Meter) -> Grade:
+    """The ``undecided`` grade of a budget that ran out while the clues were read into
+    constraints (a family listing a large cage's tuples stops on the deadline)."""
+    schema = get_family(instance.family).schema(instance.params_dict())
+    solver = _Solver(Problem(instance, schema, ()))
+    spent = BudgetSpent(exc.resource, exc.limit, meter.nodes, round(meter.seconds, 6), 0)
+    return replace(_grade_of(solver, "undecided", instance.family, instance.digest), budget=spent)
 
 
 def _grade_of(solver: _Solver, status: str, family: str, digest: str) -> Grade:

@@ -34,6 +34,7 @@ from puzzlekit.verifiers.base import (
     source,
     try_resolve,
     undecided_report,
+    unread_report,
     verify_with,
 )
 from puzzlekit.verifiers.enumerative import EnumerativeVerifier, _Backend
@@ -70,7 +71,13 @@ class SamplingVerifier(Verifier):
         self, instance: Instance, solution_cap: int, budget: SearchBudget | None
     ) -> VerifierReport:
         src = source(self.name, self.version)
-        resolved = try_resolve(instance)
+        meter = Meter(budget or SearchBudget())  # reading the clues spends the budget too
+        try:
+            with meter.within():
+                resolved = try_resolve(instance)
+        except BudgetExceeded as exc:
+            rep = unread_report(instance, src, solution_cap, exc, 0, meter.seconds)
+            return rep.with_stats(samples=self.k)
         if not isinstance(resolved, Problem):
             return invalid_report(instance, resolved, src, solution_cap)
         problem = resolved
@@ -78,7 +85,6 @@ class SamplingVerifier(Verifier):
         rng = np.random.default_rng(entropy)
         found: list[dict[str, int]] = []
         clue_cs = [c for _, cs in problem.clue_constraints for c in cs]
-        meter = Meter(budget or SearchBudget())
         with meter.within():  # the random searches stop on the budget's clock
             try:
                 for _ in range(self.k):

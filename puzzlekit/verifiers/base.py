@@ -48,6 +48,7 @@ from puzzlekit.verifiers.reports import (
     too_large_report,
     try_resolve,
     undecided_report,
+    unread_report,
 )
 from puzzlekit.verifiers.search import (
     DEFAULT_CAP,
@@ -96,6 +97,7 @@ __all__ = [
     "too_large_report",
     "try_resolve",
     "undecided_report",
+    "unread_report",
     "verify_with",
 ]
 
@@ -146,11 +148,15 @@ def _verify_with(
     budget = budget or SearchBudget()
     if solution_cap < 2:
         raise ValueError("solution_cap must be at least 2: uniqueness needs a second solution")
-    resolved = try_resolve(instance)
+    meter = Meter(budget)  # the clock runs from here: reading the clues spends the budget too
+    try:
+        with meter.within():
+            resolved = try_resolve(instance)
+    except BudgetExceeded as exc:
+        return unread_report(instance, src, solution_cap, exc, meter.nodes, meter.seconds)
     if not isinstance(resolved, Problem):
         return invalid_report(instance, resolved, src, solution_cap)
     problem = transform(resolved) if transform is not None else resolved
-    meter = Meter(budget)
     all_constraints = problem.all_constraints()
     domains = narrow_domains(problem, all_constraints)
     if domains is None:

@@ -35,11 +35,13 @@ from __future__ import annotations
 
 import math
 import threading
+import time
 from collections.abc import Collection, Iterable, Mapping, Sequence
 from typing import Any
 
 import numpy as np
 
+from puzzlekit.core import deadline
 from puzzlekit.core.identity import clue_violations
 from puzzlekit.core.model import Instance, Problem, Schema, SpecError, Violation
 from puzzlekit.core.protocols import Verifier
@@ -62,6 +64,7 @@ from puzzlekit.verifiers.reports import (
     too_large_report,
     try_resolve,
     undecided_report,
+    unread_report,
 )
 from puzzlekit.verifiers.search import (
     DEFAULT_CAP,
@@ -263,7 +266,13 @@ class BitmaskVerifier(Verifier):
             raise ValueError("solution_cap must be at least 2: uniqueness needs a second solution")
         budget = budget or SearchBudget()
         src, cap = self._src, solution_cap
-        prepared = self._prepare(instance)
+        start = time.perf_counter()
+        try:  # reading the clues spends the budget too (a large cage's tuples)
+            ends = None if budget.seconds is None else start + budget.seconds
+            with deadline.within(ends, budget.seconds):
+                prepared = self._prepare(instance)
+        except BudgetExceeded as exc:
+            return unread_report(instance, src, cap, exc, 0, time.perf_counter() - start)
         if isinstance(prepared, list):
             return invalid_report(instance, prepared, src, cap)
         cs, effects = prepared

@@ -1,8 +1,8 @@
 """The report-building steps every verifier shares: the discriminative gap of several solutions,
 the report of each verdict (:func:`outcome_report`, :func:`too_large_report`,
-:func:`undecided_report`, :func:`invalid_report`) and the instance read into a problem or its
-violations (:func:`try_resolve`), so that every backend reports the same contract in the same
-words.
+:func:`undecided_report`, :func:`unread_report`, :func:`invalid_report`) and the instance read
+into a problem or its violations (:func:`try_resolve`), so that every backend reports the same
+contract in the same words.
 
 Re-exported by :mod:`puzzlekit.verifiers.base`. Not for searching, or for shrinking a conflict
 (:mod:`puzzlekit.verifiers.conflicts`).
@@ -31,12 +31,13 @@ from puzzlekit.core.report import (
     VerifierReport,
 )
 from puzzlekit.core.solutions import rule_out_share
-from puzzlekit.families import resolve
+from puzzlekit.families import get_family, resolve
 from puzzlekit.verifiers.search import (
     DEFAULT_CAP,
     STREAM_TIES,
     BudgetExceeded,
     cardinalities,
+    cartesian,
     culprits_over,
     digest_permutation,
     search_order,
@@ -143,6 +144,23 @@ def try_resolve(instance: Instance) -> Problem | list[Violation]:
         return resolve(instance)
     except SpecError as exc:
         return list(exc.violations)
+
+
+def unread_report(
+    instance: Instance,
+    src: Mapping[str, str],
+    cap: int,
+    exc: BudgetExceeded,
+    nodes: int,
+    seconds: float,
+) -> VerifierReport:
+    """The UNDECIDED report of a budget that ran out before the search began, while the clues
+    were read into constraints (a family that lists a large cage's tuples stops on the search's
+    deadline, :mod:`puzzlekit.core.deadline`): every variable with its whole domain."""
+    schema = get_family(instance.family).schema(instance.params_dict())
+    domains = {v.name: v.domain for v in schema.variables}
+    problem = Problem(instance, schema, ())
+    return undecided_report(problem, src, cap, domains, cartesian(domains), exc, nodes, seconds)
 
 
 def too_large_report(

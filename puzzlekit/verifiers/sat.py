@@ -56,6 +56,7 @@ from collections import OrderedDict
 from collections.abc import Collection, Iterable, Mapping, Sequence
 from typing import Any
 
+from puzzlekit.core import deadline
 from puzzlekit.core.identity import clue_violations
 from puzzlekit.core.model import (
     Instance,
@@ -84,6 +85,7 @@ from puzzlekit.verifiers.base import (
     too_large_report,
     try_resolve,
     undecided_report,
+    unread_report,
 )
 from puzzlekit.verifiers.sat_encoding import (
     AMO_ENCODINGS,
@@ -221,7 +223,11 @@ class SatVerifier(Verifier):
             raise ValueError("solution_cap must be at least 2: uniqueness needs a second solution")
         run = _Run(budget or SearchBudget())
         src, cap = self._src, solution_cap
-        prepared = self._prepare(instance)
+        try:  # reading the clues spends the budget too (a large cage's tuples)
+            with deadline.within(run.deadline, run.budget.seconds):
+                prepared = self._prepare(instance)
+        except BudgetExceeded as exc:
+            return unread_report(instance, src, cap, exc, run.nodes, run.seconds)
         if isinstance(prepared, list):
             return invalid_report(instance, prepared, src, cap)
         engine, clue_lits = prepared
