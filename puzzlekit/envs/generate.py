@@ -105,17 +105,7 @@ class GenerateEnv(gymnasium.Env):
         render_mode: str | None = None,
         sampler: str | None = None,
     ) -> None:
-        if obs_mode not in MODES:
-            raise ValueError(f"obs_mode {obs_mode!r} is not one of {', '.join(MODES)}")
-        if render_mode is not None and render_mode not in self.metadata["render_modes"]:
-            raise ValueError(f"render_mode {render_mode!r} is not one of: ansi")
-        _positive("solution_cap", solution_cap, 2)
-        _positive("max_calls", max_calls, 1)
-        if not isinstance(report_cache, int) or isinstance(report_cache, bool) or report_cache < 0:
-            raise ValueError(f"report_cache must be a non-negative integer, got {report_cache!r}")
-        unknown = sorted(set(rewards or {}) - set(DEFAULT_REWARDS))
-        if unknown:
-            raise ValueError(f"rewards: {unknown[0]!r} is not a verdict")
+        _check_settings(obs_mode, render_mode, solution_cap, max_calls, report_cache, rewards)
         self.family = get_family(family)
         self.schema = self.family.schema(dict(params or {}))
         self.params = self.schema.params_dict()
@@ -123,13 +113,7 @@ class GenerateEnv(gymnasium.Env):
         self.filter = get_verifier(self.filter_name, **dict(filter_settings or {}))
         # solutions are sampled under the filter's rules, as the loop's strategies sample them
         self.sample_schema = self.filter.believed_schema(self.schema)
-        if sampler is not None:
-            from puzzlekit.generators.samplers import check_sampler
-
-            problem = check_sampler(sampler, self.schema)
-            if problem is not None:
-                raise ValueError(f"sampler {problem}")
-        self.sampler = sampler
+        self.sampler = _checked_sampler(sampler, self.schema)
         self.layout = SlotLayout.of(self.schema, self._true_clues(LAYOUT_SEED))
         self.layout.align(self._true_clues(LAYOUT_SEED + 1))  # refuse a layout that moves now
         n = self.layout.n_slots
@@ -337,6 +321,39 @@ class GenerateEnv(gymnasium.Env):
             "clues": int(self._revealed.sum()),
             "calls": self._calls,
         }
+
+
+def _check_settings(
+    obs_mode: str,
+    render_mode: str | None,
+    solution_cap: int,
+    max_calls: int,
+    report_cache: int,
+    rewards: Mapping[str, float] | None,
+) -> None:
+    """ValueError naming the first of :class:`GenerateEnv`'s settings that cannot be used."""
+    if obs_mode not in MODES:
+        raise ValueError(f"obs_mode {obs_mode!r} is not one of {', '.join(MODES)}")
+    if render_mode is not None and render_mode not in GenerateEnv.metadata["render_modes"]:
+        raise ValueError(f"render_mode {render_mode!r} is not one of: ansi")
+    _positive("solution_cap", solution_cap, 2)
+    _positive("max_calls", max_calls, 1)
+    if not isinstance(report_cache, int) or isinstance(report_cache, bool) or report_cache < 0:
+        raise ValueError(f"report_cache must be a non-negative integer, got {report_cache!r}")
+    unknown = sorted(set(rewards or {}) - set(DEFAULT_REWARDS))
+    if unknown:
+        raise ValueError(f"rewards: {unknown[0]!r} is not a verdict")
+
+
+def _checked_sampler(sampler: str | None, schema: Any) -> str | None:
+    """``sampler`` (None: the family's own); ValueError when it cannot sample ``schema``."""
+    if sampler is not None:
+        from puzzlekit.generators.samplers import check_sampler
+
+        problem = check_sampler(sampler, schema)
+        if problem is not None:
+            raise ValueError(f"sampler {problem}")
+    return sampler
 
 
 def _positive(name: str, value: Any, least: int) -> None:

@@ -26,15 +26,13 @@ from puzzlekit.app.experiment.config_keys import (
     STRATEGY_KEYS,
     Preregistration,
     loop_problem,
-    sampler_setting,
 )
 from puzzlekit.app.experiment.config_keys import check_arms as _check_arms
 from puzzlekit.app.experiment.config_keys import check_policies as _check_policies
 from puzzlekit.app.experiment.config_keys import extras as _extras
-from puzzlekit.app.experiment.config_keys import knobs as _knobs
 from puzzlekit.app.experiment.config_keys import plugins as _plugins
-from puzzlekit.app.experiment.config_keys import policy_settings as _policy_settings
 from puzzlekit.app.experiment.config_keys import preregistration as _preregistration
+from puzzlekit.app.experiment.config_keys import strategy_settings as _strategy_settings
 from puzzlekit.app.experiment.config_schema import closest
 from puzzlekit.app.experiment.config_schema import type_name as _type_name
 from puzzlekit.core.jsondata import plain
@@ -377,16 +375,7 @@ def _strategy_item(
     if arm in {s.arm for s in strategies}:
         where, what = ("label", "label") if label else ("name", "strategy")
         raise r.fail(f"{path}.{where}", f"{what} {arm!r} is listed twice; give labels")
-    settings: dict[str, Any] = {key: t[key] for key in ("cmd", "cmd_timeout") if key in t}
-    if sname == "external" and "cmd" not in settings:
-        raise r.fail(f"{path}.cmd", "strategy external needs cmd, the program to run")
-    if sname != "external" and settings:
-        raise r.fail(f"{path}.cmd", "cmd and cmd_timeout go with strategy external")
-    if "policy" in t or sname == "policy":
-        settings = _policy_settings(r, t, path, sname)
-    settings |= {"sampler": sampler_setting(r, t, path, sname)} if "sampler" in t else {}
-    settings |= _knobs(r, t, path, sname)
-    return StrategySpec(sname, clues, settings, label)
+    return StrategySpec(sname, clues, _strategy_settings(r, t, path, sname), label)
 
 
 def _filters(r: _Reader, top: dict[str, Any]) -> list[VerifierSpec]:

@@ -1,9 +1,9 @@
 """Config keys whose checking reaches outside their own table: ``plugins`` (imported so that what
 they register is known to the rest of the check), ``extras`` (names of report extras) and the
 ``[preregistration]`` table (metrics, and hypotheses whose arms, schemas and ``k`` are checked
-against the config's names), and a strategy's ``policy`` (a file read, and checked against
-every schema). Read by :mod:`puzzlekit.app.experiment.config` with its reader
-``r``."""
+against the config's names), and a strategy entry's settings (:func:`strategy_settings`; its
+``policy`` is a file read and checked against every schema). Read by
+:mod:`puzzlekit.app.experiment.config` with its reader ``r``."""
 
 from __future__ import annotations
 
@@ -175,6 +175,20 @@ def check_arms(
         if h.checkable:
             for path, message in arm_problems(h, f"preregistration.hypotheses[{i}]", names):
                 r.problems.append(r.fail(path, message))
+
+
+def strategy_settings(r: Any, t: dict[str, Any], path: str, sname: str) -> dict[str, Any]:
+    """A ``[[strategies]]`` entry's settings: ``cmd``/``cmd_timeout`` (external only), a
+    ``policy`` (:func:`policy_settings`), a ``sampler`` and the strategy's knobs (:func:`knobs`)."""
+    settings: dict[str, Any] = {key: t[key] for key in ("cmd", "cmd_timeout") if key in t}
+    if sname == "external" and "cmd" not in settings:
+        raise r.fail(f"{path}.cmd", "strategy external needs cmd, the program to run")
+    if sname != "external" and settings:
+        raise r.fail(f"{path}.cmd", "cmd and cmd_timeout go with strategy external")
+    if "policy" in t or sname == "policy":
+        settings = policy_settings(r, t, path, sname)
+    settings |= {"sampler": sampler_setting(r, t, path, sname)} if "sampler" in t else {}
+    return settings | knobs(r, t, path, sname)
 
 
 def policy_settings(r: Any, t: dict[str, Any], path: str, sname: str) -> dict[str, Any]:
