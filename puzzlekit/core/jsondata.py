@@ -98,7 +98,9 @@ def frozen(value: Any) -> Any:
     if type(value) in _LEAVES:
         return value
     if isinstance(value, FrozenDict):
-        if all(type(v) in _LEAVES or _is_frozen(v) for v in value.values()):
+        if _LEAVES.issuperset(map(type, value.values())) or all(
+            type(v) in _LEAVES or _is_frozen(v) for v in value.values()
+        ):  # leaves only (a solution), checked at C speed first
             return value
         return FrozenDict({k: frozen(v) for k, v in value.items()})
     if isinstance(value, Mapping):

@@ -340,14 +340,21 @@ class Instance:
 
     @classmethod
     def deferred(
-        cls, family: str, params: tuple[tuple[str, Any], ...], source: ClueSource
+        cls,
+        family: str,
+        params: tuple[tuple[str, Any], ...],
+        source: ClueSource,
+        params_key: tuple[str, str] | None = None,
     ) -> Instance:
         """An instance whose clues are built from ``source`` when first read (a grid line
         read by a verifier that takes its arrays needs no clue objects). ``params`` are
         frozen. Equal to, and with the same canonical bytes and digest as, the instance
-        made from ``source.clues()``: the source vouches for that (tests compare both)."""
+        made from ``source.clues()``: the source vouches for that (tests compare both).
+        ``params_key``: :meth:`params_key`, when the caller has it for these params already."""
         inst = object.__new__(cls)
         inst.__dict__.update(family=str(family), params=params, _source=source)
+        if params_key is not None:
+            inst.__dict__["_params_key"] = params_key
         return inst
 
     def __getattr__(self, name: str) -> Any:

@@ -61,9 +61,10 @@ def _value_bytes(n: int) -> bytes:
 
 
 _VALUE_BYTES = {n: _value_bytes(n) for n in range(MAX_SIZE + 1)}
-#: (family name, family object id, line length, params key) -> (frozen params, size) of the
+#: (family name, family object id, line length, params key) -> (frozen params, size, params
+#: key of the instance) of the
 #: schema a text line reads into (the family and params are checked once, not per line)
-_LINE_PARAMS: dict[Any, tuple[Any, int]] = {}
+_LINE_PARAMS: dict[Any, tuple[Any, int, tuple[str, str]]] = {}
 
 
 def _line_problems(line: str, n: int) -> list[Violation]:
@@ -263,7 +264,7 @@ class GivensGrid(Family):
         """The instance of one text line, its clues built when first read
         (:class:`~puzzlekit.families._gridline.GridLine`)."""
         line = text.strip()
-        frozen_params, n = self._line_params(line, params)
+        frozen_params, n, key = self._line_params(line, params)
         if len(line) != n * n:
             raise SpecError(
                 [
@@ -282,11 +283,14 @@ class GivensGrid(Family):
                 raise SpecError(problems)
             values = bytes(0 if ch in ".0" else SYMBOLS.find(ch.upper()) + 1 for ch in line)
         source = GridLine(self.name, frozen_params, n, values)
-        return Instance.deferred(self.name, frozen_params, source)
+        return Instance.deferred(self.name, frozen_params, source, key)
 
-    def _line_params(self, line: str, params: Mapping[str, Any] | None) -> tuple[Any, int]:
-        """The frozen params and size of the schema a line of this length reads into (cached
-        per family, length and params: the schema lookup costs more than reading the line)."""
+    def _line_params(
+        self, line: str, params: Mapping[str, Any] | None
+    ) -> tuple[Any, int, tuple[str, str]]:
+        """The frozen params, size and params key (``Instance.params_key``) of the schema a
+        line of this length reads into (cached per family, length and params: the schema lookup
+        costs more than reading the line)."""
         try:
             given_key = typed_key(freeze(dict(params))) if params else ""
             key = (self.name, id(self), len(line), given_key)
@@ -301,7 +305,8 @@ class GivensGrid(Family):
                     given["size"] = root
             schema = self.schema(given)  # raises SpecError for unusable params: not cached
             norm = schema.params_dict()
-            found = (freeze(dict(norm)), norm["size"])
+            frozen = freeze(dict(norm))
+            found = (frozen, norm["size"], (self.name, typed_key(frozen)))
             if key is not None:
                 if len(_LINE_PARAMS) > 256:
                     _LINE_PARAMS.clear()

@@ -60,14 +60,25 @@ _TABLES: dict[tuple[str, str], _Bytes] = {}
 _LOCK = threading.Lock()
 
 
+#: the table of a params object (the parser hands every line of one schema the same one): its
+#: id, checked by identity (the table holds the object, so its id is not reused meanwhile)
+_BY_ID: dict[int, _Bytes] = {}
+
+
 def _table(family: str, params: Any) -> _Bytes:
+    found = _BY_ID.get(id(params))
+    if found is not None and found.params is params and found.family == family:
+        return found
     key = (family, typed_key(params))
     found = _TABLES.get(key)
     if found is None:
         with _LOCK:
             if len(_TABLES) > 256:
                 _TABLES.clear()
+                _BY_ID.clear()
             found = _TABLES.setdefault(key, _Bytes(family, params))
+    if found.params is params:
+        _BY_ID[id(params)] = found
     return found
 
 
