@@ -25,6 +25,7 @@ from typing import Any
 import numpy as np
 from pysat.card import CardEnc, EncType
 
+from puzzlekit.core import deadline
 from puzzlekit.core.model import (
     AllDifferent,
     Clue,
@@ -196,6 +197,7 @@ class _Cnf:
 
     # -- the vocabulary ----------------------------------------------------------------------
     def encode(self, c: Constraint, guard: int | None) -> None:
+        deadline.check()  # encoding a verification's clues spends its budget (core.deadline)
         _check_encodable(c, self.schema)
         if len(set(c.vars)) == 1 and not isinstance(c, AllDifferent | Count):
             (name,) = set(c.vars)
@@ -378,6 +380,7 @@ class _Cnf:
         reach: list[set[Any]] = [{start}]
         total = 1
         for i, layer in enumerate(layers):
+            deadline.check()
             nxt = {t for s in reach[i] for a, _ in layer if (t := step(i, s, a)) is not None}
             total += len(nxt)
             if total > MAX_STATES:
@@ -395,6 +398,7 @@ class _Cnf:
         q = [{s: self.new_var() for s in sorted(states, key=repr)} for states in live]
         self.add((q[0][start],), guard)
         for i, layer in enumerate(layers):
+            deadline.check()
             into: dict[Any, list[int]] = {t: [] for t in q[i + 1]}
             for a, x in layer:
                 sources = []

@@ -19,6 +19,7 @@ from typing import Any
 
 from pysat.solvers import Solver
 
+from puzzlekit.core import deadline
 from puzzlekit.core.model import (
     Constraint,
     Count,
@@ -39,6 +40,19 @@ CHUNK = 20_000
 BACKBONE_CONFLICTS = 1_000
 
 
+#: clauses added to a solver between two readings of the clock
+CLAUSES_PER_CHECK = 4096
+
+
+def add_clauses(solver: Solver, clauses: Sequence[Sequence[int]]) -> None:
+    """Add ``clauses`` to ``solver``, checking the deadline of the verification
+    (:mod:`puzzlekit.core.deadline`) every :data:`CLAUSES_PER_CHECK` of them."""
+    for start in range(0, len(clauses), CLAUSES_PER_CHECK):
+        deadline.check()
+        for clause in clauses[start : start + CLAUSES_PER_CHECK]:
+            solver.add_clause(clause)
+
+
 class _Engine:
     """One solver holding one schema's encoding; rules hard, or each rule under a selector."""
 
@@ -56,7 +70,12 @@ class _Engine:
                 cnf.encode(r, guard)
         self.cnf = cnf
         self.schema = schema
-        self.solver = Solver(name=solver_name, bootstrap_with=cnf.clauses)
+        self.solver = Solver(name=solver_name)
+        try:
+            add_clauses(self.solver, cnf.clauses)
+        except BaseException:  # out of time: no half-built engine is kept
+            self.solver.delete()
+            raise
         _LIVE.add(self)
         cnf.clauses = []
         self.clue_cache: dict[tuple[Any, ...], tuple[int, ...]] = {}
@@ -94,12 +113,13 @@ class _Engine:
         if lits is None:
             before = cnf.top
             guard = cnf.new_var()
-            for c in constraints:
-                cnf.encode(c, guard)
+            try:  # out of time halfway: what was added is under a guard never assumed
+                for c in constraints:
+                    cnf.encode(c, guard)
+                add_clauses(self.solver, cnf.clauses)
+            finally:
+                cnf.clauses = []
             self.clue_vars[key] = cnf.top - before
-            for clause in cnf.clauses:
-                self.solver.add_clause(clause)
-            cnf.clauses = []
             lits = (guard,)
         self.clue_cache[key] = lits
         return lits

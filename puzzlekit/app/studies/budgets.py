@@ -12,7 +12,8 @@ clues: the widest search; for games the empty board); for families with given cl
 256 variables), a full set of givens from a random solution with one given changed
 (UNSOLVABLE: conflict shrinking); for Sudoku, a hard 9×9 of the top1465 set; for KenKen, a
 9×9 whose one cage is a 9-cell product (too many tuples to list) and one covered by nine such
-cages of nine shapes; for connect and m,n,k, the empty 8×8 board too. Checks: each registered
+cages of nine shapes; for Killer Sudoku, a 25×25 whose cages are its 5×5 boxes; for connect and
+m,n,k, the empty 8×8 board too. Checks: each registered
 verifier with ``solution_cap=2`` and ``SearchBudget(nodes=None, seconds=BUDGET)``;
 ``default``, what ``puzzlekit verify`` does (the backend chosen for the instance, then its
 verification: the choice reads the clues too);
@@ -119,6 +120,22 @@ def _product_cages() -> Instance:
     return Instance.make("kenken", {"size": 9}, clues)
 
 
+def _sum_cages(n: int, b: int) -> Instance:
+    """An n×n Killer Sudoku whose cages are its b×b boxes, each summing to 1 + ... + n (the sat
+    encoding of one 25-cell sum takes seconds)."""
+    clues = [
+        Clue.make(
+            f"cage-{br}-{bc}",
+            "cage",
+            {"sum": n * (n + 1) // 2},
+            [(b * br + r, b * bc + c) for r in range(b) for c in range(b)],
+        )
+        for br in range(n // b)
+        for bc in range(n // b)
+    ]
+    return Instance.make("sudoku-killer", {"size": n}, clues)
+
+
 HARD_SUDOKU = Path(__file__).resolve().parents[3] / "tests" / "data" / "sudoku9_top1465_sample.txt"
 
 
@@ -186,6 +203,8 @@ def cases(families: list[str] | None) -> list[tuple[str, str, Instance]]:
     if "kenken" in (families or FAMILIES.names()):
         out.append(("kenken", "9-cell product cage", _product_cage()))
         out.append(("kenken", "nine 9-cell product cages", _product_cages()))
+    if "sudoku-killer" in (families or FAMILIES.names()):
+        out.append(("sudoku-killer", "25×25, 5×5 sum cages", _sum_cages(25, 5)))
     return out
 
 
