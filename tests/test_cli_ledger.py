@@ -120,6 +120,7 @@ def test_escalations_list(capsys: pytest.CaptureFixture[str], db: Path) -> None:
     assert code == 0 and sorted(r["target"] for r in rows) == ["human", "w48-negcap"]
     code, out, _ = run(capsys, "escalations", "list", "--db", str(db), "--holds")
     assert code == 0 and "neither-halt" in out and "held" in out
+    assert out.splitlines()[0].split()[5] == "uniquenessVerdict"
 
 
 def test_escalations_retry_reverifies_with_a_larger_budget(
@@ -128,7 +129,12 @@ def test_escalations_retry_reverifies_with_a_larger_budget(
     code, out, _ = run(capsys, "escalations", "retry", "--db", str(db), "--json")
     (row,) = [json.loads(line) for line in out.splitlines()]
     assert code == 0
-    assert (row["verdict"], row["released"], row["budget_seconds"]) == ("UNIQUE", True, 2.0)
+    assert (row["uniquenessVerdict"], row["released"], row["budget_seconds"]) == (
+        "UNIQUE",
+        True,
+        2.0,
+    )
+    assert "verdict" not in row
     (hold,) = EscalationStore(db, create=False).list_holds()
     assert hold.status == "released" and hold.verdict == "UNIQUE"
     assert run(capsys, "ledger", "verify", str(db))[0] == 0

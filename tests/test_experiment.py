@@ -155,7 +155,7 @@ def test_smoke_run_writes_manifest_parquet_ledger_and_report(smoke_run):
         "attempt",
         "instanceDigest",
         "side",
-        "verdict",
+        "uniquenessVerdict",
         "rejectCase",
         "topCoord",
         "solutionCount",
@@ -169,9 +169,9 @@ def test_smoke_run_writes_manifest_parquet_ledger_and_report(smoke_run):
     assert hold["seconds"].notna().all() and (hold["seconds"] > 0).all()
     assert puzzles.loc[puzzles["holdoutVerdict"].notna(), "holdoutSeconds"].notna().all()
     # sat reports forcedCells on MULTIPLE; the probe measures every sat-accepted puzzle
-    sat_multiple = filt[(filt["filter"] == "sat") & (filt["verdict"] == "MULTIPLE")]
+    sat_multiple = filt[(filt["filter"] == "sat") & (filt["uniquenessVerdict"] == "MULTIPLE")]
     assert sat_multiple["forcedCells"].notna().all()
-    assert filt.loc[filt["verdict"] == "UNIQUE", "forcedCells"].isna().all()
+    assert filt.loc[filt["uniquenessVerdict"] == "UNIQUE", "forcedCells"].isna().all()
     sat_acc = puzzles[(puzzles["filter"] == "sat") & (puzzles["status"] == "accepted")]
     assert sat_acc["probeForcedCells"].between(1, 16).all()
     # every accepted 4×4 Sudoku is graded; the rest are not

@@ -173,6 +173,38 @@ def test_update_rewrites_only_the_changed_entries(corpus, capsys) -> None:
     assert "updated 0 entries" in capsys.readouterr().out
 
 
+def _older_form(path: Path) -> None:
+    """Write ``path`` as a corpus was written before the verdict was named as ``verify`` names
+    it: the line's ``uniquenessVerdict`` under ``verdict``."""
+    lines = []
+    for line in path.read_text().splitlines():
+        obj = json.loads(line)
+        obj["verdict"] = obj.pop("uniquenessVerdict")
+        lines.append(json.dumps(obj, sort_keys=True, separators=(",", ":")))
+    path.write_text("\n".join(lines) + "\n")
+
+
+def test_an_older_form_corpus_reads_checks_and_is_rewritten_by_update(corpus, capsys) -> None:
+    path = corpus / "sudoku-4x4.jsonl"
+    today = path.read_text()
+    assert '"uniquenessVerdict":' in today and '"verdict":' not in today
+    _older_form(path)
+    entries = load_corpus(path)
+    assert all(e.old_form for e in entries) and len(entries) == 7
+    assert {e.verdict for e in entries} >= {"UNIQUE", "MULTIPLE", "UNSOLVABLE", "INVALID_SPEC"}
+    assert not any(e.old_form for e in load_corpus(corpus / "latin-5x5.jsonl"))
+    assert main(["regress", "--golden", str(corpus)]) == 0
+    out = capsys.readouterr().out
+    assert "14 cases in 2 corpora, 0 changed" in out
+    assert "7 entries of an older form (--update rewrites them)" in out
+    assert main(["regress", "--golden", str(corpus), "--update"]) == 0
+    out = capsys.readouterr().out
+    assert "updated 0 entries; 7 of an older form rewritten in today's form" in out
+    assert path.read_text() == today
+    assert main(["regress", "--golden", str(corpus)]) == 0
+    assert "older form" not in capsys.readouterr().out
+
+
 def test_update_builds_missing_corpora_of_registered_schemas(corpus) -> None:
     (corpus / "sudoku-4x4.jsonl").unlink()
     before = regress(corpus)

@@ -346,7 +346,7 @@ def test_regress_builds_checks_and_refuses_to_rewrite_a_plugin_corpus(
 ) -> None:
     entries = [json.loads(line) for line in plugin_corpus.read_text().splitlines()]
     assert {e["instance"]["family"] for e in entries} == {FAMILY}
-    assert {"UNIQUE", "MULTIPLE", "UNSOLVABLE"} <= {e["verdict"] for e in entries}
+    assert {"UNIQUE", "MULTIPLE", "UNSOLVABLE"} <= {e["uniquenessVerdict"] for e in entries}
     golden = tmp_path / "golden"
     golden.mkdir()
     corpus = golden / plugin_corpus.name

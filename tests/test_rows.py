@@ -63,7 +63,7 @@ def _filter_verifier(manifest: dict, label: str):
 
 def test_the_manifest_records_the_row_schema_version(run):
     manifest = json.loads((run / "manifest.json").read_text())
-    assert manifest["rowSchemaVersion"] == R.ROW_SCHEMA_VERSION == 2
+    assert manifest["rowSchemaVersion"] == R.ROW_SCHEMA_VERSION == 3
 
 
 @pytest.mark.parametrize(
@@ -325,6 +325,7 @@ def test_a_run_of_row_schema_1_is_still_reported_under_todays_names(run, tmp_pat
     old = tmp_path / "old"
     old.mkdir()
     back = {new: legacy for legacy, new in LEGACY_NAMES.items()}
+    back["uniquenessVerdict"] = "verdict"
     for name, coords in (
         ("attempts", ["topCoord"]),
         ("puzzles", ["holdoutTopCoord", "holdoutCoords"]),
@@ -340,7 +341,6 @@ def test_a_run_of_row_schema_1_is_still_reported_under_todays_names(run, tmp_pat
                 "side",
                 "attempt",
                 "action",
-                "verdict",
                 "status",
                 "holdout",
                 "level",
@@ -359,9 +359,34 @@ def test_a_run_of_row_schema_1_is_still_reported_under_todays_names(run, tmp_pat
     (old / "manifest.json").write_text(json.dumps(manifest))
     attempts, puzzles, _ = load_run(old)
     assert "filterCalls" in puzzles and "stopKind" in puzzles and "topCoord" in attempts
+    assert "uniquenessVerdict" in attempts and "verdict" not in attempts
     assert isinstance(attempts["topCoord"].dropna().iloc[0], list)
     assert main(["report", str(old)]) == 0
     assert "Holdout rejects: " in (old / "report" / "report.md").read_text()
+
+
+def test_a_run_of_row_schema_2_reads_its_verdict_column_as_uniqueness_verdict(run, tmp_path):
+    """Row schema 2 called an attempt's verdict ``verdict``; ``load_run`` (and so the report)
+    gives it ``verify``'s name, every value kept."""
+    import shutil
+
+    from puzzlekit.app.cli import main
+    from puzzlekit.app.plots import load_run
+
+    old = tmp_path / "v2"
+    shutil.copytree(run, old)
+    today = pd.read_parquet(run / "attempts.parquet")
+    today.rename(columns={"uniquenessVerdict": "verdict"}).to_parquet(
+        old / "attempts.parquet", index=False
+    )
+    manifest = json.loads((run / "manifest.json").read_text())
+    manifest["rowSchemaVersion"] = 2
+    (old / "manifest.json").write_text(json.dumps(manifest))
+    attempts, _, got = load_run(old)
+    assert got["rowSchemaVersion"] == 2 and "verdict" not in attempts
+    assert list(attempts["uniquenessVerdict"]) == list(today["uniquenessVerdict"])
+    assert {"UNIQUE", "MULTIPLE"} <= set(attempts["uniquenessVerdict"])
+    assert main(["report", str(old)]) == 0
 
 
 def _lists(value):

@@ -290,7 +290,7 @@ class RetryResult:
             "hold_id": self.hold_id,
             "verifier": self.verifier,
             "budget_seconds": self.budget_seconds,
-            "verdict": self.verdict,
+            "uniquenessVerdict": self.verdict,
             "released": self.released,
             "error": self.error,
         }

@@ -49,7 +49,7 @@ class Attempt:
             "index": self.index,
             "instanceDigest": self.instance_digest,
             "clueCount": self.clue_count,
-            "verdict": self.verdict,
+            "uniquenessVerdict": self.verdict,
             "action": self.action,
             "actionCoord": list(self.action_coord) if self.action_coord is not None else None,
             "rejectCase": self.reject_case,

@@ -89,7 +89,7 @@ def _attempt_from(o: Mapping[str, Any]) -> Any:
         int(o["index"]),
         str(o["instanceDigest"]),
         int(o["clueCount"]),
-        str(o["verdict"]),
+        str(o["uniquenessVerdict"]),
         str(o["action"]),
         _coord(o["actionCoord"]),
         o["rejectCase"],

@@ -137,7 +137,7 @@ ATTEMPT_FIELDS = [
     _f("clueCount", pa.int64(), "clues of the verified instance"),
     _f("action", pa.string(), "the strategy step that made the instance (start, reveal, ...)"),
     _f("actionCoord", COORD, "the coordinate that step touched"),
-    _f("verdict", pa.string(), "the verifier's verdict, or contaminated"),
+    _f("uniquenessVerdict", pa.string(), "the verifier's verdict, or contaminated"),
     _f("rejectCase", pa.string(), "the reject detail's case; null for UNIQUE"),
     _f("topCoord", COORD, "first gap coord / conflict clue / culprit / violation coord"),
     _f("solutionCount", pa.int64(), "solutions found, up to the solution cap"),
@@ -381,15 +381,22 @@ LEGACY_NAMES = {
 _JSON_COORDS = ("topCoord", "holdoutTopCoord", "holdoutCoords")
 
 
+#: Row schema 2 column names → today's (3 named an attempt's verdict as ``verify`` does).
+RENAMED_IN_3 = {"verdict": "uniquenessVerdict"}
+
+
 def upgrade_frame(df: pd.DataFrame, version: int) -> pd.DataFrame:
     """Rows read from a run of row schema ``version`` with today's column names, coordinates
     as lists instead of JSON text. Columns an older run never had stay absent."""
     if version >= R.ROW_SCHEMA_VERSION:
         return df
-    df = df.rename(columns=LEGACY_NAMES)
-    for col in _JSON_COORDS:
-        if col in df:
-            df[col] = [json.loads(v) if isinstance(v, str) else None for v in df[col]]
+    if version < 2:
+        df = df.rename(columns=LEGACY_NAMES)
+        for col in _JSON_COORDS:
+            if col in df:
+                df[col] = [json.loads(v) if isinstance(v, str) else None for v in df[col]]
+    if version < 3:
+        df = df.rename(columns=RENAMED_IN_3)
     return df
 
 

@@ -29,8 +29,9 @@ from puzzlekit.core.report import RejectDetail, VerifierReport
 from puzzlekit.loop.driver import LoopResult, top_coord
 
 #: Version of the row schema; recorded as ``rowSchemaVersion`` in a run's manifest.json.
-#: 1: snake_case columns, coordinates as JSON text (before this module); 2: this module.
-ROW_SCHEMA_VERSION = 2
+#: 1: snake_case columns, coordinates as JSON text (before this module); 2: this module;
+#: 3: an attempt's verdict is ``uniquenessVerdict`` (was ``verdict``), the name ``verify`` uses.
+ROW_SCHEMA_VERSION = 3
 
 #: The identity of a loop in a run: its arm (schema × strategy × k × filter), trial and seed.
 KEY_COLUMNS = ("schema", "strategy", "k", "filter", "trial", "seed")
@@ -44,7 +45,7 @@ ATTEMPT_COLUMNS = (
     "clueCount",
     "action",
     "actionCoord",
-    "verdict",
+    "uniquenessVerdict",
     "rejectCase",
     "topCoord",
     "solutionCount",
@@ -204,7 +205,7 @@ def attempt_rows(result: LoopResult, keys: Mapping[str, Any]) -> list[dict[str, 
                 "clueCount": a.clue_count,
                 "action": a.action,
                 "actionCoord": _coord(a.action_coord),
-                "verdict": a.verdict,
+                "uniquenessVerdict": a.verdict,
                 "rejectCase": a.reject_case,
                 "topCoord": _coord(a.top_coord),
                 "solutionCount": a.solution_count,
@@ -226,7 +227,7 @@ def attempt_rows(result: LoopResult, keys: Mapping[str, Any]) -> list[dict[str, 
                 "clueCount": len(result.instance.clues),
                 "action": "holdout",
                 "actionCoord": None,
-                "verdict": hold.verdict.value,
+                "uniquenessVerdict": hold.verdict.value,
                 "rejectCase": rd.case.value if rd else None,
                 "topCoord": _coord(top_coord(hold)),
                 "solutionCount": hold.solution_count,

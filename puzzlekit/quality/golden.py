@@ -150,6 +150,7 @@ class RegressResult:
     cases: list[CaseResult] = field(default_factory=list)
     corpora: list[Path] = field(default_factory=list)
     updated: dict[str, int] = field(default_factory=dict)  # corpus id -> entries rewritten
+    reformed: dict[str, int] = field(default_factory=dict)  # corpus id -> older-form rewritten
     built: list[str] = field(default_factory=list)  # corpus ids built from nothing
     missing: list[str] = field(default_factory=list)  # registered schemas without a corpus
 
@@ -304,7 +305,8 @@ def regress(
         result.cases += results
         if update and path.stem not in result.built:
             changed = [r for r in results if r.changed and r.report is not None]
-            if changed:
+            older = [r for r in results if r.entry.old_form and not r.changed]
+            if changed or older:  # an older-form entry is rewritten in today's form
                 fresh = [
                     GoldenEntry.record(
                         r.entry.case,
@@ -320,6 +322,7 @@ def regress(
                 ]
                 write_corpus(path, fresh)
                 result.updated[path.stem] = len(changed)
+                result.reformed[path.stem] = len(older)
                 before[path] = path.read_bytes()
     _restore_rewritten(before, verifier)
     if update:
@@ -376,15 +379,19 @@ def format_result(result: RegressResult, *, update: bool = False) -> str:
         )
     n_changed = len(result.changed)
     total = f"{len(result.cases)} cases in {len(result.corpora)} corpora"
+    older = sum(c.entry.old_form for c in result.cases)
     if update:
         n = sum(result.updated.values())
-        where = ", ".join(f"{k} ({v})" for k, v in sorted(result.updated.items()))
+        where = ", ".join(f"{k} ({v})" for k, v in sorted(result.updated.items()) if v)
         lines.append(
             f"regress: {total}; updated {n} entr{'y' if n == 1 else 'ies'}"
             + (f" in {where}" if where else "")
+            + (f"; {older} of an older form rewritten in today's form" if older else "")
         )
     else:
         lines.append(f"regress: {total}, {n_changed} changed")
+        if older:
+            lines.append(f"regress: {older} entries of an older form (--update rewrites them)")
         if result.checked == 0:
             why = "no corpus" if not result.corpora else "no case" if not result.cases else ""
             why = why or "every case was skipped"

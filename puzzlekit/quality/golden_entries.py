@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -55,9 +55,17 @@ def registered_ids() -> dict[str, tuple[Family, dict[str, Any]]]:
 # --- entries ------------------------------------------------------------------------------------
 
 
+#: The keys a line of the current form has beside the report's own: an entry written before
+#: the verdict was named as ``verify`` names it (``uniquenessVerdict``) said ``verdict``.
+CURRENT_FORM_KEYS = frozenset({"uniquenessVerdict"})
+
+
 @dataclass(frozen=True)
 class GoldenEntry:
-    """One recorded case: an instance and the report content it must keep giving."""
+    """One recorded case: an instance and the report content it must keep giving.
+
+    ``old_form`` marks an entry read from a line of an older form (its verdict under
+    ``verdict``); it reads and checks as any other, and ``regress --update`` rewrites it."""
 
     case: str
     note: str
@@ -66,6 +74,7 @@ class GoldenEntry:
     cap: int
     report: Mapping[str, Any]
     report_digest: str
+    old_form: bool = field(default=False, compare=False)
 
     @property
     def verdict(self) -> str:
@@ -79,7 +88,7 @@ class GoldenEntry:
             "instanceDigest": self.instance.digest,
             "verifier": self.verifier,
             "solutionCap": self.cap,
-            "verdict": self.verdict,
+            "uniquenessVerdict": self.verdict,
             "reportDigest": self.report_digest,
             "report": dict(self.report),
         }
@@ -97,6 +106,7 @@ class GoldenEntry:
                 int(obj["solutionCap"]),
                 obj["report"],
                 obj["reportDigest"],
+                old_form=not CURRENT_FORM_KEYS <= obj.keys(),
             )
         except (KeyError, TypeError, SpecError) as exc:
             raise ValueError(f"{where}: not a golden entry ({exc})") from None

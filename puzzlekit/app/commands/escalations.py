@@ -97,7 +97,7 @@ def cmd_list(args: argparse.Namespace) -> int:
                 "attempts": h.attempts,
                 "verifier": h.verifier,
                 "budget_seconds": h.budget_seconds,
-                "verdict": h.verdict,
+                "uniquenessVerdict": h.verdict,
                 "instance_digest": h.instance_digest
                 if args.format == "json"
                 else short_digest(h.instance_digest),
@@ -112,7 +112,7 @@ def cmd_list(args: argparse.Namespace) -> int:
             "attempts",
             "verifier",
             "budget_seconds",
-            "verdict",
+            "uniquenessVerdict",
             "instance_digest",
             "reason",
         ]
@@ -165,7 +165,7 @@ def cmd_retry(args: argparse.Namespace) -> int:
     rows = [r.to_json_obj() for r in results]
     print_rows(
         rows,
-        ["hold_id", "verifier", "budget_seconds", "verdict", "released", "error"],
+        ["hold_id", "verifier", "budget_seconds", "uniquenessVerdict", "released", "error"],
         args.format == "json",
     )
     return 0

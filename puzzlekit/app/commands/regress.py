@@ -27,7 +27,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument(
         "--update",
         action="store_true",
-        help="rewrite changed entries (with --schema: build the corpus if missing)",
+        help="rewrite changed entries and entries of an older form (with --schema: build the "
+        "corpus if missing)",
     )
     p.set_defaults(func=cmd_regress)
 
