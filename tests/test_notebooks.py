@@ -54,6 +54,28 @@ def test_notebook_executes_and_draws_inline(notebook, two_family_run, tmp_path, 
     assert "arms split by k in kenken5, sudoku4" in text  # blind has k 6 and 8 in both
 
 
+@pytest.mark.parametrize("name", ["paper_figures.ipynb", "run_analysis.ipynb"])
+def test_a_notebook_reads_a_run_of_row_schema_2(name, two_family_run, tmp_path, monkeypatch):
+    """Row schema 2 called an attempt's verdict ``verdict``: the notebooks read a run through
+    ``load_run``, which gives it today's name, so an older run still draws."""
+    import json
+    import shutil
+
+    import pandas as pd
+
+    old = tmp_path / "v2"
+    shutil.copytree(two_family_run, old)
+    attempts = pd.read_parquet(old / "attempts.parquet")
+    attempts.rename(columns={"uniquenessVerdict": "verdict"}).to_parquet(
+        old / "attempts.parquet", index=False
+    )
+    manifest = json.loads((old / "manifest.json").read_text())
+    (old / "manifest.json").write_text(json.dumps({**manifest, "rowSchemaVersion": 2}))
+    outputs = _execute(ROOT / "notebooks" / name, old, tmp_path, monkeypatch)
+    assert not [o for o in outputs if o.output_type == "error"]
+    assert [o for o in outputs if "image/png" in o.get("data", {})]
+
+
 def _execute(notebook: Path, run: Path, tmp_path: Path, monkeypatch) -> list:
     import nbformat
     from nbclient import NotebookClient
