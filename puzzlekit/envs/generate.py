@@ -29,6 +29,7 @@ from __future__ import annotations
 
 from collections import OrderedDict
 from collections.abc import Mapping
+from dataclasses import dataclass
 from typing import Any
 
 import gymnasium
@@ -43,6 +44,7 @@ from puzzlekit.envs.observe import (
     MODES,
     VERDICTS,
     fill_detail,
+    fill_found,
     observation_space,
     solution_grid,
 )
@@ -66,6 +68,23 @@ TRUTHS_KEPT = 1024
 LAYOUT_SEED = 0
 
 
+@dataclass
+class _Answer:
+    """The filter's answer to one clue set, as a submission reads it: the verdict, the
+    solutions found, and the full report once something asks for it (:attr:`GenerateEnv.
+    last_report`). ``found`` holds the found solutions' values (rows, in the schema's variable
+    order) when the filter answered through its lean call (``verify_found``)."""
+
+    instance: Instance
+    verdict: Verdict
+    count: int
+    found: np.ndarray | None = None
+    report: VerifierReport | None = None
+    #: the reject-detail channels of ``found`` for the target of episode ``episode``
+    channels: np.ndarray | None = None
+    episode: int = -1
+
+
 class GenerateEnv(gymnasium.Env):
     """An episode builds one puzzle of ``family`` with ``params``; actions are
     ``Discrete(n_slots + 1)``: ``i < n_slots`` toggles slot ``i``, ``n_slots`` submits.
@@ -81,6 +100,13 @@ class GenerateEnv(gymnasium.Env):
     clues always get the same report; a submission answered from it still counts as a call,
     :attr:`cache_hits` counts them); 0 keeps none. ``sampler``: the solution sampler's name
     (None: the family's), checked against the schema.
+
+    A filter with a lean call (``verify_found``, as ``bitmask`` has: the solutions its search
+    finds, no report built) answers submissions through it when its verdict is UNIQUE or
+    MULTIPLE: the observation and the reward read only the verdict and the found solutions, so
+    they are the same as from the full report (pinned by a test), and :attr:`last_report`
+    builds that report (one more filter call, not counted) only when it is read. ``lean=False``
+    asks the full report of every submission.
     """
 
     metadata = {"render_modes": ["ansi"], "render_fps": 4}
@@ -104,6 +130,7 @@ class GenerateEnv(gymnasium.Env):
         report_cache: int = 4096,
         render_mode: str | None = None,
         sampler: str | None = None,
+        lean: bool = True,
     ) -> None:
         _check_settings(obs_mode, render_mode, solution_cap, max_calls, report_cache, rewards)
         self.family = get_family(family)
@@ -134,24 +161,27 @@ class GenerateEnv(gymnasium.Env):
         self.observation_space = observation_space(self.layout, self.schema, max_calls, obs_mode)
         self._detail = np.zeros((len(DETAIL_KEYS), self.layout.n_cells), np.float32)
         self._revealed = np.zeros(n, np.int8)
+        self._n_revealed = 0
         self._cover = np.zeros(self.layout.n_cells, np.int16)
         self._clues: tuple[Any, ...] = ()
         self._solution: dict[str, Any] = {}
         self._solution_grid = np.zeros(self.layout.shape, np.int16)
+        self._target = np.zeros(len(self.schema.variables), np.int64)
+        self._episode = 0
+        # the lean call's channels are filled per variable: only when no two share a cell
+        distinct = len(set(self.layout.var_cells.tolist())) == len(self.layout.var_cells)
+        self._lean = bool(lean) and distinct
         self._verdict = 0
         self._calls = 0
         self._steps = 0
         self._done = True
         self.report_cache = report_cache
         # the same clues give the same report (ties are drawn from the digest): kept, bounded
-        self._reports: OrderedDict[tuple[Any, ...], VerifierReport] = OrderedDict()
+        self._reports: OrderedDict[tuple[Any, ...], _Answer] = OrderedDict()
         self._truths: OrderedDict[tuple[Any, ...], tuple[Any, ...]] = OrderedDict()
         #: submissions answered from the kept reports instead of a filter call
         self.cache_hits = 0
-        #: the instance of the last submission and the filter's report on it (read by
-        #: :class:`~puzzlekit.envs.holdout.HoldoutEvaluation`; never part of an observation)
-        self.last_submitted: Instance | None = None
-        self.last_report: VerifierReport | None = None
+        self._last: _Answer | None = None
         #: submissions since the environment was made (a wrapper tells a new one by it)
         self.submissions = 0
 
@@ -164,7 +194,10 @@ class GenerateEnv(gymnasium.Env):
         self._solution = draw_solution(self.sample_schema, rng, self.sampler)
         self._clues = self._truth_of(self._solution)
         self._solution_grid = solution_grid(self.layout, self.schema, self._solution)
+        self._target = np.array([self._solution[n] for n in self.schema.names], np.int64)
+        self._episode += 1
         self._revealed.fill(0)
+        self._n_revealed = 0
         self._cover.fill(0)
         if self.start_clues:
             for slot in sorted(rng.choice(self.layout.n_slots, self.start_clues, replace=False)):
@@ -174,8 +207,7 @@ class GenerateEnv(gymnasium.Env):
         self._calls = 0
         self._steps = 0
         self._done = False
-        self.last_submitted = None
-        self.last_report = None
+        self._last = None
         return self._observation(), self._info()
 
     def step(self, action: Any) -> tuple[dict[str, Any], float, bool, bool, dict[str, Any]]:
@@ -188,9 +220,9 @@ class GenerateEnv(gymnasium.Env):
         if slot < self.layout.n_slots:
             self._toggle(slot)
         else:
-            report = self._submit()
-            reward = self._reward(report)
-            terminated = report.verdict is Verdict.UNIQUE
+            answer = self._submit()
+            reward = self._reward(answer)
+            terminated = answer.verdict is Verdict.UNIQUE
         truncated = not terminated and (
             self._calls >= self.max_calls or self._steps >= self.max_steps
         )
@@ -215,6 +247,30 @@ class GenerateEnv(gymnasium.Env):
     def calls(self) -> int:
         """Filter calls used in the episode."""
         return self._calls
+
+    # the last submission (read by :class:`~puzzlekit.envs.holdout.HoldoutEvaluation`; never
+    # part of an observation)
+    @property
+    def last_submitted(self) -> Instance | None:
+        """The instance of the episode's last submission (None before one)."""
+        return None if self._last is None else self._last.instance
+
+    @property
+    def last_verdict(self) -> Verdict | None:
+        """The filter's verdict on the last submission (None before one)."""
+        return None if self._last is None else self._last.verdict
+
+    @property
+    def last_report(self) -> VerifierReport | None:
+        """The filter's full report on the last submission (None before one); after a lean
+        answer it is built when first read, by a filter call that :attr:`calls` does not count
+        (the same clues give the same report)."""
+        answer = self._last
+        if answer is None:
+            return None
+        if answer.report is None:
+            answer.report = self._verify(answer.instance)
+        return answer.report
 
     def current_instance(self) -> Instance:
         """The puzzle of the revealed clues, as the next submission would send it."""
@@ -262,43 +318,66 @@ class GenerateEnv(gymnasium.Env):
         cells = self.layout.slot_cells[slot]
         if self._revealed[slot]:
             self._revealed[slot] = 0
+            self._n_revealed -= 1
             self._cover[cells] -= 1
         else:
             self._revealed[slot] = 1
+            self._n_revealed += 1
             self._cover[cells] += 1
 
-    def _submit(self) -> VerifierReport:
+    def _submit(self) -> _Answer:
         self._calls += 1
         self.submissions += 1
         picked = tuple(self._clues[i] for i in np.flatnonzero(self._revealed))
-        instance = Instance.make(self.schema.family, self.params, picked)
-        report = self._reports.get(picked)
-        if report is None:
-            report = call_verify(
-                self.filter, instance, solution_cap=self.solution_cap, budget=self.budget
-            )
+        answer = self._reports.get(picked)
+        if answer is None:
+            answer = self._answer(picked)
             if self.report_cache:
-                self._reports[picked] = report
+                self._reports[picked] = answer
                 if len(self._reports) > self.report_cache:
                     self._reports.popitem(last=False)
         else:
             self._reports.move_to_end(picked)
             self.cache_hits += 1
-        self.last_submitted = instance
-        self.last_report = report
-        self._verdict = VERDICTS.index(report.verdict.value)
+        self._last = answer
+        self._verdict = VERDICTS.index(answer.verdict.value)
         if self.obs_mode == "structured":
-            fill_detail(self._detail, report, self.layout, self._solution)
-        return report
+            if answer.report is None and answer.found is not None:
+                if answer.episode == self._episode:  # the same clues again in this episode
+                    self._detail[:] = answer.channels
+                else:
+                    fill_found(self._detail, answer.found, self._target, self.layout.var_cells)
+                    answer.episode, answer.channels = self._episode, self._detail.copy()
+            else:
+                fill_detail(self._detail, answer.report, self.layout, self._solution)
+        return answer
 
-    def _reward(self, report: VerifierReport) -> float:
-        verdict = report.verdict
+    def _answer(self, picked: tuple[Any, ...]) -> _Answer:
+        """The filter's answer to the clues ``picked``: its lean call when it has one and the
+        verdict is UNIQUE or MULTIPLE, else its full report."""
+        instance = Instance.make(self.schema.family, self.params, picked)
+        lean = getattr(self.filter, "verify_found", None) if self._lean else None
+        if lean is not None:
+            found = lean(instance, solution_cap=self.solution_cap, budget=self.budget)
+            if found is not None:
+                verdict = Verdict.UNIQUE if len(found) == 1 else Verdict.MULTIPLE
+                return _Answer(instance, verdict, len(found), found=found)
+        report = self._verify(instance)
+        return _Answer(instance, report.verdict, report.solution_count, report=report)
+
+    def _verify(self, instance: Instance) -> VerifierReport:
+        return call_verify(
+            self.filter, instance, solution_cap=self.solution_cap, budget=self.budget
+        )
+
+    def _reward(self, answer: _Answer) -> float:
+        verdict = answer.verdict
         base = self.rewards[verdict.value]
         if verdict is Verdict.UNIQUE:
-            share = float(self._revealed.sum()) / self.layout.n_slots
+            share = self._n_revealed / self.layout.n_slots
             base -= self.clue_penalty * share
         elif verdict is Verdict.MULTIPLE:
-            base *= min(report.solution_count, self.solution_cap) / self.solution_cap
+            base *= min(answer.count, self.solution_cap) / self.solution_cap
         return float(base - self.call_cost)
 
     def _observation(self) -> dict[str, Any]:
@@ -310,15 +389,17 @@ class GenerateEnv(gymnasium.Env):
         }
         if self.obs_mode == "structured":
             obs["verdict"] = self._verdict
-            for key, row in zip(DETAIL_KEYS, self._detail, strict=True):
-                obs[key] = row.reshape(grid).copy()
+            # one copy of the four channels, each key a view of its row
+            detail = self._detail.reshape(len(DETAIL_KEYS), *grid).copy()
+            for i, key in enumerate(DETAIL_KEYS):
+                obs[key] = detail[i]
         obs["calls"] = self._calls
         return obs
 
     def _info(self) -> dict[str, Any]:
         return {
             "verdict": VERDICTS[self._verdict],
-            "clues": int(self._revealed.sum()),
+            "clues": self._n_revealed,
             "calls": self._calls,
         }
 

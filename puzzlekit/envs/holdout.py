@@ -90,8 +90,7 @@ class HoldoutEvaluation(gymnasium.Wrapper):
         inner = self.env.unwrapped
         if inner.submissions != self._seen:
             self._seen = inner.submissions
-            report = inner.last_report
-            if report is not None and report.verdict is Verdict.UNIQUE:
+            if inner.last_verdict is Verdict.UNIQUE:
                 self._judge(inner)
         return out
 

@@ -75,4 +75,30 @@ def solution_grid(layout: SlotLayout, schema: Schema, solution: Mapping[str, Any
     return out.reshape(layout.shape)
 
 
-__all__ = ["DETAIL_KEYS", "MODES", "VERDICTS", "fill_detail", "observation_space", "solution_grid"]
+def fill_found(
+    out: np.ndarray, found: np.ndarray, target: np.ndarray, var_cells: np.ndarray
+) -> None:
+    """The channels :func:`fill_detail` writes for a UNIQUE or MULTIPLE report, from the found
+    solutions alone (``found``: one row per solution, its values in the schema's variable order;
+    ``target``: the episode's solution in that order; ``var_cells``: each variable's cell, no two
+    alike): ``gap`` where the found solutions differ, ``power`` the share of them whose value
+    there differs from the target's. The conflict and culprit channels stay 0 (those verdicts
+    come with a full report)."""
+    out.fill(0.0)
+    if len(found) < 2:
+        return
+    differ = (found != found[0]).any(axis=0)
+    cells = var_cells[differ]
+    out[0, cells] = 1.0
+    out[1, cells] = np.count_nonzero(found[:, differ] != target[differ], axis=0) / len(found)
+
+
+__all__ = [
+    "DETAIL_KEYS",
+    "MODES",
+    "VERDICTS",
+    "fill_detail",
+    "fill_found",
+    "observation_space",
+    "solution_grid",
+]

@@ -36,8 +36,8 @@ from __future__ import annotations
 import math
 import threading
 import time
-from collections.abc import Collection, Iterable, Mapping, Sequence
-from typing import Any
+from collections.abc import Collection, Mapping, Sequence
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -74,6 +74,9 @@ from puzzlekit.verifiers.search import (
     SearchBudget,
     digest_permutation,
 )
+
+if TYPE_CHECKING:
+    from puzzlekit.verifiers.bitmask_search import UniquenessSession
 
 __all__ = [
     "FAMILIES",
@@ -182,50 +185,6 @@ class _View:
         self.schema = schema
 
 
-class _Session:
-    """See :meth:`BitmaskVerifier.uniqueness_session`."""
-
-    def __init__(self, cs: CompiledSchema, clues: Mapping[str, ClueEffect]) -> None:
-        self._cs = cs
-        self._clues = dict(clues)
-        self._unary = {
-            cid: (np.array([i for i, _ in e.unary], np.int64), [m for _, m in e.unary])
-            for cid, e in clues.items()
-        }
-        self._plain = all(e.only_unary for e in clues.values())
-        from puzzlekit.verifiers.bitmask_search import Search
-
-        self._search = Search(cs, cs.structure(()), 2)
-
-    def unique_with(self, clue_ids: Iterable[str]) -> bool:
-        """True when the solution is the only one of the clues ``clue_ids``."""
-        from puzzlekit.verifiers.bitmask_search import Search, restrict
-
-        if self._search is None:
-            raise RuntimeError("the uniqueness session is closed")
-        ids = list(clue_ids)
-        search = self._search
-        if not self._plain:
-            search = Search(self._cs, self._cs.structure([self._clues[c] for c in ids]), 2)
-        dom = self._cs.base_dom.copy()
-        unary = self._unary
-        if ids:
-            idx = np.concatenate([unary[c][0] for c in ids])
-            masks = np.array([m for c in ids for m in unary[c][1]], np.int64)
-            restrict(dom, idx, masks)
-        search.run(dom, None, None)
-        return search.found == 1
-
-    def close(self) -> None:
-        self._search = None
-
-    def __enter__(self) -> _Session:
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.close()
-
-
 class BitmaskVerifier(Verifier):
     """Exact compiled verifier for the all-different families (see the module docstring).
 
@@ -260,23 +219,77 @@ class BitmaskVerifier(Verifier):
         extras: Collection[str] = (),
     ) -> VerifierReport:
         """Verify ``instance``. Raises :class:`NotCompilable` for a constraint it cannot take."""
+        budget = budget or SearchBudget()
+        ran = self._searched(instance, solution_cap, budget)
+        if isinstance(ran, VerifierReport):
+            return ran
+        cs, dom, structure, search, cart = ran
+        try:
+            search.run(dom, budget.nodes, budget.seconds)
+            solutions = search.solutions()
+            stats: dict[str, Any] = {}
+            if len(solutions) > 1 and (self.forced_cells or "forcedCells" in extras):
+                stats["forcedCells"], stats["forcedCellsComplete"] = _forced(
+                    cs, structure, dom, search, budget
+                )
+        except BudgetExceeded as exc:
+            view: Any = _View(instance, cs.schema)
+            return undecided_report(
+                view,
+                self._src,
+                solution_cap,
+                _domains(cs, dom),
+                cart,
+                exc,
+                search.nodes,
+                search.seconds,
+            )
+        stats.update(nodes=search.nodes, seconds=round(search.seconds, 6))
+        return self.outcome(instance, cs, solution_cap, solutions, cart, stats, budget)
+
+    def verify_found(
+        self,
+        instance: Instance,
+        *,
+        solution_cap: int = DEFAULT_CAP,
+        budget: SearchBudget | None = None,
+    ) -> np.ndarray | None:
+        """The solutions :meth:`verify`'s search finds (the same set, up to the cap, unsorted:
+        one row per solution, its values in the schema's variable order) when the verdict is
+        UNIQUE (one row) or MULTIPLE (more), without building the report (no gap ranking, no
+        frozen copies); None when the report would say anything else (INVALID_SPEC,
+        DOMAIN_TOO_LARGE, UNDECIDED, UNSOLVABLE): call :meth:`verify` for it. For a caller that
+        reads only the verdict and the solutions, such as the generator environment
+        (:class:`puzzlekit.envs.GenerateEnv`)."""
+        budget = budget or SearchBudget()
+        ran = self._searched(instance, solution_cap, budget)
+        if isinstance(ran, VerifierReport):
+            return None
+        cs, dom, _structure, search, _cart = ran
+        try:
+            search.run(dom, budget.nodes, budget.seconds)
+        except BudgetExceeded:
+            return None
+        return cs.values[search.bits()] if search.found else None
+
+    def _searched(self, instance: Instance, cap: int, budget: SearchBudget) -> Any:
+        """:meth:`verify`'s steps before the search: the report when it ends there (clues not
+        read within the budget, an invalid instance, a domain too large), else ``(cs, dom,
+        structure, search, cart)``, the workspace set to the instance's search order."""
         from puzzlekit.verifiers.bitmask_search import restrict
 
-        if solution_cap < 2:
+        if cap < 2:
             raise ValueError("solution_cap must be at least 2: uniqueness needs a second solution")
-        budget = budget or SearchBudget()
-        src, cap = self._src, solution_cap
         start = time.perf_counter()
         try:  # reading the clues spends the budget too (a large cage's tuples)
             ends = None if budget.seconds is None else start + budget.seconds
             with deadline.within(ends, budget.seconds):
                 prepared = self._prepare(instance)
         except BudgetExceeded as exc:
-            return unread_report(instance, src, cap, exc, 0, time.perf_counter() - start)
+            return unread_report(instance, self._src, cap, exc, 0, time.perf_counter() - start)
         if isinstance(prepared, list):
-            return invalid_report(instance, prepared, src, cap)
+            return invalid_report(instance, prepared, self._src, cap)
         cs, effects = prepared
-        view: Any = _View(instance, cs.schema)
         dom = cs.base_dom.copy()
         pairs = [p for e in effects.values() for p in e.unary]
         if pairs:
@@ -292,23 +305,12 @@ class BitmaskVerifier(Verifier):
             if narrowed is not None:
                 cart = _cartesian(cs, narrowed)
                 if cart[1] > limit:
+                    view: Any = _View(instance, cs.schema)
                     domains = _domains(cs, narrowed)
-                    return too_large_report(view, src, cap, domains, cart, limit, search.seconds)
-        cart = _cartesian(cs, dom)
-        try:
-            search.run(dom, budget.nodes, budget.seconds)
-            solutions = search.solutions()
-            stats: dict[str, Any] = {}
-            if len(solutions) > 1 and (self.forced_cells or "forcedCells" in extras):
-                stats["forcedCells"], stats["forcedCellsComplete"] = _forced(
-                    cs, structure, dom, search, budget
-                )
-        except BudgetExceeded as exc:
-            return undecided_report(
-                view, src, cap, _domains(cs, dom), cart, exc, search.nodes, search.seconds
-            )
-        stats.update(nodes=search.nodes, seconds=round(search.seconds, 6))
-        return self.outcome(instance, cs, cap, solutions, cart, stats, budget)
+                    return too_large_report(
+                        view, self._src, cap, domains, cart, limit, search.seconds
+                    )
+        return cs, dom, structure, search, _cartesian(cs, dom)
 
     def verify_batch(
         self,
@@ -341,7 +343,9 @@ class BitmaskVerifier(Verifier):
             view, self._src, cap, solutions, cart, stats, lambda: self._conflict(instance, budget)
         )
 
-    def uniqueness_session(self, instance: Instance, solution: Mapping[str, int]) -> _Session:
+    def uniqueness_session(
+        self, instance: Instance, solution: Mapping[str, int]
+    ) -> UniquenessSession:
         """Ask, for many subsets of ``instance``'s clues, whether ``solution`` stays the only one.
 
         Each question is one compiled search counting to two, on the schema's arrays when every
@@ -351,7 +355,9 @@ class BitmaskVerifier(Verifier):
         if isinstance(prepared, list):
             raise ValueError(f"instance {instance.digest} does not resolve; verify it first")
         cs, effects = prepared
-        return _Session(cs, effects)
+        from puzzlekit.verifiers.bitmask_search import UniquenessSession
+
+        return UniquenessSession(cs, effects)
 
     # -- steps -------------------------------------------------------------------------------
     def _prepare(

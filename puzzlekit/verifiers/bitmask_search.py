@@ -1,19 +1,21 @@
 """One bitmask search and its budget: the kernel's workspace, run in chunks between looks at the
 clock, and the solutions it found.
 
-Private machinery of :mod:`puzzlekit.verifiers.bitmask`. Not for compiling constraints
+Private machinery of :mod:`puzzlekit.verifiers.bitmask`, with the uniqueness session it
+hands out (:class:`UniquenessSession`). Not for compiling constraints
 (:mod:`~puzzlekit.verifiers.bitmask_compile`) or reports.
 """
 
 from __future__ import annotations
 
 import time
+from collections.abc import Iterable, Mapping
 
 import numpy as np
 from numba import njit
 
 from puzzlekit.core.jsondata import FrozenDict
-from puzzlekit.verifiers.bitmask_compile import MAX_ARITY, CompiledSchema, Structure
+from puzzlekit.verifiers.bitmask_compile import MAX_ARITY, ClueEffect, CompiledSchema, Structure
 from puzzlekit.verifiers.bitmask_kernel import DONE, propagate, search
 from puzzlekit.verifiers.search import BudgetExceeded
 
@@ -190,3 +192,44 @@ def solutions_of(cs: CompiledSchema, bits: np.ndarray, order: np.ndarray) -> lis
     rows = sorted(values.tolist(), key=lambda row: [row[i] for i in ranks])
     names = cs.names
     return [FrozenDict(zip(names, row, strict=True)) for row in rows]
+
+
+class UniquenessSession:
+    """Is a solution the only one of a subset of an instance's clues, asked many times
+    (:meth:`puzzlekit.verifiers.bitmask.BitmaskVerifier.uniqueness_session`)."""
+
+    def __init__(self, cs: CompiledSchema, clues: Mapping[str, ClueEffect]) -> None:
+        self._cs = cs
+        self._clues = dict(clues)
+        self._unary = {
+            cid: (np.array([i for i, _ in e.unary], np.int64), [m for _, m in e.unary])
+            for cid, e in clues.items()
+        }
+        self._plain = all(e.only_unary for e in clues.values())
+        self._search = Search(cs, cs.structure(()), 2)
+
+    def unique_with(self, clue_ids: Iterable[str]) -> bool:
+        """True when the solution is the only one of the clues ``clue_ids``."""
+        if self._search is None:
+            raise RuntimeError("the uniqueness session is closed")
+        ids = list(clue_ids)
+        search = self._search
+        if not self._plain:
+            search = Search(self._cs, self._cs.structure([self._clues[c] for c in ids]), 2)
+        dom = self._cs.base_dom.copy()
+        unary = self._unary
+        if ids:
+            idx = np.concatenate([unary[c][0] for c in ids])
+            masks = np.array([m for c in ids for m in unary[c][1]], np.int64)
+            restrict(dom, idx, masks)
+        search.run(dom, None, None)
+        return search.found == 1
+
+    def close(self) -> None:
+        self._search = None
+
+    def __enter__(self) -> UniquenessSession:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
