@@ -166,7 +166,9 @@ def test_a_shrunk_run_of_the_config_judges_every_hypothesis(tmp_path):
     run_experiment(config, out, executor="serial", quiet=True, report=False)
     manifest = json.loads((out / "manifest.json").read_text())
     puzzles = pd.read_parquet(out / "puzzles.parquet")
-    assert len(puzzles) == 3 * len(config.strategies) * len(config.filters)
+    arms = sum(s.runs_under(f.label) for s in config.strategies for f in config.filters)
+    assert arms == 8  # blind and policy under the exact filter only (their entries' filters)
+    assert len(puzzles) == 3 * arms
     judged = judge_all(manifest, puzzles)
     assert (
         len(judged)

@@ -29,9 +29,11 @@ from puzzlekit.app.experiment.config_keys import (
 )
 from puzzlekit.app.experiment.config_keys import check_arms as _check_arms
 from puzzlekit.app.experiment.config_keys import check_policies as _check_policies
+from puzzlekit.app.experiment.config_keys import check_strategy_filters as _check_strategy_filters
 from puzzlekit.app.experiment.config_keys import extras as _extras
 from puzzlekit.app.experiment.config_keys import plugins as _plugins
 from puzzlekit.app.experiment.config_keys import preregistration as _preregistration
+from puzzlekit.app.experiment.config_keys import strategy_filters as _strategy_filters
 from puzzlekit.app.experiment.config_keys import strategy_settings as _strategy_settings
 from puzzlekit.app.experiment.config_schema import closest
 from puzzlekit.app.experiment.config_schema import type_name as _type_name
@@ -91,6 +93,12 @@ class StrategySpec:
     #: the arm's name in rows, task ids and hypotheses (default: ``name``): two arms of one
     #: strategy, such as two policies, need labels
     label: str = ""
+    #: the filter labels the arm runs under (``filters = [...]``); empty: every filter
+    filters: tuple[str, ...] = ()
+
+    def runs_under(self, label: str) -> bool:
+        """Whether the arm runs under the filter labelled ``label``."""
+        return not self.filters or label in self.filters
 
     @property
     def arm(self) -> str:
@@ -140,8 +148,8 @@ class ExperimentConfig:
     def to_json_obj(self) -> dict[str, Any]:
         """The parsed config with every default filled in; its digest identifies the run.
 
-        ``plugins`` and ``extras`` appear only when the config names some, so a config without
-        them keeps the digest it had before the keys existed."""
+        ``plugins``, ``extras`` and a strategy's ``filters`` appear only when the config names
+        some, so a config without them keeps the digest it had before the keys existed."""
         out = plain(asdict(self))
         # a free-text hypothesis stays a string, so such a config keeps its digest
         hyps = [h.to_json_obj() for h in self.preregistration.hypotheses]
@@ -149,6 +157,9 @@ class ExperimentConfig:
         for key in ("plugins", "extras"):
             if not out[key]:
                 del out[key]
+        for strategy in out["strategies"]:
+            if not strategy["filters"]:
+                del strategy["filters"]
         return out
 
     @property
@@ -375,7 +386,8 @@ def _strategy_item(
     if arm in {s.arm for s in strategies}:
         where, what = ("label", "label") if label else ("name", "strategy")
         raise r.fail(f"{path}.{where}", f"{what} {arm!r} is listed twice; give labels")
-    return StrategySpec(sname, clues, _strategy_settings(r, t, path, sname), label)
+    settings = _strategy_settings(r, t, path, sname)
+    return StrategySpec(sname, clues, settings, label, _strategy_filters(r, t, path))
 
 
 def _filters(r: _Reader, top: dict[str, Any]) -> list[VerifierSpec]:
@@ -440,6 +452,7 @@ def _parse(r: _Reader, top: dict[str, Any]) -> ExperimentConfig | None:
     strategies = _strategies(r, top, sizes)
     r.attempt(_check_policies, r, schemas, strategies)
     filters = _filters(r, top)
+    r.attempt(_check_strategy_filters, r, strategies, filters)
     holdout = None
     if "holdout" in top:
         holdout = r.attempt(_verifier_spec, r, top["holdout"], "holdout", holdout=True)

@@ -173,8 +173,64 @@ def check_arms(
     }
     for i, h in enumerate(pre.hypotheses):
         if h.checkable:
-            for path, message in arm_problems(h, f"preregistration.hypotheses[{i}]", names):
-                r.problems.append(r.fail(path, message))
+            path = f"preregistration.hypotheses[{i}]"
+            found = arm_problems(h, path, names)
+            found = found or _unrun_arms(h.arms, path, strategies)
+            for where, message in found:
+                r.problems.append(r.fail(where, message))
+
+
+def _unrun_arms(arms: Sequence[str], path: str, strategies: Sequence[Any]) -> list[tuple[str, str]]:
+    """A hypothesis arm naming a strategy and a filter the strategy does not run under (its
+    ``filters``): the arm would have no rows."""
+    by_arm = {s.arm: s for s in strategies}
+    out = []
+    for i, arm in enumerate(arms):
+        parts = dict(
+            (k.strip(), v.strip()) for k, _, v in (p.partition("=") for p in arm.split(","))
+        )
+        strategy = by_arm.get(parts.get("strategy", ""))
+        label = parts.get("filter")
+        if strategy is not None and label is not None and not strategy.runs_under(label):
+            out.append(
+                (
+                    f"{path}.arms[{i}]",
+                    f"strategy {strategy.arm!r} does not run under filter {label!r} "
+                    f"(its filters: {', '.join(strategy.filters)})",
+                )
+            )
+    return out
+
+
+def check_strategy_filters(r: Any, strategies: Sequence[Any], filters: Sequence[Any]) -> None:
+    """Each strategy's ``filters``: labels of ``[[filters]]``, none twice."""
+    from puzzlekit.app.experiment.config_schema import closest
+
+    labels = [f.label for f in filters]
+    for i, strat in enumerate(strategies):
+        path = f"strategies[{i}].filters"
+        seen: set[str] = set()
+        for j, label in enumerate(strat.filters):
+            if label not in labels:
+                hint = closest(label, labels)
+                r.problems.append(r.fail(f"{path}[{j}]", f"no filter labelled {label!r}{hint}"))
+            elif label in seen:
+                r.problems.append(r.fail(f"{path}[{j}]", f"filter {label!r} is listed twice"))
+            seen.add(label)
+
+
+def strategy_filters(r: Any, t: dict[str, Any], path: str) -> tuple[str, ...]:
+    """A ``[[strategies]]`` entry's ``filters``: the filter labels its arm runs under (checked
+    against ``[[filters]]`` by :func:`check_strategy_filters`); empty when not given (every
+    filter)."""
+    if "filters" not in t:
+        return ()
+    under = r.strings(t, "filters", path)
+    if not under:
+        raise r.fail(
+            f"{path}.filters", "needs at least one filter label (leave it out: every filter)"
+        )
+    return under
 
 
 def strategy_settings(r: Any, t: dict[str, Any], path: str, sname: str) -> dict[str, Any]:
@@ -236,6 +292,7 @@ STRATEGY_KEYS = (
     "fix_region",
     "temperature",
     "prior",
+    "filters",
 )
 
 

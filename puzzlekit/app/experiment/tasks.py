@@ -94,7 +94,7 @@ def plan(config: ExperimentConfig) -> list[Task]:
     for schema in config.schemas:
         for strat in config.strategies:
             for k in strat.clues:
-                for filt in config.filters:
+                for filt in (f for f in config.filters if strat.runs_under(f.label)):
                     for start in range(0, config.trials, config.batch):
                         trials = tuple(range(start, min(start + config.batch, config.trials)))
                         tid = f"{schema.label}.{strat.arm}.k{k}.{filt.label}.t{start:05d}"
