@@ -123,3 +123,28 @@ def test_the_same_clues_in_another_episode_get_that_episodes_power() -> None:
     assert lean.cache_hits == full.cache_hits == 2
     assert not np.array_equal(seen[0][0], seen[0][1])  # other solutions, other powers
     assert all(np.array_equal(a, b) for a, b in zip(*seen, strict=True))
+
+
+def test_the_flattened_environment_of_docs_envs_passes_the_checker() -> None:
+    """docs/envs.md's wrapper for an MlpPolicy learner (stable-baselines3, not installed here):
+    FlattenObservation turns the Dict observation into one Box vector the checker accepts."""
+    import warnings
+
+    import gymnasium
+    from gymnasium.utils.env_checker import check_env
+    from gymnasium.wrappers import FlattenObservation
+
+    import puzzlekit.envs  # noqa: F401  (registers puzzlekit/Generate-v0)
+
+    flat = FlattenObservation(
+        gymnasium.make("puzzlekit/Generate-v0", family="sudoku", params={"size": 4})
+    )
+    assert isinstance(flat.observation_space, gymnasium.spaces.Box)
+    assert len(flat.observation_space.shape) == 1
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # a checker warning is a failure, except the one on
+        warnings.filterwarnings("ignore", message=".*different from the unwrapped")  # wrappers
+        check_env(flat)
+    obs, _ = flat.reset(seed=0)
+    obs, *_ = flat.step(16)
+    assert obs.shape == flat.observation_space.shape and flat.observation_space.contains(obs)
