@@ -56,8 +56,24 @@ class Layout:
     cols: int = 0
 
 
+_LAYOUTS: dict[tuple[int, int], tuple[Family, Schema, Layout]] = {}
+
+
 def layout_of(family: Family, schema: Schema) -> Layout:
-    """The answer layout of ``schema`` (module docstring)."""
+    """The answer layout of ``schema`` (module docstring); worked out once per family and
+    schema object (a dataset export asks it twice a row)."""
+    key = (id(family), id(schema))
+    hit = _LAYOUTS.get(key)
+    if hit is not None and hit[0] is family and hit[1] is schema:
+        return hit[2]
+    made = _layout_of(family, schema)
+    if len(_LAYOUTS) > 256:
+        _LAYOUTS.clear()
+    _LAYOUTS[key] = (family, schema, made)
+    return made
+
+
+def _layout_of(family: Family, schema: Schema) -> Layout:
     if _is_game(family):
         return Layout("move")
     coords = [v.coord for v in schema.variables]
