@@ -1,7 +1,8 @@
 """A search's deadline reaches the code it calls: an opaque rule (an only-winning-move position
 solving its game inside a Predicate), the random searches of ``sampling``. Past the deadline the
 answer is UNDECIDED, never a verdict the rule did not give. Reading the clues (a KenKen product
-cage's tuples) spends the same budget, in every backend and in ``grade``."""
+cage's tuples, a sum cage's sat encoding) spends the same budget, in every backend and in
+``grade``; ``game-verdict`` and ``verify`` of an empty board stop on theirs."""
 
 from __future__ import annotations
 
@@ -164,3 +165,32 @@ def test_encoding_large_sum_cages_spends_the_search_budget(name: str) -> None:
     # next instances (encodings of the same cage sums among them) as a fresh one does
     for small in (_killer_of_blocks(4, 2), Instance.make("sudoku-killer", {"size": 4}, [])):
         assert verifier.verify(small, solution_cap=2).verdict is Verdict.MULTIPLE
+
+
+@pytest.mark.parametrize("solver", ["minimax", "alphabeta"])
+def test_game_verdict_of_an_empty_board_stops_on_its_budget(solver: str, capsys) -> None:
+    from puzzlekit.app.cli import main
+
+    empty = "/".join(["....."] * 5)
+    start = time.process_time()
+    argv = ["game-verdict", "connect", empty, "--solver", solver, "--budget-seconds", "0.3"]
+    assert main(argv) == 1  # undecided
+    assert time.process_time() - start < 2.0
+    assert "undecided: the seconds budget of 0.3 ran out" in capsys.readouterr().out
+
+
+def test_verify_of_the_empty_8x8_mnk_board_stops_on_its_budget(tmp_path, capsys) -> None:
+    import json
+
+    from puzzlekit.app.cli import main
+
+    board = get_family("owm-mnk").parse_text(
+        "/".join(["." * 8] * 8), {"rows": 8, "cols": 8, "k": 4}
+    )
+    path = tmp_path / "empty.json"
+    path.write_text(board.to_json() + "\n")
+    start = time.process_time()
+    assert main(["verify", str(path), "--budget-seconds", "0.3", "--format", "json"]) == 0
+    assert time.process_time() - start < 2.0
+    out = json.loads(capsys.readouterr().out.splitlines()[0])
+    assert out["uniquenessVerdict"] == "UNDECIDED"
