@@ -228,6 +228,26 @@ def test_a_non_json_body_is_caught(db: Path) -> None:
     assert (ledger.verify().first_bad_seq, ledger.verify().problem) == (2, "unreadable-body")
 
 
+@pytest.mark.parametrize("column", ["body", "entry_hash"])
+def test_a_byte_that_is_not_utf8_is_named_not_raised(db: Path, column: str, capsys) -> None:
+    """A flipped byte in stored text: verify names the entry; entries() and the CLI still read."""
+    from puzzlekit.app.cli import main
+
+    ledger = filled(db, 3)
+    con = raw(db)
+    (text,) = con.execute(f"SELECT {column} FROM ledger_entries WHERE seq = 2").fetchone()
+    damaged = text.encode()[:9] + b"\xff" + text.encode()[10:]
+    con.execute(f"UPDATE ledger_entries SET {column} = CAST(? AS TEXT) WHERE seq = 2", (damaged,))
+    con.close()
+    result = ledger.verify()
+    want = "unreadable-body" if column == "body" else "hash-mismatch"
+    assert (result.first_bad_seq, result.problem) == (2, want)
+    assert len(ledger.entries()) == 3
+    ledger.close()
+    assert main(["ledger", "verify", str(db)]) == 1
+    assert "Traceback" not in capsys.readouterr().err
+
+
 def test_a_float_smuggled_in_with_a_recomputed_hash_is_caught(db: Path) -> None:
     ledger = filled(db, 3)
     rewrite_from(db, 3, {"x": 1.5})

@@ -61,6 +61,11 @@ CREATE TABLE IF NOT EXISTS ledger_entries (
 """
 
 
+def _lenient_text(data: bytes) -> str:
+    """SQLite text as ``str``: UTF-8, with bytes that are not kept as lone surrogates."""
+    return data.decode("utf-8", "surrogateescape")
+
+
 class LedgerError(Exception):
     """The ledger cannot be opened or written as asked."""
 
@@ -264,6 +269,10 @@ class Ledger:
                     check_same_thread=False,
                     uri=self.readonly,
                 )
+                # text that is not UTF-8 (a flipped byte) is read, not raised mid-walk: its
+                # undecodable bytes become lone surrogates, which no body or hash may hold, so
+                # verify names the entry (unreadable-body, prev- or hash-mismatch)
+                conn.text_factory = _lenient_text
                 if not self.readonly:
                     self._set_wal(conn)
                     conn.execute("PRAGMA synchronous=FULL")
