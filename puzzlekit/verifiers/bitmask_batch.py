@@ -7,9 +7,10 @@ Each search gets the first chunk of nodes that :meth:`~puzzlekit.verifiers.bitma
 Search.run` gives a search before it first looks at the clock
 (:data:`~puzzlekit.verifiers.bitmask_search.CHUNK`, or the node budget when smaller); one that
 ends within it has the verdict, solutions and node count it has there. Every other instance
-(one that needs more nodes, does not resolve, has clues of its own constraints, a search space
-over the limit, or asks for extras) goes through ``verify`` itself, so every report is the one
-``verify`` gives; ``stats.seconds`` is the instance's share of its chunk's time.
+(one that needs more nodes, does not resolve or is not read within the budget, has clues of
+its own constraints, a search space over the limit, or asks for extras) goes through
+``verify`` itself, so every report is the one ``verify`` gives; ``stats.seconds`` is the
+instance's share of its chunk's time.
 
 Private machinery of :mod:`puzzlekit.verifiers.bitmask`; :func:`puzzlekit.verify_many` is the
 public call. Not for use from several threads on one verifier.
@@ -23,6 +24,8 @@ from typing import Any
 
 import numpy as np
 
+from puzzlekit.core import deadline
+from puzzlekit.core.deadline import BudgetExceeded
 from puzzlekit.core.model import Instance
 from puzzlekit.core.protocols import SearchBudget
 from puzzlekit.core.report import VerifierReport
@@ -49,7 +52,7 @@ def verify_batch(
     out: list[VerifierReport | None] = [None] * len(instances)
     groups: dict[int, tuple[Any, list[tuple[int, Instance, Any]]]] = {}
     for pos, inst in enumerate(instances):
-        prepared = None if extras or verifier.forced_cells else verifier._prepare(inst)
+        prepared = None if extras or verifier.forced_cells else _prepared(verifier, inst, budget)
         if _batchable(verifier, prepared):
             cs, effects = prepared
             groups.setdefault(id(cs), (cs, []))[1].append((pos, inst, effects))
@@ -60,6 +63,17 @@ def verify_batch(
         for start in range(0, len(members), step):
             _run_chunk(verifier, cs, members[start : start + step], cap, budget, out)
     return out  # type: ignore[return-value]
+
+
+def _prepared(verifier: Any, inst: Instance, budget: SearchBudget) -> Any:
+    """The instance's compiled schema and clue effects, read within the budget's seconds as
+    ``verify`` reads them; None when reading ran out (``verify`` then reports it)."""
+    ends = None if budget.seconds is None else time.perf_counter() + budget.seconds
+    try:
+        with deadline.within(ends, budget.seconds):
+            return verifier._prepare(inst)
+    except BudgetExceeded:
+        return None
 
 
 def _batchable(verifier: Any, prepared: Any) -> bool:
