@@ -8,6 +8,9 @@ import json
 from pathlib import Path
 
 import pytest
+from hypothesis import given as hgiven
+from hypothesis import settings
+from hypothesis import strategies as st
 
 import puzzlekit as pk
 from puzzlekit.core.model import Instance, SpecError, sha256_digest
@@ -121,3 +124,26 @@ def test_cli_verify_of_a_file_prints_pk_verifys_reports(tmp_path, capsys, mixed)
         for key in ("seconds", "conflictSeconds"):
             obj["stats"].pop(key, None)
     assert printed == want
+
+
+@st.composite
+def _lines(draw: st.DrawFn) -> list[str]:
+    """Random 4×4 and 9×9 lines: few clues (MULTIPLE), clashes (UNSOLVABLE), full grids of
+    random digits, stray characters (INVALID_SPEC)."""
+    out = []
+    for _ in range(draw(st.integers(1, 12))):
+        size = draw(st.sampled_from([4, 9]))
+        cells = draw(st.lists(st.tuples(st.integers(0, 80), st.integers(1, 9)), max_size=25))
+        chars = ["."] * (size * size)
+        for i, v in cells:
+            chars[i % (size * size)] = str(min(v, size))
+        if draw(st.integers(0, 9)) == 0:
+            chars[draw(st.integers(0, size * size - 1))] = "x"
+        out.append("".join(chars))
+    return out
+
+
+@settings(max_examples=40, deadline=None)
+@hgiven(_lines())
+def test_random_batches_equal_pk_verify(lines: list[str]) -> None:
+    assert [_content(r) for r in pk.verify_many(lines, "sudoku")] == [_one(x) for x in lines]
