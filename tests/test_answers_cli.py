@@ -77,9 +77,12 @@ def test_a_partial_board_with_a_wrong_but_legal_value_names_the_dead_cell() -> N
 
 
 def test_a_partial_board_with_a_clash_is_dead_at_once() -> None:
-    board = SUDOKU[:2] + "5" + SUDOKU[3:]
+    board = SUDOKU[:2] + "5" + SUDOKU[3:]  # r1c3 = 5 repeats the given r1c1 = 5
     rep = check_partial(pk.parse("sudoku", SUDOKU), board)
-    assert rep.dead_kind == "direct" and set(rep.dead_cells) == {(0, 0), (0, 2)}
+    assert rep.dead_kind == "direct" and rep.dead_cells == ((0, 2),)  # the given stays
+    two = SUDOKU[:2] + "22" + SUDOKU[4:]  # two placed cells clash, with no given
+    rep = check_partial(pk.parse("sudoku", SUDOKU), two)
+    assert rep.dead_kind == "direct" and set(rep.dead_cells) == {(0, 2), (0, 3)}
 
 
 def test_moves_name_the_first_move_after_which_the_board_is_dead() -> None:
@@ -120,3 +123,34 @@ def test_the_mcp_tool_checks_an_answer_over_the_sdk_client() -> None:
     wrong = got["wrong"].structured_content
     assert wrong["completable"] is False and wrong["deadCells"] == [[0, 0]]
     assert got["bad"].is_error
+
+
+def _board(cells: dict[tuple[int, int], str]) -> str:
+    out = list(SUDOKU)
+    for (r, c), v in cells.items():
+        out[r * 9 + c] = v
+    return "".join(out)
+
+
+def test_the_dead_set_is_minimal_among_many_placed_cells() -> None:
+    inst = pk.parse("sudoku", SUDOKU)
+    free = [i for i, ch in enumerate(SUDOKU) if ch == "."]
+    right = {divmod(i, 9): SOLVED[i] for i in free[:20]}  # twenty cells of the solution
+    wrong = {divmod(free[30], 9): str(int(SOLVED[free[30]]) % 9 + 1)}
+    board = _board({**right, **wrong})
+    rep = check_partial(inst, board)
+    assert rep.completable is False and rep.verdict is AnswerVerdict.INCORRECT
+    dead = set(rep.dead_cells)
+    assert dead <= set(right) | set(wrong) and dead & set(wrong)  # placed cells, no given
+    placed = {**right, **wrong}
+    assert check_partial(inst, _board({c: placed[c] for c in dead})).completable is False
+    for c in dead:  # minimal: without any one of them a completion exists
+        assert check_partial(inst, _board({d: placed[d] for d in dead - {c}})).completable
+
+
+def test_check_text_names_the_dead_set_and_its_kind(tmp_path: Path, capsys) -> None:
+    board = SUDOKU[:2] + "1" + SUDOKU[3:]
+    code = main(["check", str(_puzzle_file(tmp_path)), "--family", "sudoku", "--partial",
+                 "--answer", board, "--format", "text"])  # fmt: skip
+    assert code == 1
+    assert "completable: False; dead set (minimum, coordinates): [0, 2]" in capsys.readouterr().out

@@ -75,8 +75,17 @@ def _partial(
     )  # fmt: skip
     direct = [v for v in rep.violations if v.violation_type != "unfilled"]
     if direct:
-        least = min(direct, key=lambda v: len(v.coords))
-        return replace(rep, completable=False, dead_cells=least.coords, dead_kind="direct")
+        # the placed cells of each clash: a given it repeats is not the solver's to erase (a
+        # given overwritten is: that cell was placed)
+        given = {comp.coords[i] for i in comp.given_idx.tolist()}
+        sets = [
+            tuple(c for c in v.coords if c not in given) or v.coords
+            if v.violation_type == "rule-broken"
+            else v.coords
+            for v in direct
+        ]
+        least = min(sets, key=len)
+        return replace(rep, completable=False, dead_cells=least, dead_kind="direct")
     if None not in cells:
         return replace(rep, completable=True)
     from puzzlekit.families import get_family

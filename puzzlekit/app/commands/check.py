@@ -148,7 +148,8 @@ def _text(i: int, rep: Any) -> str:
     if rep.completable is not None:
         dead = "" if rep.dead_cells is None else " ".join(map(json.dumps, rep.dead_cells))
         lines.append(
-            f"#   completable: {rep.completable}" + (f"; dead set: {dead}" if dead else "")
+            f"#   completable: {rep.completable}"
+            + (f"; dead set ({rep.dead_kind}, coordinates): {dead}" if dead else "")
         )
     if rep.first_dead_move is not None:
         lines.append(f"#   first dead move: {rep.first_dead_move}")

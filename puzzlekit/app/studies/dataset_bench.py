@@ -11,13 +11,15 @@ JSON Lines of ``puzzlekit generate sudoku`` (9x9) and, optionally, ``puzzlekit g
 3. **export**: ``puzzlekit export FILE --grades GRADES --split train=0.8,test=0.2`` to a
    temporary directory (JSON Lines and Parquet), wall and CPU seconds.
 
-Prints one line per part as it goes; CPU and wall time, since the machine may be shared.
+Prints one line per part as it goes, with the machine's load average when it ends; CPU and
+wall time, since the machine may be shared.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import os
 import tempfile
 import time
 from pathlib import Path
@@ -25,6 +27,11 @@ from pathlib import Path
 import numpy as np
 
 from puzzlekit.core.model import Clue, Instance
+
+
+def _load() -> str:
+    one, five, _ = os.getloadavg()
+    return f"(load average {one:.1f}, 5 min {five:.1f})"
 
 
 def _moved(inst: Instance, rng: np.random.Generator) -> Instance:
@@ -63,14 +70,14 @@ def transformed(puzzles: list[Instance], n: int, seed: int) -> None:
     merged = sum(p.canonical_digest() == _moved(p, rng).canonical_digest() for p in puzzles[:n])
     per = (time.process_time() - cpu) / (2 * min(n, len(puzzles))) * 1e3
     print(f"transformed: {merged} of {min(n, len(puzzles))} merged with their originals "
-          f"({per:.2f} CPU ms per canonical digest)", flush=True)  # fmt: skip
+          f"({per:.2f} CPU ms per canonical digest) {_load()}", flush=True)  # fmt: skip
 
 
 def distinct(puzzles: list[Instance]) -> None:
     by_digest = {p.digest: p for p in puzzles}
     classes = {p.canonical_digest() for p in by_digest.values()}
     print(f"distinct: {len(by_digest)} distinct puzzles, {len(classes)} classes: "
-          f"{len(by_digest) - len(classes)} merged", flush=True)  # fmt: skip
+          f"{len(by_digest) - len(classes)} merged {_load()}", flush=True)  # fmt: skip
 
 
 def export_time(path: Path, grades: Path | None) -> None:
@@ -83,7 +90,7 @@ def export_time(path: Path, grades: Path | None) -> None:
                              grades=grades)  # fmt: skip
             wall, cpu = time.perf_counter() - wall, time.process_time() - cpu
         print(f"export --to {fmt}: {summary['rows']} rows, {summary['duplicates']} duplicates, "
-              f"{wall:.1f} s wall, {cpu:.1f} s CPU", flush=True)  # fmt: skip
+              f"{wall:.1f} s wall, {cpu:.1f} s CPU {_load()}", flush=True)  # fmt: skip
 
 
 def main(argv: list[str] | None = None) -> int:
