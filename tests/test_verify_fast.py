@@ -136,6 +136,18 @@ def test_compiled_draws_are_numpys() -> None:
             for n in (0, 1, 2, 16, 81, 625):
                 want = np.random.default_rng(words).permutation(n).tolist()
                 assert permutation(words, n).tolist() == want
+    from puzzlekit.verifiers.digest_draw import digest_permutation as compiled
+
+    for hexdigits in ["0" * 64, "0" * 63 + "1", "f" * 64, "0" * 8 + "a" * 56, "1" + "0" * 63]:
+        raw = np.frombuffer(bytes.fromhex(hexdigits), np.uint8)
+        for stream in (0, 1, 7):
+            want = np.random.default_rng([int(hexdigits, 16), stream]).permutation(81).tolist()
+            assert compiled(raw, stream, 81).tolist() == want
+    for i in range(200):
+        hexdigits = hashlib.sha256(b"x" + str(i).encode()).hexdigest()
+        raw = np.frombuffer(bytes.fromhex(hexdigits), np.uint8)
+        want = np.random.default_rng([int(hexdigits, 16), i % 2]).permutation(81).tolist()
+        assert compiled(raw, i % 2, 81).tolist() == want
     for words in ([7], [1, 2, 3, 4, 5, 6, 7, 8, 9], [2**32 - 1] * 3):
         entropy = np.array(words, np.uint32)
         want = np.random.default_rng(entropy).permutation(81).tolist()

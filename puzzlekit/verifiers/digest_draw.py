@@ -96,6 +96,29 @@ def _seed_words(entropy):  # pragma: no cover - compiled
 
 
 @njit(cache=True)
+def digest_permutation(raw, stream, n):  # pragma: no cover - compiled
+    """``np.random.default_rng([int.from_bytes(raw, "big"), stream]).permutation(n)`` for the
+    bytes ``raw`` of a digest (a uint8 array, a multiple of 4 long): the integer's 32-bit words
+    from the lowest, high zero words dropped (one kept), then ``stream`` (below 2**32)."""
+    count = raw.shape[0] // 4
+    words = np.zeros(count + 1, np.uint32)
+    used = 1
+    for k in range(count):
+        at = raw.shape[0] - 4 * k - 4
+        word = (
+            uint64(raw[at + 3])
+            | (uint64(raw[at + 2]) << uint64(8))
+            | (uint64(raw[at + 1]) << uint64(16))
+            | (uint64(raw[at]) << uint64(24))
+        )
+        words[k] = word
+        if word != 0:
+            used = k + 1
+    words[used] = stream
+    return permutation(words[: used + 1], n)
+
+
+@njit(cache=True)
 def permutation(entropy, n):  # pragma: no cover - compiled
     """``np.random.default_rng(np.asarray(entropy, np.uint32)).permutation(n)``."""
     w = _seed_words(entropy)
@@ -140,4 +163,4 @@ def permutation(entropy, n):  # pragma: no cover - compiled
     return out
 
 
-__all__ = ["permutation"]
+__all__ = ["digest_permutation", "permutation"]

@@ -104,11 +104,16 @@ def digest_permutation(digest: str, stream: int, n: int) -> tuple[int, ...]:
     search order (and a MULTIPLE report its tie order) once per instance, and seeding a
     generator from a 256-bit digest costs more than the search of an easy puzzle (where numba
     is loaded, the same draws compiled: :mod:`~puzzlekit.verifiers.digest_draw`)."""
-    entropy = _seed_words(digest, stream)
-    if entropy is not None and "numba" in sys.modules:  # loaded by the compiled backends
-        from puzzlekit.verifiers.digest_draw import permutation
+    hexdigits = digest.rsplit(":", 1)[-1]
+    if "numba" in sys.modules and len(hexdigits) == 64 and 0 <= stream < 2**32:
+        try:  # numba is loaded by the compiled backends
+            raw = np.frombuffer(bytes.fromhex(hexdigits), np.uint8)
+        except ValueError:  # not hex: digest_rng says so
+            raw = None
+        if raw is not None:
+            from puzzlekit.verifiers import digest_draw
 
-        return tuple(permutation(entropy, n).tolist())
+            return tuple(digest_draw.digest_permutation(raw, stream, n).tolist())
     return tuple(digest_rng(digest, stream).permutation(n).tolist())
 
 
