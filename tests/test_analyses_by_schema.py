@@ -132,6 +132,23 @@ def test_a_family_that_raises_k_says_so_on_stderr_and_in_the_manifest(two_family
     assert len(kenken_k6) and (kenken_k6["startClues"] >= 7).all()
 
 
+def test_generate_says_on_stderr_and_in_the_provenance_when_the_family_raises_k(capsys):
+    from puzzlekit.app.cli import main
+
+    base = ["generate", "kenken", "--params", '{"size": 5}', "--count", "1", "--seed", "1"]
+    assert main([*base, "--clues", "3", "--holdout", "none", "--quiet"]) == 0
+    out, err = capsys.readouterr()
+    assert err.splitlines() == [
+        "puzzlekit: kenken: --clues asks for k = 3; the family starts no puzzle with fewer "
+        "than 7 clues, so k is raised to at least 7"
+    ]
+    (rec,) = [json.loads(line) for line in out.splitlines()]
+    assert rec["provenance"]["kRaised"] == {"k": 3, "least": 7} and rec["startClues"] >= 7
+    assert main([*base, "--clues", "9", "--holdout", "none", "--quiet"]) == 0
+    out, err = capsys.readouterr()
+    assert err == "" and "kRaised" not in json.loads(out)["provenance"]
+
+
 # --- figures: one panel per schema, words where there is nothing to draw --------------------
 # (on the session's ``two_family_run`` of tests/conftest.py, which the notebooks' tests share)
 
@@ -144,7 +161,11 @@ def words(fig) -> list[str]:
     return [t.get_text() for ax in fig.axes for t in ax.texts]
 
 
-def test_each_figure_draws_one_panel_per_schema_and_splits_arms_by_k(two_family_run, tmp_path):
+#: the panels of the two-family run: both schemas' arms differ in k (blind has k 6 and 8)
+PANELS = ["kenken5 k=6", "kenken5 k=8", "sudoku4 k=6", "sudoku4 k=8"]
+
+
+def test_each_figure_draws_one_panel_per_schema_and_k(two_family_run, tmp_path):
     from puzzlekit.app.plots import figures, load_run
 
     attempts, puzzles, _ = load_run(two_family_run)
@@ -156,16 +177,53 @@ def test_each_figure_draws_one_panel_per_schema_and_splits_arms_by_k(two_family_
         "rates": figures.plot_holdout_reject_rate(puzzles, tmp_path / "e.png"),
         "range": figures.plot_expressive_range(puzzles, tmp_path / "f.png"),
         "grades": figures.plot_grade_range(puzzles, tmp_path / "g.png"),
+        "settlement": figures.plot_settlement(puzzles, tmp_path / "s.png"),
     }
     for name, fig in drawn.items():
-        titles = panel_titles(fig)
-        assert [t.split(":")[0] for t in titles] == ["kenken5", "sudoku4"], name
-    for name in ("cdf", "scatter", "range", "grades"):  # kenken5: blind has k 6 and 8
-        legend = drawn[name].axes[0].get_legend()
-        lines = [t.get_text() for t in legend.get_texts()]
-        assert any(x.startswith("blind k=6/") for x in lines), (name, lines)
-        assert any(x.startswith("blind k=8/") for x in lines), (name, lines)
-        assert not any(x.startswith("blind/") for x in lines), (name, lines)
+        heads = list(dict.fromkeys(t.split(":")[0] for t in panel_titles(fig)))
+        assert heads == PANELS, name
+    heatmap = figures.plot_coord_heatmap(attempts, puzzles, tmp_path / "h.png")
+    assert [t.split(":")[0] for t in panel_titles(heatmap)] == [p for p in PANELS for _ in "abc"]
+    cdf = [ax for ax in drawn["cdf"].axes if ax.get_visible()]
+    for ax, panel in zip(cdf, PANELS, strict=True):  # one k a panel: its lines are its arms
+        schema, k = panel.split(" k=")
+        rows = puzzles[(puzzles["schema"] == schema) & (puzzles["k"] == int(k))]
+        lines = [t.get_text() for t in ax.get_legend().get_texts()]
+        arms = rows.groupby(["strategy", "filter"]).size()
+        assert lines == [f"{s}/{f} (n={n})" for (s, f), n in arms.items()], (panel, lines)
+        assert not any("k=" in line for line in lines)
+    assert all(line.startswith("blind/") for line in _legend(cdf[1]) + _legend(cdf[3]))
+
+
+def _legend(ax) -> list[str]:
+    return [t.get_text() for t in ax.get_legend().get_texts()]
+
+
+def test_the_report_tables_keep_each_schema_and_k_apart(two_family_run):
+    from puzzlekit.app.plots import (
+        ARM,
+        calls_table,
+        expressive_table,
+        grade_table,
+        load_run,
+        top_coords_table,
+    )
+
+    attempts, puzzles, _ = load_run(two_family_run)
+    arms = puzzles.groupby(ARM).size()
+    calls = calls_table(puzzles)
+    assert list(calls.columns[:5]) == [*ARM, "trials"]
+    assert calls.set_index(ARM)["trials"].to_dict() == arms.to_dict()
+    accepted = puzzles[puzzles["status"] == "accepted"].groupby(ARM).size()
+    expressive = expressive_table(puzzles).set_index(ARM)["accepted"]
+    assert expressive.to_dict() == accepted.to_dict()
+    grades = grade_table(puzzles)
+    assert list(grades.columns[:4]) == ARM and grades.groupby(["schema", "k"]).ngroups == 4
+    coords = top_coords_table(attempts, puzzles)
+    assert set(zip(coords["schema"], coords["k"], strict=True)) <= {
+        (p.split(" k=")[0], int(p.split(" k=")[1])) for p in PANELS
+    }
+    assert coords.groupby(["schema", "k"]).ngroups == 4
 
 
 def test_a_heatmap_without_holdout_rejects_says_so_instead_of_a_flat_grid(two_family_run, tmp_path):
@@ -174,13 +232,13 @@ def test_a_heatmap_without_holdout_rejects_says_so_instead_of_a_flat_grid(two_fa
     attempts, puzzles, manifest = load_run(two_family_run)
     none_rejected = puzzles.assign(holdoutRejected=False)
     fig = plot_coord_heatmap(attempts, none_rejected, tmp_path / "h.png")
-    assert words(fig).count("no holdout rejects in this run") == 2  # one per schema
+    assert words(fig).count("no holdout rejects in this run") == 4  # one per schema and k
     holdout_panels = [ax for ax in fig.axes if "holdout rejects" in ax.get_title()]
-    assert len(holdout_panels) == 2 and not any(ax.images for ax in holdout_panels)
+    assert len(holdout_panels) == 4 and not any(ax.images for ax in holdout_panels)
     assert not any(ax.axison for ax in holdout_panels)
-    # with rejects the sudoku panel is a grid of the schema's size
+    # with rejects a sudoku panel is a grid of the schema's size
     fig = plot_coord_heatmap(attempts, puzzles, tmp_path / "h2.png", {"sudoku4": (4, 4)})
-    sudoku = [ax for ax in fig.axes if ax.get_title().startswith("sudoku4: holdout")]
+    sudoku = [ax for ax in fig.axes if ax.get_title().startswith("sudoku4 k=6: holdout")]
     assert sudoku[0].images and sudoku[0].images[0].get_array().shape == (4, 4)
 
 
@@ -197,7 +255,9 @@ def test_one_bar_reject_case_and_settlement_charts_say_so_in_words(two_family_ru
     rows = puzzles[(puzzles["schema"] == "kenken5") & (puzzles["filter"] == "sat")]
     fig = plot_settlement(rows, tmp_path / "s.png")
     said = words(fig)
-    assert f"escalation targets: every loop of every arm is none ({len(rows)})" in said
+    for k, whose in ((6, "every arm"), (8, "blind")):  # a panel each; k = 8 is blind's alone
+        n = int((rows["k"] == k).sum())
+        assert f"escalation targets: every loop of {whose} is none ({n})" in said
     assert not any(ax.patches for ax in fig.axes if ax.get_title().endswith("escalation targets"))
 
 

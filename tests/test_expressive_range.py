@@ -122,7 +122,10 @@ def test_the_report_draws_clue_count_vs_grade_when_rows_have_levels(graded_run):
     assert (report / GRADE_FIGURE).stat().st_size > 0
     text = (report / "report.md").read_text()
     assert f"]({GRADE_FIGURE})" in text and "clue count vs grade" in text
-    assert "| sudoku4 | adaptive | sat |" in text
+    grades = text.split("## Expressive range: clue count vs grade")[1].split("\n## ")[0]
+    assert "| schema | strategy | k | filter | accepted | graded |" in grades
+    for arm in ("adaptive | 3", "blind | 5"):  # per arm: rows of two k are never pooled
+        assert f"| sudoku4 | {arm} | sat |" in grades, arm
     assert "Schemas without grades: nonogram4." in text
 
 

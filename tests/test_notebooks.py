@@ -1,7 +1,8 @@
 """The analysis notebooks run top to bottom in a Jupyter kernel against a small run of two
 families (``experiments/two_families.toml``: 4×4 Sudoku and 5×5 KenKen; the session's
 ``two_family_run`` of tests/conftest.py, shared with the report's tests), and draw
-their figures inline, one panel per schema (each notebook's last cell checks so and says it).
+their figures inline, one panel per schema, one per (schema, k) where a schema's arms differ in k
+(each notebook's last cell checks so and says it).
 
 ``notebooks/reject_distributions.ipynb`` redraws the report's figures from a run directory; it
 must agree with ``puzzlekit.app.plots`` (its last cell asserts so). ``notebooks/run_analysis.ipynb``
@@ -44,14 +45,16 @@ def test_the_run_analysis_notebook_says_first_how_to_make_its_run():
 def test_notebook_executes_and_draws_inline(notebook, two_family_run, tmp_path, monkeypatch):
     """Executed by a Jupyter kernel (nbclient, as nbmake and ``jupyter nbconvert --execute``
     do), with no backend forced: every notebook shows its figures inline, each figure one panel
-    per schema of the two, each arm it names with its k (the schemas' arms differ in k)."""
+    per (schema, k) of the run (both schemas' arms differ in k: blind has k 6 and 8), never a
+    panel that pools two k."""
     outputs = _execute(notebook, two_family_run, tmp_path, monkeypatch)
     assert not [o for o in outputs if o.output_type == "error"]
     images = [o for o in outputs if "image/png" in o.get("data", {})]
     assert images, f"{notebook.name} drew no inline figure"
     text = "".join(o.get("text", "") for o in outputs if o.output_type == "stream")
-    assert "figures, one panel per schema: kenken5, sudoku4" in text
-    assert "arms split by k in kenken5, sudoku4" in text  # blind has k 6 and 8 in both
+    panels = "kenken5 k=6, kenken5 k=8, sudoku4 k=6, sudoku4 k=8"
+    assert re.search(rf"\b[1-9]\d* figures, one panel per \(schema, k\): {panels}\n", text), text
+    assert "split by k: kenken5, sudoku4" in text
 
 
 @pytest.mark.parametrize("name", ["paper_figures.ipynb", "run_analysis.ipynb"])
@@ -124,7 +127,8 @@ def test_run_analysis_reads_back_every_puzzle_of_kenken_nonogram_and_futoshiki(
     text = "".join(o.get("text", "") for o in outputs if o.output_type == "stream")
     agreed = re.search(r"\{\('filter', True\): (\d+), \('holdout', True\): (\d+)\}", text)
     assert agreed and int(agreed[1]) == int(agreed[2]) >= 3, text
-    assert "figures, one panel per schema: futoshiki4, kenken4, nonogram5" in text
+    assert "figures, one panel per (schema, k): futoshiki4, kenken4, nonogram5" in text
+    assert "split by k: no schema" in text  # one k (6) in every schema: one panel each
 
 
 @pytest.mark.parametrize("notebook", NOTEBOOKS, ids=[nb.name for nb in NOTEBOOKS])

@@ -24,7 +24,16 @@ from typing import Any
 from puzzlekit.loop.driver import LoopDriver, LoopSpec, default_clues, loop_seed
 from puzzlekit.loop.rows import generate_record
 
-__all__ = ["GenerateConfig", "default_clues", "dumps", "generate", "loop_seed", "provenance"]
+__all__ = [
+    "GenerateConfig",
+    "default_clues",
+    "dumps",
+    "generate",
+    "k_raised",
+    "k_raised_line",
+    "loop_seed",
+    "provenance",
+]
 
 
 @dataclass(frozen=True)
@@ -152,12 +161,37 @@ def provenance(config: GenerateConfig) -> dict[str, Any]:
             return None
         return {"verifier": name, "version": str(getattr(get_verifier(name), "version", ""))}
 
-    return {
+    out: dict[str, Any] = {
         "puzzlekit": __version__,
         "filter": made_by(config.filter),
         "holdout": made_by(config.holdout),
         "seed": config.seed,
     }
+    raised = k_raised(config)
+    if raised is not None:
+        out["kRaised"] = raised
+    return out
+
+
+def k_raised(config: GenerateConfig) -> dict[str, int] | None:
+    """``{"k": clues, "least": least}`` when the batch asks for fewer clues (``clues``) than
+    its family starts a puzzle with (:meth:`~puzzlekit.core.family.Family.least_k`), so the
+    loops start from at least ``least``; ``None`` when ``clues`` is honoured (or not given)."""
+    if config.clues is None:
+        return None
+    from puzzlekit.families import get_family
+
+    family = get_family(config.family)
+    least = int(family.least_k(family.schema(dict(config.params))))
+    return {"k": config.clues, "least": least} if config.clues < least else None
+
+
+def k_raised_line(family: str, raised: Mapping[str, int]) -> str:
+    """The one stderr line of ``puzzlekit generate`` for a :func:`k_raised` batch."""
+    return (
+        f"puzzlekit: {family}: --clues asks for k = {raised['k']}; the family starts no puzzle "
+        f"with fewer than {raised['least']} clues, so k is raised to at least {raised['least']}"
+    )
 
 
 def dumps(rec: Mapping[str, Any]) -> str:

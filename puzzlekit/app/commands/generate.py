@@ -124,6 +124,11 @@ def cmd_generate(args: argparse.Namespace) -> int:
         corpus=args.corpus,
         difficulty=args.difficulty,
     )
+    from puzzlekit.loop.batch import k_raised, k_raised_line
+
+    raised = k_raised(config)
+    if raised is not None:  # before the first loop, quiet or not: the records differ from asked
+        print(k_raised_line(args.family, raised), file=sys.stderr)
     got = _write_records(config, args)
     if got < args.count:
         level = f" at level {args.difficulty}" if args.difficulty is not None else ""

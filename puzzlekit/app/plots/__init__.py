@@ -24,6 +24,7 @@ from puzzlekit.app.plots.figures import (
     plot_settlement,
     plot_verdict_matrix,
 )
+from puzzlekit.app.plots.panels import by_panel, panel_keys, panel_label, panel_rows
 from puzzlekit.app.plots.report import hypotheses_lines, summary_lines, write_report
 from puzzlekit.app.plots.tables import (
     ARM,
@@ -39,7 +40,7 @@ from puzzlekit.app.plots.tables import (
     metrics_table,
     reject_case_table,
     reject_coords,
-    reject_coords_by_schema,
+    reject_coords_by_panel,
     settlement_table,
     timing_table,
     top_coords_table,
@@ -52,6 +53,7 @@ __all__ = [
     "GRADE_FIGURE",
     "GRADE_FIGURE_TITLE",
     "Scale",
+    "by_panel",
     "calls_table",
     "draw_figures",
     "expressive_table",
@@ -62,6 +64,9 @@ __all__ = [
     "hypotheses_lines",
     "load_run",
     "metrics_table",
+    "panel_keys",
+    "panel_label",
+    "panel_rows",
     "plot_calls_cdf",
     "plot_calls_vs_clues",
     "plot_coord_heatmap",
@@ -73,7 +78,7 @@ __all__ = [
     "plot_verdict_matrix",
     "reject_case_table",
     "reject_coords",
-    "reject_coords_by_schema",
+    "reject_coords_by_panel",
     "grid_shapes",
     "settlement_table",
     "summary_lines",

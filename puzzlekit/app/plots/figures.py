@@ -4,13 +4,14 @@ The reject-case distribution, filter calls to acceptance as a CDF per strategy, 
 grid the rejects point, the filter × holdout verdict matrix and holdout reject rate, clue count
 vs forced cells of accepted puzzles (expressive range), escalation targets and kernel outcomes
 (:data:`FIGURES`), and, when some accepted puzzle carries a grade, clue count vs grade level
-(:data:`GRADE_FIGURE`, one panel per schema, the level axis labelled by the family's
+(:data:`GRADE_FIGURE`, one panel per schema (and k), the level axis labelled by the family's
 techniques).
 
 Figures are :class:`matplotlib.figure.Figure` objects with constrained layout, one panel per
-schema (:mod:`~puzzlekit.app.plots.panels`), saved with a tight bounding box (each ``plot_*``
-returns the figure it saved), and never go through pyplot: importing this module selects no
-backend, so a notebook keeps drawing inline.
+schema, per schema and k where the schema's arms differ in k
+(:mod:`~puzzlekit.app.plots.panels`), saved with a tight bounding box (each ``plot_*`` returns
+the figure it saved), and never go through pyplot: importing this module selects no backend, so
+a notebook keeps drawing inline.
 
 Not for: the tables (:mod:`puzzlekit.app.plots.tables`) or the Markdown
 (:mod:`puzzlekit.app.plots.report`).
@@ -30,8 +31,11 @@ from puzzlekit.app.plots.panels import (
     FIGURE_FORMATS,
     arm_keys,
     arm_label,
-    by_schema,
+    by_panel,
     panel_grid,
+    panel_keys,
+    panel_label,
+    panel_rows,
     say,
     titled,
 )
@@ -40,7 +44,7 @@ from puzzlekit.app.plots.tables import (
     Scale,
     graded_rows,
     reject_case_table,
-    reject_coords_by_schema,
+    reject_coords_by_panel,
     settlement_table,
     verdict_matrix,
 )
@@ -57,9 +61,9 @@ CALL_TICKS = (0, 1, 2, 5, 10, 20, 50, 100, 200, 500, 1000, 2000, 5000, 10000, 20
 
 
 def plot_calls_vs_clues(puzzles: pd.DataFrame, path: Path) -> Figure:
-    """Accepted puzzles: final clue count × filter calls, one panel per schema."""
+    """Accepted puzzles: final clue count × filter calls, one panel per schema (and k)."""
     acc = puzzles[puzzles["status"] == "accepted"]
-    groups = by_schema(acc)
+    groups = by_panel(acc, puzzles)
     fig, axes = panel_grid(len(groups), 6, 4)
     for ax, (label, grp) in zip(axes, groups, strict=True):
         ax.set_title(titled(label, f"filter calls per accepted puzzle (n={len(grp)})"), fontsize=9)
@@ -89,9 +93,10 @@ def _one_bar(table: pd.DataFrame) -> tuple[str, str] | None:
 
 
 def plot_reject_cases(attempts: pd.DataFrame, path: Path) -> Figure:
-    """Share of each reject case among the filter's rejects, per arm, one panel per schema."""
+    """Share of each reject case among the filter's rejects, per arm, one panel per schema (and
+    k)."""
     rej = attempts[(attempts["side"] == "filter") & attempts["rejectCase"].notna()]
-    groups = by_schema(rej)
+    groups = by_panel(rej, attempts)
     fig, axes = panel_grid(len(groups), 6, 4)
     for ax, (label, grp) in zip(axes, groups, strict=True):
         ax.set_title(titled(label, f"reject cases (n={len(grp)} filter rejects)"), fontsize=9)
@@ -117,13 +122,14 @@ def plot_reject_cases(attempts: pd.DataFrame, path: Path) -> Figure:
 
 
 def plot_calls_cdf(puzzles: pd.DataFrame, path: Path) -> Figure:
-    """Share of trials accepted within n filter calls, one panel per schema, one step line per
-    arm (strategy, × k where the schema's arms differ in k, × filter where there are several).
+    """Share of trials accepted within n filter calls, one panel per schema (per schema and k
+    where the schema's arms differ in k), one step line per arm (strategy, × filter where there
+    are several).
 
     Exhausted trials count in the denominator and never step up, so a line ends at the arm's
     accept rate, not at 1.
     """
-    groups = by_schema(puzzles)
+    groups = by_panel(puzzles)
     fig, axes = panel_grid(len(groups), 6, 4)
     for ax, (label, grp) in zip(axes, groups, strict=True):
         ax.set_title(titled(label, "filter calls to acceptance (CDF)"), fontsize=9)
@@ -149,8 +155,8 @@ def plot_calls_cdf(puzzles: pd.DataFrame, path: Path) -> Figure:
 
 
 def plot_verdict_matrix(puzzles: pd.DataFrame, path: Path) -> Figure:
-    """Filter-accepted puzzles by arm × holdout verdict, one panel per schema."""
-    groups = by_schema(puzzles)
+    """Filter-accepted puzzles by arm × holdout verdict, one panel per schema (and k)."""
+    groups = by_panel(puzzles)
     height = 0.9 + 0.45 * max([2] + [len(g.groupby(arm_keys(g))) for _, g in groups if len(g)])
     fig, axes = panel_grid(len(groups), 5.5, height)
     for ax, (label, grp) in zip(axes, groups, strict=True):
@@ -175,9 +181,10 @@ def plot_verdict_matrix(puzzles: pd.DataFrame, path: Path) -> Figure:
 
 
 def plot_holdout_reject_rate(puzzles: pd.DataFrame, path: Path) -> Figure:
-    """The holdout's reject rate of filter-accepted puzzles, arm × filter, one panel per schema."""
+    """The holdout's reject rate of filter-accepted puzzles, arm × filter, one panel per schema
+    (and k)."""
     acc = puzzles[(puzzles["status"] == "accepted") & puzzles["holdoutVerdict"].notna()]
-    groups = by_schema(acc)
+    groups = by_panel(acc, puzzles)
     fig, axes = panel_grid(len(groups), 5, 3.5)
     for ax, (label, grp) in zip(axes, groups, strict=True):
         ax.set_title(titled(label, f"holdout reject rate (n={len(grp)} accepted)"), fontsize=9)
@@ -214,6 +221,10 @@ def _grid_counts(coords: list[Any], shape: tuple[int, int] | None = None) -> np.
     return counts
 
 
+def _panel_order(key: tuple[str, int | None]) -> tuple[str, int]:
+    return key[0], -1 if key[1] is None else key[1]
+
+
 #: what a coordinate panel says when it has no coordinate to draw (one per COORD_PANELS)
 _NO_COORDS = (
     "no filter rejects in this run",
@@ -228,19 +239,20 @@ def plot_coord_heatmap(
     path: Path,
     shapes: dict[str, tuple[int, int]] | None = None,
 ) -> Figure:
-    """One row of panels per schema (each sized from its schema): the filter rejects' top
-    coordinates, every gap cell of the filter's MULTIPLE rejects, the holdout rejects' coords."""
-    coords_of = reject_coords_by_schema(attempts, puzzles)
-    labels = sorted(set(coords_of) | {str(x) for x in puzzles.get("schema", [])}) or [""]
+    """One row of panels per schema, or per schema and k where the schema's arms differ in k
+    (each sized from its schema): the filter rejects' top coordinates, every gap cell of the
+    filter's MULTIPLE rejects, the holdout rejects' coords."""
+    coords_of = reject_coords_by_panel(attempts, puzzles)
+    keys = sorted(set(coords_of) | set(panel_keys(puzzles)), key=_panel_order) or [("", None)]
     shapes = shapes or {}
-    n = len(labels)
+    n = len(keys)
     fig, axes = _subplots(n, 3, figsize=(12, 3.6 * n), squeeze=False)
-    for row, label in zip(axes, labels, strict=True):
-        panels = coords_of.get(label, {})
+    for row, key in zip(axes, keys, strict=True):
+        panels, label = coords_of.get(key, {}), panel_label(key)
         for ax, title, empty in zip(row, COORD_PANELS, _NO_COORDS, strict=True):
             coords = panels.get(title, [])
             ax.set_title(titled(label, f"{title}\nn={len(coords)}"), fontsize=8)
-            counts = _grid_counts(coords, shapes.get(label)) if coords else None
+            counts = _grid_counts(coords, shapes.get(key[0])) if coords else None
             if counts is None:
                 say(ax, empty if not coords else "no grid coordinates")
                 continue
@@ -251,20 +263,20 @@ def plot_coord_heatmap(
             ax.set_xlabel("column (0-based)")
             ax.set_ylabel("row (0-based)")
             fig.colorbar(im, ax=ax, shrink=0.8)
-    fig.suptitle("Coordinates named in rejects, per schema")
+    fig.suptitle("Coordinates named in rejects, per schema (and k)")
     fig.savefig(path, dpi=100, bbox_inches="tight")
     return fig
 
 
 def plot_expressive_range(puzzles: pd.DataFrame, path: Path) -> Figure:
     """Accepted puzzles: clue count × cells still forced with one (seeded) clue removed, one
-    panel per schema."""
+    panel per schema (and k)."""
     acc = puzzles[(puzzles["status"] == "accepted")]
     if "probeForcedCells" in acc:
         acc = acc[acc["probeForcedCells"].notna()]
     else:
         acc = acc.iloc[0:0]
-    groups = by_schema(acc)
+    groups = by_panel(acc, puzzles)
     fig, axes = panel_grid(len(groups), 6, 4)
     rng = np.random.default_rng(0)  # jitter only, so equal points stay visible
     for ax, (label, grp) in zip(axes, groups, strict=True):
@@ -300,23 +312,29 @@ def plot_grade_range(
 ) -> Figure | None:
     """Clue count (x) vs grade level (y) of graded accepted puzzles; ``None``, no file, if none.
 
-    One panel per schema (so one family, whose technique names label the level axis; ``scales``
-    maps a schema label to its scale, see :func:`grade_scales`), one colour per arm (strategy, × k
-    and × filter where the schema's rows differ in them), points jittered so equal puzzles stay
-    visible.
+    One panel per schema with a graded puzzle (so one family, whose technique names label the
+    level axis; ``scales`` maps a schema label to its scale, see :func:`grade_scales`), one per
+    schema and k where the schema's arms differ in k; one colour per arm (strategy, × filter
+    where the panel's rows differ in it), points jittered so equal puzzles stay visible.
     """
     graded = graded_rows(puzzles)
     path.unlink(missing_ok=True)  # a stale figure of an earlier report must not remain
     if graded.empty:
         return None
     scales = scales or {}
-    schemas = sorted(graded["schema"].unique())
-    ncols = min(len(schemas), 3)
-    nrows = -(-len(schemas) // ncols)
+    with_grades = set(graded["schema"])
+    panels = [key for key in panel_keys(puzzles) if key[0] in with_grades]
+    ncols = min(len(panels), 3)
+    nrows = -(-len(panels) // ncols)
     fig, axes = _subplots(nrows, ncols, figsize=(6.5 * ncols, 4.2 * nrows), squeeze=False)
     rng = np.random.default_rng(0)  # jitter only
-    for ax, schema in zip(axes.flat, schemas, strict=False):
-        grp = graded[graded["schema"] == schema]
+    for ax, panel in zip(axes.flat, panels, strict=False):
+        grp, schema = panel_rows(graded, panel), panel[0]
+        ax.set_title(titled(panel_label(panel), f"clue count vs grade level (n={len(grp)})"))
+        ax.title.set_fontsize(9)
+        if grp.empty:
+            say(ax, "no graded puzzles started from this k")
+            continue
         keys = arm_keys(grp)
         for key, sub in grp.groupby(keys, sort=True):
             x = sub["clueCount"].to_numpy(dtype=float) + rng.uniform(-0.25, 0.25, len(sub))
@@ -333,9 +351,8 @@ def plot_grade_range(
         ax.xaxis.set_major_locator(MaxNLocator(integer=True))
         ax.set_xlabel("clue count of the accepted puzzle")
         ax.set_ylabel("grade level (hardest technique)")
-        ax.set_title(titled(schema, f"clue count vs grade level (n={len(grp)})"), fontsize=9)
         ax.legend(fontsize=7)
-    for ax in list(axes.flat)[len(schemas) :]:
+    for ax in list(axes.flat)[len(panels) :]:
         ax.set_visible(False)
     fig.suptitle("Expressive range: clue count vs grade level of accepted puzzles")
     fig.savefig(path, dpi=100, bbox_inches="tight")
@@ -346,8 +363,9 @@ _SETTLED = (("escalationTarget", "escalation targets"), ("kernelOutcome", "kerne
 
 
 def plot_settlement(puzzles: pd.DataFrame, path: Path) -> Figure:
-    """Escalation targets and kernel outcomes per arm: one row of two panels per schema."""
-    groups = by_schema(puzzles)
+    """Escalation targets and kernel outcomes per arm: one row of two panels per schema (and
+    k)."""
+    groups = by_panel(puzzles)
     fig, axes = _subplots(len(groups), 2, figsize=(10, 3.6 * len(groups)), squeeze=False)
     for row, (label, grp) in zip(axes, groups, strict=True):
         keys = arm_keys(grp) if len(grp) else ["strategy"]

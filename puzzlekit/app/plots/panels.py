@@ -1,11 +1,13 @@
-"""Panels of the report's figures: one per schema, arms split by k where they differ in k, and
-words where a panel has nothing to draw.
+"""Panels of the report's figures: one per schema, and one per (schema, k) where the schema's
+arms differ in k, and words where a panel has nothing to draw.
 
 Rows of different schemas never share a panel: clue counts, filter calls and coordinates of a
-5×5 KenKen and an 8×8 Nonogram do not measure the same thing. Within a schema, an arm is a
-strategy (× k when the schema's rows hold more than one k, × filter when they hold more than one
-filter). A panel whose data would draw as a flat grid or a single bar says what it would have
-shown in words (:func:`say`).
+5×5 KenKen and an 8×8 Nonogram do not measure the same thing; nor do rows of one schema started
+from different clue counts k (:func:`panel_keys`, titled ``kenken5 k=6``). Within a panel, an arm
+is a strategy (× filter when the panel's rows hold more than one filter). The panels of a
+figure come from the run's arms, not from the rows the figure draws, so every figure of a run
+has the same panels; one with no rows says so. A panel whose data would draw as a flat grid or
+a single bar says what it would have shown in words (:func:`say`).
 
 Not for: the figures themselves (:mod:`puzzlekit.app.plots.figures`).
 """
@@ -22,12 +24,46 @@ from matplotlib.figure import Figure
 FIGURE_FORMATS = ("png", "svg", "pdf")
 
 
-def by_schema(df: pd.DataFrame) -> list[tuple[str, pd.DataFrame]]:
-    """The rows of each schema label, sorted by label; ``[("", df)]`` without a schema column
-    or rows, so a figure of an empty run still has its one (worded) panel."""
-    if "schema" not in df or df.empty:
+#: a panel: its schema label, and its k where the schema's arms differ in k (else ``None``)
+PanelKey = tuple[str, int | None]
+
+
+def panel_keys(arms: pd.DataFrame) -> list[PanelKey]:
+    """The panels of a run's rows ``arms`` (puzzle or attempt rows), sorted: ``(schema, None)``
+    for a schema whose rows hold one k, ``(schema, k)`` for each k of one that holds several."""
+    if "schema" not in arms or arms.empty:
+        return []
+    out: list[PanelKey] = []
+    for label, grp in arms.groupby("schema", sort=True):
+        ks = sorted(int(k) for k in grp["k"].dropna().unique()) if "k" in grp else []
+        out += [(str(label), k) for k in ks] if len(ks) > 1 else [(str(label), None)]
+    return out
+
+
+def panel_label(key: PanelKey) -> str:
+    """``kenken5 k=6`` for a panel of one k, ``sudoku4`` for a schema's only panel."""
+    schema, k = key
+    return schema if k is None else f"{schema} k={k}"
+
+
+def panel_rows(df: pd.DataFrame, key: PanelKey) -> pd.DataFrame:
+    """The rows of ``df`` that belong to the panel ``key``."""
+    if "schema" not in df:
+        return df.iloc[0:0]
+    keep = df["schema"] == key[0]
+    if key[1] is not None:
+        keep &= df["k"] == key[1]
+    return df[keep]
+
+
+def by_panel(df: pd.DataFrame, arms: pd.DataFrame | None = None) -> list[tuple[str, pd.DataFrame]]:
+    """``(title label, rows of df)`` for each panel of ``arms`` (default ``df``; pass the run's
+    rows when ``df`` is a selection, so a panel without selected rows is still drawn, in
+    words); ``[("", df)]`` when there is no panel, so a figure of an empty run still has one."""
+    keys = panel_keys(df if arms is None else arms)
+    if not keys:
         return [("", df)]
-    return [(str(label), grp) for label, grp in df.groupby("schema", sort=True)]
+    return [(panel_label(key), panel_rows(df, key)) for key in keys]
 
 
 def arm_keys(rows: pd.DataFrame) -> list[str]:

@@ -180,29 +180,30 @@ def _learning(puzzles: pd.DataFrame, manifest: dict) -> list[str]:
 
 
 def _rejects(attempts: pd.DataFrame, puzzles: pd.DataFrame) -> list[str]:
-    cases = reject_case_table(attempts)
+    cases = reject_case_table(attempts, ARM)
     lines = [
         "## Reject-case distribution",
         "",
-        "Share of each reject case among the filter's rejects, per strategy / filter, one panel "
-        "per schema.",
+        "Share of each reject case among the filter's rejects, per arm, one panel per schema "
+        "(one per schema and k where the schema's arms differ in k: every figure and table of "
+        "this report keeps rows started from different k apart).",
         "",
         *_fig("reject_cases.png"),
         _md_table(cases.reset_index()) if not cases.empty else "(no rejects)\n",
         "## Filter calls to acceptance",
         "",
-        "Share of trials accepted within n filter calls, one panel per schema and one line per "
-        "arm (split by k where the arms differ in k); exhausted trials stay in the denominator, "
-        "so a line ends at the accept rate.",
+        "Share of trials accepted within n filter calls, one panel per schema (and k) and one "
+        "line per arm; exhausted trials stay in the denominator, so a line ends at the accept "
+        "rate.",
         "",
         *_fig("calls_cdf.png"),
         _md_table(calls_table(puzzles)),
         *_fig("calls_vs_clues.png"),
         "## Coordinates named in rejects",
         "",
-        "One row per schema, each grid sized from its schema. Left: the top coordinate of each "
-        "filter reject (the first cell of a MULTIPLE's gap, ties drawn from the instance digest; "
-        "the first clue of an UNSOLVABLE conflict). Middle: every cell of the gap of each "
+        "One row per schema (and k), each grid sized from its schema. Left: the top coordinate "
+        "of each filter reject (the first cell of a MULTIPLE's gap, ties drawn from the instance "
+        "digest; the first clue of an UNSOLVABLE conflict). Middle: every cell of the gap of each "
         "filter MULTIPLE. Right: every coordinate named in the holdout's rejects of "
         "filter-accepted puzzles.",
         "",
@@ -213,7 +214,7 @@ def _rejects(attempts: pd.DataFrame, puzzles: pd.DataFrame) -> list[str]:
 
 
 def _holdout(puzzles: pd.DataFrame) -> list[str]:
-    vm = verdict_matrix(puzzles)
+    vm = verdict_matrix(puzzles, ARM)
     hold_rej = puzzles[puzzles["holdoutRejected"].fillna(False).astype(bool)]
     with_coords = sum(1 for c in hold_rej["holdoutCoords"] if c is not None and len(c))
     return [
@@ -251,9 +252,9 @@ def _expressive(puzzles: pd.DataFrame, drawn: list[str]) -> list[str]:
         "technique it needs (0 = easiest; `search` when the techniques got stuck), `technique` "
         "that technique. A puzzle the techniques cannot finish (also one that is not unique, "
         "e.g. accepted by a faulty filter) gets the last tier. Levels name different techniques "
-        "in different families, so there is one panel per schema, its level axis labelled by "
-        "the family's techniques; points are jittered. Columns `level` and `technique` of "
-        "puzzles.parquet; `grade = false` in the config turns grading off.",
+        "in different families, so there is one panel per schema (and k), its level axis "
+        "labelled by the family's techniques; points are jittered. Columns `level` and "
+        "`technique` of puzzles.parquet; `grade = false` in the config turns grading off.",
         "",
     ]
     if GRADE_FIGURE not in drawn:
@@ -273,7 +274,7 @@ def _expressive(puzzles: pd.DataFrame, drawn: list[str]) -> list[str]:
 
 
 def _settlement(attempts: pd.DataFrame, puzzles: pd.DataFrame, holdout: str | None) -> list[str]:
-    settled = settlement_table(puzzles)
+    settled = settlement_table(puzzles, ARM)
     return [
         "## Escalation targets and kernel outcomes",
         "",

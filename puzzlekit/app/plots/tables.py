@@ -17,6 +17,8 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from puzzlekit.app.plots.panels import PanelKey, panel_keys, panel_rows
+
 ARM = ["schema", "strategy", "k", "filter"]
 
 
@@ -97,38 +99,40 @@ COORD_PANELS = (
 
 
 def reject_coords(attempts: pd.DataFrame, puzzles: pd.DataFrame) -> dict[str, list[Any]]:
-    """Coordinates named in rejects, every schema pooled (see :func:`reject_coords_by_schema`,
+    """Coordinates named in rejects, every schema pooled (see :func:`reject_coords_by_panel`,
     which the report uses: coordinates of schemas of different sizes do not mean the same)."""
     out: dict[str, list[Any]] = {p: [] for p in COORD_PANELS}
-    for panels in reject_coords_by_schema(attempts, puzzles).values():
+    for panels in reject_coords_by_panel(attempts, puzzles).values():
         for name, coords in panels.items():
             out[name] += coords
     return out
 
 
-def reject_coords_by_schema(
+def reject_coords_by_panel(
     attempts: pd.DataFrame, puzzles: pd.DataFrame
-) -> dict[str, dict[str, list[Any]]]:
-    """Per schema label: each filter reject's top coordinate, every cell of each filter
-    MULTIPLE's gap (not only the top one), and every coordinate of each holdout reject's
-    detail."""
-    out: dict[str, dict[str, list[Any]]] = {}
+) -> dict[PanelKey, dict[str, list[Any]]]:
+    """Per panel (schema, and k where the schema's arms differ in k:
+    :func:`~puzzlekit.app.plots.panels.panel_keys`): each filter reject's top coordinate, every
+    cell of each filter MULTIPLE's gap (not only the top one), and every coordinate of each
+    holdout reject's detail."""
     filt = attempts[attempts["side"] == "filter"] if len(attempts) else attempts
     hold = (
         puzzles[puzzles["holdoutRejected"].fillna(False).astype(bool)] if len(puzzles) else puzzles
     )
-    labels = sorted(set(filt.get("schema", pd.Series(dtype=str))) | set(hold.get("schema", [])))
-    for label in labels:
-        f = filt[filt["schema"] == label]
-        top = [_coord(c) for c in f["topCoord"].dropna()]
+    cols = ["schema", "k"]
+    frames = [df[cols] for df in (attempts, puzzles) if len(df) and set(cols) <= set(df.columns)]
+    out: dict[PanelKey, dict[str, list[Any]]] = {}
+    for key in panel_keys(pd.concat(frames)) if frames else []:
+        f, h = panel_rows(filt, key), panel_rows(hold, key)
+        top = [_coord(c) for c in f["topCoord"].dropna()] if "topCoord" in f else []
         gap: list[Any] = []
         if "discriminativeGap" in f:
             for items in f["discriminativeGap"].dropna():
                 gap += [_coord(item["coord"]) for item in items]
         held: list[Any] = []
-        for coords in hold[hold["schema"] == label]["holdoutCoords"].dropna():
+        for coords in h["holdoutCoords"].dropna() if "holdoutCoords" in h else []:
             held += [_coord(c) for c in coords]
-        out[str(label)] = dict(zip(COORD_PANELS, (top, gap, held), strict=True))
+        out[key] = dict(zip(COORD_PANELS, (top, gap, held), strict=True))
     return out
 
 
@@ -187,15 +191,16 @@ def grade_scales(manifest: dict[str, Any]) -> dict[str, Scale]:
 
 
 def grade_table(puzzles: pd.DataFrame) -> pd.DataFrame:
-    """Per schema × strategy × filter: accepted, graded, mean clues and level, and how many
-    puzzles have each hardest technique (named, not numbered: a level means different
-    techniques in different families), easiest first."""
+    """Per arm (schema × strategy × k × filter: rows started from different k are never pooled):
+    accepted, graded, mean clues and level, and how many puzzles have each hardest technique
+    (named, not numbered: a level means different techniques in different families), easiest
+    first."""
     from puzzlekit.grading.techniques import TIERS
 
     graded = graded_rows(puzzles)
     if graded.empty:
         return pd.DataFrame()
-    keys = ["schema", "strategy", "filter"]
+    keys = ARM
     accepted = puzzles[puzzles["status"] == "accepted"].groupby(keys).size()
     order = {name: i for i, name in enumerate(t for tier in TIERS for t in tier)}
     techniques = sorted(
@@ -233,16 +238,16 @@ def settlement_table(
     )
 
 
-def calls_table(puzzles: pd.DataFrame) -> pd.DataFrame:
-    """Per strategy × filter: trials, accepted, and quantiles of filter calls to acceptance."""
+def calls_table(puzzles: pd.DataFrame, by: Sequence[str] = ARM) -> pd.DataFrame:
+    """Per ``by`` (an arm: schema × strategy × k × filter): trials, accepted, and quantiles of
+    filter calls to acceptance."""
     rows = []
-    for (strategy, filt), grp in puzzles.groupby(["strategy", "filter"], sort=True):
+    for key, grp in puzzles.groupby(list(by), sort=True):
         calls = grp.loc[grp["status"] == "accepted", "filterCalls"].astype(float)
         q = calls.quantile([0.25, 0.5, 0.75, 0.9]) if len(calls) else pd.Series(dtype=float)
         rows.append(
             {
-                "strategy": strategy,
-                "filter": filt,
+                **dict(zip(by, key, strict=True)),
                 "trials": len(grp),
                 "accepted": len(calls),
                 "p25": q.get(0.25, np.nan),
@@ -256,9 +261,11 @@ def calls_table(puzzles: pd.DataFrame) -> pd.DataFrame:
 
 
 def top_coords_table(attempts: pd.DataFrame, puzzles: pd.DataFrame, n: int = 5) -> pd.DataFrame:
-    """The ``n`` most named coordinates per schema and panel (ties by coordinate)."""
+    """The ``n`` most named coordinates per schema and k (the figure's panels, each with its k)
+    and kind of reject (ties by coordinate)."""
     rows = []
-    for label, panels in reject_coords_by_schema(attempts, puzzles).items():
+    one_k = puzzles.groupby("schema")["k"].first() if len(puzzles) else pd.Series(dtype=int)
+    for (label, k), panels in reject_coords_by_panel(attempts, puzzles).items():
         for source, coords in panels.items():
             keys = [json.dumps(c, separators=(",", ":")) for c in coords]
             counts = pd.Series(keys, dtype=object).value_counts()
@@ -267,6 +274,7 @@ def top_coords_table(attempts: pd.DataFrame, puzzles: pd.DataFrame, n: int = 5) 
                 rows.append(
                     {
                         "schema": label,
+                        "k": k if k is not None else one_k.get(label),
                         "rejects": source,
                         "coord": coord,
                         "count": int(count),
@@ -276,17 +284,18 @@ def top_coords_table(attempts: pd.DataFrame, puzzles: pd.DataFrame, n: int = 5) 
     return pd.DataFrame(rows)
 
 
-def expressive_table(puzzles: pd.DataFrame) -> pd.DataFrame:
+def expressive_table(puzzles: pd.DataFrame, by: Sequence[str] = ARM) -> pd.DataFrame:
+    """Per ``by`` (an arm): accepted and probed puzzles, mean clues and forced cells of the
+    expressive-range probe, and the share whose removed clue was redundant."""
     acc = puzzles[puzzles["status"] == "accepted"]
     if "probeForcedCells" not in acc:
         return pd.DataFrame()
     rows = []
-    for (strategy, filt), grp in acc.groupby(["strategy", "filter"], sort=True):
+    for key, grp in acc.groupby(list(by), sort=True):
         probed = grp[grp["probeForcedCells"].notna()]
         rows.append(
             {
-                "strategy": strategy,
-                "filter": filt,
+                **dict(zip(by, key, strict=True)),
                 "accepted": len(grp),
                 "probed": len(probed),
                 "clues_mean": float(probed["clueCount"].mean()) if len(probed) else np.nan,
