@@ -16,6 +16,7 @@ from puzzlekit.loop.driver import LoopDriver, LoopSpec, loop_seed
 AGENTS = Path(__file__).parent / "agents"
 PY_AGENT = f"{sys.executable} {AGENTS / 'reveal_gap.py'}"
 JQ_AGENT = f"sh {AGENTS / 'reveal_gap.sh'}"
+NODE_AGENT = f"node {AGENTS / 'reveal_gap.js'}"
 
 
 def _spec(cmd: str, timeout: float = 20.0, **kw) -> LoopSpec:
@@ -56,6 +57,15 @@ def test_a_jq_agent_makes_the_same_edits_as_the_python_one():
     assert [r.status for r in jq] == ["accepted"] * 3
     assert [r.instance.digest for r in jq] == [r.instance.digest for r in py]
     assert [r.filter_calls for r in jq] == [r.filter_calls for r in py]
+
+
+@pytest.mark.skipif(shutil.which("node") is None, reason="node is not on this machine")
+def test_a_node_agent_makes_the_same_edits_as_the_python_one():
+    py = _run(PY_AGENT)
+    node = _run(NODE_AGENT)
+    assert [r.status for r in node] == ["accepted"] * 3
+    assert [r.instance.digest for r in node] == [r.instance.digest for r in py]
+    assert [r.filter_calls for r in node] == [r.filter_calls for r in py]
 
 
 @pytest.mark.parametrize(
