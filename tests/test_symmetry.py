@@ -1,5 +1,5 @@
 """Instance.canonical_digest: one digest per symmetry class (Sudoku, Latin squares, jigsaw
-relabelling), the plain digest for families without a group."""
+relabelling, nonogram reflections and turns), the plain digest for families without a group."""
 
 from __future__ import annotations
 
@@ -106,3 +106,44 @@ def test_families_without_a_group_and_unreadable_puzzles_keep_their_digest() -> 
     assert odd.canonical_digest() == odd.digest
     bad = Instance.make("sudoku", {"size": 4}, [Clue.make("x", "given", {"value": 9}, [(0, 0)])])
     assert bad.canonical_digest() == bad.digest
+
+
+def _nonogram(grid: np.ndarray, cells: int, seed: int) -> Instance:
+    """Every line clue of the image ``grid``, and ``cells`` of its cells (seeded), rebuilt from
+    the image alone: the moved image gives the moved puzzle independently of the family's move."""
+    fam = get_family("nonogram")
+    h, w = grid.shape
+    schema = fam.schema({"rows": h, "cols": w})
+    solution = {f"r{r + 1}c{c + 1}": int(grid[r, c]) for r in range(h) for c in range(w)}
+    picked = np.random.default_rng(seed).permutation(h * w)[:cells]
+    shown = [fam.cell(divmod(int(i), w), int(grid.flat[i])) for i in picked]
+    return Instance.make("nonogram", schema.params_dict(), fam.line_clues(schema, solution) + shown)
+
+
+@pytest.mark.parametrize("shape", [(6, 6), (5, 8)])
+def test_nonogram_reflections_and_turns_merge(shape: tuple[int, int]) -> None:
+    rng = np.random.default_rng(3)
+    moves = [np.flipud, np.fliplr, lambda g: g[::-1, ::-1]]
+    if shape[0] == shape[1]:
+        moves += [np.transpose, lambda g: np.rot90(g, 1), lambda g: np.rot90(g, 3)]
+    digests = set()
+    for k in range(10):
+        grid = (rng.random(shape) < 0.5).astype(np.int64)
+        original = _nonogram(grid, 0, k)
+        for move in moves:
+            moved = _nonogram(np.ascontiguousarray(move(grid)), 0, k)
+            assert moved.canonical_digest() == original.canonical_digest()
+        digests.add(original.canonical_digest())
+        # a cell clue moves with the image: the same cell of the moved image, merged too
+        marked = grid.copy()
+        marked[0, 1] = 1
+        one = _nonogram(marked, 0, k).with_clues(
+            [*_nonogram(marked, 0, k).clues, get_family("nonogram").cell((0, 1), 1)]
+        )
+        turned = _nonogram(np.flipud(marked).copy(), 0, k)
+        turned = turned.with_clues(
+            [*turned.clues, get_family("nonogram").cell((shape[0] - 1, 1), 1)]
+        )
+        assert one.canonical_digest() == turned.canonical_digest()
+    assert len(digests) == 10  # distinct random images stay apart
+    assert get_family("nonogram").symmetry_group

@@ -48,6 +48,7 @@ from puzzlekit.core.model import (
     Regular,
     Schema,
     Solution,
+    SpecError,
     Variable,
 )
 from puzzlekit.core.reading import is_digits
@@ -178,6 +179,29 @@ class Nonogram(Family):
 
     value_clue_kind = "cell"
     place_name = "line or cell"
+    symmetry_group = (
+        "the rectangle's reflections (rows reversed, columns reversed, both), and on a square "
+        "grid the transpose and the quarter turns too: each line clue moved with its line, its "
+        "runs reversed when its line is"
+    )
+
+    def canonical_instance(self, instance: Instance) -> Instance:
+        """The image of least digest over :attr:`symmetry_group` (the whole orbit: at most 8
+        images, each rebuilt by :meth:`line_clue` and :meth:`cell`); ``instance`` itself when a
+        clue does not read as a line or a cell of its grid."""
+        try:
+            schema = self.schema(instance.params_dict())
+            h, w = self._shape(schema)
+            images = [
+                _moved_clues(self, instance, h, w, flip_r, flip_c, swap)
+                for swap in ((False, True) if h == w else (False,))
+                for flip_r in (False, True)
+                for flip_c in (False, True)
+            ]
+        except (SpecError, KeyError, TypeError, ValueError):
+            return instance
+        moved = [Instance.make(self.name, schema.params_dict(), clues) for clues in images]
+        return min(moved, key=lambda inst: inst.digest)
 
     def place_of(self, clue: Clue) -> Any:
         if clue.kind in ("row", "col"):
@@ -395,6 +419,32 @@ class Nonogram(Family):
         ax.set_aspect("equal")
         ax.axis("off")
         return ax
+
+
+def _moved_clues(
+    fam: Nonogram, instance: Instance, h: int, w: int, flip_r: bool, flip_c: bool, swap: bool
+) -> list[Clue]:
+    """The clues of ``instance`` moved by one group element: rows reversed (``flip_r``),
+    columns reversed (``flip_c``), then transposed (``swap``; square grids only)."""
+    out = []
+    for clue in instance.clues:
+        data = clue.data_dict()
+        if clue.kind == "cell" and len(clue.coords) == 1:
+            r, c = clue.coords[0]
+            r, c = (h - 1 - r if flip_r else r), (w - 1 - c if flip_c else c)
+            out.append(fam.cell((c, r) if swap else (r, c), data["value"]))
+            continue
+        if clue.kind not in ("row", "col"):
+            raise ValueError(f"no move for a {clue.kind!r} clue")
+        index, runs = data["index"], list(data["runs"])
+        along, across = (flip_c, flip_r) if clue.kind == "row" else (flip_r, flip_c)
+        if across:
+            index = (h if clue.kind == "row" else w) - 1 - index
+        if along:
+            runs.reverse()
+        kind = {"row": "col", "col": "row"}[clue.kind] if swap else clue.kind
+        out.append(fam.line_clue(kind, index, h, w, runs))
+    return out
 
 
 NONOGRAM = register_family(Nonogram())
