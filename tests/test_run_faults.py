@@ -209,3 +209,33 @@ def test_fuzzed_files_get_an_answer(kind):
         outcome = run_case(case, timeout=120)
         why = judge(case, outcome)
         assert why is None, f"{why}\n{case.argv}\n{outcome.error or outcome.stderr}"
+
+
+def test_a_manifest_whose_config_was_edited_is_named_by_report_and_resume(
+    config_path, finished, tmp_path, capsys
+):
+    import json
+
+    broken = copy_run(finished, tmp_path)
+    manifest = json.loads((broken / "manifest.json").read_text())
+    manifest["config"]["schemas"][0] = "sudoku4"  # what a report reads, changed
+    (broken / "manifest.json").write_text(json.dumps(manifest))
+    assert main(["report", str(broken)]) == 2
+    assert "manifest.json: its config does not hash to its configDigest" in one_error_line(capsys)
+    assert run(config_path, broken, "--resume") == 2
+    assert "manifest.json: its config does not hash" in one_error_line(capsys)
+
+
+def test_a_part_whose_column_was_renamed_is_named_on_resume(
+    config_path, finished, tmp_path, capsys
+):
+    import pyarrow.parquet as pq
+
+    broken = copy_run(finished, tmp_path)
+    part = sorted((broken / "parts").glob("*.attempts.parquet"))[0]
+    table = pq.read_table(part)
+    pq.write_table(
+        table.rename_columns(["~" + table.column_names[0], *table.column_names[1:]]), part
+    )
+    assert run(config_path, broken, "--resume") == 2
+    assert f"{part}: not a part of this run's rows" in one_error_line(capsys)

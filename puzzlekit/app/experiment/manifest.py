@@ -158,14 +158,43 @@ def new_manifest(config: ExperimentConfig, config_path: str | None) -> dict[str,
     }
 
 
+def check_manifest(manifest: Any, path: Path) -> dict[str, Any]:
+    """``manifest`` if it is a run's manifest whose config still hashes to its ``configDigest``
+    (with the pre-registration the config holds, and list- and object-valued fields of their
+    kinds); :class:`puzzlekit.core.files.DamagedFile` naming ``path`` otherwise. What a report
+    or a resume reads of the config is then what ran."""
+    from puzzlekit.core.files import DamagedFile
+    from puzzlekit.core.jsondata import canonical_json, sha256_digest
+
+    if not isinstance(manifest, dict):
+        raise DamagedFile(path, "not a manifest (a JSON object)")
+    config = manifest.get("config")
+    try:
+        digest = sha256_digest(canonical_json(config)) if isinstance(config, dict) else None
+    except (TypeError, ValueError):
+        digest = None
+    if digest is None or digest != manifest.get("configDigest"):
+        raise DamagedFile(path, "its config does not hash to its configDigest (edited?)")
+    if manifest.get("preregistration", config.get("preregistration")) != config.get(
+        "preregistration"
+    ):
+        raise DamagedFile(path, "its preregistration is not its config's")
+    kinds = {"kRaised": list, "resumes": list, "plugins": list, "verifiers": dict}
+    for key, kind in kinds.items():
+        if key in manifest and manifest[key] is not None and not isinstance(manifest[key], kind):
+            raise DamagedFile(path, f"{key} is not a JSON {'array' if kind is list else 'object'}")
+    for entry in manifest.get("kRaised") or []:
+        if not isinstance(entry, dict):
+            raise DamagedFile(path, "kRaised holds an entry that is not an object")
+    return manifest
+
+
 def resumed_manifest(run: Path, config: ExperimentConfig) -> dict[str, Any]:
     """The manifest of the run in ``run``, marked resumed; :class:`RunError` if it cannot be."""
-    from puzzlekit.core.files import DamagedFile, read_json
+    from puzzlekit.core.files import read_json
     from puzzlekit.loop.rows import ROW_SCHEMA_VERSION
 
-    old = read_json(run / "manifest.json")
-    if not isinstance(old, dict):
-        raise DamagedFile(run / "manifest.json", "not a manifest (a JSON object)")
+    old = check_manifest(read_json(run / "manifest.json"), run / "manifest.json")
     if old.get("configDigest") != config.digest:
         raise RunError(
             f"{run} holds a run of another config ({old.get('configDigest')}); use another --out"

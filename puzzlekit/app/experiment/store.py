@@ -90,7 +90,10 @@ def _part(path: Path, schema: Any) -> pd.DataFrame:
     from puzzlekit.loop.row_schema import part_frame
 
     try:
-        return part_frame(read_table(path), schema)
+        frame = part_frame(read_table(path), schema)
+        if list(frame.columns) != schema.names:
+            raise ValueError(f"columns {sorted(set(frame.columns) ^ set(schema.names))} differ")
+        return frame
     except (KeyError, TypeError, ValueError) as exc:
         raise DamagedFile(
             path, f"not a part of this run's rows ({type(exc).__name__}: {exc})"

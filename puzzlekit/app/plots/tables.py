@@ -27,14 +27,13 @@ def load_run(run_dir: str | Path) -> tuple[pd.DataFrame, pd.DataFrame, dict[str,
     older row schema get today's column names (:func:`puzzlekit.loop.row_schema.upgrade_frame`),
     and instances written before clues were held in one canonical order get their canonical
     JSON and digest (:func:`puzzlekit.loop.row_schema.canonical_identity`)."""
+    from puzzlekit.app.experiment.manifest import check_manifest
     from puzzlekit.app.experiment.store import read_table
     from puzzlekit.core.files import DamagedFile, read_json
     from puzzlekit.loop.row_schema import canonical_identity, upgrade_frame
 
     run = Path(run_dir)
-    manifest = read_json(run / "manifest.json")
-    if not isinstance(manifest, dict):
-        raise DamagedFile(run / "manifest.json", "not a manifest (a JSON object)")
+    manifest = check_manifest(read_json(run / "manifest.json"), run / "manifest.json")
     version = manifest.get("rowSchemaVersion", 1)
     if not isinstance(version, int) or isinstance(version, bool):
         raise DamagedFile(run / "manifest.json", f"rowSchemaVersion is not a number: {version!r}")
