@@ -115,9 +115,9 @@ def verify(
     a kept verifier costs, not a new solver each time; safe from several threads.
     """
     from puzzlekit.core.protocols import call_verify
-    from puzzlekit.verifiers.registry import default_verifier_name, kept_verifier
+    from puzzlekit.verifiers.registry import choice_seconds, default_verifier_name, kept_verifier
 
-    name = verifier or default_verifier_name(instance)
+    name = verifier or default_verifier_name(instance, choice_seconds(budget))
     with kept_verifier(name) as v:
         return call_verify(v, instance, solution_cap=solution_cap, budget=budget, extras=extras)
 

@@ -194,3 +194,47 @@ def test_verify_of_the_empty_8x8_mnk_board_stops_on_its_budget(tmp_path, capsys)
     assert time.process_time() - start < 2.0
     out = json.loads(capsys.readouterr().out.splitlines()[0])
     assert out["uniquenessVerdict"] == "UNDECIDED"
+
+
+def _nine_product_tables() -> Instance:
+    """A 9×9 KenKen of nine 9-cell product cages of 125,440, each of another shape: each has
+    up to 18,072 tuples, few enough to be a table, and choosing the backend compiled all nine
+    (past 30 s) before any budget began."""
+    from puzzlekit.app.studies.budgets import NINE_SHAPES
+
+    cells: dict[str, list[tuple[int, int]]] = {}
+    for r, row in enumerate(NINE_SHAPES):
+        for c, region in enumerate(row):
+            cells.setdefault(region, []).append((r, c))
+    clues = [
+        Clue.make(f"cage-{k}", "cage", {"op": "*", "target": 125440}, v)
+        for k, v in sorted(cells.items())
+    ]
+    return Instance.make("kenken", {"size": 9}, clues)
+
+
+def test_choosing_the_backend_spends_the_verifications_budget(tmp_path, capsys) -> None:
+    import json
+
+    from puzzlekit.app.cli import main
+
+    path = tmp_path / "cages.json"
+    path.write_text(_nine_product_tables().to_json() + "\n")
+    start = time.process_time()
+    assert main(["verify", str(path), "--budget-seconds", "0.5", "--format", "json"]) == 0
+    assert time.process_time() - start < 3.0
+    out = json.loads(capsys.readouterr().out.splitlines()[0])
+    assert out["uniquenessVerdict"] == "UNDECIDED"
+
+
+def test_a_game_rule_reached_just_past_the_deadline_is_out_of_time_not_false() -> None:
+    from puzzlekit.families.games._game import move_values
+    from puzzlekit.families.games.connect import Connect
+
+    # a search whose budget ran out as it reached the rule: the game's compiled solver was
+    # handed a budget of 0 s, SearchBudget refused it, and the rule read as false (UNSOLVABLE)
+    game = Connect(6, 7, 4)
+    state = game.initial()
+    with deadline.within(time.perf_counter() - 1.0, 1.0):
+        with pytest.raises(deadline.BudgetExceeded):
+            move_values(game, state)

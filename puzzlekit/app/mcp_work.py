@@ -78,7 +78,12 @@ def verify_work(
     from puzzlekit.core.model import Instance, SpecError, sha256_digest
     from puzzlekit.core.reading import ReadError, loads
     from puzzlekit.verifiers.base import SearchBudget, invalid_report, source
-    from puzzlekit.verifiers.registry import default_verifier_name, kept_verifier, verify_or_decline
+    from puzzlekit.verifiers.registry import (
+        choice_seconds,
+        default_verifier_name,
+        kept_verifier,
+        verify_or_decline,
+    )
 
     cap = solution_cap
     _check_verify_args(
@@ -127,7 +132,7 @@ def verify_work(
             sha256_digest(raw.encode("utf-8")), violations, source("input", "1"), cap
         )
     else:
-        name = verifier or default_verifier_name(inst)
+        name = verifier or default_verifier_name(inst, choice_seconds(budget))
         with kept_verifier(name) as kept:
             rep = verify_or_decline(kept, inst, solution_cap=cap, budget=budget, extras=extras)
     return {"json": rep.to_json(), "report": rep.to_json_obj()}

@@ -25,6 +25,7 @@ from typing import Any
 
 import numpy as np
 
+from puzzlekit.core import deadline
 from puzzlekit.core.model import (
     AllDifferent,
     Clue,
@@ -255,7 +256,9 @@ class CompiledSchema:
     def _table(self, names: Sequence[str], allowed: Any, idx: list[int]) -> Any:
         pos = {n: i for i, n in enumerate(dict.fromkeys(names))}
         out = set()
-        for tup in allowed:
+        for k, tup in enumerate(allowed):
+            if not k & 1023:  # a large table spends the budget of the search reading it
+                deadline.check()
             seen: dict[str, int] = {}
             if any(seen.setdefault(n, x) != x for n, x in zip(names, tup, strict=True)):
                 continue  # a variable twice with two values
@@ -267,16 +270,14 @@ class CompiledSchema:
         if len(idx) > MAX_ARITY:
             raise NotCompilable(f"a table over {len(idx)} variables (at most {MAX_ARITY})")
         pairs = self.peer_pairs if hasattr(self, "peer_pairs") else set()
-        kept = [
-            row
-            for row in sorted(out)
-            if all(
-                row[i] != row[j]
-                for i in range(len(idx))
-                for j in range(i + 1, len(idx))
-                if (idx[i], idx[j]) in pairs
-            )
-        ]  # tuples a rule forbids never hold: fewer tuples to scan
+        peers = [(i, j) for i in range(len(idx)) for j in range(i + 1, len(idx))]
+        peers = [(i, j) for i, j in peers if (idx[i], idx[j]) in pairs]
+        kept = []  # tuples a rule forbids never hold: fewer tuples to scan
+        for k, row in enumerate(sorted(out)):
+            if not k & 1023:
+                deadline.check()
+            if all(row[i] != row[j] for i, j in peers):
+                kept.append(row)
         return tuple(idx), tuple(kept)
 
     # -- arrays -------------------------------------------------------------------------------

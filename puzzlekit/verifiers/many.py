@@ -98,10 +98,11 @@ def verify_instances(
     ``decline``: a backend that declines an instance gives INVALID_SPEC
     (:func:`~puzzlekit.verifiers.registry.verify_or_decline`, as ``puzzlekit verify``)."""
     from puzzlekit.verifiers.bitmask import BitmaskVerifier
-    from puzzlekit.verifiers.registry import default_verifier_name, kept_verifier
+    from puzzlekit.verifiers.registry import choice_seconds, default_verifier_name, kept_verifier
     from puzzlekit.verifiers.registry import verify_or_decline as declining
 
-    names = [verifier or default_verifier_name(inst) for inst in instances]
+    seconds = choice_seconds(budget)
+    names = [verifier or default_verifier_name(inst, seconds) for inst in instances]
     out: list[VerifierReport | None] = [None] * len(instances)
     for name in dict.fromkeys(names):
         where = [i for i, n in enumerate(names) if n == name]

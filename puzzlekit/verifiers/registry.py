@@ -13,11 +13,14 @@ verification does not rebuild what a verifier keeps (the sat backend's per-schem
 from __future__ import annotations
 
 import threading
+import time
 from collections import OrderedDict
 from collections.abc import Callable, Collection, Iterator
 from contextlib import contextmanager
 from typing import Any
 
+from puzzlekit.core import deadline
+from puzzlekit.core.deadline import BudgetExceeded
 from puzzlekit.core.jsondata import freeze
 from puzzlekit.core.model import Instance
 from puzzlekit.core.plugins import Registry
@@ -117,11 +120,14 @@ def drop_kept() -> None:
         _kept.clear()
 
 
-def default_verifier_name(instance: Instance | None = None) -> str:
+def default_verifier_name(instance: Instance | None = None, seconds: float | None = None) -> str:
     """The family's ``default_verifier`` if it names one (games: ``gametree``), else
     ``bitmask`` for the all-different families it covers (:data:`~puzzlekit.verifiers.bitmask.
     FAMILIES`) where the instance compiles, else ``sat`` where the instance's schema is encodable
-    in it, ``enumerative`` otherwise."""
+    in it, ``enumerative`` otherwise. Choosing reads the clues (a large KenKen cage's tuples, a
+    table compiled): given ``seconds`` (:func:`choice_seconds` of the verification's budget) a
+    choice that takes longer is ``enumerative``, which takes every constraint and stops on its
+    own budget."""
     if instance is not None:
         from puzzlekit.core.model import SpecError
 
@@ -131,15 +137,31 @@ def default_verifier_name(instance: Instance | None = None) -> str:
             own = None
         if own in VERIFIERS:
             return own
-        from puzzlekit.verifiers.bitmask import FAMILIES, compilable
+    ends = None if seconds is None else time.perf_counter() + seconds
+    try:
+        with deadline.within(ends, seconds):
+            if instance is not None:
+                from puzzlekit.verifiers.bitmask import FAMILIES, compilable
 
-        if instance.family in FAMILIES and compilable(instance):
-            return "bitmask"
-    from puzzlekit.verifiers.sat import encodable
+                if instance.family in FAMILIES and compilable(instance):
+                    return "bitmask"
+            from puzzlekit.verifiers.sat import encodable  # pysat: only when it is needed
 
-    if instance is None or encodable(instance):
-        return "sat"
+            if instance is None or encodable(instance):
+                return "sat"
+    except BudgetExceeded:  # reading the clues to choose took the time given to choosing
+        pass
     return "enumerative"
+
+
+def choice_seconds(budget: Any) -> float | None:
+    """The seconds the backend choice for a verification under ``budget`` (a SearchBudget;
+    None: the default one) may take: half its seconds, so that choosing and verifying stay
+    within 1.5 times the budget."""
+    from puzzlekit.core.protocols import SearchBudget
+
+    seconds = (budget if budget is not None else SearchBudget()).seconds
+    return None if seconds is None else seconds / 2
 
 
 def default_filter_name(family: str) -> str:

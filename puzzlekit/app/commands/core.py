@@ -184,9 +184,9 @@ def _settings(args: argparse.Namespace) -> tuple[dict[str, Any] | None, Any, Any
     def verifier_for(instance: Any) -> Any:
         """The name of the verifier for ``instance``; :func:`verify_item` borrows it from
         :func:`~puzzlekit.verifiers.registry.kept_verifier` (kept for the process's life)."""
-        from puzzlekit.verifiers.registry import default_verifier_name
+        from puzzlekit.verifiers.registry import choice_seconds, default_verifier_name
 
-        return args.verifier or default_verifier_name(instance)
+        return args.verifier or default_verifier_name(instance, choice_seconds(budget))
 
     return params, verifier_for, budget
 

@@ -226,7 +226,10 @@ def move_values(game: Game, state: State) -> tuple[tuple[Move, int, int], ...]:
         if left is None:
             fast = game.solve_moves(state, ORACLE_BUDGET)
         else:  # a search with a budget asks: the solver gets what is left of it
-            bounded = SearchBudget(nodes=None, seconds=min(left, ORACLE_BUDGET.seconds or left))
+            # (at least a microsecond: a deadline just past is a budget run out, and a budget of
+            # 0 s, which SearchBudget refuses, read as a rule that raised: false, UNSOLVABLE)
+            seconds = max(min(left, ORACLE_BUDGET.seconds or left), 1e-6)
+            bounded = SearchBudget(nodes=None, seconds=seconds)
             try:
                 fast = game.solve_moves(state, bounded)
             except Unfinished as exc:
