@@ -67,6 +67,7 @@ from puzzlekit.core.report import BudgetSpent
 from puzzlekit.families import get_family, resolve
 from puzzlekit.grading.pencil import ENUM_LIMIT, _Contradiction, _PencilTechniques
 from puzzlekit.grading.pencil import _supports as _supports
+from puzzlekit.grading.search import search_measures
 from puzzlekit.grading.validate import TATHAM_LABELS, main, spearman, validate
 from puzzlekit.verifiers.search import BudgetExceeded, Meter
 
@@ -374,35 +375,6 @@ def scale(problem: Problem) -> tuple[tuple[str, ...], ...]:
     return _Solver(problem).scale
 
 
-def _search_measures(
-    instance: Instance, problem: Problem, budget: SearchBudget
-) -> tuple[int | None, str | None, int]:
-    """SAT conflicts and verdict (UNDECIDED when ``budget`` runs out), and the cells sound
-    propagation fixes."""
-    from puzzlekit.verifiers.base import narrow_domains
-
-    domains = narrow_domains(problem, problem.all_constraints())
-    forced = 0
-    if domains is not None:
-        forced = sum(1 for d in domains.values() if len(d) == 1)
-    try:
-        rep = _sat().verify(instance, solution_cap=2, budget=budget)
-    except Exception:  # no SAT encoding (Predicate): the measures stay unknown
-        return None, None, forced
-    return int(rep.stats.get("nodes", 0)), rep.verdict.value, forced
-
-
-_SAT: list[Any] = []
-
-
-def _sat() -> Any:
-    if not _SAT:
-        from puzzlekit.verifiers.registry import get_verifier
-
-        _SAT.append(get_verifier("sat", forced_cells=False))
-    return _SAT[0]
-
-
 def grade(instance: Instance, *, search: bool = True, budget: SearchBudget | None = None) -> Grade:
     """Grade ``instance``; raises :class:`~puzzlekit.core.model.SpecError` for an invalid one.
 
@@ -433,7 +405,7 @@ def grade(instance: Instance, *, search: bool = True, budget: SearchBudget | Non
     g = _grade_of(solver, status, instance.family, instance.digest)
     if search:
         left = None if budget.seconds is None else max(budget.seconds - meter.seconds, 1e-3)
-        conflicts, verdict, forced = _search_measures(
+        conflicts, verdict, forced = search_measures(
             instance, problem, SearchBudget(nodes=budget.nodes, seconds=left)
         )
         g = replace(

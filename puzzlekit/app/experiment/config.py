@@ -30,6 +30,7 @@ from puzzlekit.app.experiment.config_keys import (
 from puzzlekit.app.experiment.config_keys import check_arms as _check_arms
 from puzzlekit.app.experiment.config_keys import check_policies as _check_policies
 from puzzlekit.app.experiment.config_keys import check_strategy_filters as _check_strategy_filters
+from puzzlekit.app.experiment.config_keys import clue_counts as _clue_counts
 from puzzlekit.app.experiment.config_keys import extras as _extras
 from puzzlekit.app.experiment.config_keys import plugins as _plugins
 from puzzlekit.app.experiment.config_keys import preregistration as _preregistration
@@ -333,21 +334,6 @@ def _schema_item(
     if label in {s.label for s in schemas}:
         raise r.fail(f"{path}.label", f"label {label!r} is used twice; give labels")
     return SchemaSpec(family, params, label), len(schema.variables)
-
-
-def _clue_counts(r: _Reader, t: dict[str, Any], path: str, most: int | None) -> tuple[int, ...]:
-    clues = t.get("clues")
-    if isinstance(clues, int) and not isinstance(clues, bool):
-        clues = [clues]
-    if not isinstance(clues, list) or not clues:
-        got = "nothing" if clues is None else _type_name(clues)
-        raise r.fail(f"{path}.clues", f"expected an integer or an array of them, got {got}")
-    for j, k in enumerate(clues):
-        if not isinstance(k, int) or isinstance(k, bool):
-            raise r.fail(f"{path}.clues[{j}]", f"expected an integer, got {_type_name(k)}")
-        if k < 0 or (most is not None and k > most):
-            raise r.fail(f"{path}.clues[{j}]", f"must be in 0..{most}, got {k}")
-    return tuple(clues)
 
 
 def _strategies(r: _Reader, top: dict[str, Any], sizes: list[int]) -> list[StrategySpec]:

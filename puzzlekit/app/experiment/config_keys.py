@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from puzzlekit.app.experiment.config_schema import type_name
 from puzzlekit.app.experiment.hypotheses import Hypothesis, read_hypothesis
 
 METRICS = {
@@ -231,6 +232,23 @@ def strategy_filters(r: Any, t: dict[str, Any], path: str) -> tuple[str, ...]:
             f"{path}.filters", "needs at least one filter label (leave it out: every filter)"
         )
     return under
+
+
+def clue_counts(r: Any, t: dict[str, Any], path: str, most: int | None) -> tuple[int, ...]:
+    """A strategy entry's ``clues``: an integer or a non-empty array of them, each in
+    ``0..most`` (``most``: the smallest schema's variable count; None when none was read)."""
+    clues = t.get("clues")
+    if isinstance(clues, int) and not isinstance(clues, bool):
+        clues = [clues]
+    if not isinstance(clues, list) or not clues:
+        got = "nothing" if clues is None else type_name(clues)
+        raise r.fail(f"{path}.clues", f"expected an integer or an array of them, got {got}")
+    for j, k in enumerate(clues):
+        if not isinstance(k, int) or isinstance(k, bool):
+            raise r.fail(f"{path}.clues[{j}]", f"expected an integer, got {type_name(k)}")
+        if k < 0 or (most is not None and k > most):
+            raise r.fail(f"{path}.clues[{j}]", f"must be in 0..{most}, got {k}")
+    return tuple(clues)
 
 
 def strategy_settings(r: Any, t: dict[str, Any], path: str, sname: str) -> dict[str, Any]:
