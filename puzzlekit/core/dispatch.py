@@ -1,9 +1,9 @@
-"""Dispatch errors: the opaque rules (a :class:`~puzzlekit.core.model.Predicate`'s oracle) that
-raised, counted by the verification that called them, whatever called them.
+"""Dispatch errors: the opaque rules (a :class:`~puzzlekit.core.constraints.Predicate`'s oracle)
+that raised, counted by the verification that called them, whatever called them.
 
 A verifier opens :func:`counting` around its search and reports the size of the tally as
 ``dispatchErrorCount``. Every call of an opaque rule records a raise with :func:`record`:
-:meth:`Predicate.holds <puzzlekit.core.model.Predicate.holds>` (domain narrowing, random
+:meth:`Predicate.holds <puzzlekit.core.constraints.Predicate.holds>` (domain narrowing, random
 restarts, checks) and a backend's own wrapper (the enumerative search), so no path of a search
 is left out: a one-field tool's oracle is only ever called while its domain is narrowed. A raise
 counts once per rule and input, as the oracle verifiers count each completion of their one

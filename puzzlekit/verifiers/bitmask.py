@@ -46,7 +46,7 @@ from puzzlekit.core.identity import clue_violations
 from puzzlekit.core.model import Instance, Problem, Schema, SpecError, Violation
 from puzzlekit.core.protocols import Verifier
 from puzzlekit.core.report import Conflict, VerifierReport
-from puzzlekit.families import Family, get_family
+from puzzlekit.families import Family
 from puzzlekit.families._grid import GivensGrid
 from puzzlekit.families._gridline import GridLine
 from puzzlekit.verifiers.bitmask_compile import (
@@ -55,8 +55,10 @@ from puzzlekit.verifiers.bitmask_compile import (
     NotCompilable,
     Structure,
     compiled_for,
-    compiled_schema,
 )
+from puzzlekit.verifiers.bitmask_sample import SAMPLE_NODES as SAMPLE_NODES
+from puzzlekit.verifiers.bitmask_sample import SAMPLE_TRIES as SAMPLE_TRIES
+from puzzlekit.verifiers.bitmask_sample import sample_solution as sample_solution
 from puzzlekit.verifiers.reports import (
     invalid_report,
     outcome_report,
@@ -469,41 +471,3 @@ def _forced(
         for v in sorted(candidates)
     ]
     return out, True
-
-
-#: nodes one randomized descent of :func:`sample_solution` may visit, and descents it tries
-SAMPLE_NODES = 20_000
-SAMPLE_TRIES = 5
-
-
-def sample_solution(schema: Schema, rng: np.random.Generator) -> dict[str, int] | None:
-    """A seeded random full solution of ``schema`` by the compiled search: equally constrained
-    variables taken in a random order, each variable's values in a random order, the first
-    solution found. None when the schema is not the one its family builds for its params (a
-    faulty filter's believed schema), is not compilable, or no descent of ``SAMPLE_NODES``
-    nodes in ``SAMPLE_TRIES`` finds a solution: the caller then uses the generic search.
-
-    Like the generic sampler it reaches every solution with some probability and is not
-    uniform; one rng state gives one solution, in every process."""
-    from puzzlekit.verifiers.bitmask_search import Search
-
-    family = get_family(schema.family)
-    try:
-        if schema != family.schema(schema.params_dict()):
-            return None
-        cs = compiled_schema(family, schema)
-    except (NotCompilable, SpecError):
-        return None
-    search = Search(cs, cs.structure(()), 1)
-    nv, nb = len(cs.names), len(cs.values)
-    for _ in range(SAMPLE_TRIES):
-        search.reset()
-        search.set_order(rng.permutation(nv))
-        search.set_value_ranks(rng.random((nv, nb)))
-        try:
-            search.run(cs.base_dom.copy(), SAMPLE_NODES, None)
-        except BudgetExceeded:
-            continue
-        found = search.solutions()
-        return dict(found[0]) if found else None
-    return None
