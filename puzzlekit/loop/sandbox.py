@@ -155,15 +155,19 @@ def seed_kernel_cache(tmpdir: str) -> int:
 
 
 def _compile_default_kernel() -> None:
-    """Compile the bitmask search into this process's numba cache unless it is there (by one
-    4×4 Sudoku check, a third of a second once the kernel is compiled)."""
-    from puzzlekit.verifiers import bitmask_kernel
+    """Compile the bitmask search and the digest's compiled draw (the kernels every loop's
+    first filter call runs) into this process's numba cache unless both are there (by one 4×4
+    Sudoku check, a third of a second once they are compiled)."""
+    from puzzlekit.verifiers import bitmask_kernel, digest_draw
 
-    impl = getattr(getattr(bitmask_kernel.search, "_cache", None), "_impl", None)
-    locator, base = getattr(impl, "locator", None), getattr(impl, "filename_base", None)
-    if locator is None or not isinstance(base, str):  # another numba's cache: nothing to seed
-        return
-    if os.path.isfile(os.path.join(locator.get_cache_path(), base + ".nbi")):
+    for kernel in (bitmask_kernel.search, digest_draw.digest_permutation):
+        impl = getattr(getattr(kernel, "_cache", None), "_impl", None)
+        locator, base = getattr(impl, "locator", None), getattr(impl, "filename_base", None)
+        if locator is None or not isinstance(base, str):  # another numba's cache: none to seed
+            return
+        if not os.path.isfile(os.path.join(locator.get_cache_path(), base + ".nbi")):
+            break
+    else:
         return
     from puzzlekit.families import get_family
     from puzzlekit.verifiers.registry import get_verifier
