@@ -432,3 +432,11 @@ def test_sigkill_between_insert_and_commit_leaves_no_half_entry(db: Path, tmp_pa
     assert result.ok and result.entries == 50
     assert ledger.append({"i": "after"})[0] == 51
     assert ledger.verify().ok
+
+
+def test_a_damaged_file_whose_error_message_is_not_utf8_is_a_ledger_error(tmp_path: Path) -> None:
+    """A ledger file the fuzz run damaged: SQLite's message about it is not UTF-8."""
+    path = tmp_path / "ledger.db"
+    path.write_bytes((ROOT / "tests" / "data" / "ledger_bad_utf8_header.bin").read_bytes())
+    with pytest.raises(LedgerError, match="cannot open .* as a SQLite database"):
+        Ledger(path)

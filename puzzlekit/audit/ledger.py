@@ -276,7 +276,7 @@ class Ledger:
                 if not self.readonly:
                     self._set_wal(conn)
                     conn.execute("PRAGMA synchronous=FULL")
-            except sqlite3.DatabaseError as exc:
+            except (sqlite3.DatabaseError, UnicodeDecodeError) as exc:  # a damaged file's message
                 raise LedgerError(f"cannot open {self.path} as a SQLite database: {exc}") from None
             self._conn, self._pid = conn, os.getpid()
         return self._conn
