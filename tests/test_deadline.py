@@ -10,6 +10,7 @@ import time
 
 import pytest
 
+from puzzlekit.app.studies.budgets import box_sum_killer
 from puzzlekit.core import deadline
 from puzzlekit.core.model import Clue, Instance, Predicate
 from puzzlekit.core.protocols import SearchBudget
@@ -130,27 +131,11 @@ def test_reading_large_product_cages_spends_the_search_budget(name: str) -> None
     assert time.process_time() - start < 2.0
 
 
-def _killer_of_blocks(n: int, b: int) -> Instance:
-    """An n×n Killer Sudoku whose cages are its b×b boxes, each summing to 1 + ... + n: the sat
-    encoding of one 25-cell sum took seconds, the whole instance minutes, before any deadline."""
-    clues = [
-        Clue.make(
-            f"cage-{br}-{bc}",
-            "cage",
-            {"sum": n * (n + 1) // 2},
-            [(b * br + r, b * bc + c) for r in range(b) for c in range(b)],
-        )
-        for br in range(n // b)
-        for bc in range(n // b)
-    ]
-    return Instance.make("sudoku-killer", {"size": n}, clues)
-
-
 @pytest.mark.parametrize("name", ["sat", "grade"])
 def test_encoding_large_sum_cages_spends_the_search_budget(name: str) -> None:
     from puzzlekit.verifiers.sat import SatVerifier
 
-    inst = _killer_of_blocks(25, 5)
+    inst = box_sum_killer(25, 5)
     # grade: time for its techniques to get stuck, so that its SAT measures run
     seconds = 2.0 if name == "grade" else 0.3
     budget = SearchBudget(nodes=None, seconds=seconds)
@@ -166,7 +151,7 @@ def test_encoding_large_sum_cages_spends_the_search_budget(name: str) -> None:
     assert time.process_time() - start < seconds + 2.2
     # a verification stopped halfway keeps nothing half-built: the same verifier decides the
     # next instances (encodings of the same cage sums among them) as a fresh one does
-    for small in (_killer_of_blocks(4, 2), Instance.make("sudoku-killer", {"size": 4}, [])):
+    for small in (box_sum_killer(4, 2), Instance.make("sudoku-killer", {"size": 4}, [])):
         assert verifier.verify(small, solution_cap=2).verdict is Verdict.MULTIPLE
 
 

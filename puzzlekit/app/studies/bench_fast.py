@@ -324,7 +324,7 @@ def run(config_path: Path, out_dir: Path, progress: Callable[[str], None] = prin
     config = tomllib.loads(config_path.read_text("utf-8"))
     root = config_path.resolve().parent.parent
     seed = int(config.get("seed", 0))
-    results: dict[str, Any] = {"config": config_path.name, "machine": _machine()}
+    results: dict[str, Any] = {"config": config_path.name, "machine": machine()}
     sets = config.get("sets", [])
     if sets:  # compile or load the kernel before any clock
         first = (root / sets[0]["path"]).read_text("utf-8").split()[0]
@@ -374,7 +374,8 @@ def _generation(spec: dict[str, Any], seed: int, progress: Callable[[str], None]
     return rows
 
 
-def _machine() -> str:
+def machine() -> str:
+    """The CPU, core count, load average at start and numpy version a figure ran with."""
     import platform
 
     cpu = platform.processor() or platform.machine()

@@ -23,7 +23,6 @@ Writes ``results.json`` and ``results.md``. Not for: timing assertions in tests.
 from __future__ import annotations
 
 import json
-import os
 import random
 import statistics
 import subprocess
@@ -34,6 +33,8 @@ import tomllib
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
+
+from puzzlekit.app.studies.bench_fast import machine
 
 
 def relabelled(lines: Sequence[str], seed: int) -> list[str]:
@@ -130,25 +131,6 @@ def bench_cli(lines: Sequence[str], count: int, seed: int) -> dict[str, Any]:
     return {"lines": count, "seconds": round(wall, 2), "lines_per_s": round(count / wall, 1)}
 
 
-def _machine() -> str:
-    import platform
-
-    import numpy as np
-
-    cpu = platform.processor() or platform.machine()
-    try:
-        for line in Path("/proc/cpuinfo").read_text().splitlines():
-            if line.startswith("model name"):
-                cpu = line.split(":", 1)[1].strip()
-                break
-    except OSError:
-        pass
-    load = os.getloadavg()[0] if hasattr(os, "getloadavg") else float("nan")
-    return (
-        f"{cpu}, {os.cpu_count()} cores, load average {load:.1f} at start, numpy {np.__version__}"
-    )
-
-
 def markdown(results: dict[str, Any]) -> str:
     """The tables of ``results``."""
     out = [f"Config `{results['config']}`; {results['machine']}.", ""]
@@ -178,7 +160,7 @@ def run(config_path: Path, out_dir: Path, progress: Callable[[str], None] = prin
     config = tomllib.loads(config_path.read_text("utf-8"))
     root = config_path.resolve().parent.parent
     seed = int(config.get("seed", 0))
-    results: dict[str, Any] = {"config": config_path.name, "machine": _machine(), "sets": []}
+    results: dict[str, Any] = {"config": config_path.name, "machine": machine(), "sets": []}
     sets = config.get("sets", [])
     texts = [(root / s["path"]).read_text("utf-8").split()[: s.get("limit", 200)] for s in sets]
     warm = relabelled(texts[0][:20], seed + 999) if texts else []

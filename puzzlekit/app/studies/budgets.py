@@ -121,7 +121,7 @@ def _product_cages(target: int = 362880) -> Instance:
     return Instance.make("kenken", {"size": 9}, clues)
 
 
-def _sum_cages(n: int, b: int) -> Instance:
+def box_sum_killer(n: int, b: int) -> Instance:
     """An n×n Killer Sudoku whose cages are its b×b boxes, each summing to 1 + ... + n (the sat
     encoding of one 25-cell sum takes seconds)."""
     clues = [
@@ -206,7 +206,7 @@ def cases(families: list[str] | None) -> list[tuple[str, str, Instance]]:
         out.append(("kenken", "nine 9-cell product cages", _product_cages()))
         out.append(("kenken", "nine 9-cell product tables", _product_cages(125440)))
     if "sudoku-killer" in (families or FAMILIES.names()):
-        out.append(("sudoku-killer", "25×25, 5×5 sum cages", _sum_cages(25, 5)))
+        out.append(("sudoku-killer", "25×25, 5×5 sum cages", box_sum_killer(25, 5)))
     return out
 
 
