@@ -21,6 +21,7 @@ import time
 from pathlib import Path
 from typing import Any
 
+from puzzlekit.app.studies.mcp_queue import initialize
 from tests.proc_helpers import alive, descendants, needs_proc
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -185,16 +186,7 @@ def test_no_process_outlives_a_killed_run(tmp_path) -> None:
 
 # --- the MCP server --------------------------------------------------------------------------
 
-INIT = {
-    "jsonrpc": "2.0",
-    "id": 0,
-    "method": "initialize",
-    "params": {
-        "protocolVersion": "2025-06-18",
-        "capabilities": {},
-        "clientInfo": {"name": "test", "version": "1"},
-    },
-}
+INIT = initialize("test")
 
 
 def _generate_call(rid: int, limit: float, params: dict = BIG) -> dict[str, Any]:

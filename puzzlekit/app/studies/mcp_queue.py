@@ -20,16 +20,22 @@ import threading
 import time
 from typing import Any
 
-INIT = {
-    "jsonrpc": "2.0",
-    "id": 0,
-    "method": "initialize",
-    "params": {
-        "protocolVersion": "2025-06-18",
-        "capabilities": {},
-        "clientInfo": {"name": "mcp_queue", "version": "1"},
-    },
-}
+
+def initialize(client: str) -> dict[str, Any]:
+    """The JSON-RPC ``initialize`` request a client named ``client`` opens a stdio session with."""
+    return {
+        "jsonrpc": "2.0",
+        "id": 0,
+        "method": "initialize",
+        "params": {
+            "protocolVersion": "2025-06-18",
+            "capabilities": {},
+            "clientInfo": {"name": client, "version": "1"},
+        },
+    }
+
+
+INIT = initialize("mcp_queue")
 
 
 def _call(call_id: int, name: str, arguments: dict[str, Any]) -> dict[str, Any]:

@@ -28,6 +28,7 @@ import time
 from pathlib import Path
 from typing import Any
 
+from puzzlekit.app.studies.mcp_queue import initialize
 from puzzlekit.core.lifeline import tree
 
 BIG = {"size": 25, "box": [5, 5]}
@@ -44,16 +45,7 @@ RUN_CONFIG = (
     '[[filters]]\nverifier = "sat"\n[holdout]\nverifier = "sat"\n'
     f'[preregistration]\nhypotheses = [{HYPOTHESIS}]\nmetrics = ["holdout_reject_rate"]\n'
 )
-INIT = {
-    "jsonrpc": "2.0",
-    "id": 0,
-    "method": "initialize",
-    "params": {
-        "protocolVersion": "2025-06-18",
-        "capabilities": {},
-        "clientInfo": {"name": "orphans", "version": "1"},
-    },
-}
+INIT = initialize("orphans")
 CALL = {
     "jsonrpc": "2.0",
     "id": 1,
