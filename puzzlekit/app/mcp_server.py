@@ -391,7 +391,8 @@ def _add_generate(server: Any, run: Run, limits: Limits) -> None:
             "limits": limits,
         }
         out = await run("generate", kwargs, time_limit_seconds)
-        return _result(out["jsonl"], {"accepted": out["accepted"], "puzzles": out["puzzles"]})
+        structured = {"accepted": out["accepted"], "puzzles": out["puzzles"], "trust": out["trust"]}
+        return _result(out["jsonl"], structured)
 
 
 def _add_game_verdict(server: Any, run: Run, limits: Limits) -> None:
