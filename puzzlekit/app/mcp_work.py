@@ -9,9 +9,10 @@ which ends with the server (:mod:`puzzlekit.core.lifeline`).
 
 A worker starts as a judging process (docs/security.md): the plugins named to the server
 (``puzzlekit mcp --plugin``) and the installed ones are only named there, for the loop process of
-``generate``, which runs a holdout (:func:`judges`). Any other call lets them in first (it runs no
-holdout, and may name a plugin's family or verifier); a worker that let them in is replaced by a
-fresh one before its next judging call, so no plugin module is ever imported in a process that
+``generate``, which runs a holdout (:func:`judges`). Any other call that names what only a plugin
+provides (a family, verifier, strategy or game; the list of schemas always) lets them in and runs
+again: it runs no holdout. A worker that let them in is replaced by a fresh one before its next
+judging call, so no plugin module is ever imported in a process that
 runs a holdout, unless the holdout (or the family it checks) is a plugin's the caller named; the
 answer's ``trust`` says which (:func:`~puzzlekit.app.experiment.manifest.trust_record`).
 
@@ -309,13 +310,30 @@ def judges(op: str, kwargs: Mapping[str, Any]) -> bool:
     return op == "generate" and kwargs.get("holdout") != "none"
 
 
-def _admit_unless_judging(op: str, kwargs: Mapping[str, Any]) -> None:
-    """Before a call that runs no holdout, let the named and installed plugins in (when there
-    are any): it may name a plugin's family, verifier or strategy."""
+def _admit(op: str, kwargs: Mapping[str, Any]) -> bool:
+    """Let the named and installed plugins in for a call that runs no holdout (when there are
+    any and they are still out); True when they came in now."""
     from puzzlekit.core.plugins import admit_plugins, entry_points_declared, judging, kept_out
 
     if judging() and not judges(op, kwargs) and (kept_out() or entry_points_declared()):
-        admit_plugins(f"puzzlekit mcp: {op} runs no holdout")
+        return admit_plugins(f"puzzlekit mcp: {op} runs no holdout")
+    return False
+
+
+def _run_op(op: str, kwargs: Mapping[str, Any]) -> dict[str, Any]:
+    """``op`` with the built-ins only; again with the plugins in when it named something only
+    a plugin may provide (a family, verifier, strategy or game) and runs no holdout. The list of
+    schemas always takes them in (it lists theirs too)."""
+    from puzzlekit.core.plugins import UnknownName
+
+    if op == "schemas":
+        _admit(op, kwargs)
+    try:
+        return _OPS[op](**kwargs)
+    except (ArgumentError, UnknownName):
+        if not _admit(op, kwargs):
+            raise
+    return _OPS[op](**kwargs)
 
 
 def _worker_main(conn: Any, plugins: tuple[str, ...] = (), parent: Any = None) -> None:
@@ -339,8 +357,7 @@ def _worker_main(conn: Any, plugins: tuple[str, ...] = (), parent: Any = None) -
         except (EOFError, OSError):
             return
         try:
-            _admit_unless_judging(op, kwargs)
-            out: tuple = ("ok", _OPS[op](**kwargs))
+            out: tuple = ("ok", _run_op(op, kwargs))
         except ArgumentError as exc:
             out = ("argument", str(exc))
         except Exception as exc:  # a bug must not end the worker: report it and go on
