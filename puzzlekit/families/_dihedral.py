@@ -5,7 +5,7 @@ grid, or where a family allows a rectangle to turn into its transpose) the grid 
 A family's ``canonical_instance`` moves every clue of a puzzle by every element (and, where its
 rules allow, by a relabelling of the values), rebuilds each image with its own clue builders (so
 ids and coordinate orders are a function of the image alone) and keeps the image of least
-digest: :func:`least_image`. The whole orbit is compared, so the representative is exact (one
+key: :func:`least_image`. The whole orbit is compared, so the representative is exact (one
 per class, never shared by two classes).
 
 Not part of the public API: families call it from :meth:`Family.canonical_instance`.
@@ -50,8 +50,15 @@ def moves(h: int, w: int, *, transpose: bool | None = None) -> list[tuple[Move, 
 def least_image(
     family: str, images: Iterable[tuple[Mapping[str, Any], Sequence[Clue]]]
 ) -> Instance:
-    """The image of least digest among ``images`` (params, clues)."""
-    return min((Instance.make(family, p, list(c)) for p, c in images), key=lambda i: i.digest)
+    """The least of ``images`` (params, clues) in a total order of images: their params, then
+    their clues (kind, cells, data) sorted (cheaper than a digest per image)."""
+
+    def key(image: tuple[Mapping[str, Any], Sequence[Clue]]) -> tuple[str, list[tuple]]:
+        params, clues = image
+        return repr(sorted(params.items())), sorted((c.kind, c.coords, repr(c.data)) for c in clues)
+
+    params, clues = min(images, key=key)
+    return Instance.make(family, params, list(clues))
 
 
 def value_of(clue: Clue, n: int) -> int:
@@ -97,6 +104,17 @@ def moved_labels(
     return ["".join(names.setdefault(ch, alphabet[len(names)]) for ch in row) for row in grid]
 
 
+def moved_cage(clue: Clue, move: Move, n: int, reverse: bool = False) -> Clue:
+    """A cage (its data kept, cells in row-major order, id ``cage-`` and its first cell) or a
+    given moved; ``reverse`` is not read (no cage's data is kept by a value reversal)."""
+    if clue.kind == "given":
+        return moved_given(clue, move, n)
+    if clue.kind != "cage" or not clue.coords:
+        raise ValueError(f"clue {clue.id} is not a cage or a given")
+    cells = sorted(moved_cells(clue, move))
+    return Clue.make("cage-" + cell_name(*cells[0]), "cage", clue.data_dict(), cells)
+
+
 def canonical_square(
     family: Any,
     instance: Instance,
@@ -105,9 +123,11 @@ def canonical_square(
     reverse: bool = False,
     layout: tuple[str, str] | None = None,
     finish: Callable[[list[Clue]], list[Clue]] | None = None,
+    transpose: bool = True,
 ) -> Instance:
     """The least image of a puzzle on an n x n grid (params ``size`` = n) under the square's
-    dihedral group, and with every value v read as n + 1 - v too when ``reverse``:
+    dihedral group (its reflections alone unless ``transpose``), and with every value v read
+    as n + 1 - v too when ``reverse``:
     ``move_clue(clue, move, n, reversed)`` rebuilds one clue's image. ``layout`` (param name,
     label alphabet): a param of n label strings (regions) moved with the cells, its labels
     renamed by :func:`moved_labels`; ``finish``: each image's clues rebuilt as a whole (numbered
@@ -116,7 +136,7 @@ def canonical_square(
         params = family.schema(instance.params_dict()).params_dict()
         n = int(params["size"])
         images = []
-        for move, _, _ in moves(n, n):
+        for move, _, _ in moves(n, n, transpose=transpose):
             moved = dict(params)
             if layout is not None and layout[0] in params:
                 moved[layout[0]] = moved_labels(params[layout[0]], move, n, n, layout[1])
@@ -139,7 +159,7 @@ class KakuroSymmetry:
     )
 
     def canonical_instance(self, instance: Instance) -> Instance:
-        """The image of least digest over :attr:`symmetry_group` (the whole orbit)."""
+        """The least image over :attr:`symmetry_group` (the whole orbit)."""
         family: Any = self
         try:
             layout = family.layout_of(family.normalize_params(instance.params_dict()))

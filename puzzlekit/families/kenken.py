@@ -60,26 +60,15 @@ from puzzlekit.families import Family, register_family
 from puzzlekit.families._cages import (
     CageGrid,
     Cell,
-    cage_id,
     components,
     decode_block_structure,
     encode_block_structure,
     int_field,
 )
-from puzzlekit.families._dihedral import Move, canonical_square, moved_cells, moved_given
+from puzzlekit.families._dihedral import canonical_square, moved_cage
 from puzzlekit.families._grid import GivensGrid, cell_name, check_described_size
 
 OPS = ("+", "-", "*", "/", "=")
-
-
-def _moved_clue(clue: Clue, move: Move, n: int, reverse: bool) -> Clue:
-    """One clue's image under a move of the square: a cage keeps its operation and target."""
-    if clue.kind == "given":
-        return moved_given(clue, move, n)
-    if clue.kind != "cage" or not clue.coords:
-        raise ValueError(f"clue {clue.id} is not a cage or a given")
-    cells = sorted(moved_cells(clue, move))
-    return Clue.make(cage_id(cells), "cage", clue.data_dict(), cells)
 
 
 #: Tatham's letters for the operations of keen descriptions
@@ -198,7 +187,7 @@ class KenKen(CageGrid, GivensGrid):
     )
 
     def canonical_instance(self, instance: Instance) -> Instance:
-        return canonical_square(self, instance, _moved_clue)
+        return canonical_square(self, instance, moved_cage)
 
     def normalize_params(self, params: Mapping[str, Any]) -> dict[str, Any]:
         n = self._check_size(params, default=4)
