@@ -96,7 +96,8 @@ class SudokuJigsaw(GivensGrid):
     param_keys = ("size", "regions", "seed")
     symmetry_group = (
         "the square's rotations and reflections with the regions (params.regions) moved and "
-        "renamed, and digit relabelling"
+        "renamed, and digit relabelling (not the row and column permutations that move an "
+        "unconnected layout along)"
     )
     listed_params = ({"size": 4}, {"size": 6}, {"size": 9})
     size_limits = {"size": 25, "regions": 25, "grown layout size": MAX_GROWN}
