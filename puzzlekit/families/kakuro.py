@@ -54,6 +54,7 @@ from puzzlekit.core.model import (
 )
 from puzzlekit.core.reading import is_digits
 from puzzlekit.families import Family, Repair, pick_in_order, register_family
+from puzzlekit.families._dihedral import KakuroSymmetry
 from puzzlekit.families._regions import (
     cell_name,
     check_keys,
@@ -135,7 +136,7 @@ def sum_range(length: int) -> tuple[int, int]:
 MAX_LAYOUT_SIDE = 30
 
 
-class Kakuro(Family):
+class Kakuro(KakuroSymmetry, Family):
     name = "kakuro"
     size_limits = {"rows": 12, "cols": 12, "layout": MAX_LAYOUT_SIDE}
     description = "Blocks and white cells; each run's digits differ and add up to its sum"
@@ -264,16 +265,6 @@ class Kakuro(Family):
         if clue.kind not in ("run", "given") or not clue.coords:
             return None
         return (clue.kind, clue.data_dict().get("direction"), clue.coords[0])
-
-    @staticmethod
-    def run_clue(kind: str, cells: Sequence[Cell], total: int) -> Clue:
-        return Clue.make(
-            f"{kind}-{cell_name(*cells[0])}", "run", {"direction": kind, "sum": total}, cells
-        )
-
-    @staticmethod
-    def given(coord: Cell, value: int) -> Clue:
-        return Clue.make(cell_name(*coord), "given", {"value": value}, [coord])
 
     def run_clues(self, schema: Schema, solution: Solution) -> list[Clue]:
         return [
