@@ -14,13 +14,17 @@ side wins likewise; 0 a draw. :func:`result_distance` converts a score to the fa
 ``(result, distance)``: 1 win / 0 draw / -1 loss, and the plies to the end under perfect play
 (the winning stone included; a draw ends when the board is full).
 
-Memory: one table of ``table_size`` int64 slots per query (default a prime near 2**23: 64 MiB),
-allocated zeroed (pages are only touched as they are used) and dropped after the query, so
-that node counts, and so reports, do not depend on what was solved before.
+Memory: one table of ``table_size`` int64 slots (default a prime near 2**23: 64 MiB) per thread
+and size, allocated zeroed on the thread's first query and kept for the next ones (pages are
+only touched as they are used). Each query gets a new epoch tag, and entries of other epochs
+read as empty, so a query sees exactly what a freshly zeroed table would show: node counts, and
+so reports, do not depend on what was solved before, and no query pays for clearing or faulting
+in a fresh table. :func:`release_tables` drops the calling thread's tables.
 """
 
 from __future__ import annotations
 
+import threading
 import time
 from dataclasses import dataclass
 
@@ -77,15 +81,58 @@ class Spent:
     seconds: float = 0.0
 
 
+class Table:
+    """A transposition table reused query after query: ``slots`` int64 entries and the epoch
+    counter whose tag marks the current query's entries (see the kernel's docstring)."""
+
+    def __init__(self, size: int) -> None:
+        if size < 1:
+            raise ValueError(f"a table needs at least one slot, not {size}")
+        self.slots = np.zeros(size, dtype=np.int64)
+        self.work = np.zeros((K.SIZE + 1, 2 * K.W), dtype=np.int64)
+        #: the epoch sits above the value (8 bits) and the key's quotient by the size
+        self.shift = 8 + (K.MAX_KEY // size).bit_length()
+        self.epoch = 0
+
+    def next_tag(self) -> int:
+        """The tag of a new query: the next epoch, shifted into place (the slots are zeroed
+        once every ``2 ** (63 - shift) - 1`` queries, when the epochs run out)."""
+        self.epoch += 1
+        if self.epoch >> (63 - self.shift):
+            self.slots.fill(0)
+            self.epoch = 1
+        return self.epoch << self.shift
+
+
+_local = threading.local()
+
+
+def _table(size: int) -> Table:
+    """The calling thread's table of ``size`` slots (made on first use)."""
+    tables: dict[int, Table] | None = getattr(_local, "tables", None)
+    if tables is None:
+        tables = _local.tables = {}
+    if size not in tables:
+        tables[size] = Table(size)
+    return tables[size]
+
+
+def release_tables() -> None:
+    """Drop the calling thread's tables (the next query allocates afresh)."""
+    _local.tables = {}
+
+
 class _Run:
-    """One query's table, scratch space and budget control."""
+    """One query's table (the thread's, under a new epoch), scratch space and budget control."""
 
     def __init__(self, budget: SearchBudget | None, table_size: int) -> None:
         b = budget or SearchBudget(nodes=None, seconds=None)
         self.budget = b
-        self.table = np.zeros(table_size, dtype=np.int64)
-        self.work = np.zeros((K.SIZE + 1, 2 * K.W), dtype=np.int64)
-        self.ctl = np.zeros(4, dtype=np.int64)
+        table = _table(table_size)
+        self.table = table.slots
+        self.work = table.work
+        self.ctl = np.zeros(5, dtype=np.int64)
+        self.ctl[K.EPOCH] = table.next_tag()
         self.ctl[K.LIMIT] = b.nodes if b.nodes is not None else 0
         self.ctl[K.INTERVAL] = CLOCK_INTERVAL - 1
         self.start = time.perf_counter()
@@ -151,10 +198,12 @@ __all__ = [
     "TABLE_SIZE",
     "Bitboards",
     "Spent",
+    "Table",
     "Unfinished",
     "bitboards",
     "move_results",
     "move_scores",
+    "release_tables",
     "result_distance",
     "score",
 ]
