@@ -83,13 +83,17 @@ class Spent:
 
 class Table:
     """A transposition table reused query after query: ``slots`` int64 entries and the epoch
-    counter whose tag marks the current query's entries (see the kernel's docstring)."""
+    counter whose tag marks the current query's entries (see the kernel's docstring), with the
+    kernel's scratch space, budget control and output arrays (filled in place per query)."""
 
     def __init__(self, size: int) -> None:
         if size < 1:
             raise ValueError(f"a table needs at least one slot, not {size}")
         self.slots = np.zeros(size, dtype=np.int64)
         self.work = np.zeros((K.SIZE + 1, 2 * K.W), dtype=np.int64)
+        self.ctl = np.zeros(5, dtype=np.int64)
+        self.deadline = np.zeros(1)
+        self.out = np.zeros(K.W, dtype=np.int64)
         #: the epoch sits above the value (8 bits) and the key's quotient by the size
         self.shift = 8 + (K.MAX_KEY // size).bit_length()
         self.epoch = 0
@@ -112,9 +116,10 @@ def _table(size: int) -> Table:
     tables: dict[int, Table] | None = getattr(_local, "tables", None)
     if tables is None:
         tables = _local.tables = {}
-    if size not in tables:
-        tables[size] = Table(size)
-    return tables[size]
+    table = tables.get(size)
+    if table is None:
+        table = tables[size] = Table(size)
+    return table
 
 
 def release_tables() -> None:
@@ -123,30 +128,28 @@ def release_tables() -> None:
 
 
 class _Run:
-    """One query's table (the thread's, under a new epoch), scratch space and budget control."""
+    """One query: the thread's table under a new epoch, and the budget set in its control."""
+
+    __slots__ = ("budget", "t", "start")
 
     def __init__(self, budget: SearchBudget | None, table_size: int) -> None:
-        b = budget or SearchBudget(nodes=None, seconds=None)
-        self.budget = b
-        table = _table(table_size)
-        self.table = table.slots
-        self.work = table.work
-        self.ctl = np.zeros(5, dtype=np.int64)
-        self.ctl[K.EPOCH] = table.next_tag()
-        self.ctl[K.LIMIT] = b.nodes if b.nodes is not None else 0
-        self.ctl[K.INTERVAL] = CLOCK_INTERVAL - 1
+        self.budget = budget
+        self.t = t = _table(table_size)
+        limit = budget.nodes if budget is not None and budget.nodes is not None else 0
+        t.ctl[:] = (0, limit, CLOCK_INTERVAL - 1, 0, t.next_tag())
         self.start = time.perf_counter()
-        self.deadline = np.array([self.start + b.seconds if b.seconds is not None else 0.0])
+        seconds = budget.seconds if budget is not None else None
+        t.deadline[0] = self.start + seconds if seconds is not None else 0.0
 
-    def spent(self) -> Spent:
-        return Spent(int(self.ctl[K.NODES]), time.perf_counter() - self.start)
-
-    def check(self) -> None:
-        if self.ctl[K.ABORTED]:
-            sp = self.spent()
-            if self.ctl[K.ABORTED] == 1:
-                raise Unfinished("nodes", float(self.budget.nodes or 0), sp.nodes, sp.seconds)
-            raise Unfinished("seconds", float(self.budget.seconds or 0), sp.nodes, sp.seconds)
+    def finish(self) -> Spent:
+        """What the query spent; :class:`Unfinished` when its budget ran out."""
+        nodes, _, _, aborted, _ = self.t.ctl.tolist()
+        spent = Spent(nodes, time.perf_counter() - self.start)
+        if aborted:
+            b = self.budget or SearchBudget(nodes=None, seconds=None)
+            resource, limit = ("nodes", b.nodes) if aborted == 1 else ("seconds", b.seconds)
+            raise Unfinished(resource, float(limit or 0), spent.nodes, spent.seconds)
+        return spent
 
 
 def _nonterminal(board: Bitboards) -> None:
@@ -161,9 +164,10 @@ def score(
     cost; :class:`Unfinished` when the budget runs out."""
     _nonterminal(board)
     run = _Run(budget, table_size)
-    s = K.solve(board.current, board.mask, board.moves, run.table, run.work, run.ctl, run.deadline)
-    run.check()
-    return int(s), run.spent()
+    t = run.t
+    s = K.solve(board.current, board.mask, board.moves, t.slots, t.work, t.ctl, t.deadline)
+    spent = run.finish()
+    return int(s), spent
 
 
 def move_scores(
@@ -174,12 +178,10 @@ def move_scores(
     budget runs out. One table serves every column."""
     _nonterminal(board)
     run = _Run(budget, table_size)
-    out = np.zeros(K.W, dtype=np.int64)
-    K.move_scores(
-        board.current, board.mask, board.moves, run.table, run.work, run.ctl, run.deadline, out
-    )
-    run.check()
-    return {c: int(out[c]) for c in range(K.W) if out[c] > -1000}, run.spent()
+    t = run.t
+    K.move_scores(board.current, board.mask, board.moves, t.slots, t.work, t.ctl, t.deadline, t.out)
+    spent = run.finish()
+    return {c: v for c, v in enumerate(t.out.tolist()) if v > -1000}, spent
 
 
 def move_results(
