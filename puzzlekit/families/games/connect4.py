@@ -50,17 +50,19 @@ class Bitboards:
     moves: int
 
 
+#: the bit of each cell, row-major from the top row
+_CELL_BITS = tuple(1 << (c * (ROWS + 1) + (ROWS - 1 - r)) for r in range(ROWS) for c in range(COLS))
+
+
 def bitboards(cells: tuple[int, ...], to_move: int) -> Bitboards:
     """The bitboards of a 7×6 position (``cells`` row-major, top row first, 0/1/2)."""
     current = mask = 0
-    for i, v in enumerate(cells):
+    for bit, v in zip(_CELL_BITS, cells, strict=True):
         if v:
-            r, c = divmod(i, COLS)
-            bit = 1 << (c * (ROWS + 1) + (ROWS - 1 - r))
             mask |= bit
             if v == to_move:
                 current |= bit
-    return Bitboards(current, mask, sum(1 for v in cells if v))
+    return Bitboards(current, mask, len(cells) - cells.count(0))
 
 
 def result_distance(score: int, moves: int) -> tuple[int, int]:
