@@ -5,7 +5,7 @@ the same run against Pascal Pons' solver (``--pons DRIVER``, built locally) and 
 ``python -m puzzlekit.app.studies.c4bench [--data tests/data/connect4/positions.json]
 [--bands late,mid] [--pons DRIVER]`` times every move's value of every committed position (late
 24+ stones, mid 16–23, early 10–15), checks each against the committed scores, and prints per
-band the median and maximum wall and CPU seconds per position: ours through the solver
+band the median, mean and maximum wall and CPU seconds per position: ours through the solver
 (``connect4.move_scores``) and through the user's call (``game_verdict``: the game layer,
 every move's result and distance), and the peers' (no opening book, a cleared transposition
 table per position), with the ratios of the medians. Each side runs the positions in one pass
@@ -115,7 +115,7 @@ def _bitbully_agent() -> Any:
 
 
 def _row(times: dict[str, list[tuple[float, float]]]) -> dict[str, Any]:
-    """Medians and maxima (wall, CPU) of each timed side, and the ratios of the medians: ours
+    """Medians, means and maxima (wall, CPU) of each timed side, and the ratios of the medians: ours
     (the solver, and the user's call ``verdict``) over each peer's."""
     row: dict[str, Any] = {"positions": len(times["ours"])}
     for side, ts in times.items():
@@ -125,6 +125,8 @@ def _row(times: dict[str, list[tuple[float, float]]]) -> dict[str, Any]:
         row[side] = {
             "medianWall": statistics.median(wall),
             "medianCpu": statistics.median(cpu),
+            "meanWall": statistics.fmean(wall),
+            "meanCpu": statistics.fmean(cpu),
             "maxWall": max(wall),
             "maxCpu": max(cpu),
         }
