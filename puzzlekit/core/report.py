@@ -432,6 +432,16 @@ class LazyReport(VerifierReport):
     def __reduce__(self) -> tuple[Any, tuple[Any, ...]]:
         return _eager, ({f: getattr(self, f) for f in _FIELDS},)
 
+    def __eq__(self, other: object) -> bool:  # equal to the eager report of the same fields
+        if not isinstance(other, VerifierReport):
+            return NotImplemented
+        return all(getattr(self, f) == getattr(other, f) for f in _FIELDS)
+
+    __hash__ = VerifierReport.__hash__
+
+    def __repr__(self) -> str:
+        return "VerifierReport" + VerifierReport.__repr__(self).removeprefix("LazyReport")
+
 
 def _eager(fields: dict[str, Any]) -> VerifierReport:
     return VerifierReport(**fields)
