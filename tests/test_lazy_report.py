@@ -13,7 +13,7 @@ import puzzlekit as pk
 from puzzlekit.core.protocols import SearchBudget
 from puzzlekit.core.report import LazyReport, Verdict, VerifierReport
 from puzzlekit.verifiers import bitmask_search
-from puzzlekit.verifiers.bitmask import _View, BitmaskVerifier
+from puzzlekit.verifiers.bitmask import BitmaskVerifier, _View
 from puzzlekit.verifiers.reports import outcome_report
 
 DATA = Path(__file__).parent / "data"
