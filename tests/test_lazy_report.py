@@ -10,8 +10,9 @@ from pathlib import Path
 import pytest
 
 import puzzlekit as pk
+from puzzlekit.core.lazyreport import LazyReport
 from puzzlekit.core.protocols import SearchBudget
-from puzzlekit.core.report import LazyReport, Verdict, VerifierReport
+from puzzlekit.core.report import Verdict, VerifierReport
 from puzzlekit.verifiers import bitmask_search
 from puzzlekit.verifiers.bitmask import BitmaskVerifier, _View
 from puzzlekit.verifiers.reports import outcome_report

@@ -14,6 +14,7 @@ import time
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any
 
+from puzzlekit.core.lazyreport import lazy_report
 from puzzlekit.core.model import (
     Instance,
     Problem,
@@ -29,7 +30,6 @@ from puzzlekit.core.report import (
     RejectDetail,
     Verdict,
     VerifierReport,
-    lazy_report,
 )
 from puzzlekit.core.solutions import rule_out_share
 from puzzlekit.families import get_family, resolve
@@ -297,7 +297,7 @@ def found_report(
 ) -> VerifierReport:
     """The UNIQUE or MULTIPLE report of a finished search that found ``count`` (at least one)
     solutions, equal to :func:`outcome_report`'s of ``solutions()``, whose solutions and gap are
-    built when first read (:class:`~puzzlekit.core.report.LazyReport`)."""
+    built when first read (:class:`~puzzlekit.core.lazyreport.LazyReport`)."""
     instance = problem.instance
     verdict = Verdict.UNIQUE if count == 1 else Verdict.MULTIPLE
 
