@@ -14,7 +14,7 @@ import puzzlekit as pk
 from puzzlekit.quality.golden_entries import load_corpus
 from puzzlekit.verifiers import bitmask_search
 from puzzlekit.verifiers.bitmask import _order, _prepared
-from puzzlekit.verifiers.bitmask_search import Search, restrict
+from puzzlekit.verifiers.bitmask_search import Search, start_domains
 from puzzlekit.verifiers.search import BudgetExceeded
 
 DATA = Path(__file__).parent / "data"
@@ -40,11 +40,7 @@ def _variants(line: str, seed: int) -> list[str]:
 def _searches(inst, cap: int) -> tuple[np.ndarray, Search, Search]:
     """The start domains, a search on the 9×9 kernel and one on the general kernel."""
     cs, effects = _prepared(inst)
-    dom = cs.base_dom.copy()
-    pairs = [p for e in effects.values() for p in e.unary]
-    if pairs:
-        idx, masks = zip(*pairs, strict=True)
-        restrict(dom, np.array(idx, np.int64), np.array(masks, np.int64))
+    dom = start_domains(cs, effects)
     structure = cs.structure(list(effects.values()))
     fast, general = Search(cs, structure, cap), Search(cs, structure, cap)
     assert fast.grid9 is not None

@@ -281,7 +281,7 @@ class BitmaskVerifier(Verifier):
         """:meth:`verify`'s steps before the search: the report when it ends there (clues not
         read within the budget, an invalid instance, a domain too large), else ``(cs, dom,
         structure, search, cart)``, the workspace set to the instance's search order."""
-        from puzzlekit.verifiers.bitmask_search import restrict
+        from puzzlekit.verifiers.bitmask_search import start_domains
 
         if cap < 2:
             raise ValueError("solution_cap must be at least 2: uniqueness needs a second solution")
@@ -295,11 +295,7 @@ class BitmaskVerifier(Verifier):
         if isinstance(prepared, list):
             return invalid_report(instance, prepared, self._src, cap)
         cs, effects = prepared
-        dom = cs.base_dom.copy()
-        pairs = [p for e in effects.values() for p in e.unary]
-        if pairs:
-            idx, masks = zip(*pairs, strict=True)
-            restrict(dom, np.array(idx, np.int64), np.array(masks, np.int64))
+        dom = start_domains(cs, effects)
         structure = cs.structure(list(effects.values()))
         search = workspace(cs, structure, cap)
         search.reset()

@@ -58,6 +58,16 @@ def search_many(
         nodes[k] = state[3]
 
 
+def start_domains(cs: CompiledSchema, effects: Mapping[str, ClueEffect]) -> np.ndarray:
+    """The schema's domains narrowed by what the clues ``effects`` restrict (a search's start)."""
+    dom = cs.base_dom.copy()
+    pairs = [p for e in effects.values() for p in e.unary]
+    if pairs:
+        idx, masks = zip(*pairs, strict=True)
+        restrict(dom, np.array(idx, np.int64), np.array(masks, np.int64))
+    return dom
+
+
 class Search:
     """A search over one structure, reusable for several starting domains (one at a time).
 

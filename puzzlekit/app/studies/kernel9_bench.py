@@ -30,12 +30,10 @@ def _search(inst: Any, kernel: str) -> tuple[float, int, np.ndarray]:
     """CPU seconds, nodes and solution bits of one search of ``inst`` on ``kernel``."""
     from puzzlekit.verifiers.bitmask import _order, _prepared
     from puzzlekit.verifiers.bitmask_kernel9 import grid9_arrays
-    from puzzlekit.verifiers.bitmask_search import Search, restrict
+    from puzzlekit.verifiers.bitmask_search import Search, start_domains
 
     cs, effects = _prepared(inst)
-    dom = cs.base_dom.copy()
-    idx, masks = zip(*[p for e in effects.values() for p in e.unary], strict=True)
-    restrict(dom, np.array(idx, np.int64), np.array(masks, np.int64))
+    dom = start_domains(cs, effects)
     structure = cs.structure(list(effects.values()))
     search = Search(cs, structure, 2)
     search.set_order(_order(cs, inst.digest))
