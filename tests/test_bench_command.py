@@ -71,12 +71,17 @@ def test_the_user_path_benchmark_times_single_batched_and_cli_checks(tmp_path: P
     config.parent.mkdir()
     config.write_text(
         'study = "user_path"\nseed = 1\n[[sets]]\nname = "three"\npath = "sets/three.txt"\n'
-        "[cli]\nlines = 7\n"
+        '[cli]\nlines = 7\n[reference]\ncommand = ["ref.sh", "5"]\n'
     )
+    ref = tmp_path / "ref.sh"  # an external checker: its time per line in µs, then its count
+    ref.write_text('#!/bin/sh\nwhile read -r line; do echo "2.5 1"; done\n')
+    ref.chmod(0o755)
     assert main(["bench", str(config), "--out", str(tmp_path / "out")]) == 0
     results = json.loads((tmp_path / "out" / "results.json").read_text())
     row = results["sets"][0]
     assert row["verdicts"] == {"UNIQUE": 3}
     assert row["pk_verify_us"] > 0 and row["search_alone_us"] > 0 and row["verify_many_mean_us"] > 0
     assert results["cli"]["lines"] == 7 and results["cli"]["lines_per_s"] > 0
+    assert row["reference_us"] == 2.5 and row["pk_verify_cpu_us"] > 0
+    assert row["pk_verify_over_reference"] == round(row["pk_verify_us"] / 2.5, 1)
     assert "| three | 3 |" in (tmp_path / "out" / "results.md").read_text()

@@ -92,16 +92,23 @@ def test_a_batch_is_searched_in_one_call(monkeypatch, mixed) -> None:
     from puzzlekit.verifiers import bitmask_search
 
     calls = []
-    real = bitmask_search.search_many
 
-    def counting(starts, *args):
-        calls.append(starts.shape[0])
-        return real(starts, *args)
+    def counting(real):
+        def call(starts, *args):
+            calls.append(starts.shape[0])
+            return real(starts, *args)
 
-    monkeypatch.setattr(bitmask_search, "search_many", counting)
+        return call
+
+    for name in ("search_many", "search_many9"):  # the general kernel and the 9×9 one
+        monkeypatch.setattr(bitmask_search, name, counting(getattr(bitmask_search, name)))
     lines = (DATA / "sudoku9_17clue_sample.txt").read_text().split()[:20]
     pk.verify_many(lines, "sudoku")
     assert calls == [20]
+    calls.clear()
+    # 4×4: the general kernel
+    pk.verify_many(["1" + "." * 15, "..2" + "." * 13], "sudoku", {"size": 4})
+    assert calls == [2]
 
 
 def test_items_other_than_lines_and_instances_are_refused() -> None:

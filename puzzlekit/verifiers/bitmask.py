@@ -60,6 +60,7 @@ from puzzlekit.verifiers.bitmask_sample import SAMPLE_NODES as SAMPLE_NODES
 from puzzlekit.verifiers.bitmask_sample import SAMPLE_TRIES as SAMPLE_TRIES
 from puzzlekit.verifiers.bitmask_sample import sample_solution as sample_solution
 from puzzlekit.verifiers.reports import (
+    found_report,
     invalid_report,
     outcome_report,
     source,
@@ -228,9 +229,8 @@ class BitmaskVerifier(Verifier):
         cs, dom, structure, search, cart = ran
         try:
             search.run(dom, budget.nodes, budget.seconds)
-            solutions = search.solutions()
             stats: dict[str, Any] = {}
-            if len(solutions) > 1 and (self.forced_cells or "forcedCells" in extras):
+            if search.found > 1 and (self.forced_cells or "forcedCells" in extras):
                 stats["forcedCells"], stats["forcedCellsComplete"] = _forced(
                     cs, structure, dom, search, budget
                 )
@@ -247,7 +247,10 @@ class BitmaskVerifier(Verifier):
                 search.seconds,
             )
         stats.update(nodes=search.nodes, seconds=round(search.seconds, 6))
-        return self.outcome(instance, cs, solution_cap, solutions, cart, stats, budget)
+        if not search.found:
+            return self.outcome(instance, cs, solution_cap, [], cart, stats, budget)
+        bits = search.bits().copy()  # the workspace is reused: the report keeps its rows
+        return self.found_report(instance, cs, solution_cap, bits, search.order, cart, stats)
 
     def verify_found(
         self,
@@ -278,7 +281,7 @@ class BitmaskVerifier(Verifier):
         """:meth:`verify`'s steps before the search: the report when it ends there (clues not
         read within the budget, an invalid instance, a domain too large), else ``(cs, dom,
         structure, search, cart)``, the workspace set to the instance's search order."""
-        from puzzlekit.verifiers.bitmask_search import restrict
+        from puzzlekit.verifiers.bitmask_search import start_domains
 
         if cap < 2:
             raise ValueError("solution_cap must be at least 2: uniqueness needs a second solution")
@@ -292,11 +295,7 @@ class BitmaskVerifier(Verifier):
         if isinstance(prepared, list):
             return invalid_report(instance, prepared, self._src, cap)
         cs, effects = prepared
-        dom = cs.base_dom.copy()
-        pairs = [p for e in effects.values() for p in e.unary]
-        if pairs:
-            idx, masks = zip(*pairs, strict=True)
-            restrict(dom, np.array(idx, np.int64), np.array(masks, np.int64))
+        dom = start_domains(cs, effects)
         structure = cs.structure(list(effects.values()))
         search = workspace(cs, structure, cap)
         search.reset()
@@ -343,6 +342,26 @@ class BitmaskVerifier(Verifier):
         view: Any = _View(instance, cs.schema)
         return outcome_report(
             view, self._src, cap, solutions, cart, stats, lambda: self._conflict(instance, budget)
+        )
+
+    def found_report(
+        self,
+        instance: Instance,
+        cs: CompiledSchema,
+        cap: int,
+        bits: np.ndarray,
+        order: np.ndarray,
+        cart: tuple[int | float | None, float],
+        stats: dict[str, Any],
+    ) -> VerifierReport:
+        """The UNIQUE or MULTIPLE report of the solutions ``bits`` (value bits per variable, at
+        least one row) found in tie order ``order``, the solution mappings and the gap built
+        when first read (:func:`~puzzlekit.verifiers.reports.found_report`)."""
+        from puzzlekit.verifiers.bitmask_search import solutions_of
+
+        view: Any = _View(instance, cs.schema)
+        return found_report(
+            view, self._src, cap, bits.shape[0], lambda: solutions_of(cs, bits, order), cart, stats
         )
 
     def uniqueness_session(

@@ -99,7 +99,7 @@ def _run_chunk(
     """Search ``members`` (position, instance, clue effects) in one call; fill ``out``."""
     from puzzlekit.verifiers.bitmask import _cartesian, workspace
     from puzzlekit.verifiers.bitmask_kernel import DONE
-    from puzzlekit.verifiers.bitmask_search import CHUNK, restrict, solutions_of
+    from puzzlekit.verifiers.bitmask_search import CHUNK, restrict
 
     started = time.perf_counter()
     nv = len(cs.names)
@@ -124,7 +124,10 @@ def _run_chunk(
         if status[row] != DONE:  # needs more nodes than one chunk: the clock is read on
             out[pos] = verifier.verify(inst, solution_cap=cap, budget=budget)
             continue
-        solutions = solutions_of(cs, sols[row, : found[row]], orders[row])
         cart = _cartesian(cs, starts[row])
         stats: dict[str, Any] = {"nodes": int(nodes[row]), "seconds": round(share, 6)}
-        out[pos] = verifier.outcome(inst, cs, cap, solutions, cart, stats, budget)
+        if found[row]:  # the workspace is reused: the report keeps a copy of its rows
+            bits = sols[row, : found[row]].copy()
+            out[pos] = verifier.found_report(inst, cs, cap, bits, orders[row], cart, stats)
+        else:
+            out[pos] = verifier.outcome(inst, cs, cap, [], cart, stats, budget)

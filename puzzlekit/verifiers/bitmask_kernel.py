@@ -148,9 +148,9 @@ def _hidden(dom, done, unit_start, unit_vars, vu_start, vu_units, scratch, nv) -
         for k in range(a, b):
             v = unit_vars[k]
             m = dom[v] & single
+            if m & (m - 1):
+                return -1  # two values with one place each, the same place
             if m and dom[v] != m:
-                if m & (m - 1):
-                    return -1  # two values with one place each, the same place
                 dom[v] = m
                 for j in range(vu_start[v], vu_start[v + 1]):
                     scratch[nv + vu_units[j]] = 1

@@ -17,10 +17,17 @@ from numba import njit
 from puzzlekit.core.jsondata import FrozenDict
 from puzzlekit.verifiers.bitmask_compile import MAX_ARITY, ClueEffect, CompiledSchema, Structure
 from puzzlekit.verifiers.bitmask_kernel import DONE, propagate, search
+from puzzlekit.verifiers.bitmask_kernel9 import grid9_arrays, load9, search9, search_many9
 from puzzlekit.verifiers.search import BudgetExceeded
 
 #: search nodes between two looks at the clock
 CHUNK = 4096
+#: whether the 9×9 bitboard search looks ahead with locked candidates
+#: (:func:`~puzzlekit.verifiers.bitmask_kernel9.search9`): the same solutions in the same order
+#: with fewer nodes (top1465, counting to two: 64 against 164 a puzzle), but no less CPU time at
+#: today's cost of a look-ahead (forum-hardest: 1.5× more; ``python -m
+#: puzzlekit.app.studies.kernel9_bench``, docs/bench_verify.md), so off
+LOOKAHEAD = False
 
 
 @njit(cache=True)
@@ -51,6 +58,16 @@ def search_many(
         nodes[k] = state[3]
 
 
+def start_domains(cs: CompiledSchema, effects: Mapping[str, ClueEffect]) -> np.ndarray:
+    """The schema's domains narrowed by what the clues ``effects`` restrict (a search's start)."""
+    dom = cs.base_dom.copy()
+    pairs = [p for e in effects.values() for p in e.unary]
+    if pairs:
+        idx, masks = zip(*pairs, strict=True)
+        restrict(dom, np.array(idx, np.int64), np.array(masks, np.int64))
+    return dom
+
+
 class Search:
     """A search over one structure, reusable for several starting domains (one at a time).
 
@@ -78,6 +95,13 @@ class Search:
         self.found = 0
         self.start = time.perf_counter()
         self._many_sols = np.empty((0, cap, nv), np.int64)
+        #: the bitboard kernel's arrays where the structure fits it (81 variables, 9 values)
+        self.grid9 = grid9_arrays(structure, cs.values)
+        if self.grid9 is not None:
+            peers, units, pairs = self.grid9
+            self.grid9 = (peers, units, pairs if LOOKAHEAD else pairs[:0])
+            self.boards = np.zeros((nv + 2, 9, 3), np.int64)
+            self.fixed = np.zeros((nv + 2, 3), np.int64)
 
     def set_order(self, order: np.ndarray) -> None:
         """Break ties between equally constrained variables in ``order`` (variable indices),
@@ -115,20 +139,21 @@ class Search:
         pass ``max_nodes`` or its clock ``max_seconds``.
         """
         meter = meter or self
-        self.doms[0] = dom
-        self.dones[0] = 0
         state = self.state
         state[:] = 0
-        doms, dones, branch, sols, args = self.doms, self.dones, self.branch, self.sols, self.args
+        grid9 = self.grid9 if self.vrank.shape[0] == 0 else None
+        if grid9 is not None:
+            load9(dom, self.boards[0], self.fixed[0])
+        else:
+            self.doms[0] = dom
+            self.dones[0] = 0
         while True:
             chunk = CHUNK
             if max_nodes is not None:
                 chunk = min(chunk, max_nodes - meter.nodes - int(state[3]))
             status = DONE
             if chunk > 0:
-                status = search(
-                    doms, dones, branch, state, sols, chunk, self.order, self.vrank, *args
-                )
+                status = self._chunk(chunk, grid9)
             if status == DONE and chunk > 0:
                 break
             spent = meter.nodes + int(state[3])
@@ -138,6 +163,35 @@ class Search:
                 self._stop(meter, "seconds", max_seconds)
         self.found = int(state[2])
         meter.nodes += int(state[3])
+
+    def _chunk(self, chunk: int, grid9: tuple[np.ndarray, ...] | None) -> int:
+        """At most ``chunk`` more nodes of the search in the workspace: DONE or PAUSED."""
+        if grid9 is not None:
+            return int(
+                search9(
+                    self.boards,
+                    self.fixed,
+                    self.branch,
+                    self.state,
+                    self.sols,
+                    chunk,
+                    self.order,
+                    *grid9,
+                )  # fmt: skip
+            )
+        return int(
+            search(
+                self.doms,
+                self.dones,
+                self.branch,
+                self.state,
+                self.sols,
+                chunk,
+                self.order,
+                self.vrank,
+                *self.args,
+            )  # fmt: skip
+        )
 
     def _stop(self, meter: Search, resource: str, limit: float) -> None:
         self.found = int(self.state[2])
@@ -168,6 +222,12 @@ class Search:
         found, nodes = np.zeros(k, np.int64), np.zeros(k, np.int64)
         status = np.zeros(k, np.int64)
         state = np.zeros(4, np.int64)
+        if self.grid9 is not None:
+            search_many9(
+                starts, orders, node_limit, self.boards, self.fixed, self.branch, state, sols,
+                found, nodes, status, *self.grid9,
+            )  # fmt: skip
+            return sols, found, nodes, status
         no_ranks = np.zeros((0, 0), np.float64)
         search_many(
             starts, orders, node_limit, self.doms, self.dones, self.branch, state, sols, found,

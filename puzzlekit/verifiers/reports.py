@@ -14,6 +14,7 @@ import time
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any
 
+from puzzlekit.core.lazyreport import lazy_report
 from puzzlekit.core.model import (
     Instance,
     Problem,
@@ -282,4 +283,48 @@ def outcome_report(
         cart=cart,
         detail=RejectDetail(Verdict.UNSOLVABLE, conflict=found),
         stats=stats,
+    )
+
+
+def found_report(
+    problem: Problem,
+    src: Mapping[str, str],
+    cap: int,
+    count: int,
+    solutions: Callable[[], Sequence[Mapping[str, int]]],
+    cart: tuple[int | float | None, float | None],
+    stats: dict[str, Any],
+) -> VerifierReport:
+    """The UNIQUE or MULTIPLE report of a finished search that found ``count`` (at least one)
+    solutions, equal to :func:`outcome_report`'s of ``solutions()``, whose solutions and gap are
+    built when first read (:class:`~puzzlekit.core.lazyreport.LazyReport`)."""
+    instance = problem.instance
+    verdict = Verdict.UNIQUE if count == 1 else Verdict.MULTIPLE
+
+    def ordered() -> Sequence[Mapping[str, int]]:
+        found = solutions()
+        if len(found) > 1:  # the order outcome_report gives them
+            return sort_solutions(found, search_order(problem.schema.names, instance.digest))
+        return found
+
+    def gap(rep: VerifierReport) -> RejectDetail:
+        return RejectDetail(
+            Verdict.MULTIPLE, discriminative_gap=tuple(discriminative_gap(problem, rep.solutions))
+        )
+
+    return lazy_report(
+        ordered,
+        gap if count > 1 else None,
+        verdict=verdict,
+        solution_count=count,
+        solution_count_is_lower_bound=count >= cap and count > 1,
+        solution_cap=cap,
+        total_completions_enumerated=count,
+        cartesian_size=cart[0],
+        cartesian_size_log10=cart[1],
+        diagnostics=(),
+        source=dict(src),
+        honest_scope=HONEST_SCOPE[verdict],
+        instance_digest=instance.digest,
+        stats=dict(stats),
     )

@@ -48,8 +48,9 @@ def relabelled(lines: Sequence[str], seed: int) -> list[str]:
     return out
 
 
-def _search_alone(inst: Any) -> float:
-    """Seconds of the compiled search of ``inst`` alone (prepared outside the clock)."""
+def _search_alone(inst: Any) -> tuple[float, float]:
+    """Wall and CPU seconds of the compiled search of ``inst`` alone (prepared outside the
+    clock)."""
     import numpy as np
 
     from puzzlekit.verifiers.bitmask import _order, _prepared
@@ -62,31 +63,49 @@ def _search_alone(inst: Any) -> float:
     restrict(dom, np.array(idx, np.int64), np.array(masks, np.int64))
     search = Search(cs, cs.structure(list(effects.values())), 100)
     search.set_order(_order(cs, inst.digest))
-    start = time.perf_counter()
+    start, cpu = time.perf_counter(), time.process_time()
     search.run(dom, None, None)
-    return time.perf_counter() - start
+    return time.perf_counter() - start, time.process_time() - cpu
+
+
+def reference_times(command: Sequence[str], lines: Sequence[str]) -> list[float]:
+    """Seconds per puzzle of an external checker (``[reference]``: a command that reads one
+    puzzle a line on stdin and prints, for each, its time in µs as the first field)."""
+    done = subprocess.run(
+        list(command), input="\n".join(lines) + "\n", capture_output=True, text=True, check=True
+    )
+    out = [float(row.split()[0]) * 1e-6 for row in done.stdout.splitlines() if row.strip()]
+    if len(out) != len(lines):
+        raise RuntimeError(f"{command[0]}: {len(out)} times for {len(lines)} puzzles")
+    return out
 
 
 #: puzzles a ``pk.verify_many`` call of the benchmark takes, between the single checks of them
 MANY_CHUNK = 20
 
 
-def bench_set(name: str, lines: Sequence[str], seed: int) -> dict[str, Any]:
+def bench_set(
+    name: str, lines: Sequence[str], seed: int, reference: Sequence[str] = ()
+) -> dict[str, Any]:
     """The three medians of one set (see the module docstring); ``pk.verify_many`` takes the
     fresh copies of each :data:`MANY_CHUNK` puzzles right after their single checks, so a busy
     machine slows both alike."""
     import puzzlekit as pk
 
-    single, alone, many = [], [], []
+    single, alone, many, single_cpu, alone_cpu = [], [], [], [], []
     verdicts: dict[str, int] = {}
     copies, others = relabelled(lines, seed), relabelled(lines, seed + 1)
     for start in range(0, len(lines), MANY_CHUNK):
         got = []
         for line in copies[start : start + MANY_CHUNK]:
-            began = time.perf_counter()
+            began, cpu = time.perf_counter(), time.process_time()
             rep = pk.verify(pk.parse("sudoku", line))
+            rep.verdict  # noqa: B018 - what a caller reads first
             single.append(time.perf_counter() - began)
-            alone.append(_search_alone(pk.parse("sudoku", line)))
+            single_cpu.append(time.process_time() - cpu)
+            wall, cpu = _search_alone(pk.parse("sudoku", line))
+            alone.append(wall)
+            alone_cpu.append(cpu)
             verdicts[rep.verdict.value] = verdicts.get(rep.verdict.value, 0) + 1
             got.append(rep.verdict)
         if hasattr(pk, "verify_many"):
@@ -104,6 +123,20 @@ def bench_set(name: str, lines: Sequence[str], seed: int) -> dict[str, Any]:
     }
     row["pk_verify_mean_us"] = round(statistics.fmean(single) * 1e6, 1)
     row["search_alone_mean_us"] = round(statistics.fmean(alone) * 1e6, 1)
+    row["pk_verify_cpu_us"] = round(statistics.median(single_cpu) * 1e6, 1)
+    row["search_alone_cpu_us"] = round(statistics.median(alone_cpu) * 1e6, 1)
+    if reference:  # the same fresh copies through the external checker, right after
+        ref = reference_times(reference, copies)
+        row["reference_us"] = round(statistics.median(ref) * 1e6, 2)
+        row["reference_mean_us"] = round(statistics.fmean(ref) * 1e6, 2)
+        row["pk_verify_over_reference"] = round(
+            statistics.median(single) / statistics.median(ref), 1
+        )
+        row["search_over_reference"] = round(statistics.median(alone) / statistics.median(ref), 1)
+        if many:
+            row["verify_many_over_reference"] = round(
+                statistics.fmean(many) / statistics.fmean(ref), 1
+            )
     if many:  # each entry is a call's mean per puzzle: compare it with the means
         row["verify_many_mean_us"] = round(statistics.fmean(many) * 1e6, 1)
     row["pk_verify_over_search"] = round(row["pk_verify_us"] / row["search_alone_us"], 1)
@@ -135,22 +168,45 @@ def markdown(results: dict[str, Any]) -> str:
     """The tables of ``results``."""
     out = [f"Config `{results['config']}`; {results['machine']}.", ""]
     out += [
-        "| set | puzzles | `pk.verify(pk.parse(line))` median / mean µs | compiled search alone "
-        "median / mean µs | median ratio | `pk.verify_many` mean µs per puzzle |",
-        "|---|---:|---:|---:|---:|---:|",
+        "| set | puzzles | `pk.verify(pk.parse(line))` median / mean µs (CPU median) | "
+        "compiled search alone median / mean µs (CPU median) | median ratio | "
+        "`pk.verify_many` mean µs per puzzle | reference median / mean µs | "
+        "× reference: verify / search / verify_many |",
+        "|---|---:|---:|---:|---:|---:|---:|---:|",
     ]
     for r in results["sets"]:
         many = r.get("verify_many_mean_us", "—")
+        ref, times = "—", "—"
+        if "reference_us" in r:
+            ref = f"{r['reference_us']} / {r['reference_mean_us']}"
+            times = (
+                f"{r['pk_verify_over_reference']}× / {r['search_over_reference']}× / "
+                f"{r.get('verify_many_over_reference', '—')}×"
+            )
         out.append(
-            f"| {r['set']} | {r['puzzles']} | {r['pk_verify_us']} / {r['pk_verify_mean_us']} | "
-            f"{r['search_alone_us']} / {r['search_alone_mean_us']} | "
-            f"{r['pk_verify_over_search']}× | {many} |"
+            f"| {r['set']} | {r['puzzles']} | {r['pk_verify_us']} / {r['pk_verify_mean_us']} "
+            f"({r.get('pk_verify_cpu_us', '—')}) | {r['search_alone_us']} / "
+            f"{r['search_alone_mean_us']} ({r.get('search_alone_cpu_us', '—')}) | "
+            f"{r['pk_verify_over_search']}× | {many} | {ref} | {times} |"
         )
     cli = results.get("cli")
     if cli:
         out += ["", f"`puzzlekit verify` of {cli['lines']} lines: {cli['seconds']} s wall, "]
         out[-1] += f"{cli['lines_per_s']} lines/s (start-up included)."
     return "\n".join(out) + "\n"
+
+
+def _reference(config: dict, root: Path, progress: Callable[[str], None]) -> list[str]:
+    """The ``[reference]`` command (its program relative to the repository root), or none when
+    the config names none or its program is not built."""
+    command = list(config.get("reference", {}).get("command", []))
+    if not command:
+        return []
+    program = root / command[0]
+    if not program.exists():
+        progress(f"reference {command[0]} not built: skipped (see the config)")
+        return []
+    return [str(program), *command[1:]]
 
 
 def run(config_path: Path, out_dir: Path, progress: Callable[[str], None] = print) -> dict:
@@ -170,7 +226,7 @@ def run(config_path: Path, out_dir: Path, progress: Callable[[str], None] = prin
     if warm and hasattr(pk, "verify_many"):
         pk.verify_many(warm, "sudoku")
     for i, (spec, lines) in enumerate(zip(sets, texts, strict=True)):
-        row = bench_set(spec["name"], lines, seed + 10 * i)
+        row = bench_set(spec["name"], lines, seed + 10 * i, _reference(config, root, progress))
         results["sets"].append(row)
         progress(json.dumps(row))
     cli = config.get("cli")

@@ -1,0 +1,82 @@
+"""A report whose solutions and reject detail are built when first read.
+
+:class:`LazyReport` is a :class:`~puzzlekit.core.report.VerifierReport` in every respect a
+caller sees (fields, wire form, digest, equality, hash, printed form, pickled form); a backend
+that found its solutions as arrays (``bitmask``) hands it the builders of its solution mappings
+and gap (:func:`lazy_report`), so a caller that reads only the verdict never pays for them.
+Not for: reports built from data already at hand (build a VerifierReport).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from puzzlekit.core.jsondata import frozen
+from puzzlekit.core.report import VerifierReport
+
+
+class LazyReport(VerifierReport):
+    """A :class:`VerifierReport` whose ``solutions`` and ``reject_detail`` are built when first
+    read (:func:`lazy_report`): a caller that reads only the verdict never pays for solution
+    mappings or a gap. Every field, the wire form, equality and pickling are those of the
+    report built eagerly (a pickled one reads back as a plain :class:`VerifierReport`)."""
+
+    def __getattr__(self, name: str) -> Any:  # only called for an attribute not yet set
+        thunks = self.__dict__.get("_thunks")
+        thunk = None if thunks is None else thunks.get(name)
+        if thunk is None:
+            if name in self.__dict__:  # built meanwhile by another thread
+                return self.__dict__[name]
+            raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
+        value = thunk()
+        if name == "solutions":
+            value = frozen(tuple(value))
+        object.__setattr__(self, name, value)
+        thunks.pop(name, None)
+        return value
+
+    def __reduce__(self) -> tuple[Any, tuple[Any, ...]]:
+        return _eager, ({f: getattr(self, f) for f in _FIELDS},)
+
+    def __eq__(self, other: object) -> bool:  # equal to the eager report of the same fields
+        if not isinstance(other, VerifierReport):
+            return NotImplemented
+        return all(getattr(self, f) == getattr(other, f) for f in _FIELDS)
+
+    __hash__ = VerifierReport.__hash__
+
+    def __repr__(self) -> str:
+        return "VerifierReport" + VerifierReport.__repr__(self).removeprefix("LazyReport")
+
+
+def _eager(fields: dict[str, Any]) -> VerifierReport:
+    return VerifierReport(**fields)
+
+
+_FIELDS = tuple(VerifierReport.__dataclass_fields__)
+
+
+def lazy_report(
+    solutions: Any,
+    reject_detail: Any,
+    **fields: Any,
+) -> VerifierReport:
+    """A report with ``fields`` (every field of :class:`VerifierReport` but the two below,
+    frozen as its constructor freezes them) whose ``solutions`` is ``solutions()`` and
+    ``reject_detail`` is ``reject_detail(report)`` (or None), each called when first read."""
+    rep = object.__new__(LazyReport)
+    put = object.__setattr__
+    fields.setdefault("stats", {})
+    fields.setdefault("dispatch_error_count", 0)
+    for name, value in fields.items():
+        put(rep, name, value)
+    put(rep, "diagnostics", tuple(rep.diagnostics))
+    put(rep, "source", frozen(rep.source))
+    put(rep, "stats", frozen(rep.stats))
+    thunks: dict[str, Any] = {"solutions": solutions}
+    if reject_detail is None:
+        put(rep, "reject_detail", None)
+    else:
+        thunks["reject_detail"] = lambda: reject_detail(rep)
+    put(rep, "_thunks", thunks)
+    return rep
