@@ -31,7 +31,7 @@ NODE_LIMIT = 1 << 40
 
 
 @njit(cache=True)
-def _count_kept(
+def count_kept(
     base_dom, clue_start, un_idx, un_mask, kept, doms, dones, branch, state, sols, order, vrank,
     kargs,
 ):  # fmt: skip  # pragma: no cover - compiled
@@ -63,7 +63,7 @@ def remove_groups(
         lo, hi = group_start[g], group_start[g + 1]
         for j in range(lo, hi):
             kept[group_clues[j]] = 0
-        found = _count_kept(
+        found = count_kept(
             base_dom, clue_start, un_idx, un_mask, kept, doms, dones, branch, state, sols,
             order, vrank, kargs,
         )  # fmt: skip
@@ -120,7 +120,7 @@ class CountingSession:
         self._check_open()
         if self._fallback is not None:
             return self._fallback.unique_with(clue_ids)
-        found = _count_kept(
+        found = count_kept(
             self._base, self._clue_start, self._un_idx, self._un_mask, self._mask(clue_ids),
             self._doms, self._dones, self._branch, self._state, self._sols, self._order,
             self._vrank, self._kargs,
