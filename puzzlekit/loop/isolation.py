@@ -29,6 +29,7 @@ Not for: what a loop does (:mod:`puzzlekit.loop.driver`) or the holdout itself
 from __future__ import annotations
 
 import atexit
+import itertools
 import json
 import os
 import shutil
@@ -428,7 +429,7 @@ class LoopWorker:
         def ask(n: int, in_hand: int = 0) -> bool:
             if wanted is not None:
                 n = min(n, wanted() - in_hand)
-            batch = [int(s) for _, s in zip(range(max(n, 0)), it)]
+            batch = [int(s) for s in itertools.islice(it, max(n, 0))]
             if not batch:
                 return False
             with self._lock:
