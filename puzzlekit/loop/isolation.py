@@ -29,7 +29,6 @@ Not for: what a loop does (:mod:`puzzlekit.loop.driver`) or the holdout itself
 from __future__ import annotations
 
 import atexit
-import itertools
 import json
 import os
 import shutil
@@ -37,7 +36,6 @@ import subprocess
 import sys
 import tempfile
 import threading
-from collections import deque
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import asdict, replace
 from multiprocessing.connection import Connection
@@ -46,6 +44,7 @@ from typing import Any
 from puzzlekit.core.jsondata import plain
 from puzzlekit.core.model import Instance, sha256_digest
 from puzzlekit.core.report import VerifierReport
+from puzzlekit.loop.channel import Channel
 
 __all__ = [
     "LoopWorker",
@@ -59,8 +58,6 @@ __all__ = [
 
 #: seconds a closed loop process has to end by itself before it is killed with its tree
 CLOSE_SECONDS = 1.0
-#: the most loops one request of :meth:`LoopWorker.run_many` asks for (batches grow from one)
-MAX_BATCH = 64
 
 
 class LoopWorkerError(RuntimeError):
@@ -241,8 +238,7 @@ def _handle(loops: _Loops, request: Mapping[str, Any]) -> dict[str, Any]:
     if op == "run_many":  # outcomes in seed order; a failure ends the batch after those done
         done: list[dict[str, Any]] = []
         try:
-            for seed in request["seeds"]:
-                done.append(loops.run(request["spec"], int(seed)))
+            done.extend(loops.run(request["spec"], int(seed)) for seed in request["seeds"])
         except Exception as exc:
             return {"ok": done, "error": f"{type(exc).__name__}: {exc}", "type": type(exc).__name__}
         return {"ok": done}
@@ -342,12 +338,11 @@ class LoopWorker:
             self._proc = in_lasting_thread(lambda: self._launch(down_r, up_w))
             os.close(down_r)
             os.close(up_w)
-            self._out = Connection(down_w, readable=False)
-            self._in = Connection(up_r, writable=False)
-            self._lock = threading.Lock()
-            #: replies to batches asked for ahead: not read yet, read early, to be dropped
-            self._ahead, self._stale = 0, 0
-            self._early: deque[Any] = deque()
+            self._channel = Channel(
+                Connection(down_w, readable=False),
+                Connection(up_r, writable=False),
+                lambda why: LoopWorkerError(f"the loop process {self.pid} ended: {why}"),
+            )
             #: what confines the loop process here ("landlock-vN" or "none"; docs/security.md)
             self.sandbox = str(self._ask({"op": "init", "readable": list(readable)}))
         except BaseException:  # Ctrl-C or SIGTERM while it starts: nothing left behind
@@ -375,33 +370,10 @@ class LoopWorker:
     def pid(self) -> int:
         return self._proc.pid
 
-    def _send(self, request: Mapping[str, Any]) -> None:
+    def _ask(self, request: Mapping[str, Any]) -> Any:
         from puzzlekit.core.plugins import per_use_modules
 
-        message = {**request, "plugins": per_use_modules()}
-        try:
-            self._out.send_bytes(json.dumps(message).encode("utf-8"))
-        except OSError as exc:
-            raise LoopWorkerError(f"the loop process {self.pid} ended: {exc}") from None
-
-    def _recv(self) -> Any:
-        """The next reply; the replies to batches asked for ahead (:meth:`run_many`) that came
-        first are kept for it, or dropped when its caller stopped reading."""
-        try:
-            while self._stale:
-                self._in.recv_bytes()
-                self._stale -= 1
-            return json.loads(self._in.recv_bytes())
-        except (EOFError, OSError) as exc:
-            raise LoopWorkerError(f"the loop process {self.pid} ended: {exc}") from None
-
-    def _ask(self, request: Mapping[str, Any]) -> Any:
-        with self._lock:
-            self._send(request)
-            while self._ahead:  # a batch run_many asked for ahead answers first
-                self._early.append(self._recv())
-                self._ahead -= 1
-            reply = self._recv()
+        reply = self._channel.ask({**request, "plugins": per_use_modules()})
         if "error" in reply:
             raise _error(reply)
         return reply["ok"]
@@ -417,46 +389,18 @@ class LoopWorker:
     def run_many(
         self, spec: Any, seeds: Iterable[int], wanted: Callable[[], int] | None = None
     ) -> Iterator[Any]:
-        """The holdout-free outcomes of the loops ``seeds`` of ``spec``, in order, asked for in
-        batches (one loop, then twice as many each time, up to :data:`MAX_BATCH`; never more than
-        ``wanted()`` when given). The next batch is asked for before this one's outcomes are
-        handed back, so the loop process runs it while the caller judges these. One stream at a
-        time; a stream closed early leaves its last batch to be dropped when it comes."""
-        spec_obj = _spec_json(spec)
-        it = iter(seeds)
-        size = 1
+        """Holdout-free outcomes of loops ``seeds`` of ``spec`` in batches (``Channel.stream``)."""
+        from puzzlekit.core.plugins import per_use_modules
 
-        def ask(n: int, in_hand: int = 0) -> bool:
-            if wanted is not None:
-                n = min(n, wanted() - in_hand)
-            batch = [int(s) for s in itertools.islice(it, max(n, 0))]
-            if not batch:
-                return False
-            with self._lock:
-                self._send({"op": "run_many", "spec": spec_obj, "seeds": batch})
-                self._ahead += 1
-            return True
-
-        asked = False
+        ask = {"op": "run_many", "spec": _spec_json(spec), "plugins": per_use_modules()}
+        batches = self._channel.stream(lambda b: {**ask, "seeds": b}, seeds, wanted)
         try:
-            while asked or ask(size):
-                size = min(2 * size, MAX_BATCH)
-                with self._lock:
-                    if self._early:
-                        reply = self._early.popleft()
-                    else:
-                        reply = self._recv()
-                        self._ahead -= 1
-                results = [result_from_json(o) for o in reply["ok"]]
-                asked = "error" not in reply and ask(size, len(results))
-                yield from results
+            for reply in batches:
+                yield from [result_from_json(o) for o in reply["ok"]]
                 if "error" in reply:
                     raise _error(reply)
         finally:
-            with self._lock:  # asked for and never read: dropped when it comes
-                self._stale += self._ahead
-                self._ahead = 0
-                self._early.clear()
+            batches.close()
 
     def names(self, items: list[tuple[str, str, Mapping[str, Any] | None]]) -> list[dict]:
         """Each ``(kind, name, settings)`` looked up in the loop process, where the plugins are
@@ -473,8 +417,7 @@ class LoopWorker:
 
     def close(self) -> None:
         try:
-            self._out.close()
-            self._in.close()
+            self._channel.close()
         except OSError:
             pass
         from puzzlekit.core.lifeline import end_group, end_tree
