@@ -105,3 +105,16 @@ def test_a_stream_closed_early_leaves_the_loop_process_answering_the_next_reques
     for i, _ in driver.batch(9, range(40), wanted=lambda: 3 - len(taken)):
         taken.append(i)
     assert taken == [0, 1, 2]
+
+
+def test_a_long_minimization_says_how_far_it_got_and_keeps_its_result(monkeypatch, capsys):
+    import puzzlekit.generators.minimize as minimize_module
+
+    full, solution = _full("sudoku", {"size": 9}, 6)
+    whole = minimize(full, BITMASK, np.random.default_rng(6), solution=solution)
+    monkeypatch.setattr(minimize_module, "NOTE_EVERY", 0.0)
+    noted = minimize(full, BITMASK, np.random.default_rng(6), solution=solution)
+    assert noted.instance.digest == whole.instance.digest
+    lines = capsys.readouterr().err.splitlines()
+    assert lines and all(ln.startswith("puzzlekit: minimizing: ") for ln in lines)
+    assert f"{whole.calls} of {whole.calls} removals tried" in lines[-1]

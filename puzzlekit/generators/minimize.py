@@ -6,6 +6,8 @@ With ``symmetric=True`` clues are dropped in rotationally symmetric pairs (the c
 
 from __future__ import annotations
 
+import sys
+import time
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -66,7 +68,7 @@ def _minimize(instance, verifier, rng, symmetric, solution_cap, session) -> Mini
     groups = removal_groups(instance, rng, symmetric)
     kept = {c.id for c in clues}
     if isinstance(session, OrderedRemoval):
-        kept = set(session.remove_in_order(groups, kept))
+        kept = _remove_noting(session, groups, kept, len(clues))
     else:
         for group in groups:
             if session is not None:
@@ -79,6 +81,31 @@ def _minimize(instance, verifier, rng, symmetric, solution_cap, session) -> Mini
                 kept -= group
     final = instance.with_clues(c for c in clues if c.id in kept)
     return Minimized(final, len(groups), len(clues) - len(final.clues))
+
+
+#: a minimization still going after this many seconds says so on stderr, and again as often after
+NOTE_EVERY = 10.0
+#: groups one call of ``remove_in_order`` tries between two looks at the clock
+CHUNK = 16
+
+
+def _remove_noting(session: Any, groups: list[set[str]], kept: set[str], total: int) -> set[str]:
+    """``session.remove_in_order`` over ``groups`` in chunks (the same result as one call), with
+    a line on stderr every :data:`NOTE_EVERY` seconds saying how far it got."""
+    t0 = noted = time.perf_counter()
+    for start in range(0, len(groups), CHUNK):
+        kept = set(session.remove_in_order(groups[start : start + CHUNK], kept))
+        now = time.perf_counter()
+        if now - noted >= NOTE_EVERY:
+            noted = now
+            tried = min(start + CHUNK, len(groups))
+            print(
+                f"puzzlekit: minimizing: {tried} of {len(groups)} removals tried, "
+                f"{len(kept)} of {total} clues left ({now - t0:.0f} s)",
+                file=sys.stderr,
+                flush=True,
+            )
+    return kept
 
 
 def removal_groups(
