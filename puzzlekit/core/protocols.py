@@ -11,7 +11,8 @@ default. The framework calls every hook directly; nothing is discovered by ``get
   yourself; either way ``isinstance(obj, Verifier)`` holds.
 - The records the hooks exchange: :class:`SearchBudget` (what a verifier may spend),
   :class:`Repair` (a clue edit a family proposes), :class:`Step` (what a strategy did),
-  :class:`UniquenessSession` (a verifier's fast uniqueness question).
+  :class:`UniquenessSession` (a verifier's fast uniqueness question) and
+  :class:`OrderedRemoval` (a session that runs a whole remove-and-check in one call).
 
 Not for: implementations (``families/``, ``verifiers/``, ``generators/``, ``loop/`` hold them)
 or registries (:mod:`puzzlekit.core.plugins`).
@@ -21,7 +22,7 @@ from __future__ import annotations
 
 import inspect
 import math
-from collections.abc import Collection, Iterable, Mapping
+from collections.abc import Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol, runtime_checkable
 
@@ -134,6 +135,20 @@ class UniquenessSession(Protocol):
 
     def __exit__(self, *exc: object) -> None:
         self.close()
+
+
+@runtime_checkable
+class OrderedRemoval(Protocol):
+    """A uniqueness session that also runs a whole remove-and-check in one call (the bitmask
+    verifier's: one compiled loop). Minimization uses it when a session has it, and asks
+    :meth:`UniquenessSession.unique_with` once per group otherwise; the answers are the same."""
+
+    def remove_in_order(
+        self, groups: Sequence[Sequence[str]], kept: Iterable[str]
+    ) -> tuple[str, ...]:
+        """The clues of ``kept`` left after trying each group of ``groups`` in turn: a group is
+        dropped when the solution stays the only one of the clues left without it."""
+        raise NotImplementedError
 
 
 @runtime_checkable

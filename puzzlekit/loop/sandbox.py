@@ -99,7 +99,11 @@ def loop_environment(environ: Mapping[str, str], tmpdir: str) -> dict[str, str]:
 
 
 #: the modules whose compiled kernels every loop process may need (the default filter's)
-KERNEL_MODULES = ("puzzlekit.verifiers.bitmask_kernel", "puzzlekit.verifiers.bitmask_search")
+KERNEL_MODULES = (
+    "puzzlekit.verifiers.bitmask_kernel",
+    "puzzlekit.verifiers.bitmask_search",
+    "puzzlekit.verifiers.bitmask_minimize",
+)
 
 
 def seed_kernel_cache(tmpdir: str) -> int:
@@ -155,12 +159,19 @@ def seed_kernel_cache(tmpdir: str) -> int:
 
 
 def _compile_default_kernel() -> None:
-    """Compile the bitmask search and the digest's compiled draw (the kernels every loop's
-    first filter call runs) into this process's numba cache unless both are there (by one 4×4
-    Sudoku check, a third of a second once they are compiled)."""
-    from puzzlekit.verifiers import bitmask_kernel, digest_draw
+    """Compile the bitmask search, the digest's compiled draw (the kernels every loop's first
+    filter call runs) and minimization's compiled remove-and-check into this process's numba
+    cache unless all are there (by one 4×4 Sudoku check and its minimization, a third of a
+    second once they are compiled)."""
+    from puzzlekit.verifiers import bitmask_kernel, bitmask_minimize, digest_draw
 
-    for kernel in (bitmask_kernel.search, digest_draw.digest_permutation):
+    kernels = (
+        bitmask_kernel.search,
+        digest_draw.digest_permutation,
+        bitmask_minimize.remove_groups,
+        bitmask_minimize.count_kept,
+    )
+    for kernel in kernels:
         impl = getattr(getattr(kernel, "_cache", None), "_impl", None)
         locator, base = getattr(impl, "locator", None), getattr(impl, "filename_base", None)
         if locator is None or not isinstance(base, str):  # another numba's cache: none to seed
@@ -173,7 +184,12 @@ def _compile_default_kernel() -> None:
     from puzzlekit.verifiers.registry import get_verifier
 
     instance = get_family("sudoku").parse_text("123434122143....", {"size": 4})
-    get_verifier("bitmask").verify(instance, solution_cap=2)
+    bitmask = get_verifier("bitmask")
+    report = bitmask.verify(instance, solution_cap=2)
+    with bitmask.uniqueness_session(instance, report.solutions[0]) as session:
+        ids = [c.id for c in instance.clues]
+        session.unique_with(ids)
+        session.remove_in_order([{i} for i in ids], ids)
 
 
 def landlock_abi() -> int:

@@ -79,7 +79,7 @@ from puzzlekit.verifiers.search import (
 )
 
 if TYPE_CHECKING:
-    from puzzlekit.verifiers.bitmask_search import UniquenessSession
+    from puzzlekit.verifiers.bitmask_minimize import CountingSession
 
 __all__ = [
     "FAMILIES",
@@ -366,19 +366,20 @@ class BitmaskVerifier(Verifier):
 
     def uniqueness_session(
         self, instance: Instance, solution: Mapping[str, int]
-    ) -> UniquenessSession:
+    ) -> CountingSession:
         """Ask, for many subsets of ``instance``'s clues, whether ``solution`` stays the only one.
 
         Each question is one compiled search counting to two, on the schema's arrays when every
-        clue only restricts domains (givens), else on arrays built for the clues asked about.
+        clue only restricts domains (givens), else on arrays built for the clues asked about; a
+        whole minimization is one compiled call (``remove_in_order``).
         """
         prepared = self._prepare(instance)
         if isinstance(prepared, list):
             raise ValueError(f"instance {instance.digest} does not resolve; verify it first")
         cs, effects = prepared
-        from puzzlekit.verifiers.bitmask_search import UniquenessSession
+        from puzzlekit.verifiers.bitmask_minimize import CountingSession
 
-        return UniquenessSession(cs, effects)
+        return CountingSession(cs, effects)
 
     # -- steps -------------------------------------------------------------------------------
     def _prepare(
