@@ -83,8 +83,9 @@ def _label(text: Any) -> float:
 
 def margins(fig: Figure) -> dict[str, float]:
     """The room (inches) each panel needs: ``left`` (y tick labels and label), ``right`` (a
-    colour bar's tick labels), ``top`` (the title), ``bottom`` (x tick labels and label), over
-    the figure's visible axes; ``suptitle`` the room of the figure's title."""
+    colour bar's tick labels, or the half of an x tick label past the axis end), ``top`` (the
+    title), ``bottom`` (x tick labels and label), over the figure's visible axes; ``suptitle``
+    the room of the figure's title."""
     need = {"left": 0.0, "right": 0.0, "top": 0.0, "bottom": 0.0, "suptitle": 0.0}
     for ax in fig.axes:
         if not ax.get_visible():
@@ -100,8 +101,10 @@ def margins(fig: Figure) -> dict[str, float]:
             continue
         left = _extent(ax.get_yticklabels(), across=True) + TICK_PAD + _label(ax.yaxis.label)
         below = _extent(ax.get_xticklabels(), across=False) + TICK_PAD + _label(ax.xaxis.label)
+        overhang = max((w / 2 for w, _, _ in _labels(ax.get_xticklabels())), default=0.0)
         need["left"] = max(need["left"], left)
         need["bottom"] = max(need["bottom"], below)
+        need["right"] = max(need["right"], overhang)  # the last x tick label's right half
     suptitle = fig._suptitle  # the figure's title, when set (matplotlib keeps it here)
     if suptitle is not None and suptitle.get_text():
         need["suptitle"] = _label(suptitle) + LABEL_PAD
