@@ -220,8 +220,7 @@ def verify_or_decline(
     a run with a traceback."""
     from puzzlekit.core.model import Violation
     from puzzlekit.core.protocols import call_verify
-    from puzzlekit.verifiers.reports import invalid_report, source
-    from puzzlekit.verifiers.sat_encoding import NotEncodable
+    from puzzlekit.verifiers.reports import NotEncodable, invalid_report, source
 
     try:
         return call_verify(
