@@ -106,9 +106,10 @@ def verify(
     extras: Collection[str] = (),
 ) -> VerifierReport:
     """Verify ``instance`` with the named backend (default:
-    :func:`~puzzlekit.verifiers.registry.default_verifier_name`: the family's own, else
-    ``bitmask`` where it compiles for a family it covers, else ``sat`` where
-    encodable), asking for the report ``extras`` (e.g. ``{"forcedCells"}``).
+    :func:`~puzzlekit.verifiers.registry.default_verifier_name`: the family's own, else the
+    first of ``bitmask``, ``sat``, ``enumerative`` that accepts it; ``bitmask`` for Sudoku,
+    Latin, KenKen, Futoshiki and any family of all-different rules that compile, ``sat`` for
+    the other grids), asking for the report ``extras`` (e.g. ``{"forcedCells"}``).
 
     The verifier is kept for the life of the process per name
     (:func:`puzzlekit.verifiers.registry.kept_verifier`), so one call after another costs what

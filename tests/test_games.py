@@ -210,7 +210,6 @@ def test_gametree_declines_puzzle_families_and_is_the_default_for_games() -> Non
         GAMETREE.verify(sudoku)
     assert default_verifier_name(ttt("x.o/.x./o..")) == "gametree"
     assert default_verifier_name(sudoku) == "bitmask"
-    assert default_verifier_name() == "sat"
 
 
 # --- the family contract, generation ----------------------------------------------------------

@@ -154,7 +154,7 @@ def test_a_verifier_lacking_an_optional_hook_is_named_by_check_verifier() -> Non
         check_verifier(Structural(), [("latin", {"size": 4})], n=1)
     assert err.value.codes == {"protocol"}
     text = str(err.value)
-    assert "holdout_name, believed_schema, uniqueness_session" in text
+    assert "holdout_name, accepts, believed_schema, uniqueness_session" in text
     assert "subclass puzzlekit.core.protocols.Verifier" in text
 
 

@@ -177,6 +177,17 @@ class Verifier(Protocol):
         existed keeps working (and reports no extras)."""
         raise NotImplementedError
 
+    def accepts(self, instance: Instance) -> bool:
+        """Whether this backend takes ``instance``: its rules and clues (an instance without
+        clues asks about its schema alone). The default backend choice
+        (:func:`puzzlekit.verifiers.registry.default_verifier_name`) asks the backends of its
+        preference order and takes the first that accepts; ``check_family`` compares only the
+        backends that accept a family's instances. An instance that does not resolve is
+        accepted when the family's own schemas are (the report is ``INVALID_SPEC``). Must be
+        cheap, safe from several threads and never mutate ``instance``. Default: True, every
+        instance (``verify`` may still decline one by raising ``NotImplementedError``)."""
+        return True
+
     def believed_schema(self, schema: Schema) -> Schema:
         """The schema as this verifier believes it. Called by the loop before a strategy
         starts: the generator samples solutions under the filter's rules. Default: ``schema``

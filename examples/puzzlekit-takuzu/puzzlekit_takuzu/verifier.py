@@ -57,6 +57,13 @@ class TakuzuLines(Verifier):
     version = VERSION
     exact = True
 
+    def accepts(self, instance: Instance) -> bool:
+        """Takuzu instances only (``check_family`` of another family leaves this backend out)."""
+        try:
+            return isinstance(get_family(instance.family), Takuzu)
+        except SpecError:
+            return False
+
     def verify(
         self,
         instance: Instance,
