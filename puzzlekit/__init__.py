@@ -115,12 +115,13 @@ def verify(
     (:func:`puzzlekit.verifiers.registry.kept_verifier`), so one call after another costs what
     a kept verifier costs, not a new solver each time; safe from several threads.
     """
-    from puzzlekit.core.protocols import call_verify
+    from puzzlekit.core.protocols import report_extras
     from puzzlekit.verifiers.registry import choice_seconds, default_verifier_name, kept_verifier
 
+    asked = report_extras(extras)
     name = verifier or default_verifier_name(instance, choice_seconds(budget))
     with kept_verifier(name) as v:
-        return call_verify(v, instance, solution_cap=solution_cap, budget=budget, extras=extras)
+        return v.verify(instance, solution_cap=solution_cap, budget=budget, extras=asked)
 
 
 def verify_many(

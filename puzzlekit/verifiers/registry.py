@@ -230,20 +230,19 @@ def verify_or_decline(
     budget: Any = None,
     extras: Collection[str] = (),
 ) -> Any:
-    """``verifier.verify(instance)`` (asking for ``extras`` as
-    :func:`~puzzlekit.core.protocols.call_verify` does); a backend that declines the
+    """``verifier.verify(instance)`` asking for ``extras``
+    (:func:`~puzzlekit.core.protocols.report_extras`); a backend that declines the
     instance's family (raises ``NotImplementedError``, or ``NotEncodable`` for SAT) gives an
     INVALID_SPEC report naming the verifier and why, so that a named ``--verifier`` never ends
     a run with a traceback."""
     from puzzlekit.core.model import Violation
-    from puzzlekit.core.protocols import call_verify
+    from puzzlekit.core.protocols import report_extras
     from puzzlekit.verifiers.reports import invalid_report, source
     from puzzlekit.verifiers.sat_encoding import NotEncodable
 
     try:
-        return call_verify(
-            verifier, instance, solution_cap=solution_cap, budget=budget, extras=extras
-        )
+        asked = report_extras(extras)
+        return verifier.verify(instance, solution_cap=solution_cap, budget=budget, extras=asked)
     except (NotImplementedError, NotEncodable) as exc:
         name = str(getattr(verifier, "name", type(verifier).__name__))
         why = f"the {name} verifier cannot verify a {instance.family} instance: {exc}"
