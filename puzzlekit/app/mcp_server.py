@@ -358,8 +358,9 @@ def _add_generate(server: Any, run: Run, limits: Limits) -> None:
         filter: Annotated[
             str | None,
             Field(
-                description="Filter verifier the strategy reads (default: the family's, sat "
-                "for grid puzzles, gametree for games)."
+                description="Filter verifier the strategy reads (default: the family's own, "
+                "else bitmask for all-different rules that compile, as Sudoku's, else sat; "
+                "gametree for games)."
             ),
         ] = None,
         holdout: Annotated[

@@ -195,6 +195,7 @@ class FutoshikiAdjacent(GappedDrawing, GivensGrid):
         "more. Given numbers stay."
     )
     clue_kinds = ("given", *PAIR_KINDS)
+    default_verifier = "sat"  # its reports' backend since 0.1 (bitmask reads it too: not measured)
     param_keys = ("size",)
     listed_params = ({"size": 4}, {"size": 5}, {"size": 6})
     place_name = "pair"

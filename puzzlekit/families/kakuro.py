@@ -145,6 +145,7 @@ class Kakuro(KakuroSymmetry, Family):
         "white cells below it (D) and right of it (A); a run's digits differ and add up to its sum."
     )
     clue_kinds = ("run", "given")
+    default_verifier = "sat"  # its reports' backend since 0.1 (bitmask reads it too: not measured)
     listed_params = (
         {"rows": 5, "cols": 5, "seed": 1},
         {"rows": 7, "cols": 7, "seed": 1},
@@ -307,9 +308,8 @@ class Kakuro(KakuroSymmetry, Family):
 
     # -- text -------------------------------------------------------------------------------
     def parse_text(self, text: str, params: Mapping[str, Any] | None = None) -> Instance:
-        """One line ``RxC:`` then rows joined by ``/`` (what :meth:`format_text` writes), or
-        the rows on lines of their own (tokens: ``#`` block, ``down\\across`` sums, ``.``
-        empty, a digit given)."""
+        """One line ``RxC:`` then rows joined by ``/`` (what :meth:`format_text` writes), or the
+        rows on lines of their own (tokens: ``#`` block, ``down\\across`` sums, ``.``, digits)."""
         if text.lstrip().startswith("{"):  # what format_text writes when the grid cannot
             return Family.parse_text(self, text, params)
         rows = [ln.split() for ln in _text_rows(text)]

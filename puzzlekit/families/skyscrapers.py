@@ -127,6 +127,9 @@ class Skyscrapers(Family):
         "building hides every lower one behind it. Given heights stay."
     )
     clue_kinds = ("edge", "given")
+    #: its edge clues are ``Regular`` constraints, which the compiled ``bitmask`` backend cannot
+    #: take, though its all-different rules compile: every loop's filter is ``sat``
+    default_verifier = "sat"
     listed_params = ({"size": 4}, {"size": 5}, {"size": 6}, {"size": 8})
     symmetry_group = (
         "the square's rotations and reflections, each edge clue moved to the side its line and "

@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from puzzlekit.core.model import Coord, Instance, sha256_digest
-from puzzlekit.core.protocols import SearchBudget, call_verify
+from puzzlekit.core.protocols import SearchBudget, report_extras
 from puzzlekit.core.report import VerifierReport, top_coord
 from puzzlekit.loop.holdout import registry_kept, registry_state
 
@@ -65,7 +65,7 @@ def guarded_verify(
     extras: Collection[str] = (),
     budget: SearchBudget | None = None,
 ) -> tuple[VerifierReport | None, float]:
-    """Verify (asking for ``extras``, see :func:`~puzzlekit.core.protocols.call_verify`, within
+    """Verify (asking for ``extras``, see :func:`~puzzlekit.core.protocols.report_extras`, within
     ``budget``) and check the evaluation left everything as it was; ``None`` means a
     contaminated evaluation. The content is copied out before the call and compared after it;
     the instance's cached bytes and digest (and each clue's) must still match its content and
@@ -84,9 +84,8 @@ def guarded_verify(
     caches = _caches(instance)
     registries = registry_state()
     t0 = time.perf_counter()
-    report = call_verify(
-        verifier, instance, solution_cap=solution_cap, budget=budget, extras=extras
-    )
+    asked = report_extras(extras)
+    report = verifier.verify(instance, solution_cap=solution_cap, budget=budget, extras=asked)
     seconds = time.perf_counter() - t0
     if instance.content() != content or not registry_kept(registries, registry_state()):
         return None, seconds

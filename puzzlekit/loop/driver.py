@@ -37,7 +37,7 @@ import numpy as np
 
 from puzzlekit.core.model import Instance, Schema
 from puzzlekit.core.protocols import Holdout as Holdout
-from puzzlekit.core.protocols import StrategyFailed, call_verify, strategy_extras, strategy_hook
+from puzzlekit.core.protocols import StrategyFailed, report_extras, strategy_hook
 from puzzlekit.core.report import Verdict, VerifierReport, top_coord
 from puzzlekit.loop.attempts import CONTAMINATED, Attempt, guarded_verify
 from puzzlekit.loop.attempts import attempt as _attempt
@@ -190,7 +190,7 @@ def _loop(
     t0: float,
 ) -> LoopResult:
     rng = np.random.default_rng(seed)
-    extras = strategy_extras(strategy) | frozenset(extras)
+    extras = report_extras([*strategy.extras, *extras])
     gen_schema = filter.believed_schema(schema)
     step = strategy.start(gen_schema, rng)
     start_clues = len(step.instance.clues)
@@ -293,7 +293,7 @@ def _minimized(
         return instance, report, 0, None
     result = minimize(instance, filter, rng, solution=report.solutions[0])
     if result.instance.digest != instance.digest and not result.dropped:
-        report = call_verify(filter, result.instance, solution_cap=cap, extras=extras)
+        report = filter.verify(result.instance, solution_cap=cap, extras=report_extras(extras))
     return result.instance, report, result.calls, result
 
 
