@@ -195,13 +195,16 @@ def test_a_part_gone_or_unreadable_is_named_on_resume_and_export(
 
 
 @pytest.mark.parametrize("kind", ["config", "rundir", "policy", "checkpoint"])
-def test_fuzzed_files_get_an_answer(kind):
-    """A few cases of each file kind of the fuzz run (the long run: docs/reliability.md)."""
+def test_fuzzed_files_get_an_answer(kind, monkeypatch):
+    """A few cases of each file kind of the fuzz run (the long run: docs/reliability.md); no
+    report drawn (seconds each, and the report's own tests draw it)."""
     import random
 
+    from puzzlekit.app.studies import fuzz_files
     from puzzlekit.app.studies.fuzz import judge, reuse_parser, run_case
     from puzzlekit.app.studies.fuzz_cases import Seeds, make_case
 
+    monkeypatch.setattr(fuzz_files, "REPORT_SHARE", 0.0)
     reuse_parser()
     rng = random.Random(f"files-{kind}")
     for _ in range(10):
@@ -253,3 +256,12 @@ def test_a_part_whose_column_was_renamed_is_named_on_resume(
     )
     assert run(config_path, broken, "--resume") == 2
     assert f"{part}: not a part of this run's rows" in one_error_line(capsys)
+
+
+def test_no_report_writes_the_run_without_drawing(config_path, tmp_path, capsys):
+    out = tmp_path / "bare"
+    assert run(config_path, out, "--no-report") == 0
+    assert capsys.readouterr().out.strip() == f"run: {out}"
+    assert (out / "puzzles.parquet").is_file() and (out / "manifest.json").is_file()
+    assert not (out / "report").exists()
+    assert main(["report", "--check", str(out)]) == 0
