@@ -15,22 +15,13 @@ from collections.abc import Iterator
 import numpy as np
 import pytest
 
-from puzzlekit.app.studies.symmetry_images import FLIPS, TURNS, Turn, moved_clues
+from puzzlekit.app.studies.symmetry_images import FLIPS, TURNS, Turn, moved_clues, solution_grid
 from puzzlekit.core.model import Clue, Instance
-from puzzlekit.core.solutions import compiled_sample
 from puzzlekit.families import get_family
 
 
 def _solution(family: str, params: dict, seed: int) -> tuple[dict, np.ndarray]:
-    fam = get_family(family)
-    schema = fam.schema(params)
-    rng = np.random.default_rng(seed)
-    sol = fam.sample_solution(schema, rng) or compiled_sample(schema, rng)
-    h = 1 + max(v.coord[0] for v in schema.variables)
-    w = 1 + max(v.coord[1] for v in schema.variables)
-    grid = np.zeros((h, w), dtype=np.int64)
-    for v in schema.variables:
-        grid[v.coord] = sol[v.name]
+    _, sol, grid = solution_grid(family, params, np.random.default_rng(seed))
     return sol, grid
 
 

@@ -45,7 +45,10 @@ FAMILIES: dict[str, tuple[dict[str, Any], bool, bool]] = {
 }
 
 
-def _grid(family: str, params: dict, rng: np.random.Generator) -> tuple[Any, dict, np.ndarray]:
+def solution_grid(
+    family: str, params: dict, rng: np.random.Generator
+) -> tuple[Any, dict, np.ndarray]:
+    """The schema of ``params``, a sampled solution and its values as a grid (0: no cell)."""
     fam = get_family(family)
     schema = fam.schema(params)
     sol = fam.sample_solution(schema, rng) or compiled_sample(schema, rng)
@@ -68,7 +71,7 @@ def _as_solution(grid: np.ndarray, white: np.ndarray | None = None) -> dict[str,
 def random_puzzle(family: str, rng: np.random.Generator) -> tuple[Instance, np.ndarray]:
     """A seeded random puzzle of ``family`` (:data:`FAMILIES` params) and its solution grid."""
     fam = get_family(family)
-    schema, sol, grid = _grid(family, FAMILIES[family][0], rng)
+    schema, sol, grid = solution_grid(family, FAMILIES[family][0], rng)
     params = schema.params_dict()
     if family == "skyscrapers":
         clues = fam.edge_clues(schema, sol)
