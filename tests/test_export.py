@@ -87,6 +87,31 @@ def test_same_seed_same_split_and_overlap_reported(generated: Path, tmp_path: Pa
         assert a == b and a and isinstance(a[0]["solution"], str)  # JSON text in Parquet
 
 
+def test_rows_built_in_processes_are_the_same(generated: Path, tmp_path: Path, monkeypatch) -> None:
+    from puzzlekit.app.dataset import export, rows
+
+    monkeypatch.setattr(rows, "CHUNK", 3)  # 9 records: three chunks, two processes
+    one = export([generated], tmp_path / "one", split="train=0.5,test=0.5")
+    two = export([generated], tmp_path / "two", split="train=0.5,test=0.5", jobs=2)
+    assert one["rows"] == two["rows"] and one["duplicates"] == two["duplicates"] == 1
+    for name in ("train.jsonl", "test.jsonl"):
+        assert (tmp_path / "one" / name).read_text() == (tmp_path / "two" / name).read_text()
+
+
+def test_a_text_line_that_is_not_the_instance_is_not_read(tmp_path: Path, generated: Path) -> None:
+    """A record's text is read in place of its instance only when it gives the same digest."""
+    from puzzlekit.app.dataset import export
+
+    records = [json.loads(x) for x in generated.read_text().splitlines()]
+    accepted = [r for r in records if r["status"] == "accepted"]
+    first, second = accepted[0], accepted[1]
+    path = tmp_path / "swapped.jsonl"
+    path.write_text(json.dumps({**first, "text": second["text"]}) + "\n")
+    export([path], tmp_path / "ds")
+    (row,) = _rows(tmp_path / "ds")["train"]
+    assert row["id"] == first["instanceDigest"] != second["instanceDigest"]
+
+
 def test_datasets_dict(generated: Path, tmp_path: Path, capsys) -> None:
     datasets = pytest.importorskip("datasets")
     out = tmp_path / "hf"

@@ -10,62 +10,25 @@ the stated group (a digit relabelling of a Killer, a row swap) must not merge.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 
 import numpy as np
 import pytest
 
+from puzzlekit.app.studies.symmetry_images import FLIPS, TURNS, Turn, moved_clues, solution_grid
 from puzzlekit.core.model import Clue, Instance
-from puzzlekit.core.solutions import compiled_sample
 from puzzlekit.families import get_family
-
-Turn = Callable[[np.ndarray], np.ndarray]
-FLIPS: list[Turn] = [lambda a: a, np.flipud, np.fliplr, lambda a: a[::-1, ::-1]]
-TURNS: list[Turn] = [
-    np.transpose,
-    lambda a: np.rot90(a, 1),
-    lambda a: np.rot90(a, 3),
-    lambda a: np.rot90(a.T, 2),
-]
-
-
-def _where(turn: Turn, h: int, w: int) -> dict[tuple[int, int], tuple[int, int]]:
-    """Each cell of an h x w grid -> its cell in the turned grid."""
-    image = turn(np.arange(h * w).reshape(h, w))
-    return {divmod(int(v), w): (r, c) for (r, c), v in np.ndenumerate(image)}
 
 
 def _solution(family: str, params: dict, seed: int) -> tuple[dict, np.ndarray]:
-    fam = get_family(family)
-    schema = fam.schema(params)
-    rng = np.random.default_rng(seed)
-    sol = fam.sample_solution(schema, rng) or compiled_sample(schema, rng)
-    h = 1 + max(v.coord[0] for v in schema.variables)
-    w = 1 + max(v.coord[1] for v in schema.variables)
-    grid = np.zeros((h, w), dtype=np.int64)
-    for v in schema.variables:
-        grid[v.coord] = sol[v.name]
+    _, sol, grid = solution_grid(family, params, np.random.default_rng(seed))
     return sol, grid
 
 
 def _image(inst: Instance, turn: Turn, grid: np.ndarray, params: dict | None = None) -> Instance:
     """``inst`` moved by ``turn`` (``grid``: its solution, already relabelled where the image
-    relabels values): cells moved, the data a cell's value decides read from the moved grid."""
-    where = _where(turn, *grid.shape)
-    moved = turn(grid)
-    clues = []
-    for i, clue in enumerate(inst.clues):
-        cells = sorted(where[tuple(c)] for c in clue.coords)
-        data = dict(clue.data_dict())
-        kind = clue.kind
-        if kind == "given":
-            data["value"] = int(moved[cells[0]])
-        elif kind == "inequality":
-            data["op"] = "<" if moved[cells[0]] < moved[cells[1]] else ">"
-        elif kind in ("star", "empty"):
-            kind = "star" if moved[cells[0]] else "empty"
-        clues.append(Clue.make(f"c{i}", kind, data, cells))
-    return Instance.make(inst.family, params or inst.params_dict(), clues)
+    relabels values): :func:`moved_clues`, cells moved by an index grid turned by numpy."""
+    return Instance.make(inst.family, params or inst.params_dict(), moved_clues(inst, turn, grid))
 
 
 def _puzzles(family: str, params: dict, count: int) -> Iterator[tuple[Instance, np.ndarray]]:

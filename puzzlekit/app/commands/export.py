@@ -47,12 +47,21 @@ def register(sub: argparse._SubParsersAction) -> None:
         help="report how many puzzles' classes are also in OTHER (an export, generate output "
         "or run directory); repeatable",
     )
+    p.add_argument(
+        "--jobs",
+        type=int,
+        default=1,
+        metavar="N",
+        help="build the rows in N processes (default 1; the dataset is the same)",
+    )
     p.set_defaults(func=cmd_export)
 
 
 def cmd_export(args: argparse.Namespace) -> int:
     from puzzlekit.app.dataset import ExportError, export
 
+    if args.jobs < 1:
+        raise UsageError(f"--jobs {args.jobs}: give a number of processes, 1 or more")
     out = Path(args.out)
     if out.exists() and (not out.is_dir() or any(out.iterdir())):
         raise UsageError(f"--out {args.out}: exists and is not an empty directory")
@@ -68,6 +77,7 @@ def cmd_export(args: argparse.Namespace) -> int:
             grades=None if args.grades is None else Path(args.grades),
             check_against=[Path(p) for p in args.check_against],
             command=command,
+            jobs=args.jobs,
         )
     except ExportError as exc:
         raise UsageError(str(exc)) from None

@@ -16,8 +16,9 @@ from typing import Any
 
 from puzzlekit.app.dataset.rows import (
     ExportError,
+    Source,
     assign_splits,
-    build_row,
+    build_rows,
     parse_split,
     read_grades,
     read_records,
@@ -38,9 +39,12 @@ def export(
     grades: Path | None = None,
     check_against: Sequence[Path] = (),
     command: str = "puzzlekit export",
+    jobs: int = 1,
 ) -> dict[str, Any]:
     """Export the accepted puzzles of ``inputs`` to ``out`` (module docstring); the summary:
-    rows per split, duplicates dropped, overlap with each ``check_against`` dataset, files."""
+    rows per split, duplicates dropped, overlap with each ``check_against`` dataset, files.
+    ``jobs`` > 1: the rows are built in that many processes (in input order: the same
+    dataset)."""
     from puzzlekit import __version__
 
     if fmt not in FORMATS:
@@ -51,18 +55,20 @@ def export(
     rows: list[dict[str, Any]] = []
     seen: set[str] = set()
     duplicates = rejected = 0
+    items: list[tuple[dict[str, Any], Source]] = []
     for path in inputs:
         source, records = read_records(path)
         for rec in records:
             if rec.get("holdoutVerdict") not in (None, "UNIQUE"):
                 rejected += 1  # the filter accepted it, the independent holdout did not
                 continue
-            row = build_row(rec, source, style=style, grades=graded)
-            if row["canonicalId"] in seen:
-                duplicates += 1
-                continue
-            seen.add(row["canonicalId"])
-            rows.append(row)
+            items.append((rec, source))
+    for row in build_rows(items, style=style, grades=graded, jobs=jobs):
+        if row["canonicalId"] in seen:
+            duplicates += 1
+            continue
+        seen.add(row["canonicalId"])
+        rows.append(row)
     where = assign_splits([r["canonicalId"] for r in rows], cuts, seed)
     by_split: dict[str, list[dict[str, Any]]] = {name: [] for name, _ in cuts}
     for row in rows:

@@ -167,6 +167,40 @@ def build_row(
     }
 
 
+#: records a process builds at a time when rows are built in several (``jobs``)
+CHUNK = 500
+
+
+def build_rows(
+    items: Sequence[tuple[Mapping[str, Any], Source]],
+    *,
+    style: str,
+    grades: Mapping[str, Mapping[str, Any]],
+    jobs: int = 1,
+) -> list[dict[str, Any]]:
+    """:func:`build_row` of every (record, source), in order; with ``jobs`` > 1 and more than
+    one :data:`CHUNK` of records, in that many processes (spawned: the rows are the same)."""
+    if jobs <= 1 or len(items) <= CHUNK:
+        return [build_row(rec, src, style=style, grades=grades) for rec, src in items]
+    import multiprocessing
+    from concurrent.futures import ProcessPoolExecutor
+
+    chunks = []
+    for start in range(0, len(items), CHUNK):
+        part = items[start : start + CHUNK]
+        digests = [rec.get("instanceDigest") for rec, _ in part]
+        mine = {d: grades[d] for d in digests if d in grades} if all(digests) else grades
+        chunks.append((list(part), style, mine))
+    context = multiprocessing.get_context("spawn")
+    with ProcessPoolExecutor(max_workers=jobs, mp_context=context) as pool:
+        return [row for rows in pool.map(_build_chunk, chunks) for row in rows]
+
+
+def _build_chunk(chunk: tuple[list, str, Mapping[str, Any]]) -> list[dict[str, Any]]:
+    items, style, grades = chunk
+    return [build_row(rec, src, style=style, grades=grades) for rec, src in items]
+
+
 def _clue_count(instance: Instance) -> int:
     """How many clues: a grid line's givens counted without building the clue objects."""
     givens = getattr(instance.clue_source, "givens", None)

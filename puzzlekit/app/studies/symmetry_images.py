@@ -45,7 +45,10 @@ FAMILIES: dict[str, tuple[dict[str, Any], bool, bool]] = {
 }
 
 
-def _grid(family: str, params: dict, rng: np.random.Generator) -> tuple[Any, dict, np.ndarray]:
+def solution_grid(
+    family: str, params: dict, rng: np.random.Generator
+) -> tuple[Any, dict, np.ndarray]:
+    """The schema of ``params``, a sampled solution and its values as a grid (0: no cell)."""
     fam = get_family(family)
     schema = fam.schema(params)
     sol = fam.sample_solution(schema, rng) or compiled_sample(schema, rng)
@@ -68,7 +71,7 @@ def _as_solution(grid: np.ndarray, white: np.ndarray | None = None) -> dict[str,
 def random_puzzle(family: str, rng: np.random.Generator) -> tuple[Instance, np.ndarray]:
     """A seeded random puzzle of ``family`` (:data:`FAMILIES` params) and its solution grid."""
     fam = get_family(family)
-    schema, sol, grid = _grid(family, FAMILIES[family][0], rng)
+    schema, sol, grid = solution_grid(family, FAMILIES[family][0], rng)
     params = schema.params_dict()
     if family == "skyscrapers":
         clues = fam.edge_clues(schema, sol)
@@ -98,15 +101,16 @@ def random_puzzle(family: str, rng: np.random.Generator) -> tuple[Instance, np.n
     return Instance.make(family, params, clues), grid
 
 
-def _where(turn: Turn, h: int, w: int) -> dict[tuple[int, int], tuple[int, int]]:
+def where_of(turn: Turn, h: int, w: int) -> dict[tuple[int, int], tuple[int, int]]:
+    """Each cell of an h x w grid -> its cell in the grid moved by ``turn``."""
     image = turn(np.arange(h * w).reshape(h, w))
     return {divmod(int(v), w): (r, c) for (r, c), v in np.ndenumerate(image)}
 
 
-def _moved_clues(inst: Instance, turn: Turn, grid: np.ndarray) -> list[Clue]:
+def moved_clues(inst: Instance, turn: Turn, grid: np.ndarray) -> list[Clue]:
     """The clues of ``inst`` that sit on cells, moved (``grid``: the solution, relabelled
     already where the element relabels values)."""
-    where = _where(turn, *grid.shape)
+    where = where_of(turn, *grid.shape)
     moved = turn(grid)
     out = []
     for i, clue in enumerate(inst.clues):
@@ -141,7 +145,7 @@ def moved_puzzle(inst: Instance, grid: np.ndarray, rng: np.random.Generator) -> 
         grid = np.concatenate([[0], rng.permutation(grid.shape[0]) + 1])[grid]
         labels = np.array([[int(ch, 36) for ch in row] for row in params["regions"]])
         params["regions"] = ["".join(np.base_repr(x, 36) for x in row) for row in turn(labels)]
-    clues = _moved_clues(inst, turn, grid)
+    clues = moved_clues(inst, turn, grid)
     moved = turn(grid)
     if family == "kakuro":
         white = turn(np.array([[ch == "." for ch in row] for row in fam.layout_of(params)]))
