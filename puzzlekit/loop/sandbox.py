@@ -155,12 +155,14 @@ def seed_kernel_cache(tmpdir: str) -> int:
 
 
 def _compile_default_kernel() -> None:
-    """Compile the bitmask search and the digest's compiled draw (the kernels every loop's
-    first filter call runs) into this process's numba cache unless both are there (by one 4×4
-    Sudoku check, a third of a second once they are compiled)."""
-    from puzzlekit.verifiers import bitmask_kernel, digest_draw
+    """Compile the bitmask searches (the general one and the 9×9 one) and the digest's compiled
+    draw (the kernels every loop's first filter call runs) into this process's numba cache
+    unless all are there (by one 4×4 and one 9×9 Sudoku check, a third of a second once they
+    are compiled)."""
+    from puzzlekit.verifiers import bitmask_kernel, bitmask_kernel9, digest_draw
 
-    for kernel in (bitmask_kernel.search, digest_draw.digest_permutation):
+    kernels = (bitmask_kernel.search, bitmask_kernel9.search9, digest_draw.digest_permutation)
+    for kernel in kernels:
         impl = getattr(getattr(kernel, "_cache", None), "_impl", None)
         locator, base = getattr(impl, "locator", None), getattr(impl, "filename_base", None)
         if locator is None or not isinstance(base, str):  # another numba's cache: none to seed
@@ -172,8 +174,9 @@ def _compile_default_kernel() -> None:
     from puzzlekit.families import get_family
     from puzzlekit.verifiers.registry import get_verifier
 
-    instance = get_family("sudoku").parse_text("123434122143....", {"size": 4})
-    get_verifier("bitmask").verify(instance, solution_cap=2)
+    sudoku = get_family("sudoku")
+    for line, params in [("123434122143....", {"size": 4}), ("123456789" + "." * 72, None)]:
+        get_verifier("bitmask").verify(sudoku.parse_text(line, params), solution_cap=2)
 
 
 def landlock_abi() -> int:
