@@ -106,20 +106,22 @@ def verify(
     extras: Collection[str] = (),
 ) -> VerifierReport:
     """Verify ``instance`` with the named backend (default:
-    :func:`~puzzlekit.verifiers.registry.default_verifier_name`: the family's own, else
-    ``bitmask`` where it compiles for a family it covers, else ``sat`` where
-    encodable), asking for the report ``extras`` (e.g. ``{"forcedCells"}``).
+    :func:`~puzzlekit.verifiers.registry.default_verifier_name`: the family's own, else the
+    first of ``bitmask``, ``sat``, ``enumerative`` that accepts it; ``bitmask`` for Sudoku,
+    Latin, KenKen, Futoshiki and any family of all-different rules that compile, ``sat`` for
+    the other grids), asking for the report ``extras`` (e.g. ``{"forcedCells"}``).
 
     The verifier is kept for the life of the process per name
     (:func:`puzzlekit.verifiers.registry.kept_verifier`), so one call after another costs what
     a kept verifier costs, not a new solver each time; safe from several threads.
     """
-    from puzzlekit.core.protocols import call_verify
+    from puzzlekit.core.protocols import report_extras
     from puzzlekit.verifiers.registry import choice_seconds, default_verifier_name, kept_verifier
 
+    asked = report_extras(extras)
     name = verifier or default_verifier_name(instance, choice_seconds(budget))
     with kept_verifier(name) as v:
-        return call_verify(v, instance, solution_cap=solution_cap, budget=budget, extras=extras)
+        return v.verify(instance, solution_cap=solution_cap, budget=budget, extras=asked)
 
 
 def verify_many(

@@ -1,10 +1,40 @@
 from __future__ import annotations
 
+import os
+import warnings
 from pathlib import Path
 
 import pytest
 
 DATA = Path(__file__).parent / "data"
+
+
+def _compile_kernels() -> None:
+    """Run each numba kernel once (a 9×9 and a 4×4 Sudoku through ``verify`` and
+    ``verify_many``, a late Connect Four position), so every one is in numba's cache
+    (``__pycache__`` beside its module) before the workers start: on a fresh clone each worker,
+    and each command a test starts, then loads the kernels instead of compiling them again."""
+    import puzzlekit as pk
+    from puzzlekit.app.studies.c4bench import cells_of
+    from puzzlekit.families.games import connect4
+
+    line = ".................1..2.34........524..1.6.....7...........81.9....5....2..6..7...."
+    pk.verify(pk.parse("sudoku", line))
+    pk.verify(pk.parse("sudoku", "1..............."))
+    pk.verify_many([line, line[::-1]], "sudoku")
+    board = connect4.bitboards(*cells_of("722272655151467726566416413"))
+    connect4.score(board)
+    connect4.move_scores(board)
+
+
+def pytest_sessionstart(session: pytest.Session) -> None:
+    """Under pytest-xdist, the controller compiles the kernels before it starts the workers."""
+    if os.environ.get("PYTEST_XDIST_WORKER") or not session.config.getoption("numprocesses", 0):
+        return
+    try:
+        _compile_kernels()
+    except Exception as exc:  # noqa: BLE001 - a warm-up only: the tests report what fails
+        warnings.warn(f"kernel warm-up failed: {exc!r}", stacklevel=1)
 
 
 @pytest.fixture(scope="session")

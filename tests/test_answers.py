@@ -127,6 +127,22 @@ def test_batched_reports_equal_one_by_one() -> None:
     assert check_answers(inst, answers) == [check_answer(inst, a) for a in answers]
 
 
+def test_a_batch_that_repeats_wrong_units_reports_each_answer_as_alone() -> None:
+    """Wrong answers share their broken units and overwritten givens (made once a batch):
+    every report still equals the one its answer gets alone, in a batch and across batches."""
+    inst = pk.parse("sudoku", SUDOKU)
+    rng = np.random.default_rng(8)
+    answers = []
+    for _ in range(60):
+        at = int(rng.integers(81))
+        answers.append(SOLVED[:at] + str(int(SOLVED[at]) % 9 + 1) + SOLVED[at + 1 :])
+    answers += answers[:20] + [SOLVED] * 5
+    alone = [check_answer(inst, a) for a in answers]
+    assert check_answers(inst, answers) == alone
+    assert check_answers(inst, answers[::-1]) == alone[::-1]
+    assert sum(r.verdict is AnswerVerdict.INCORRECT for r in alone) == 80
+
+
 def _random_answers(schema, solution, rng, count):
     names = schema.names
     for _ in range(count):

@@ -23,7 +23,7 @@ from puzzlekit.generators.minimize import minimize
 from puzzlekit.io.inputs import iter_items
 from puzzlekit.quality.golden_entries import load_corpus
 from puzzlekit.verifiers.base import SearchBudget
-from puzzlekit.verifiers.bitmask import FAMILIES, BitmaskVerifier, NotCompilable, compilable
+from puzzlekit.verifiers.bitmask import BitmaskVerifier, NotCompilable, compilable
 from puzzlekit.verifiers.registry import (
     default_filter_name,
     default_holdout_name,
@@ -32,6 +32,8 @@ from puzzlekit.verifiers.registry import (
 )
 
 ROOT = Path(__file__).parent
+#: the built-in families whose default backend is this one (tests/test_backend_choice.py)
+FAMILIES = ("sudoku", "sudoku-jigsaw", "sudoku-killer", "latin", "kenken", "futoshiki")
 BITMASK = BitmaskVerifier()
 SAT = get_verifier("sat")
 ENUM = get_verifier("enumerative")

@@ -15,7 +15,7 @@ import pytest
 from puzzlekit.families import get_family
 from puzzlekit.quality import parametrize_with_checks
 from puzzlekit.quality.parametrize import CHECKS, run_check
-from puzzlekit.verifiers.registry import default_verifier_name, get_verifier
+from puzzlekit.verifiers.registry import default_filter_name, default_verifier_name, get_verifier
 
 DOC = Path(__file__).resolve().parent.parent / "docs" / "extending.md"
 SECTION = "## A complete family in one file"
@@ -69,7 +69,10 @@ def test_one_test_id_per_check() -> None:
 def test_the_page_family_verifies_on_the_compiled_backend_by_default() -> None:
     inst = LATIN_X.parse_text("......4..214.4..")
     assert get_family("latin-x") is LATIN_X
+    assert type(LATIN_X).default_verifier is None  # no line in the file names a backend
+    assert "default_verifier" not in doc_family_code()
     assert default_verifier_name(inst) == "bitmask"
+    assert default_filter_name("latin-x") == "bitmask"
     report = get_verifier("bitmask").verify(inst)
     assert report.verdict.value == "UNIQUE"
     assert report.verdict == get_verifier("sat").verify(inst).verdict

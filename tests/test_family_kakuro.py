@@ -13,16 +13,19 @@ from puzzlekit.core.report import Verdict
 from puzzlekit.families import get_family, resolve
 from puzzlekit.families.kakuro import random_layout, sum_range
 from puzzlekit.generators.base import fresh_puzzle
-from puzzlekit.quality.checks import check_family
+from puzzlekit.quality import parametrize_with_checks
 from puzzlekit.verifiers.registry import get_verifier
 
 FAM = get_family("kakuro")
 SMALL = "#  #  8\\  9\\\n#  \\7  .  .\n\\17  .  .  .\n\\4  .  .  #"
 
 
-@pytest.mark.parametrize("params", [{"rows": 5, "cols": 5, "seed": 1}, {"layout": ["#..", "..."]}])
-def test_check_family_passes(params):
-    check_family(FAM, params, cross_process=False)
+@parametrize_with_checks(
+    [(FAM, {"rows": 5, "cols": 5, "seed": 1}), (FAM, {"layout": ["#..", "..."]})],
+    cross_process=False,
+)
+def test_check_family_passes(family, check):
+    check(family)
 
 
 @pytest.mark.parametrize("shape", [(5, 5), (7, 9), (12, 12)])

@@ -18,7 +18,7 @@ from puzzlekit.families.games import OnlyWinningMove, move_values, winning_moves
 from puzzlekit.generators.adaptive import Adaptive
 from puzzlekit.generators.blind import Blind
 from puzzlekit.loop.driver import InlineHoldout, LoopBudget, run_loop
-from puzzlekit.quality.checks import check_family
+from puzzlekit.quality import parametrize_with_checks
 from puzzlekit.verifiers.gametree import game_verdict
 from puzzlekit.verifiers.registry import default_verifier_name, get_verifier
 
@@ -210,16 +210,23 @@ def test_gametree_declines_puzzle_families_and_is_the_default_for_games() -> Non
         GAMETREE.verify(sudoku)
     assert default_verifier_name(ttt("x.o/.x./o..")) == "gametree"
     assert default_verifier_name(sudoku) == "bitmask"
-    assert default_verifier_name() == "sat"
 
 
 # --- the family contract, generation ----------------------------------------------------------
 
 
-@pytest.mark.parametrize(("family", "params"), GAME_SCHEMAS, ids=[f for f, _ in GAME_SCHEMAS])
-def test_game_family_passes_check_family(family: str, params: dict) -> None:
-    summary = check_family(family, params, cross_process=family == "owm-nim")
-    assert {"enumerative", "gametree", "minimax"} <= set(summary.reports)
+@parametrize_with_checks(GAME_SCHEMAS[:3], cross_process=False)
+def test_game_family_passes_check_family(family, check) -> None:
+    summary = check(family)
+    if check.args[0] == "verifiers":
+        assert {"enumerative", "gametree", "minimax"} <= set(summary.reports)
+
+
+@parametrize_with_checks(GAME_SCHEMAS[3:])  # one game family through a fresh process too
+def test_nim_passes_check_family_across_processes(family, check) -> None:
+    summary = check(family)
+    if check.args[0] == "verifiers":
+        assert {"enumerative", "gametree", "minimax"} <= set(summary.reports)
 
 
 def test_repairs_keep_the_solution_winning_with_fewer_winning_moves() -> None:

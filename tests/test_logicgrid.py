@@ -20,7 +20,7 @@ from puzzlekit.families.logicgrid import (
 from puzzlekit.generators.adaptive import Adaptive
 from puzzlekit.generators.base import Step
 from puzzlekit.loop.batch import GenerateConfig, generate
-from puzzlekit.quality.checks import check_family
+from puzzlekit.quality import parametrize_with_checks
 from puzzlekit.verifiers.registry import get_verifier
 
 SMALL = {"size": 4, "categories": 3}
@@ -56,8 +56,9 @@ def test_einstein_without_the_milk_clue_has_several_solutions() -> None:
     assert rep.reject_detail.discriminative_gap
 
 
-def test_family_keeps_the_contract() -> None:
-    check_family("logicgrid", SMALL)
+@parametrize_with_checks([("logicgrid", SMALL)])
+def test_family_keeps_the_contract(family, check) -> None:
+    check(family)
 
 
 def test_every_clue_kind_is_revealed_and_holds_in_its_solution() -> None:

@@ -122,6 +122,8 @@ def test_symmetric_minimize_keeps_rotational_symmetry():
 class _Spy:
     """A strategy wrapper that records everything it is given."""
 
+    extras = ()
+
     def __init__(self, inner):
         self.inner, self.name, self.seen = inner, inner.name, []
 
@@ -163,7 +165,7 @@ def test_worker_holdout_runs_in_its_own_process_and_checks_the_digest():
 class _Tamperer(Verifier):
     name, version, exact = "tamper", "1", True
 
-    def verify(self, instance, *, solution_cap=2, budget=None):
+    def verify(self, instance, *, solution_cap=2, budget=None, extras=()):
         rep = SAT.verify(instance, solution_cap=solution_cap)
         object.__setattr__(instance, "clues", instance.clues[:-1])
         return rep

@@ -7,6 +7,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from puzzlekit.loop.sandbox import loop_environment, seed_kernel_cache
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -34,14 +36,15 @@ def test_the_judges_compiled_kernels_are_copied_where_the_loop_process_looks(tmp
     assert copied == len(list((tmp_path / "numba").rglob("*.nb[ic]")))
 
 
-def test_a_generate_loads_every_kernel_in_its_loop_process_and_compiles_none(tmp_path):
+@pytest.mark.parametrize("extra", [[], ["--minimize"]], ids=["plain", "minimize"])
+def test_a_generate_loads_every_kernel_in_its_loop_process_and_compiles_none(tmp_path, extra):
     """``NUMBA_DEBUG_CACHE`` (passed to the loop process through ``PUZZLEKIT_LOOP_ENV``) makes
     numba say each cache load and save on stderr: the loop process (whose cache is in its
     ``puzzlekit-loop-`` directory) only loads; the judge may compile once into its own cache."""
     env = dict(os.environ, NUMBA_DEBUG_CACHE="1", PUZZLEKIT_LOOP_ENV="NUMBA_DEBUG_CACHE")
     env["PYTHONPATH"] = str(ROOT)
     cmd = [sys.executable, "-m", "puzzlekit", "generate", "sudoku", "--params", '{"size": 4}']
-    cmd += ["--filter", "bitmask", "--quiet", "--seed", "3"]  # a holdout: a loop process
+    cmd += ["--filter", "bitmask", "--quiet", "--seed", "3", *extra]  # a holdout: a loop process
     done = subprocess.run(cmd, cwd=tmp_path, env=env, capture_output=True, text=True, timeout=300)
     assert done.returncode == 0, done.stderr
     loop_lines = [ln for ln in done.stderr.splitlines() if "puzzlekit-loop-" in ln]

@@ -40,7 +40,8 @@ class FakeWorker:
         if op == "generate":
             if not self.release.wait(timeout):
                 raise WorkTimeout("over the time limit")
-            return {"jsonl": "", "accepted": 0, "puzzles": []}
+            trust = {"judge": "kept-out", "loopPlugins": [], "reasons": []}
+            return {"jsonl": "", "accepted": 0, "puzzles": [], "trust": trust}
         time.sleep(FAST_SECONDS)
         return self.answer
 

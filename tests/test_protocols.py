@@ -10,6 +10,7 @@ from typing import Any
 import numpy as np
 import pytest
 
+import puzzlekit as pk
 import puzzlekit.families as families_mod
 from puzzlekit.core import protocols
 from puzzlekit.core.model import Instance, SpecError
@@ -108,7 +109,7 @@ class Delegating(Verifier):
         self.inner = get_verifier("enumerative")
         self.calls = 0
 
-    def verify(self, instance, *, solution_cap=100, budget=None):
+    def verify(self, instance, *, solution_cap=100, budget=None, extras=()):
         self.calls += 1
         return self.inner.verify(instance, solution_cap=solution_cap, budget=budget)
 
@@ -154,7 +155,7 @@ def test_a_verifier_lacking_an_optional_hook_is_named_by_check_verifier() -> Non
         check_verifier(Structural(), [("latin", {"size": 4})], n=1)
     assert err.value.codes == {"protocol"}
     text = str(err.value)
-    assert "holdout_name, believed_schema, uniqueness_session" in text
+    assert "holdout_name, accepts, believed_schema, uniqueness_session" in text
     assert "subclass puzzlekit.core.protocols.Verifier" in text
 
 
@@ -231,19 +232,34 @@ def test_protocol_members_list_required_and_optional_hooks() -> None:
     )
 
 
-def test_extras_reach_a_verifier_that_takes_them_and_skip_one_that_does_not() -> None:
-    from puzzlekit.core.protocols import call_verify
-    from puzzlekit.verifiers.sat import SatVerifier
+def test_extras_are_checked_by_name_and_reach_the_verifier() -> None:
+    from puzzlekit.core.protocols import report_extras
 
     instance = Instance.make("latin", {"size": 4}, [])
-    old = Delegating()  # its verify has no ``extras`` parameter
-    rep = call_verify(old, instance, solution_cap=2, extras=("forcedCells",))
-    assert old.calls == 1 and rep.verdict is Verdict.MULTIPLE
-    assert "forcedCells" not in rep.stats
-    asked = call_verify(SatVerifier(), instance, solution_cap=2, extras=("forcedCells",))
-    assert "forcedCells" in asked.stats
+    assert report_extras(["forcedCells", "forcedCells"]) == frozenset({"forcedCells"})
     with pytest.raises(ValueError, match="unknown report extra 'forcedcells'"):
-        call_verify(SatVerifier(), instance, extras=("forcedcells",))
+        report_extras(("forcedcells",))
+    with pytest.raises(ValueError, match="unknown report extra"):
+        pk.verify(instance, verifier="sat", extras=("forcedcells",))
+    asked = pk.verify(instance, verifier="sat", solution_cap=2, extras=("forcedCells",))
+    assert "forcedCells" in asked.stats
+
+
+def test_a_loop_passes_extras_to_every_filter_call() -> None:
+    from puzzlekit.generators.adaptive import Adaptive
+    from puzzlekit.loop.budget import LoopBudget
+    from puzzlekit.loop.driver import run_loop
+
+    class Recording(Delegating):
+        seen: list[Any] = []
+
+        def verify(self, instance, *, solution_cap=100, budget=None, extras=()):
+            self.seen.append(extras)
+            return super().verify(instance, solution_cap=solution_cap, budget=budget)
+
+    schema = LATIN.schema({"size": 4})
+    run_loop(schema, Adaptive(2), Recording(), None, LoopBudget(max_calls=4), seed=0)
+    assert Recording.seen and all(e == frozenset(Adaptive.extras) for e in Recording.seen)
 
 
 def test_the_loop_asks_the_filter_for_the_extras_its_run_names_and_no_more() -> None:
@@ -258,3 +274,16 @@ def test_the_loop_asks_the_filter_for_the_extras_its_run_names_and_no_more() -> 
     assert plain and all("forcedCells" not in r.stats for r in plain)
     assert all("forcedCells" in r.stats for r in asked)
     assert [r.solutions for r in plain] == [r.solutions for r in asked]
+
+
+def test_check_verifier_names_a_verify_without_extras() -> None:
+    class NoExtras(Verifier):
+        name, version, exact = "no-extras", "1", True
+
+        def verify(self, instance, *, solution_cap=100, budget=None):
+            return get_verifier("enumerative").verify(instance, solution_cap=solution_cap)
+
+    with pytest.raises(AssertionError) as err:
+        check_verifier(NoExtras(), [("latin", {"size": 4})], n=1)
+    assert err.value.codes == {"protocol"}
+    assert "must take the keyword extras" in str(err.value)

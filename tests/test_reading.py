@@ -403,6 +403,20 @@ def test_a_deeply_nested_toml_array_is_refused_before_parsing(tmp_path: Path, ca
     assert "nested deeper than" in _one_error(capsys, ["run", str(cfg), "--out", str(tmp_path)])
 
 
+@pytest.mark.parametrize("where", ["config", "override"])
+def test_an_integer_of_thousands_of_digits_is_one_line(tmp_path: Path, capsys, where) -> None:
+    """Python reads at most 4,300 digits of an integer; the TOML parser raised its ValueError."""
+    digits = "9" * 5000
+    cfg = tmp_path / "long.toml"
+    if where == "config":
+        cfg.write_text(QUICKSTART.read_text("utf-8") + f"\nextra = {digits}\n")
+        argv = ["run", str(cfg), "--out", str(tmp_path)]
+        assert "more than 4300 digits" in _one_error(capsys, argv)
+    else:
+        argv = ["run", str(QUICKSTART), "--set", f"seed={digits}", "--out", str(tmp_path)]
+        assert "seed" in _one_error(capsys, argv)
+
+
 def test_an_override_beyond_canonical_json_is_a_config_error(tmp_path: Path, capsys) -> None:
     argv = ["run", str(QUICKSTART), "--set", "seed=18446744073709551616", "--out", str(tmp_path)]
     assert "seed: an integer beyond" in _one_error(capsys, argv)

@@ -211,6 +211,20 @@ def test_fuzzed_files_get_an_answer(kind):
         assert why is None, f"{why}\n{case.argv}\n{outcome.error or outcome.stderr}"
 
 
+def test_a_manifest_nested_thousands_deep_is_named_by_export_check_and_resume(
+    config_path, finished, tmp_path, capsys
+):
+    """The JSON decoder recursed past Python's stack on it (found by the fuzz run)."""
+    broken = copy_run(finished, tmp_path)
+    (broken / "manifest.json").write_text("[" * 5000 + "]" * 5000)
+    assert main(["export", str(broken), "--out", str(tmp_path / "dataset")]) == 2
+    assert "manifest.json: not readable JSON ($: nested deeper than" in one_error_line(capsys)
+    assert run(config_path, broken, "--resume") == 2
+    assert "manifest.json: not readable JSON ($: nested deeper than" in one_error_line(capsys)
+    assert main(["report", "--check", str(broken)]) in (1, 2)
+    assert "Traceback" not in capsys.readouterr().err
+
+
 def test_a_manifest_whose_config_was_edited_is_named_by_report_and_resume(
     config_path, finished, tmp_path, capsys
 ):

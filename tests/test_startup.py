@@ -74,6 +74,28 @@ def test_a_sudoku_loads_its_own_family_and_backend_only() -> None:
         assert lib not in mods, lib
 
 
+def test_a_verification_that_may_decline_imports_no_sat_solver() -> None:
+    """``verify_or_decline`` (the path of ``puzzlekit verify`` and ``verify_many``) catches a
+    SAT backend's ``NotEncodable`` without importing python-sat for a backend that is not SAT."""
+    code = (
+        "import puzzlekit as pk\n"
+        "from puzzlekit.verifiers.registry import get_verifier, verify_or_decline\n"
+        "inst = pk.parse('sudoku', '1' + '.' * 15)\n"
+        "rep = verify_or_decline(get_verifier('enumerative'), inst, solution_cap=2)\n"
+        "assert rep.verdict.value == 'MULTIPLE', rep.verdict"
+    )
+    mods = _loaded(code)
+    assert [m for m in mods if m.split(".")[0] == "pysat"] == []
+    assert "puzzlekit.verifiers.sat_encoding" not in mods
+
+
+def test_not_encodable_is_one_class_wherever_it_is_named() -> None:
+    from puzzlekit.verifiers import reports, sat, sat_encoding
+
+    assert sat.NotEncodable is sat_encoding.NotEncodable is reports.NotEncodable
+    assert issubclass(reports.NotEncodable, TypeError)
+
+
 @pytest.mark.parametrize(
     "package, table",
     [

@@ -28,7 +28,7 @@ from puzzlekit.generators.adaptive import Adaptive, top_cells
 from puzzlekit.generators.base import Step
 from puzzlekit.loop.batch import GenerateConfig, generate
 from puzzlekit.loop.driver import WorkerHoldout
-from puzzlekit.quality.checks import check_family
+from puzzlekit.quality import parametrize_with_checks
 from puzzlekit.verifiers.registry import default_verifier_name, get_verifier
 
 MID = {"tool": "shipping-rate", "expectedVerdict": "mid", "fixedInput": {"note": ""}}
@@ -49,8 +49,9 @@ def door(inp: dict) -> str:
     return "closed"
 
 
-def test_family_keeps_the_contract() -> None:
-    check_family("toolcall", MID)
+@parametrize_with_checks([("toolcall", MID)])
+def test_family_keeps_the_contract(family, check) -> None:
+    check(family)
 
 
 def test_the_oracle_is_the_default_verifier() -> None:

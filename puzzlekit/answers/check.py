@@ -65,10 +65,13 @@ def _cell_violations(
                     (coords[i],),
                 )
             )
+    made = comp.remember()
     for g in over:
         i = int(comp.given_idx[g])
-        out.append(
-            AnswerViolation(
+        key = ("given-overwritten", g, int(vals[i]))
+        found = made.get(key)
+        if found is None:
+            found = made[key] = AnswerViolation(
                 "given-overwritten",
                 coords[i],
                 names[i],
@@ -76,8 +79,23 @@ def _cell_violations(
                 (coords[i],),
                 comp.given_clue[g],
             )
-        )
+        out.append(found)
     return out
+
+
+def _rule_violation(comp: Compiled, b: Broken) -> AnswerViolation:
+    """The violation of one broken constraint (made once per batch and constraint, cells and
+    detail: :attr:`Compiled.made`)."""
+    coords, rule = comp.coords, comp.origin_ids[b.position]
+    first = b.cells[0] if b.cells else None
+    return AnswerViolation(
+        "rule-broken",
+        coords[first] if first is not None else None,
+        comp.names[first] if first is not None else rule,
+        b.detail if comp.kinds[b.position] == "rule" else f"clue {b.detail}",
+        tuple(coords[i] for i in b.cells),
+        rule,
+    )
 
 
 def report_of(
@@ -106,23 +124,16 @@ def report_of(
     out = _cell_violations(comp, vals, outside, set(blank), over)
     wrong = set(outside)
     wrong.update(int(comp.given_idx[g]) for g in over)
-    coords, names, kinds, origin = comp.coords, comp.names, comp.kinds, comp.origin_ids
+    made = comp.remember()
     for b in broken:
         wrong.update(b.cells)
-        rule = origin[b.position]
-        first = b.cells[0] if b.cells else None
-        out.append(
-            AnswerViolation(
-                "rule-broken",
-                coords[first] if first is not None else None,
-                names[first] if first is not None else rule,
-                b.detail if kinds[b.position] == "rule" else f"clue {b.detail}",
-                tuple(coords[i] for i in b.cells),
-                rule,
-            )
-        )
+        found = made.get(b)
+        if found is None:
+            found = made[b] = _rule_violation(comp, b)
+        out.append(found)
     incorrect = bool(out)
     if blank and unfilled_is_wrong:
+        coords, names = comp.coords, comp.names
         out.append(
             AnswerViolation(
                 "unfilled",

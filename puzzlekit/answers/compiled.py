@@ -69,6 +69,10 @@ class Compiled:
             self.mask[i, [x - self.lo for x in v.domain]] = True
         self.uniform = bool(self.mask.all())
         self.correct: Any = None  # the CORRECT report, made once (answers.check)
+        #: what judging a batch has made already, by what decides it (a unit's repeated cells
+        #: and values -> its Broken; a Broken, or a given and the value over it -> the
+        #: violation): wrong answers repeat most of it, and it is immutable, so shared
+        self.made: dict[Any, Any] = {}
         self.arange = np.arange(self.n)
         givens: dict[int, tuple[int, str]] = {}
         constraints: list[tuple[Constraint, str]] = [(r, "rule") for r in schema.rules]
@@ -253,10 +257,21 @@ class Compiled:
         twice = np.sort(np.where(repeats, sub, far), axis=1).tolist()
         where = positions[gs].tolist()
         origin = self.origin_ids
+        made = self.remember()
         for row, pos, k, cs, vs in zip(rows.tolist(), where, counts, cells, twice, strict=True):
-            values = ", ".join(map(str, sorted(set(vs[:k]))))
-            detail = f"{origin[pos]}: {values} more than once (all different)"
-            broken.setdefault(row, []).append(Broken(pos, tuple(cs[:k]), detail))
+            key = (pos, *cs[:k], *vs[:k])
+            found = made.get(key)
+            if found is None:
+                values = ", ".join(map(str, sorted(set(vs[:k]))))
+                detail = f"{origin[pos]}: {values} more than once (all different)"
+                found = made[key] = Broken(pos, tuple(cs[:k]), detail)
+            broken.setdefault(row, []).append(found)
+
+    def remember(self) -> dict[Any, Any]:
+        """:attr:`made`, emptied when it grows past 100,000 entries (a bound on memory)."""
+        if len(self.made) > 100_000:
+            self.made.clear()
+        return self.made
 
     def _sum_detail(self, pos: int, total: int) -> str:
         c = self.constraints[pos]

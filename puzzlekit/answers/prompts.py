@@ -105,7 +105,12 @@ def _is_game(family: Family) -> bool:
 
 
 def _wide(schema: Schema) -> bool:
-    return any(x < 0 or x > 9 for v in schema.variables for x in v.domain)
+    """Whether a value of the schema needs more than one digit (cached on the schema)."""
+    found = schema.__dict__.get("_answers_wide")
+    if found is None:
+        found = any(x < 0 or x > 9 for v in schema.variables for x in v.domain)
+        object.__setattr__(schema, "_answers_wide", found)
+    return bool(found)
 
 
 def _symbol(family: Family, value: int) -> str:

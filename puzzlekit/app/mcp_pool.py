@@ -21,7 +21,7 @@ from collections import deque
 from collections.abc import Mapping, Sequence
 from typing import Any, Protocol
 
-from puzzlekit.app.mcp_work import Worker, WorkTimeout
+from puzzlekit.app.mcp_work import Worker, WorkTimeout, judges
 
 #: a call whose time limit is at most this many seconds is short (a verification with the
 #: default budget of 10 s and 10 s of grace is; a generation with its default 60 s is not)
@@ -101,7 +101,16 @@ class WorkerPool:
                 return waiting is ticket
         return False
 
-    def _acquire(self, short: bool, deadline: float, limit: float) -> Runs:
+    def _take(self, judging: bool) -> Runs:
+        """An idle worker: for a call that runs a holdout one that imported no plugin when there
+        is one (else it restarts clean, :class:`~puzzlekit.app.mcp_work.Worker`); for another
+        call one that did, keeping the clean ones for the holdout."""
+        for i in range(len(self._idle) - 1, -1, -1):
+            if getattr(self._idle[i], "clean", True) == judging:
+                return self._idle.pop(i)
+        return self._idle.pop()
+
+    def _acquire(self, short: bool, deadline: float, limit: float, judging: bool = False) -> Runs:
         ticket = _Ticket(short)
         with self._cond:
             self._waiting.append(ticket)
@@ -118,7 +127,7 @@ class WorkerPool:
                 self._cond.notify_all()  # the next in line may take a worker now
             if not short:
                 self._long_busy += 1
-            return self._idle.pop()
+            return self._take(judging)
 
     def _release(self, worker: Runs, short: bool) -> None:
         with self._cond:
@@ -132,7 +141,7 @@ class WorkerPool:
         raises ArgumentError, WorkTimeout or WorkFailed."""
         deadline = time.monotonic() + timeout
         short = timeout <= self.short_seconds
-        worker = self._acquire(short, deadline, timeout)
+        worker = self._acquire(short, deadline, timeout, judges(op, kwargs))
         try:
             return worker.call(op, kwargs, max(deadline - time.monotonic(), 0.001))
         finally:

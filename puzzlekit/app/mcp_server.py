@@ -358,8 +358,9 @@ def _add_generate(server: Any, run: Run, limits: Limits) -> None:
         filter: Annotated[
             str | None,
             Field(
-                description="Filter verifier the strategy reads (default: the family's, sat "
-                "for grid puzzles, gametree for games)."
+                description="Filter verifier the strategy reads (default: the family's own, "
+                "else bitmask for all-different rules that compile, as Sudoku's, else sat; "
+                "gametree for games)."
             ),
         ] = None,
         holdout: Annotated[
@@ -391,7 +392,8 @@ def _add_generate(server: Any, run: Run, limits: Limits) -> None:
             "limits": limits,
         }
         out = await run("generate", kwargs, time_limit_seconds)
-        return _result(out["jsonl"], {"accepted": out["accepted"], "puzzles": out["puzzles"]})
+        structured = {"accepted": out["accepted"], "puzzles": out["puzzles"], "trust": out["trust"]}
+        return _result(out["jsonl"], structured)
 
 
 def _add_game_verdict(server: Any, run: Run, limits: Limits) -> None:

@@ -3,10 +3,18 @@
 :func:`schema_list`, :func:`verify_work`, :func:`generate_work` and :func:`game_work` check their
 arguments (an unusable one raises :class:`ArgumentError` naming the field; an unknown family,
 verifier, strategy or game is named with the closest known names, as every command does) and
-return plain JSON objects. :class:`Worker` runs them in one spawned process under a deadline; the
-process imports the plugins loaded per use in the server's process first, and ends with the server
-(:mod:`puzzlekit.core.lifeline`). :class:`~puzzlekit.app.mcp_pool.WorkerPool` holds a few workers,
-so calls run side by side.
+return plain JSON objects. :class:`Worker` runs them in one spawned process under a deadline,
+which ends with the server (:mod:`puzzlekit.core.lifeline`).
+:class:`~puzzlekit.app.mcp_pool.WorkerPool` holds a few workers, so calls run side by side.
+
+A worker starts as a judging process (docs/security.md): the plugins named to the server
+(``puzzlekit mcp --plugin``) and the installed ones are only named there, for the loop process of
+``generate``, which runs a holdout (:func:`judges`). Any other call that names what only a plugin
+provides (a family, verifier, strategy or game; the list of schemas always) lets them in and runs
+again: it runs no holdout. A worker that let them in is replaced by a fresh one before its next
+judging call, so no plugin module is ever imported in a process that
+runs a holdout, unless the holdout (or the family it checks) is a plugin's the caller named; the
+answer's ``trust`` says which (:func:`~puzzlekit.app.experiment.manifest.trust_record`).
 
 Not for: the MCP protocol, tool descriptions or transports (:mod:`puzzlekit.app.mcp_server`).
 """
@@ -153,18 +161,17 @@ def generate_work(
     limits: Limits = DEFAULT_LIMITS,
 ) -> dict[str, Any]:
     """Accepted puzzles of the closed loop; ``jsonl`` is what ``puzzlekit generate`` prints."""
+    from puzzlekit.app.experiment.manifest import trust_record
     from puzzlekit.core.model import SpecError
-    from puzzlekit.generators import STRATEGIES
     from puzzlekit.loop.batch import GenerateConfig, dumps, generate
-    from puzzlekit.verifiers.registry import VERIFIERS, default_filter_name, default_holdout_name
+    from puzzlekit.verifiers.registry import default_filter_name
 
     _check_size("params", params, limits.max_input_chars)
-    fam = _family("family", family)
+    fam = _judged_family(family)
     try:
         schema = fam.schema(dict(params or {}))
     except SpecError as exc:
         raise ArgumentError("params", str(exc)) from None
-    _lookup("strategy", STRATEGIES, strategy)
     if not 1 <= count <= limits.max_count:
         raise ArgumentError("count", f"must be in 1..{limits.max_count}, got {count}")
     if seed < 0:
@@ -175,10 +182,7 @@ def generate_work(
     if not 1 <= max_calls <= 10_000:
         raise ArgumentError("max_calls", f"must be in 1..10000, got {max_calls}")
     filter = filter or default_filter_name(family)
-    holdout = holdout or default_holdout_name(filter)
-    for field, name in (("filter", filter), ("holdout", holdout)):
-        if not (field == "holdout" and name == "none"):
-            _lookup(field, VERIFIERS, name)
+    holdout = _judged_names(strategy, filter, holdout)
     config = GenerateConfig(
         family=family,
         params=dict(params or {}),
@@ -196,7 +200,48 @@ def generate_work(
         "jsonl": "".join(dumps(rec) + "\n" for rec in records),
         "puzzles": records,
         "accepted": sum(1 for r in records if r["status"] == "accepted"),
+        "trust": trust_record(),
     }
+
+
+def _judged_family(name: str) -> Any:
+    """The family ``name``, known here: a plugin's family admits the plugins, since the holdout
+    checks its puzzles (:func:`puzzlekit.app.judging.need_family`)."""
+    from puzzlekit.app.cli import UsageError
+    from puzzlekit.app.judging import need_family
+
+    try:
+        need_family(name)
+    except UsageError as exc:
+        raise ArgumentError("family", str(exc)) from None
+    return _family("family", name)
+
+
+def _judged_names(strategy: str, filter: str, holdout: str | None) -> str:
+    """The holdout's name, resolved before any plugin loads (``none``: no holdout), with the
+    strategy and filter checked where the plugins are: here, or in the loop process of a judging
+    process (:mod:`puzzlekit.app.judging`); an ArgumentError naming the field of an unknown one."""
+    from puzzlekit.app.cli import UsageError
+    from puzzlekit.app.judging import holdout_name, loop_problems
+    from puzzlekit.core.plugins import judging
+    from puzzlekit.generators import STRATEGIES
+    from puzzlekit.verifiers.registry import VERIFIERS
+
+    try:
+        holdout = holdout_name(holdout, filter, "holdout")
+    except UsageError as exc:
+        raise ArgumentError("holdout", str(exc)) from None
+    fields = [("strategy", "strategy", strategy), ("filter", "verifier", filter)]
+    if holdout != "none":
+        fields.append(("holdout", "verifier", holdout))
+    problems = loop_problems([(kind, name, None) for _, kind, name in fields])
+    for (field, _, _), problem in zip(fields, problems, strict=True):
+        if problem is not None:
+            raise ArgumentError(field, problem)
+    if not judging():  # else: built in, or known in the loop process
+        for field, _, name in fields:
+            _lookup(field, STRATEGIES if field == "strategy" else VERIFIERS, name)
+    return holdout
 
 
 def game_work(
@@ -259,6 +304,38 @@ _OPS: dict[str, Callable[..., dict[str, Any]]] = {
 }
 
 
+def judges(op: str, kwargs: Mapping[str, Any]) -> bool:
+    """Whether the call runs a holdout: ``generate`` unless its holdout is ``none`` (as for the
+    command ``generate``); its worker must be one that never imported a plugin."""
+    return op == "generate" and kwargs.get("holdout") != "none"
+
+
+def _admit(op: str, kwargs: Mapping[str, Any]) -> bool:
+    """Let the named and installed plugins in for a call that runs no holdout (when there are
+    any and they are still out); True when they came in now."""
+    from puzzlekit.core.plugins import admit_plugins, entry_points_declared, judging, kept_out
+
+    if judging() and not judges(op, kwargs) and (kept_out() or entry_points_declared()):
+        return admit_plugins(f"puzzlekit mcp: {op} runs no holdout")
+    return False
+
+
+def _run_op(op: str, kwargs: Mapping[str, Any]) -> dict[str, Any]:
+    """``op`` with the built-ins only; again with the plugins in when it named something only
+    a plugin may provide (a family, verifier, strategy or game) and runs no holdout. The list of
+    schemas always takes them in (it lists theirs too)."""
+    from puzzlekit.core.plugins import UnknownName
+
+    if op == "schemas":
+        _admit(op, kwargs)
+    try:
+        return _OPS[op](**kwargs)
+    except (ArgumentError, UnknownName):
+        if not _admit(op, kwargs):
+            raise
+    return _OPS[op](**kwargs)
+
+
 def _worker_main(conn: Any, plugins: tuple[str, ...] = (), parent: Any = None) -> None:
     from puzzlekit.core.lifeline import follow_parent
 
@@ -267,11 +344,11 @@ def _worker_main(conn: Any, plugins: tuple[str, ...] = (), parent: Any = None) -
     # stdout may be the MCP stdio channel of the parent: nothing of ours may write to it.
     os.dup2(2, 1)
     sys.stdout = sys.stderr
+    from puzzlekit.core.plugins import judge_without_plugins, judging
+
+    judge_without_plugins(plugins)  # named for the loop process; let in by a call that judges not
     import puzzlekit.loop.batch  # noqa: F401  (warm the imports once)
     import puzzlekit.verifiers.registry
-    from puzzlekit.core.plugins import use_plugins
-
-    use_plugins(plugins)  # the server's --plugin modules (loaded there already, so they import)
 
     puzzlekit.verifiers.registry.verifier_names()
     while True:
@@ -280,13 +357,13 @@ def _worker_main(conn: Any, plugins: tuple[str, ...] = (), parent: Any = None) -
         except (EOFError, OSError):
             return
         try:
-            out: tuple = ("ok", _OPS[op](**kwargs))
+            out: tuple = ("ok", _run_op(op, kwargs))
         except ArgumentError as exc:
             out = ("argument", str(exc))
         except Exception as exc:  # a bug must not end the worker: report it and go on
             out = ("error", f"{type(exc).__name__}: {exc}")
         try:
-            conn.send(out)
+            conn.send((*out, judging()))  # False: a plugin may be here now, so no holdout
         except (BrokenPipeError, OSError):
             return
 
@@ -304,8 +381,9 @@ class Worker:
 
     A call past its deadline kills the process; the next call starts a fresh one. Calls are
     serialized (one at a time), so one call's state never leaks into the next. ``plugins``:
-    modules the worker imports first (default: those loaded per use in this process, e.g. by
-    ``puzzlekit mcp --plugin MODULE``).
+    the plugin modules the worker names (default: those named or loaded per use in this process,
+    e.g. by ``puzzlekit mcp --plugin MODULE``); it imports them only for a call that runs no
+    holdout, and a call that does (:func:`judges`) gets a fresh process if they were imported.
     """
 
     def __init__(self, plugins: tuple[str, ...] | None = None) -> None:
@@ -313,6 +391,7 @@ class Worker:
         self._lock = threading.Lock()
         self._proc: Any = None
         self._conn: Any = None
+        self.clean = True  # the process imported no plugin: it may run a holdout
 
     def start(self) -> None:
         if self._proc is not None and self._proc.is_alive():
@@ -332,6 +411,7 @@ class Worker:
             return proc
 
         self._proc = in_lasting_thread(launch)
+        self.clean = True
         child.close()
 
     def stop(self) -> None:
@@ -350,6 +430,8 @@ class Worker:
     def call(self, op: str, kwargs: Mapping[str, Any], timeout: float) -> dict[str, Any]:
         """Run ``op`` with ``kwargs``; raises ArgumentError, WorkTimeout or WorkFailed."""
         with self._lock:
+            if not self.clean and judges(op, kwargs):
+                self.stop()  # a plugin was let into this process: the holdout runs in a fresh one
             self.start()
             try:
                 self._conn.send((op, dict(kwargs)))
@@ -361,7 +443,7 @@ class Worker:
                 self.stop()
                 raise WorkTimeout(f"over the time limit of {timeout:g} s; the work was stopped")
             try:
-                status, payload = self._conn.recv()
+                status, payload, self.clean = self._conn.recv()
             except (EOFError, OSError):
                 self.stop()
                 raise WorkFailed("the worker process ended during the call") from None

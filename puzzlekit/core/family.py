@@ -91,8 +91,10 @@ class Family:
     name: str = ""
     #: one line for ``puzzlekit schemas``
     description: str = ""
-    #: the verifier that suits this family best (None: ``sat`` where encodable, else
-    #: ``enumerative``); games name ``gametree``, tool-call puzzles ``oracle``
+    #: the backend this family names as its own (games ``gametree``, tool-call puzzles
+    #: ``oracle``); None: the first of the registry's preference order that accepts an
+    #: instance (``puzzlekit.verifiers.registry.PREFERENCE``: ``bitmask`` for all-different
+    #: rules that compile, else ``sat`` where encodable, else ``enumerative``)
     default_verifier: str | None = None
     #: the clue kinds :meth:`clue_constraints` reads
     clue_kinds: tuple[str, ...] = ()

@@ -50,11 +50,14 @@ def read_json(path: str | os.PathLike[str]) -> Any:
     readable JSON or is a directory; ``FileNotFoundError`` when it is missing."""
     import json
 
-    from puzzlekit.core.reading import ReadError, read_file_text
+    from puzzlekit.core.reading import MAX_DEPTH, ReadError, nesting_depth, read_file_text
 
     try:
-        return json.loads(read_file_text(path))
-    except (ReadError, ValueError) as exc:
+        text = read_file_text(path)
+        if nesting_depth(text) > MAX_DEPTH:  # before the decoder recurses past the stack
+            raise ReadError("$", f"nested deeper than {MAX_DEPTH} levels")
+        return json.loads(text)
+    except (ReadError, ValueError, RecursionError) as exc:
         raise DamagedFile(path, f"not readable JSON ({exc})") from None
     except IsADirectoryError:
         raise DamagedFile(path, "a directory, not a file") from None

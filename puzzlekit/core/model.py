@@ -242,9 +242,11 @@ class Instance:
         source = self.__dict__.get("_source")
         if source is not None and "clues" not in self.__dict__:
             return source.canonical_json()  # the same bytes, from the compact form
-        if not all("_canonical" in c.__dict__ for c in self.clues):
+        missing = sum(1 for c in self.clues if "_canonical" not in c.__dict__)
+        if missing > 4 and 4 * missing > len(self.clues):
             # clues seen for the first time (a parsed puzzle): one pass over the whole instance
-            # costs less than one per clue; the bytes are the same
+            # costs less than one per clue; the bytes are the same. A few new clues (a loop's
+            # next step) are serialized one by one and joined with the others' cached bytes.
             return canonical_json(self.to_json_obj(), keys_are_strings=True)
         return self._joined()
 

@@ -177,6 +177,14 @@ def load_entry_points() -> None:
                 print(f"puzzlekit: {exc}", file=sys.stderr)
 
 
+def entry_points_declared() -> bool:
+    """Whether an installed package declares a module in the group ``puzzlekit.plugins``
+    (read from the installed metadata; nothing is imported)."""
+    from importlib import metadata
+
+    return bool(metadata.entry_points(group=ENTRY_POINT_GROUP))
+
+
 def entry_point_errors() -> list[str]:
     """Messages of entry-point plugins that failed to load."""
     return list(_ENTRY_POINT_ERRORS)

@@ -11,7 +11,8 @@ default. The framework calls every hook directly; nothing is discovered by ``get
   yourself; either way ``isinstance(obj, Verifier)`` holds.
 - The records the hooks exchange: :class:`SearchBudget` (what a verifier may spend),
   :class:`Repair` (a clue edit a family proposes), :class:`Step` (what a strategy did),
-  :class:`UniquenessSession` (a verifier's fast uniqueness question).
+  :class:`UniquenessSession` (a verifier's fast uniqueness question) and
+  :class:`OrderedRemoval` (a session that runs a whole remove-and-check in one call).
 
 Not for: implementations (``families/``, ``verifiers/``, ``generators/``, ``loop/`` hold them)
 or registries (:mod:`puzzlekit.core.plugins`).
@@ -19,9 +20,8 @@ or registries (:mod:`puzzlekit.core.plugins`).
 
 from __future__ import annotations
 
-import inspect
 import math
-from collections.abc import Collection, Iterable, Mapping
+from collections.abc import Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol, runtime_checkable
 
@@ -137,6 +137,20 @@ class UniquenessSession(Protocol):
 
 
 @runtime_checkable
+class OrderedRemoval(Protocol):
+    """A uniqueness session that also runs a whole remove-and-check in one call (the bitmask
+    verifier's: one compiled loop). Minimization uses it when a session has it, and asks
+    :meth:`UniquenessSession.unique_with` once per group otherwise; the answers are the same."""
+
+    def remove_in_order(
+        self, groups: Sequence[Sequence[str]], kept: Iterable[str]
+    ) -> tuple[str, ...]:
+        """The clues of ``kept`` left after trying each group of ``groups`` in turn: a group is
+        dropped when the solution stays the only one of the clues left without it."""
+        raise NotImplementedError
+
+
+@runtime_checkable
 class Verifier(Protocol):
     """A verifier backend: one verb, :meth:`verify`; settings are given at construction
     (scikit-learn style). Register a factory with
@@ -171,11 +185,21 @@ class Verifier(Protocol):
         ``extras``: the names of the report extras (:data:`EXTRAS`) the caller wants; the
         verdict, the solutions and the reject detail never depend on it. A verifier computes the
         extras it knows only when asked (a setting may ask for them always) and ignores the
-        names it does not know: an extra not computed is absent from ``stats``. The parameter is
-        optional: callers pass it through :func:`call_verify`, which passes it only when it is
-        not empty and the verifier's ``verify`` accepts it, so a verifier written before it
-        existed keeps working (and reports no extras)."""
+        names it does not know: an extra not computed is absent from ``stats``. The loop passes it
+        on every call (checked by :func:`report_extras`; empty when nothing is asked), so
+        ``verify`` must take it."""
         raise NotImplementedError
+
+    def accepts(self, instance: Instance) -> bool:
+        """Whether this backend takes ``instance``: its rules and clues (an instance without
+        clues asks about its schema alone). The default backend choice
+        (:func:`puzzlekit.verifiers.registry.default_verifier_name`) asks the backends of its
+        preference order and takes the first that accepts; ``check_family`` compares only the
+        backends that accept a family's instances. An instance that does not resolve is
+        accepted when the family's own schemas are (the report is ``INVALID_SPEC``). Must be
+        cheap, safe from several threads and never mutate ``instance``. Default: True, every
+        instance (``verify`` may still decline one by raising ``NotImplementedError``)."""
+        return True
 
     def believed_schema(self, schema: Schema) -> Schema:
         """The schema as this verifier believes it. Called by the loop before a strategy
@@ -193,54 +217,17 @@ class Verifier(Protocol):
         return None
 
 
-_ACCEPTS_EXTRAS: dict[type, bool] = {}
-
-
-def accepts_extras(verifier: Any) -> bool:
-    """Whether ``verifier.verify`` takes ``extras`` (by name, or through ``**kwargs``); looked
-    up once per class."""
-    cls = type(verifier)
-    known = _ACCEPTS_EXTRAS.get(cls)
-    if known is None:
-        try:
-            params = inspect.signature(verifier.verify).parameters.values()
-        except (TypeError, ValueError):  # a builtin or a callable without a signature
-            params = ()  # type: ignore[assignment]
-        known = any(p.name == "extras" or p.kind is p.VAR_KEYWORD for p in params)
-        _ACCEPTS_EXTRAS[cls] = known
-    return known
-
-
-def call_verify(
-    verifier: Any,
-    instance: Instance,
-    *,
-    solution_cap: int = DEFAULT_CAP,
-    budget: SearchBudget | None = None,
-    extras: Collection[str] = (),
-) -> VerifierReport:
-    """``verifier.verify(instance, ...)`` asking for ``extras`` the way every framework caller
-    does: the keyword is passed only when ``extras`` is not empty and the verifier accepts it
-    (:func:`accepts_extras`); a verifier without it is called as before and its report simply
-    lacks the extras. Raises ValueError for a name not in :data:`EXTRAS`."""
+def report_extras(extras: Collection[str]) -> frozenset[str]:
+    """``extras`` as the frozenset every caller passes to ``verify(..., extras=...)``; raises
+    ValueError for a name not in :data:`EXTRAS` (a misspelt extra is a mistake to name, not a
+    request to ignore)."""
     unknown = sorted(set(extras) - EXTRAS)
     if unknown:
         raise ValueError(f"unknown report extra {unknown[0]!r}; known: {', '.join(sorted(EXTRAS))}")
-    if extras and accepts_extras(verifier):
-        return verifier.verify(
-            instance, solution_cap=solution_cap, budget=budget, extras=frozenset(extras)
-        )
-    return verifier.verify(instance, solution_cap=solution_cap, budget=budget)
+    return frozenset(extras)
 
 
 # --- Strategy ----------------------------------------------------------------------------------
-
-
-def strategy_extras(strategy: Any) -> frozenset[str]:
-    """The report extras ``strategy`` reads (:attr:`Strategy.extras`). A strategy that neither
-    subclasses :class:`Strategy` nor declares ``extras`` (one written before the member existed)
-    reads none: the one optional member the loop looks up rather than calls."""
-    return frozenset(getattr(strategy, "extras", ()))
 
 
 class StrategyFailed(Exception):
@@ -255,8 +242,9 @@ class StrategyFailed(Exception):
 
 
 def strategy_hook(strategy: Any, name: str) -> Any:
-    """The optional member ``name`` of ``strategy`` (``end_loop``, ``state``), or None: like
-    :func:`strategy_extras`, looked up rather than called, so older strategies keep working."""
+    """The optional member ``name`` of ``strategy`` (``end_loop``, ``state``), or None: looked
+    up rather than called, so a strategy that does not subclass :class:`Strategy` may leave
+    them out."""
     found = getattr(strategy, name, None)
     return found if callable(found) else None
 

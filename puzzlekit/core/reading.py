@@ -28,6 +28,7 @@ from __future__ import annotations
 import json
 import math
 import re
+import sys
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from typing import IO, Any
@@ -290,6 +291,10 @@ def load_toml_file(path: Any, limit: int | None = None) -> dict[str, Any]:
     return loads_toml(read_file_text(path, limit))
 
 
+#: the digits Python reads of an integer literal (its ``int_max_str_digits``)
+_INT_DIGITS = sys.get_int_max_str_digits()
+
+
 def loads_toml(text: str) -> dict[str, Any]:
     """``text`` parsed as TOML, nesting bounded before the parser recurses, then checked like
     JSON data (see :func:`check`; TOML dates and times are refused: no config needs one)."""
@@ -301,6 +306,8 @@ def loads_toml(text: str) -> dict[str, Any]:
         data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
         raise ReadError("$", f"not TOML: {exc}") from None
+    except ValueError:  # the only other one tomllib lets out: int() of a too long literal
+        raise ReadError("$", f"not TOML: an integer of more than {_INT_DIGITS} digits") from None
     except RecursionError:
         raise ReadError("$", f"nested deeper than {MAX_DEPTH} levels") from None
     return check(data)

@@ -37,7 +37,7 @@ import numpy as np
 from gymnasium import spaces
 
 from puzzlekit.core.model import Instance
-from puzzlekit.core.protocols import SearchBudget, call_verify
+from puzzlekit.core.protocols import SearchBudget
 from puzzlekit.core.report import Verdict, VerifierReport
 from puzzlekit.envs.observe import (
     DETAIL_KEYS,
@@ -366,9 +366,7 @@ class GenerateEnv(gymnasium.Env):
         return _Answer(instance, report.verdict, report.solution_count, report=report)
 
     def _verify(self, instance: Instance) -> VerifierReport:
-        return call_verify(
-            self.filter, instance, solution_cap=self.solution_cap, budget=self.budget
-        )
+        return self.filter.verify(instance, solution_cap=self.solution_cap, budget=self.budget)
 
     def _reward(self, answer: _Answer) -> float:
         verdict = answer.verdict

@@ -342,7 +342,13 @@ class GivensGrid(Family):
                     v = solution.get(cell_name(r, c))
                     if v:
                         grid[r][c] = SYMBOLS[v - 1].lower() if n <= 9 else SYMBOLS[v - 1]
-        for clue in instance.clues:
+        source = instance.clue_source
+        lined = isinstance(source, GridLine) and source.size == n
+        if lined and "clues" not in instance.__dict__:
+            for i, v in source.givens():  # a grid line's values: no clue objects built
+                if v <= MAX_SIZE:
+                    grid[i // n][i % n] = SYMBOLS[v - 1]
+        for clue in () if lined and "clues" not in instance.__dict__ else instance.clues:
             if clue.kind == "given" and len(clue.coords) == 1:
                 r, c = clue.coords[0]
                 if 0 <= r < n and 0 <= c < n:

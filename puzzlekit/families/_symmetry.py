@@ -26,8 +26,9 @@ from collections.abc import Iterator, Sequence
 import numpy as np
 
 from puzzlekit.core.family import Family
-from puzzlekit.core.model import Clue, Instance, SpecError
-from puzzlekit.families._grid import cell_name
+from puzzlekit.core.jsondata import freeze
+from puzzlekit.core.model import Instance, SpecError
+from puzzlekit.families._gridline import GridLine
 
 
 def _tie_orders(keys: Sequence[object], blank: Sequence[bool] = ()) -> list[list[int]]:
@@ -186,22 +187,36 @@ def canonical_givens(
         schema = family.schema(instance.params_dict())
     except SpecError:
         return instance
-    n = int(schema.params_dict()["size"])
-    grid = np.zeros((n, n), dtype=np.int64)
-    for clue in instance.clues:
-        value = clue.data_dict().get("value") if clue.kind == "given" else None
-        if len(clue.coords) != 1 or not isinstance(value, int) or isinstance(value, bool):
-            return instance
-        r, c = clue.coords[0]
-        if not (0 <= r < n and 0 <= c < n and 1 <= value <= n) or grid[r, c]:
-            return instance
-        grid[r, c] = value
+    params = schema.params_dict()
+    n = int(params["size"])
+    grid = _givens_grid(instance, n)
+    if grid is None:
+        return instance
     if rows:
         canon = canonical_grid(grid, band, stack, transpose=transpose)
     else:
         canon = _relabel(grid.reshape(1, -1), n).reshape(n, n)
-    clues = [
-        Clue.make(cell_name(r, c), "given", {"value": int(canon[r, c])}, [(r, c)])
-        for r, c in zip(*(x.tolist() for x in np.nonzero(canon)), strict=True)
-    ]
-    return Instance.make(family.name, schema.params_dict(), clues)
+    # the representative as a grid line: its clues are built only if read, its bytes joined
+    # from cached per-cell bytes (the same bytes as the instance of the clue objects)
+    frozen = freeze(params)
+    line = GridLine(family.name, frozen, n, bytes(canon.astype(np.uint8).ravel().tolist()))
+    return Instance.deferred(family.name, frozen, line)
+
+
+def _givens_grid(instance: Instance, n: int) -> np.ndarray | None:
+    """The n x n grid of an instance's givens (0: blank); None when a clue is not a given of
+    the grid or two givens share a cell. A grid line's values are read as they are."""
+    source = instance.clue_source
+    if isinstance(source, GridLine) and source.size == n and "clues" not in instance.__dict__:
+        grid = np.frombuffer(source.values, dtype=np.uint8).reshape(n, n).astype(np.int64)
+        return grid if int(grid.max(initial=0)) <= n else None
+    grid = np.zeros((n, n), dtype=np.int64)
+    for clue in instance.clues:
+        value = clue.data_dict().get("value") if clue.kind == "given" else None
+        if len(clue.coords) != 1 or not isinstance(value, int) or isinstance(value, bool):
+            return None
+        r, c = clue.coords[0]
+        if not (0 <= r < n and 0 <= c < n and 1 <= value <= n) or grid[r, c]:
+            return None
+        grid[r, c] = value
+    return grid

@@ -43,6 +43,7 @@ from puzzlekit.core.model import (
 )
 from puzzlekit.core.reading import is_digits
 from puzzlekit.families import Repair, register_family
+from puzzlekit.families._dihedral import Move, canonical_square, moved_cells, moved_given
 from puzzlekit.families._grid import (
     SYMBOLS,
     GappedDrawing,
@@ -62,6 +63,19 @@ def inequality(a: tuple[int, int], b: tuple[int, int], op: str) -> Clue:
     if b < a:
         a, b, op = b, a, {"<": ">", ">": "<"}[op]
     return Clue.make(f"{cell_name(*a)}-{cell_name(*b)}", "inequality", {"op": op}, [a, b])
+
+
+def _moved_clue(clue: Clue, move: Move, n: int, reverse: bool) -> Clue:
+    """One clue's image under a move of the square (values reversed when ``reverse``)."""
+    if clue.kind == "given":
+        return moved_given(clue, move, n, reverse)
+    if clue.kind != "inequality" or len(clue.coords) != 2:
+        raise ValueError(f"clue {clue.id} is not a given or an inequality")
+    op = clue.data_dict()["op"]
+    if op not in ("<", ">"):
+        raise ValueError(f"clue {clue.id}: op {op!r}")
+    a, b = moved_cells(clue, move)
+    return inequality(a, b, {"<": ">", ">": "<"}[op] if reverse else op)
 
 
 def _split_cells(body: str, n: int) -> tuple[dict[int, tuple[int, str]], list[Violation]]:
@@ -111,9 +125,16 @@ class Futoshiki(GappedDrawing, GivensGrid):
     clue_kinds = ("given", "inequality")
     param_keys = ("size",)
     listed_params = ({"size": 4}, {"size": 5}, {"size": 6}, {"size": 7})
+    symmetry_group = (
+        "the square's rotations and reflections, each sign moved and turned with its two cells, "
+        "and the value reversal v -> n + 1 - v with every sign reversed"
+    )
 
     def normalize_params(self, params: Mapping[str, Any]) -> dict[str, Any]:
         return {"size": self._check_size(params, default=5)}
+
+    def canonical_instance(self, instance: Instance) -> Instance:
+        return canonical_square(self, instance, _moved_clue, reverse=True)
 
     # -- clues ------------------------------------------------------------------------------
     def clue_constraints(self, schema: Schema, clue: Clue) -> tuple[Constraint, ...]:

@@ -51,6 +51,7 @@ from puzzlekit.core.model import (
     Violation,
 )
 from puzzlekit.families import Repair, pick_in_order, register_family
+from puzzlekit.families._dihedral import Move, canonical_square, moved_cells, moved_given
 from puzzlekit.families._grid import (
     GappedDrawing,
     GivensGrid,
@@ -69,6 +70,17 @@ def pair_clue(a: tuple[int, int], b: tuple[int, int], kind: str) -> Clue:
     """The pair clue of ``kind`` between neighbours ``a`` and ``b`` (cells in row-major order)."""
     a, b = sorted((tuple(a), tuple(b)))
     return Clue.make(f"{cell_name(*a)}-{cell_name(*b)}", kind, {}, [a, b])
+
+
+def _moved_clue(clue: Clue, move: Move, n: int, reverse: bool) -> Clue:
+    """One clue's image under a move of the square (a pair's meaning, |a - b| = 1 or not, is
+    the same for values reversed)."""
+    if clue.kind == "given":
+        return moved_given(clue, move, n, reverse)
+    if clue.kind not in PAIR_KINDS or len(clue.coords) != 2:
+        raise ValueError(f"clue {clue.id} is not a given or a pair")
+    a, b = moved_cells(clue, move)
+    return pair_clue(a, b, clue.kind)
 
 
 def _pairs(n: int) -> list[tuple[tuple[int, int], tuple[int, int]]]:
@@ -183,12 +195,20 @@ class FutoshikiAdjacent(GappedDrawing, GivensGrid):
         "more. Given numbers stay."
     )
     clue_kinds = ("given", *PAIR_KINDS)
+    default_verifier = "sat"  # its reports' backend since 0.1 (bitmask reads it too: not measured)
     param_keys = ("size",)
     listed_params = ({"size": 4}, {"size": 5}, {"size": 6})
     place_name = "pair"
+    symmetry_group = (
+        "the square's rotations and reflections, each bar moved with its two cells, and the value "
+        "reversal v -> n + 1 - v (which keeps every difference)"
+    )
 
     def normalize_params(self, params: Mapping[str, Any]) -> dict[str, Any]:
         return {"size": self._check_size(params, default=5)}
+
+    def canonical_instance(self, instance: Instance) -> Instance:
+        return canonical_square(self, instance, _moved_clue, reverse=True)
 
     # -- clues ------------------------------------------------------------------------------
     def clue_constraints(self, schema: Schema, clue: Clue) -> tuple[Constraint, ...]:

@@ -54,6 +54,7 @@ from puzzlekit.core.model import (
 )
 from puzzlekit.core.reading import is_digits
 from puzzlekit.families import Family, Repair, pick_in_order, register_family
+from puzzlekit.families._dihedral import KakuroSymmetry
 from puzzlekit.families._regions import (
     cell_name,
     check_keys,
@@ -135,7 +136,7 @@ def sum_range(length: int) -> tuple[int, int]:
 MAX_LAYOUT_SIDE = 30
 
 
-class Kakuro(Family):
+class Kakuro(KakuroSymmetry, Family):
     name = "kakuro"
     size_limits = {"rows": 12, "cols": 12, "layout": MAX_LAYOUT_SIDE}
     description = "Blocks and white cells; each run's digits differ and add up to its sum"
@@ -144,6 +145,7 @@ class Kakuro(Family):
         "white cells below it (D) and right of it (A); a run's digits differ and add up to its sum."
     )
     clue_kinds = ("run", "given")
+    default_verifier = "sat"  # its reports' backend since 0.1 (bitmask reads it too: not measured)
     listed_params = (
         {"rows": 5, "cols": 5, "seed": 1},
         {"rows": 7, "cols": 7, "seed": 1},
@@ -265,16 +267,6 @@ class Kakuro(Family):
             return None
         return (clue.kind, clue.data_dict().get("direction"), clue.coords[0])
 
-    @staticmethod
-    def run_clue(kind: str, cells: Sequence[Cell], total: int) -> Clue:
-        return Clue.make(
-            f"{kind}-{cell_name(*cells[0])}", "run", {"direction": kind, "sum": total}, cells
-        )
-
-    @staticmethod
-    def given(coord: Cell, value: int) -> Clue:
-        return Clue.make(cell_name(*coord), "given", {"value": value}, [coord])
-
     def run_clues(self, schema: Schema, solution: Solution) -> list[Clue]:
         return [
             self.run_clue(kind, run, sum(solution[cell_name(*c)] for c in run))
@@ -316,9 +308,8 @@ class Kakuro(Family):
 
     # -- text -------------------------------------------------------------------------------
     def parse_text(self, text: str, params: Mapping[str, Any] | None = None) -> Instance:
-        """One line ``RxC:`` then rows joined by ``/`` (what :meth:`format_text` writes), or
-        the rows on lines of their own (tokens: ``#`` block, ``down\\across`` sums, ``.``
-        empty, a digit given)."""
+        """One line ``RxC:`` then rows joined by ``/`` (what :meth:`format_text` writes), or the
+        rows on lines of their own (tokens: ``#`` block, ``down\\across`` sums, ``.``, digits)."""
         if text.lstrip().startswith("{"):  # what format_text writes when the grid cannot
             return Family.parse_text(self, text, params)
         rows = [ln.split() for ln in _text_rows(text)]

@@ -65,9 +65,12 @@ from puzzlekit.families._cages import (
     encode_block_structure,
     int_field,
 )
+from puzzlekit.families._dihedral import canonical_square, moved_cage
 from puzzlekit.families._grid import GivensGrid, cell_name, check_described_size
 
 OPS = ("+", "-", "*", "/", "=")
+
+
 #: Tatham's letters for the operations of keen descriptions
 TATHAM_OPS = {"a": "+", "s": "-", "m": "*", "d": "/"}
 
@@ -178,6 +181,13 @@ class KenKen(CageGrid, GivensGrid):
     param_keys = ("size",)
     listed_params = ({"size": 3}, {"size": 4}, {"size": 5}, {"size": 6})
     max_cage = 4
+    symmetry_group = (
+        "the square's rotations and reflections, each cage and given moved with its cells (no "
+        "relabelling of values: a sum, product or quotient is not kept by one)"
+    )
+
+    def canonical_instance(self, instance: Instance) -> Instance:
+        return canonical_square(self, instance, moved_cage)
 
     def normalize_params(self, params: Mapping[str, Any]) -> dict[str, Any]:
         n = self._check_size(params, default=4)

@@ -12,6 +12,7 @@ from typing import Any
 
 from puzzlekit.core.model import Instance
 from puzzlekit.families import register_family
+from puzzlekit.families._dihedral import given
 from puzzlekit.families._grid import GivensGrid
 from puzzlekit.families._symmetry import canonical_givens
 
@@ -24,15 +25,35 @@ class Latin(GivensGrid):
         "every row and every column holds each number exactly once. The given numbers stay."
     )
     param_keys = ("size",)
-    symmetry_group = "symbol relabelling, row permutations, column permutations, transpose"
+    symmetry_group = (
+        "paratopy: symbol relabelling, row permutations, column permutations, and the six "
+        "conjugates (any permutation of the roles of row, column and symbol; the transpose "
+        "among them)"
+    )
     listed_params = ({"size": 4}, {"size": 5}, {"size": 6}, {"size": 9})
 
     def normalize_params(self, params: Mapping[str, Any]) -> dict[str, Any]:
         return {"size": self._check_size(params, default=None)}
 
     def canonical_instance(self, instance: Instance) -> Instance:
+        """The least digest of the representatives (isotopy and transpose) of the puzzle and of
+        its conjugates with rows, then columns, exchanged for symbols: the three classes a
+        paratopy permutes among themselves."""
         n = self.normalize_params(instance.params_dict())["size"]
-        return canonical_givens(self, instance, n, n, transpose=True)
+        base = canonical_givens(self, instance, n, n, transpose=True)
+        if base is instance:  # a clue that is not a given in the grid
+            return instance
+        triples = [(*c.coords[0], c.data_dict()["value"] - 1) for c in instance.clues]
+        for axes in ((0, 2), (1, 2)):  # each row and each column holds a symbol once
+            if len({(t[axes[0]], t[axes[1]]) for t in triples}) < len(triples):
+                return base
+        reps = [base]
+        for swap in ((2, 1, 0), (0, 2, 1)):  # rows <-> symbols, columns <-> symbols
+            moved = [tuple(t[i] for i in swap) for t in triples]
+            clues = [given((r, c), v + 1) for r, c, v in moved]
+            image = Instance.make(self.name, instance.params_dict(), clues)
+            reps.append(canonical_givens(self, image, n, n, transpose=True))
+        return min(reps, key=lambda i: i.digest)
 
 
 LATIN = register_family(Latin())

@@ -51,6 +51,7 @@ from puzzlekit.core.model import (
 )
 from puzzlekit.core.reading import is_digits
 from puzzlekit.families import Family, Repair, pick_in_order, register_family
+from puzzlekit.families._dihedral import Move, canonical_square, moved_cells, moved_given
 from puzzlekit.families._regions import (
     cell_name,
     check_keys,
@@ -126,7 +127,30 @@ class Skyscrapers(Family):
         "building hides every lower one behind it. Given heights stay."
     )
     clue_kinds = ("edge", "given")
+    #: its edge clues are ``Regular`` constraints, which the compiled ``bitmask`` backend cannot
+    #: take, though its all-different rules compile: every loop's filter is ``sat``
+    default_verifier = "sat"
     listed_params = ({"size": 4}, {"size": 5}, {"size": 6}, {"size": 8})
+    symmetry_group = (
+        "the square's rotations and reflections, each edge clue moved to the side its line and "
+        "its viewpoint go to (a reflection across a line swaps the line's two ends)"
+    )
+
+    def canonical_instance(self, instance: Instance) -> Instance:
+        return canonical_square(self, instance, self._moved_clue)
+
+    def _moved_clue(self, clue: Clue, move: Move, n: int, reverse: bool) -> Clue:
+        """One clue's image: an edge clue's cells (from its viewpoint on) moved give its side
+        (where the line's first cell now is) and index."""
+        if clue.kind == "given":
+            return moved_given(clue, move, n)
+        value = clue.data_dict()["value"]
+        if clue.kind != "edge" or len(clue.coords) != n or not isinstance(value, int):
+            raise ValueError(f"clue {clue.id} is not an edge clue or a given")
+        (r0, c0), (r1, c1) = moved_cells(clue, move)[:2]
+        if r0 == r1:
+            return self.edge(n, "left" if c1 > c0 else "right", r0, value)
+        return self.edge(n, "top" if r1 > r0 else "bottom", c0, value)
 
     def normalize_params(self, params: Mapping[str, Any]) -> dict[str, Any]:
         check_keys(params, ("size",), self.name)

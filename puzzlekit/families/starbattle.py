@@ -63,6 +63,7 @@ from puzzlekit.core.model import (
 )
 from puzzlekit.core.reading import is_digits
 from puzzlekit.families import Family, Repair, pick_in_order, register_family
+from puzzlekit.families._dihedral import StarBattleSymmetry
 from puzzlekit.families._regions import (
     cell_name,
     check_keys,
@@ -79,7 +80,7 @@ from puzzlekit.families._starlayout import RULES_TEXT, _merge, _place, _row_choi
 LETTERS = string.ascii_uppercase
 
 
-class StarBattle(Family):
+class StarBattle(StarBattleSymmetry, Family):
     name = "starbattle"
     size_limits = {"size": 14, "stars": 3, "regions": 14}
     description = "N×N grid; k stars per row, column and region, no two stars touching"
@@ -202,14 +203,6 @@ class StarBattle(Family):
             for c in problem.clues
             if c.kind in ("star", "empty")
         }
-
-    @staticmethod
-    def reveal(coord: tuple[int, int], value: int) -> Clue:
-        return Clue.make(cell_name(*coord), "star" if value else "empty", {}, [coord])
-
-    @staticmethod
-    def region(index: int, cells: Sequence[tuple[int, int]]) -> Clue:
-        return Clue.make(f"region{index + 1}", "region", {}, sorted(tuple(c) for c in cells))
 
     def clues_from_solution(self, schema: Schema, solution: Solution) -> list[Clue]:
         return [self.reveal(v.coord, solution[v.name]) for v in schema.variables]

@@ -46,6 +46,7 @@ from puzzlekit.families._cages import (
     render_groups_mpl,
     rows_to_regions,
 )
+from puzzlekit.families._dihedral import UNMOVABLE, moved_given, moves
 from puzzlekit.families._grid import SYMBOLS, GivensGrid, cell_name
 from puzzlekit.families._symmetry import canonical_givens
 
@@ -93,7 +94,11 @@ class SudokuJigsaw(GivensGrid):
         "the drawing) holds each number exactly once. The given numbers stay as they are."
     )
     param_keys = ("size", "regions", "seed")
-    symmetry_group = "digit relabelling (the regions are the schema's)"
+    symmetry_group = (
+        "the square's rotations and reflections with the regions (params.regions) moved and "
+        "renamed, and digit relabelling (not the row and column permutations that move an "
+        "unconnected layout along)"
+    )
     listed_params = ({"size": 4}, {"size": 6}, {"size": 9})
     size_limits = {"size": 25, "regions": 25, "grown layout size": MAX_GROWN}
 
@@ -240,7 +245,22 @@ class SudokuJigsaw(GivensGrid):
         return render_groups_mpl(n, group_of, symbols, None, ax)
 
     def canonical_instance(self, instance: Instance) -> Instance:
-        return canonical_givens(self, instance, 1, 1, transpose=False, rows=False)
+        """The least digest over the 8 moves of each move's least relabelling."""
+        try:
+            params = self.schema(instance.params_dict()).params_dict()
+            n = params["size"]
+            groups = rows_to_regions(params["regions"])
+            images = []
+            if any(c.kind != "given" for c in instance.clues):
+                return instance
+            for move, _, _ in moves(n, n):
+                moved = {"size": n, "regions": regions_to_rows(n, [map(move, g) for g in groups])}
+                clues = [moved_given(c, move, n) for c in instance.clues]
+                image = Instance.make(self.name, moved, clues)
+                images.append(canonical_givens(self, image, 1, 1, transpose=False, rows=False))
+        except UNMOVABLE:
+            return instance
+        return min(images, key=lambda i: i.digest)
 
 
 SUDOKU_JIGSAW = register_family(SudokuJigsaw())

@@ -44,6 +44,7 @@ from puzzlekit.core.model import (
 )
 from puzzlekit.families import Family, register_family
 from puzzlekit.families._cages import CageGrid, Cell, int_field
+from puzzlekit.families._dihedral import canonical_square, moved_cage
 from puzzlekit.families._grid import cell_name
 from puzzlekit.families.sudoku import Sudoku
 
@@ -64,6 +65,16 @@ class SudokuKiller(CageGrid, Sudoku):
         {"size": 9, "box": [3, 3]},
     )
     max_cage = 5
+    symmetry_group = (
+        "the square's rotations and reflections when boxes are square, the reflections alone "
+        "otherwise, cages and givens moved with their cells (no digit relabelling: sums are "
+        "not kept by one; no row or column swap within a band or stack: a cage across the two "
+        "rows would come apart)"
+    )
+
+    def canonical_instance(self, instance: Instance) -> Instance:
+        br, bc = self.box_shape(self.normalize_params(instance.params_dict()))
+        return canonical_square(self, instance, moved_cage, transpose=br == bc)
 
     def cage_allowed(self, cells: list[Cell], solution: Solution) -> bool:
         vals = [solution[cell_name(*c)] for c in cells]

@@ -6,6 +6,8 @@ With ``symmetric=True`` clues are dropped in rotationally symmetric pairs (the c
 
 from __future__ import annotations
 
+import sys
+import time
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -13,7 +15,7 @@ from typing import Any
 import numpy as np
 
 from puzzlekit.core.model import Clue, Instance
-from puzzlekit.core.protocols import Verifier
+from puzzlekit.core.protocols import OrderedRemoval, Verifier
 from puzzlekit.core.report import Verdict
 
 
@@ -47,8 +49,11 @@ def minimize(
     """The instance with every removable clue removed (each removal checked UNIQUE).
 
     ``solution`` (the instance's unique solution) enables the verifier's fast verb
-    ``uniqueness_session(instance, solution)`` where it gives a session (``sat``): one solver
-    call per removal instead of a full report. Otherwise each removal is a ``verify``.
+    ``uniqueness_session(instance, solution)`` where it gives a session: one solver call per
+    removal instead of a full report (``sat``), or the whole remove-and-check in one compiled
+    call (``bitmask``, :class:`~puzzlekit.core.protocols.OrderedRemoval`). Otherwise each
+    removal is a ``verify``. The groups tried and their order are drawn the same way in every
+    case, so every way gives the same result.
     """
     session = verifier.uniqueness_session(instance, solution) if solution is not None else None
     try:
@@ -60,27 +65,69 @@ def minimize(
 
 def _minimize(instance, verifier, rng, symmetric, solution_cap, session) -> Minimized:
     clues = list(instance.clues)
+    groups = removal_groups(instance, rng, symmetric)
+    kept = {c.id for c in clues}
+    if isinstance(session, OrderedRemoval):
+        kept = _remove_noting(session, groups, kept, len(clues))
+    else:
+        for group in groups:
+            if session is not None:
+                unique = session.unique_with(kept - group)
+            else:
+                trial = instance.with_clues(c for c in clues if c.id in kept and c.id not in group)
+                report = verifier.verify(trial, solution_cap=solution_cap)
+                unique = report.verdict is Verdict.UNIQUE
+            if unique:
+                kept -= group
+    final = instance.with_clues(c for c in clues if c.id in kept)
+    return Minimized(final, len(groups), len(clues) - len(final.clues))
+
+
+#: a minimization still going after this many seconds says so on stderr, and again as often after
+NOTE_EVERY = 10.0
+#: groups one call of ``remove_in_order`` tries between two looks at the clock
+CHUNK = 16
+
+
+def _remove_noting(session: Any, groups: list[set[str]], kept: set[str], total: int) -> set[str]:
+    """``session.remove_in_order`` over ``groups`` in chunks (the same result as one call), with
+    a line on stderr every :data:`NOTE_EVERY` seconds saying how far it got."""
+    t0 = noted = time.perf_counter()
+    for start in range(0, len(groups), CHUNK):
+        kept = set(session.remove_in_order(groups[start : start + CHUNK], kept))
+        now = time.perf_counter()
+        if now - noted >= NOTE_EVERY:
+            noted = now
+            tried = min(start + CHUNK, len(groups))
+            print(
+                f"puzzlekit: minimizing: {tried} of {len(groups)} removals tried, "
+                f"{len(kept)} of {total} clues left ({now - t0:.0f} s)",
+                file=sys.stderr,
+                flush=True,
+            )
+    return kept
+
+
+def removal_groups(
+    instance: Instance, rng: np.random.Generator, symmetric: bool = False
+) -> list[set[str]]:
+    """The groups of clue ids minimization tries to drop, in the order it tries them: the clues
+    in an order drawn by ``rng``, each with its rotational partner when ``symmetric`` (a clue
+    already in a group is not tried again). A group is tried while all its clues are still in
+    the puzzle (a clue leaves only with its group), so the groups are known before any check."""
+    clues = list(instance.clues)
     order = [clues[int(i)] for i in rng.permutation(len(clues))]
     size = instance.params_dict().get("size") if symmetric else None
     by_coord = {c.coords[0]: c for c in clues if len(c.coords) == 1}
-    kept = {c.id for c in clues}
-    calls = 0
     tried: set[str] = set()
+    groups: list[set[str]] = []
     for clue in order:
-        if clue.id in tried or clue.id not in kept:
+        if clue.id in tried:
             continue
         group = {clue.id}
         partner = _partner(clue, by_coord, size) if symmetric else None
-        if partner is not None and partner.id in kept:
+        if partner is not None and partner.id not in tried:
             group.add(partner.id)
         tried |= group
-        calls += 1
-        if session is not None:
-            unique = session.unique_with(kept - group)
-        else:
-            trial = instance.with_clues(c for c in clues if c.id in kept and c.id not in group)
-            unique = verifier.verify(trial, solution_cap=solution_cap).verdict is Verdict.UNIQUE
-        if unique:
-            kept -= group
-    final = instance.with_clues(c for c in clues if c.id in kept)
-    return Minimized(final, calls, len(clues) - len(final.clues))
+        groups.append(group)
+    return groups

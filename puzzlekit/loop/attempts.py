@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from puzzlekit.core.model import Coord, Instance, sha256_digest
-from puzzlekit.core.protocols import SearchBudget, call_verify
+from puzzlekit.core.protocols import SearchBudget, report_extras
 from puzzlekit.core.report import VerifierReport, top_coord
 from puzzlekit.loop.holdout import registry_kept, registry_state
 
@@ -65,28 +65,47 @@ def guarded_verify(
     extras: Collection[str] = (),
     budget: SearchBudget | None = None,
 ) -> tuple[VerifierReport | None, float]:
-    """Verify (asking for ``extras``, see :func:`~puzzlekit.core.protocols.call_verify`, within
+    """Verify (asking for ``extras``, see :func:`~puzzlekit.core.protocols.report_extras`, within
     ``budget``) and check the evaluation left everything as it was; ``None`` means a
     contaminated evaluation. The content is copied out before the call and compared after it;
-    the digest is recomputed from the content (never read from a cache) and the report must
-    name it; the instance's cached bytes must still match its content; and the shared
-    registries (tools, families, verifiers, strategies) must be as they were."""
+    the instance's cached bytes and digest (and each clue's) must still match its content and
+    the report must name that digest; and the shared registries (tools, families, verifiers,
+    strategies) must be as they were.
+
+    The caches are computed before the call and noted by identity: when the call left the
+    content as it was (clue data and params are tuples all the way down, so comparing copies
+    compares values) and every cache the very object it was, nothing is serialized again;
+    otherwise the digest is recomputed from the content (never read from a cache) and every
+    cache compared with it. What leaves the loop process is serialized afresh
+    from the content there (:func:`puzzlekit.loop.isolation.result_to_json`), and the holdout
+    judges fresh bytes."""
     content = instance.content()
+    digest = instance.digest
+    caches = _caches(instance)
     registries = registry_state()
     t0 = time.perf_counter()
-    report = call_verify(
-        verifier, instance, solution_cap=solution_cap, budget=budget, extras=extras
-    )
+    asked = report_extras(extras)
+    report = verifier.verify(instance, solution_cap=solution_cap, budget=budget, extras=asked)
     seconds = time.perf_counter() - t0
+    if instance.content() != content or not registry_kept(registries, registry_state()):
+        return None, seconds
+    if _same_objects(caches, _caches(instance)):
+        return (report, seconds) if report.instance_digest == digest else (None, seconds)
     fresh = instance.fresh_canonical_json()
-    if (
-        instance.content() != content
-        or not instance.cache_intact(fresh)
-        or report.instance_digest != sha256_digest(fresh)
-        or not registry_kept(registries, registry_state())
-    ):
+    if not instance.cache_intact(fresh) or report.instance_digest != sha256_digest(fresh):
         return None, seconds
     return report, seconds
+
+
+def _caches(instance: Instance) -> tuple[Any, ...]:
+    """The instance's cached bytes, digest and compact source, then each clue's cached bytes."""
+    held = instance.__dict__
+    clues = tuple(c.__dict__.get("_canonical") for c in instance.clues)
+    return (held.get("_canonical"), held.get("_digest"), held.get("_source"), *clues)
+
+
+def _same_objects(before: tuple[Any, ...], after: tuple[Any, ...]) -> bool:
+    return len(before) == len(after) and all(a is b for a, b in zip(before, after, strict=True))
 
 
 def attempt(index: int, step: Any, report: VerifierReport | None, seconds: float) -> Attempt:

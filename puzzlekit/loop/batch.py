@@ -130,10 +130,13 @@ def generate(
     settling = config.ledger is not None or config.corpus is not None
     settler = _Settler(config, computed_at) if settling else None
     accepted = 0
-    index = 0
+    loops = driver.batch(
+        config.seed,
+        range(config.count * config.max_loops_per_puzzle),
+        wanted=lambda: config.count - accepted,
+    )
     try:
-        while accepted < config.count and index < config.count * config.max_loops_per_puzzle:
-            result = driver.run(loop_seed(config.seed, index))
+        for index, result in loops:
             index += 1
             if result.accepted:
                 accepted += 1
@@ -144,7 +147,10 @@ def generate(
                 settled = settler(result, driver)
             made = {**made_by, "loop": index - 1}
             yield generate_record(result, driver.family, settlement=settled, provenance=made)
+            if accepted >= config.count:
+                break
     finally:
+        loops.close()
         if settler is not None:
             settler.close()
 

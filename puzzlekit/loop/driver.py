@@ -28,6 +28,7 @@ Not for: writing rows or files (:mod:`puzzlekit.loop.rows`, the app) or settling
 from __future__ import annotations
 
 import time
+from collections import deque
 from collections.abc import Callable, Collection, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field, replace
 from typing import Any
@@ -36,7 +37,7 @@ import numpy as np
 
 from puzzlekit.core.model import Instance, Schema
 from puzzlekit.core.protocols import Holdout as Holdout
-from puzzlekit.core.protocols import StrategyFailed, call_verify, strategy_extras, strategy_hook
+from puzzlekit.core.protocols import StrategyFailed, report_extras, strategy_hook
 from puzzlekit.core.report import Verdict, VerifierReport, top_coord
 from puzzlekit.loop.attempts import CONTAMINATED, Attempt, guarded_verify
 from puzzlekit.loop.attempts import attempt as _attempt
@@ -189,7 +190,7 @@ def _loop(
     t0: float,
 ) -> LoopResult:
     rng = np.random.default_rng(seed)
-    extras = strategy_extras(strategy) | frozenset(extras)
+    extras = report_extras([*strategy.extras, *extras])
     gen_schema = filter.believed_schema(schema)
     step = strategy.start(gen_schema, rng)
     start_clues = len(step.instance.clues)
@@ -292,7 +293,7 @@ def _minimized(
         return instance, report, 0, None
     result = minimize(instance, filter, rng, solution=report.solutions[0])
     if result.instance.digest != instance.digest and not result.dropped:
-        report = call_verify(filter, result.instance, solution_cap=cap, extras=extras)
+        report = filter.verify(result.instance, solution_cap=cap, extras=report_extras(extras))
     return result.instance, report, result.calls, result
 
 
@@ -414,11 +415,8 @@ class LoopDriver:
 
     def run(self, seed: int) -> LoopResult:
         """One loop with ``seed``; one seed gives one result (timings aside)."""
-        holdout_name = getattr(self.holdout, "name", None) if self.holdout is not None else None
-        names = {"filter_name": self.spec.filter, "holdout_name": holdout_name}
         if self.isolated:
-            result = self._worker.run(self.spec, seed)
-            return replace(judged(result, self.holdout, self.spec.solution_cap), **names)
+            return self._judged(self._worker.run(self.spec, seed))
         strategy = self._kept or self._strategy(self.k, **self.spec.strategy_settings)
         if getattr(strategy, "across_loops", False):
             self._kept = strategy
@@ -432,7 +430,15 @@ class LoopDriver:
             minimize=self.minimize,
             extras=self.spec.extras,
         )
-        return replace(result, **names)
+        return replace(result, **self._names())
+
+    def _names(self) -> dict[str, str | None]:
+        holdout_name = getattr(self.holdout, "name", None) if self.holdout is not None else None
+        return {"filter_name": self.spec.filter, "holdout_name": holdout_name}
+
+    def _judged(self, result: LoopResult) -> LoopResult:
+        """An isolated loop's outcome with the holdout's report, judged here."""
+        return replace(judged(result, self.holdout, self.spec.solution_cap), **self._names())
 
     def reset(self) -> None:
         """Forget a strategy kept across loops (closing what it runs): the next loop starts a
@@ -442,10 +448,31 @@ class LoopDriver:
         if close is not None:
             close()
 
-    def batch(self, seed: int, indices: Iterable[int]) -> Iterator[tuple[int, LoopResult]]:
-        """``(i, result)`` of loop ``i`` of the batch with ``seed``, for each ``i`` in turn."""
-        for i in indices:
-            yield i, self.run(loop_seed(seed, i))
+    def batch(
+        self, seed: int, indices: Iterable[int], wanted: Callable[[], int] | None = None
+    ) -> Iterator[tuple[int, LoopResult]]:
+        """``(i, result)`` of loop ``i`` of the batch with ``seed``, for each ``i`` in turn: the
+        same results as :meth:`run` gives each. An isolated loop process gets the loops in
+        batches (:meth:`~puzzlekit.loop.isolation.LoopWorker.run_many`: at most ``wanted()``
+        loops ahead when given) and runs the next batch while this process judges; close the
+        iterator when done with it early."""
+        if not self.isolated:
+            for i in indices:
+                yield i, self.run(loop_seed(seed, i))
+            return
+        taken: deque[int] = deque()
+
+        def seeds() -> Iterator[int]:
+            for i in indices:
+                taken.append(i)
+                yield loop_seed(seed, i)
+
+        stream = self._worker.run_many(self.spec, seeds(), wanted)
+        try:
+            for result in stream:
+                yield taken.popleft(), self._judged(result)
+        finally:
+            stream.close()
 
 
 @dataclass(frozen=True)

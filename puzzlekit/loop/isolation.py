@@ -36,7 +36,7 @@ import subprocess
 import sys
 import tempfile
 import threading
-from collections.abc import Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import asdict, replace
 from multiprocessing.connection import Connection
 from typing import Any
@@ -44,6 +44,7 @@ from typing import Any
 from puzzlekit.core.jsondata import plain
 from puzzlekit.core.model import Instance, sha256_digest
 from puzzlekit.core.report import VerifierReport
+from puzzlekit.loop.channel import Channel
 
 __all__ = [
     "LoopWorker",
@@ -234,6 +235,13 @@ def _handle(loops: _Loops, request: Mapping[str, Any]) -> dict[str, Any]:
         return {"ok": None}
     if op == "run":
         return {"ok": loops.run(request["spec"], int(request["seed"]))}
+    if op == "run_many":  # outcomes in seed order; a failure ends the batch after those done
+        done: list[dict[str, Any]] = []
+        try:
+            done.extend(loops.run(request["spec"], int(seed)) for seed in request["seeds"])
+        except Exception as exc:
+            return {"ok": done, "error": f"{type(exc).__name__}: {exc}", "type": type(exc).__name__}
+        return {"ok": done}
     if op == "names":
         return {"ok": [_name_problem(*item) for item in request["names"]]}
     raise LoopWorkerError(f"unknown request {op!r}")
@@ -330,9 +338,11 @@ class LoopWorker:
             self._proc = in_lasting_thread(lambda: self._launch(down_r, up_w))
             os.close(down_r)
             os.close(up_w)
-            self._out = Connection(down_w, readable=False)
-            self._in = Connection(up_r, writable=False)
-            self._lock = threading.Lock()
+            self._channel = Channel(
+                Connection(down_w, readable=False),
+                Connection(up_r, writable=False),
+                lambda why: LoopWorkerError(f"the loop process {self.pid} ended: {why}"),
+            )
             #: what confines the loop process here ("landlock-vN" or "none"; docs/security.md)
             self.sandbox = str(self._ask({"op": "init", "readable": list(readable)}))
         except BaseException:  # Ctrl-C or SIGTERM while it starts: nothing left behind
@@ -363,13 +373,7 @@ class LoopWorker:
     def _ask(self, request: Mapping[str, Any]) -> Any:
         from puzzlekit.core.plugins import per_use_modules
 
-        message = {**request, "plugins": per_use_modules()}
-        with self._lock:
-            try:
-                self._out.send_bytes(json.dumps(message).encode("utf-8"))
-                reply = json.loads(self._in.recv_bytes())
-            except (EOFError, OSError) as exc:
-                raise LoopWorkerError(f"the loop process {self.pid} ended: {exc}") from None
+        reply = self._channel.ask({**request, "plugins": per_use_modules()})
         if "error" in reply:
             raise _error(reply)
         return reply["ok"]
@@ -381,6 +385,22 @@ class LoopWorker:
     def run(self, spec: Any, seed: int) -> Any:
         """The holdout-free outcome of loop ``seed`` of ``spec``, run in the loop process."""
         return result_from_json(self._ask({"op": "run", "spec": _spec_json(spec), "seed": seed}))
+
+    def run_many(
+        self, spec: Any, seeds: Iterable[int], wanted: Callable[[], int] | None = None
+    ) -> Iterator[Any]:
+        """Holdout-free outcomes of loops ``seeds`` of ``spec`` in batches (``Channel.stream``)."""
+        from puzzlekit.core.plugins import per_use_modules
+
+        ask = {"op": "run_many", "spec": _spec_json(spec), "plugins": per_use_modules()}
+        batches = self._channel.stream(lambda b: {**ask, "seeds": b}, seeds, wanted)
+        try:
+            for reply in batches:
+                yield from [result_from_json(o) for o in reply["ok"]]
+                if "error" in reply:
+                    raise _error(reply)
+        finally:
+            batches.close()
 
     def names(self, items: list[tuple[str, str, Mapping[str, Any] | None]]) -> list[dict]:
         """Each ``(kind, name, settings)`` looked up in the loop process, where the plugins are
@@ -397,8 +417,7 @@ class LoopWorker:
 
     def close(self) -> None:
         try:
-            self._out.close()
-            self._in.close()
+            self._channel.close()
         except OSError:
             pass
         from puzzlekit.core.lifeline import end_group, end_tree

@@ -28,7 +28,9 @@ later steps, which depend on it):
    take an instance (a backend declines by raising ``NotImplementedError`` or its own
    ``NotEncodable``) returns a well-formed report whose coordinates are coordinates of the
    schema (INVALID_SPEC violations excepted); ``backends-disagree``: exact backends agree on
-   the verdict, the capped solution count and, below the cap, the set of solutions.
+   the verdict, the capped solution count and, below the cap, the set of solutions;
+   ``default-filter-declines``: the family's default filter (chosen from its rules alone)
+   takes every sample, so a loop of the family never ends on a clue its filter cannot read.
 6. ``deterministic``: the same seed gives the same instances and the same report digests, also
    on a fresh verifier fed the instances in reverse order.
 7. ``cross-process``: a fresh Python process (another hash seed) computes the same instance

@@ -27,7 +27,7 @@ from typing import Any
 import numpy as np
 
 from puzzlekit.core.model import Clue, Instance, Schema, Solution, SpecError
-from puzzlekit.core.protocols import Family, Step, Strategy, strategy_extras
+from puzzlekit.core.protocols import Family, Step, Strategy
 from puzzlekit.core.report import VerifierReport
 from puzzlekit.quality.contract import Checker, where
 from puzzlekit.quality.family_steps import check_round_trip
@@ -51,7 +51,7 @@ class WatchedStrategy(Strategy):
     def __init__(self, inner: Strategy, ck: Checker, fam: Family, label: str) -> None:
         self.inner, self.ck, self.fam, self.label = inner, ck, fam, label
         self.name = inner.name
-        self.extras = strategy_extras(inner)
+        self.extras = frozenset(inner.extras)
         self.last: Step | None = None
         self._shown: dict[str, int] = {}
 

@@ -2,16 +2,18 @@
 the verifier contract and to the reference backend, and says what to change when it breaks it.
 
 Codes: ``protocol`` (a member of :class:`puzzlekit.core.protocols.Verifier` is missing or of the
-wrong type), the report codes of :mod:`puzzlekit.quality.verifying` (``verifier-raised``,
-``input-mutated``, ``not-a-report``, ``wrong-digest``, ``detail-case``, ``coord-outside-schema``,
-``wrong-solution``, ...), ``report-schema``, ``round-trip`` (of the report JSON),
-``deterministic``, ``malformed`` and ``backends-disagree``.
+wrong type, or ``verify`` does not take ``extras``), the report codes of
+:mod:`puzzlekit.quality.verifying` (``verifier-raised``, ``input-mutated``, ``not-a-report``,
+``wrong-digest``, ``detail-case``, ``coord-outside-schema``, ``wrong-solution``, ...),
+``report-schema``, ``round-trip`` (of the report JSON), ``deterministic``, ``malformed`` and
+``backends-disagree``.
 
 Not for: families (:mod:`puzzlekit.quality.family_check`) or benchmarking.
 """
 
 from __future__ import annotations
 
+import inspect
 from collections.abc import Iterable, Mapping
 from typing import Any
 
@@ -134,6 +136,22 @@ def _check_members(ck: Checker, verifier: Any) -> None:
             )
     if not callable(verifier.verify):
         ck.fail("protocol", "a verifier has one verb, verify(instance, *, solution_cap, budget).")
+    elif not _takes_extras(verifier.verify):
+        ck.fail(
+            "protocol",
+            f"{type(verifier).__name__}.verify must take the keyword extras: Collection[str] = () "
+            "(the names of the report extras asked for; the loop passes it on every call, and a "
+            "verifier ignores the names it does not compute).",
+        )
+
+
+def _takes_extras(verify: Any) -> bool:
+    """Whether ``verify`` takes ``extras`` (by name, or through ``**kwargs``)."""
+    try:
+        params = inspect.signature(verify).parameters.values()
+    except (TypeError, ValueError):  # a builtin without a signature: let the calls tell
+        return True
+    return any(p.name == "extras" or p.kind is p.VAR_KEYWORD for p in params)
 
 
 def _check_wire(ck: Checker, rep: VerifierReport, label: str) -> bool:

@@ -240,7 +240,9 @@ def verify_all(
     budget: SearchBudget,
 ) -> dict[str, dict[str, VerifierReport]]:
     """Every verifier's well-formed report on every sample, by verifier name and label; notes
-    the backends that declined instances of the family (:func:`note_declines`)."""
+    the backends that declined instances of the family (:func:`note_declines`), and fails
+    ``default-filter-declines`` when the family's default filter declines one
+    (:func:`check_default_filter`)."""
     out: dict[str, dict[str, VerifierReport]] = {name: {} for name in verifiers}
     declined: dict[str, list[BaseException]] = {name: [] for name in verifiers}
     for s in samples:
@@ -250,7 +252,28 @@ def verify_all(
                 check_report(ck, name, rep, s.instance, s.label, schema)
                 out[name][s.label] = rep
     note_declines(ck, declined, len(samples))
+    check_default_filter(ck, schema, declined)
     return out
+
+
+def check_default_filter(
+    ck: Checker, schema: Schema, declined: Mapping[str, list[BaseException]]
+) -> None:
+    """``default-filter-declines``: the filter a loop of the family gets by default
+    (:func:`puzzlekit.verifiers.registry.default_filter_name`, chosen from the family's rules
+    without clues) must take every sample; a family whose rules the compiled backend takes but
+    some of whose clues it cannot is told to name its own backend."""
+    from puzzlekit.verifiers.registry import default_filter_name
+
+    name = default_filter_name(schema.family, schema.params_dict())
+    if declined.get(name):
+        ck.fail(
+            "default-filter-declines",
+            f"the default filter of {schema.family}, {name}, declined "
+            f"{len(declined[name])} sample(s): {declined[name][0]}. Loops would end on it; set "
+            '`default_verifier = "sat"` (or another backend that takes every clue) on the '
+            "family.",
+        )
 
 
 def note_declines(ck: Checker, declined: Mapping[str, list[BaseException]], n: int) -> None:

@@ -1,8 +1,10 @@
 """The bitmask verifier: an exact compiled search for the all-different families.
 
-Sudoku of every size and box shape, jigsaw and killer Sudoku, Latin squares, KenKen and
-Futoshiki: domains are bit masks, the search (naked and hidden singles, arc-consistent tables,
-bounds-consistent sums, fewest values first) runs compiled with numba
+Sudoku of every size and box shape, jigsaw and killer Sudoku, Latin squares, KenKen,
+Futoshiki, and any family (a plugin's too) whose rules are all-different units and what
+compiles beside them (:func:`accepts`, asked by the registry's default choice). Domains are bit
+masks, the search (naked and hidden singles, arc-consistent tables, bounds-consistent sums,
+fewest values first) runs compiled with numba
 (:mod:`~puzzlekit.verifiers.bitmask_kernel`; schemas and clues are turned into its arrays once,
 :mod:`~puzzlekit.verifiers.bitmask_compile`). It counts solutions up to the cap and returns them,
 so a MULTIPLE report keeps its discriminative gap.
@@ -55,6 +57,7 @@ from puzzlekit.verifiers.bitmask_compile import (
     NotCompilable,
     Structure,
     compiled_for,
+    family_units,
 )
 from puzzlekit.verifiers.bitmask_sample import SAMPLE_NODES as SAMPLE_NODES
 from puzzlekit.verifiers.bitmask_sample import SAMPLE_TRIES as SAMPLE_TRIES
@@ -79,27 +82,31 @@ from puzzlekit.verifiers.search import (
 )
 
 if TYPE_CHECKING:
-    from puzzlekit.verifiers.bitmask_search import UniquenessSession
+    from puzzlekit.verifiers.bitmask_minimize import CountingSession
 
 __all__ = [
-    "FAMILIES",
     "VERSION",
     "BitmaskVerifier",
     "NotCompilable",
+    "accepts",
     "compilable",
     "sample_solution",
 ]
 
 VERSION = "1.0"
-#: the families this backend is the default verifier and filter of (measured faster than sat)
-FAMILIES = (
-    "sudoku",
-    "sudoku-jigsaw",
-    "sudoku-killer",
-    "latin",
-    "kenken",
-    "futoshiki",
-)
+
+
+def accepts(instance: Instance) -> bool:
+    """Whether ``instance``'s schema has all-different rules (what the kernel's singles work on)
+    and its rules and clues compile (:func:`compilable`). Params that do not resolve are judged
+    on the family's first schema (:func:`~puzzlekit.verifiers.bitmask_compile.family_units`)."""
+    try:
+        _, cs = compiled_for(instance)
+    except NotCompilable:
+        return False
+    except SpecError:
+        return family_units(instance.family)
+    return bool(cs.rules.units) and compilable(instance)
 
 
 def compilable(instance: Instance) -> bool:
@@ -212,6 +219,10 @@ class BitmaskVerifier(Verifier):
         self.forced_cells = forced_cells
         self._src = source(self.name, self.version)
         self._sat: Any = None
+
+    def accepts(self, instance: Instance) -> bool:
+        """All-different rules, and rules and clues that compile (module :func:`accepts`)."""
+        return accepts(instance)
 
     def verify(
         self,
@@ -366,19 +377,20 @@ class BitmaskVerifier(Verifier):
 
     def uniqueness_session(
         self, instance: Instance, solution: Mapping[str, int]
-    ) -> UniquenessSession:
+    ) -> CountingSession:
         """Ask, for many subsets of ``instance``'s clues, whether ``solution`` stays the only one.
 
         Each question is one compiled search counting to two, on the schema's arrays when every
-        clue only restricts domains (givens), else on arrays built for the clues asked about.
+        clue only restricts domains (givens), else on arrays built for the clues asked about; a
+        whole minimization is one compiled call (``remove_in_order``).
         """
         prepared = self._prepare(instance)
         if isinstance(prepared, list):
             raise ValueError(f"instance {instance.digest} does not resolve; verify it first")
         cs, effects = prepared
-        from puzzlekit.verifiers.bitmask_search import UniquenessSession
+        from puzzlekit.verifiers.bitmask_minimize import CountingSession
 
-        return UniquenessSession(cs, effects)
+        return CountingSession(cs, effects)
 
     # -- steps -------------------------------------------------------------------------------
     def _prepare(

@@ -34,6 +34,7 @@ from puzzlekit.core.model import (
     Instance,
     Linear,
     Schema,
+    SpecError,
     Table,
     compare,
     freeze,
@@ -361,3 +362,23 @@ def compiled_for(instance: Instance) -> tuple[Family, CompiledSchema]:
             _BY_INSTANCE.clear()
         _BY_INSTANCE[key] = found
     return found
+
+
+def family_units(family_name: str) -> bool:
+    """Whether the first schema of ``family_name`` (params ``{}``, else its first listed params
+    that resolve) compiles with all-different rules: how an instance whose params do not
+    resolve is judged (its report is ``INVALID_SPEC`` whichever backend writes it, and the
+    backend of the family's valid instances writes it)."""
+    try:
+        family = get_family(family_name)
+    except SpecError:
+        return False
+    for params in ({}, *family.listed_params):
+        try:
+            _, cs = compiled_for(Instance.make(family.name, dict(params), []))
+        except NotCompilable:
+            return False
+        except SpecError:
+            continue
+        return bool(cs.rules.units)
+    return False

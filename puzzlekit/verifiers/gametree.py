@@ -314,6 +314,13 @@ class GameTreeVerifier(Verifier):
     holdout_name = "minimax"
     solver = "auto"
 
+    def accepts(self, instance: Instance) -> bool:
+        """Instances of the only-winning-move game families (``owm-*``) only."""
+        try:
+            return isinstance(get_family(instance.family), OnlyWinningMove)
+        except SpecError:
+            return False
+
     def verify(
         self,
         instance: Instance,

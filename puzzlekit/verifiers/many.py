@@ -18,7 +18,7 @@ from collections.abc import Collection, Iterable, Iterator, Mapping, Sequence
 from typing import Any
 
 from puzzlekit.core.model import Instance, SpecError, sha256_digest
-from puzzlekit.core.protocols import DEFAULT_CAP, SearchBudget, call_verify
+from puzzlekit.core.protocols import DEFAULT_CAP, SearchBudget, report_extras
 from puzzlekit.core.report import VerifierReport
 
 #: puzzles read and verified together (one chunk of reports at a time)
@@ -120,9 +120,15 @@ def verify_instances(
                     if not decline:
                         raise
             if got is None:
-                one = declining if decline else call_verify
+                asked = report_extras(extras)
                 got = [
-                    one(v, instances[i], solution_cap=solution_cap, budget=budget, extras=extras)
+                    declining(
+                        v, instances[i], solution_cap=solution_cap, budget=budget, extras=asked
+                    )
+                    if decline
+                    else v.verify(
+                        instances[i], solution_cap=solution_cap, budget=budget, extras=asked
+                    )
                     for i in where
                 ]
         for i, rep in zip(where, got, strict=True):

@@ -69,6 +69,10 @@ class OracleVerifier(Verifier):
     exact = True
     holdout_name = "oracle-plain"
 
+    def accepts(self, instance: Instance) -> bool:
+        """Tool-call instances only."""
+        return instance.family == FAMILY
+
     def __init__(self, *, max_completions: int = DEFAULT_MAX_COMPLETIONS) -> None:
         self.max_completions = max_completions
 

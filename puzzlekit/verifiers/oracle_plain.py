@@ -26,7 +26,7 @@ from puzzlekit.verifiers.base import (
     report,
     source,
 )
-from puzzlekit.verifiers.oracle import DEFAULT_MAX_COMPLETIONS, VERSION, _decline
+from puzzlekit.verifiers.oracle import DEFAULT_MAX_COMPLETIONS, FAMILY, VERSION, _decline
 
 # --- the independent holdout ------------------------------------------------------------------
 
@@ -62,6 +62,10 @@ class PlainOracleVerifier(Verifier):
     version = VERSION
     exact = True
     holdout_name = "oracle"
+
+    def accepts(self, instance: Instance) -> bool:
+        """Tool-call instances only."""
+        return instance.family == FAMILY
 
     def __init__(self, *, max_completions: int = DEFAULT_MAX_COMPLETIONS) -> None:
         self.max_completions = max_completions

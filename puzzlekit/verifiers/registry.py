@@ -15,7 +15,7 @@ from __future__ import annotations
 import threading
 import time
 from collections import OrderedDict
-from collections.abc import Callable, Collection, Iterator
+from collections.abc import Callable, Collection, Iterator, Mapping
 from contextlib import contextmanager
 from typing import Any
 
@@ -120,38 +120,59 @@ def drop_kept() -> None:
         _kept.clear()
 
 
-def default_verifier_name(instance: Instance | None = None, seconds: float | None = None) -> str:
-    """The family's ``default_verifier`` if it names one (games: ``gametree``), else
-    ``bitmask`` for the all-different families it covers (:data:`~puzzlekit.verifiers.bitmask.
-    FAMILIES`) where the instance compiles, else ``sat`` where the instance's schema is encodable
-    in it, ``enumerative`` otherwise. Choosing reads the clues (a large KenKen cage's tuples, a
-    table compiled): given ``seconds`` (:func:`choice_seconds` of the verification's budget) a
-    choice that takes longer is ``enumerative``, which takes every constraint and stops on its
-    own budget."""
-    if instance is not None:
-        from puzzlekit.core.model import SpecError
+#: The general exact backends the default choice asks, most preferred first; the first whose
+#: ``accepts`` takes the instance verifies it. ``bitmask``: the compiled search, for rules made
+#: of all-different units and what compiles beside them (measured faster than ``sat`` on every
+#: family it takes by default, README "Speed"); ``sat``: CDCL, every constraint but
+#: ``Predicate``; ``enumerative``: the reference, every constraint. A family that names its own
+#: backend (:attr:`~puzzlekit.core.family.Family.default_verifier`: games ``gametree``, tool
+#: calls ``oracle``) is not asked about; a plugin's verifier is never a default choice (name
+#: it). This order is the only place the default backend is decided.
+PREFERENCE: tuple[str, ...] = ("bitmask", "sat", "enumerative")
 
-        try:
-            own = get_family(instance.family).default_verifier
-        except SpecError:
-            own = None
-        if own in VERIFIERS:
-            return own
+#: one verifier per (name, factory) whose ``accepts`` the choice asks (never used to verify)
+_judges: dict[tuple[str, Any], Verifier] = {}
+
+
+def _declared(family: str) -> str | None:
+    """The backend ``family`` names as its own (None: none, or an unknown family)."""
+    from puzzlekit.core.model import SpecError
+
+    try:
+        own = get_family(family).default_verifier
+    except SpecError:
+        return None
+    return own if own in VERIFIERS else None
+
+
+def _accepts(name: str, instance: Instance) -> bool:
+    factory = VERIFIERS.get(name)
+    judge = _judges.get((name, factory))
+    if judge is None:
+        judge = _judges.setdefault((name, factory), factory())
+    return bool(judge.accepts(instance))
+
+
+def default_verifier_name(instance: Instance, seconds: float | None = None) -> str:
+    """The backend that verifies ``instance`` unless one is named: the family's own
+    ``default_verifier`` if it names one, else the first backend of :data:`PREFERENCE` that
+    accepts the instance (``bitmask`` where its rules are all-different units and its rules
+    and clues compile, else ``sat`` where encodable, else ``enumerative``). Choosing reads the
+    clues (a large KenKen cage's tuples, a table compiled): given ``seconds``
+    (:func:`choice_seconds` of the verification's budget) a choice that takes longer is
+    ``enumerative``, which takes every constraint and stops on its own budget."""
+    own = _declared(instance.family)
+    if own is not None:
+        return own
     ends = None if seconds is None else time.perf_counter() + seconds
     try:
         with deadline.within(ends, seconds):
-            if instance is not None:
-                from puzzlekit.verifiers.bitmask import FAMILIES, compilable
-
-                if instance.family in FAMILIES and compilable(instance):
-                    return "bitmask"
-            from puzzlekit.verifiers.sat import encodable  # pysat: only when it is needed
-
-            if instance is None or encodable(instance):
-                return "sat"
+            for name in PREFERENCE[:-1]:
+                if _accepts(name, instance):
+                    return name
     except BudgetExceeded:  # reading the clues to choose took the time given to choosing
         pass
-    return "enumerative"
+    return PREFERENCE[-1]
 
 
 def choice_seconds(budget: Any) -> float | None:
@@ -164,17 +185,13 @@ def choice_seconds(budget: Any) -> float | None:
     return None if seconds is None else seconds / 2
 
 
-def default_filter_name(family: str) -> str:
-    """The filter ``puzzlekit generate`` uses for ``family`` unless told otherwise: the family's
-    ``default_verifier``, else ``bitmask`` for the families it covers, else ``sat``."""
-    from puzzlekit.verifiers.bitmask import FAMILIES
-
-    own = get_family(family).default_verifier
-    if own in VERIFIERS:
-        return own
-    if get_family(family).name in FAMILIES:
-        return "bitmask"
-    return default_verifier_name(None)
+def default_filter_name(family: str, params: Mapping[str, Any] | None = None) -> str:
+    """The filter a loop of ``family`` uses unless told otherwise (``puzzlekit generate``, the
+    environments): :func:`default_verifier_name` of an instance of ``params`` (None: the
+    family's defaults) without clues, so chosen by the family's declaration and its rules
+    alone. A family whose rules compile but some of whose clues do not names ``sat`` as its
+    own (``check_family`` fails with ``default-filter-declines`` otherwise)."""
+    return default_verifier_name(Instance.make(get_family(family).name, dict(params or {}), []))
 
 
 def default_holdout_name(filter_name: str) -> str:
@@ -213,20 +230,18 @@ def verify_or_decline(
     budget: Any = None,
     extras: Collection[str] = (),
 ) -> Any:
-    """``verifier.verify(instance)`` (asking for ``extras`` as
-    :func:`~puzzlekit.core.protocols.call_verify` does); a backend that declines the
+    """``verifier.verify(instance)`` asking for ``extras``
+    (:func:`~puzzlekit.core.protocols.report_extras`); a backend that declines the
     instance's family (raises ``NotImplementedError``, or ``NotEncodable`` for SAT) gives an
     INVALID_SPEC report naming the verifier and why, so that a named ``--verifier`` never ends
     a run with a traceback."""
     from puzzlekit.core.model import Violation
-    from puzzlekit.core.protocols import call_verify
-    from puzzlekit.verifiers.reports import invalid_report, source
-    from puzzlekit.verifiers.sat_encoding import NotEncodable
+    from puzzlekit.core.protocols import report_extras
+    from puzzlekit.verifiers.reports import NotEncodable, invalid_report, source
 
     try:
-        return call_verify(
-            verifier, instance, solution_cap=solution_cap, budget=budget, extras=extras
-        )
+        asked = report_extras(extras)
+        return verifier.verify(instance, solution_cap=solution_cap, budget=budget, extras=asked)
     except (NotImplementedError, NotEncodable) as exc:
         name = str(getattr(verifier, "name", type(verifier).__name__))
         why = f"the {name} verifier cannot verify a {instance.family} instance: {exc}"

@@ -48,6 +48,13 @@ from puzzlekit.verifiers.search import (
 # --- report pieces --------------------------------------------------------------------------
 
 
+class NotEncodable(TypeError):
+    """A constraint the SAT backend cannot encode (``Predicate``, or a too wide ``Linear``).
+    Raised by :mod:`puzzlekit.verifiers.sat_encoding`; defined here, so that catching it (a
+    backend declining, :func:`puzzlekit.verifiers.registry.verify_or_decline`) imports no
+    SAT solver."""
+
+
 def rank_gap(
     cells: Iterable[tuple[Coord, str]],
     solutions: Sequence[Mapping[str, Any]],

@@ -187,6 +187,10 @@ class SatVerifier(Verifier):
     version = VERSION
     exact = True
 
+    def accepts(self, instance: Instance) -> bool:
+        """Every rule and clue but ``Predicate`` (:func:`encodable`)."""
+        return encodable(instance)
+
     def __init__(
         self,
         *,

@@ -43,6 +43,7 @@ from puzzlekit.core.model import (
     thaw,
 )
 from puzzlekit.families import get_family
+from puzzlekit.verifiers.reports import NotEncodable as NotEncodable
 
 #: the most automaton states (partial sums of a ``Linear``) one constraint may unroll to
 MAX_STATES = 200_000
@@ -51,10 +52,6 @@ MAX_STATES = 200_000
 #: a ``Table`` with at most this many forbidden tuples (and no more than it allows) is encoded
 #: as one clause per forbidden tuple
 MAX_FORBIDDEN_TUPLES = 4_096
-
-
-class NotEncodable(TypeError):
-    """A constraint this backend cannot encode (``Predicate``, or a too wide ``Linear``)."""
 
 
 def encodable(instance: Instance) -> bool:

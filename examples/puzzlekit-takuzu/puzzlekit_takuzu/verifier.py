@@ -21,7 +21,7 @@ this verifier's instance".
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 
 from puzzlekit.core.model import Instance, Problem, SpecError
 from puzzlekit.core.protocols import Verifier
@@ -57,12 +57,20 @@ class TakuzuLines(Verifier):
     version = VERSION
     exact = True
 
+    def accepts(self, instance: Instance) -> bool:
+        """Takuzu instances only (``check_family`` of another family leaves this backend out)."""
+        try:
+            return isinstance(get_family(instance.family), Takuzu)
+        except SpecError:
+            return False
+
     def verify(
         self,
         instance: Instance,
         *,
         solution_cap: int = DEFAULT_CAP,
         budget: SearchBudget | None = None,
+        extras: Collection[str] = (),  # no report extras: the names asked for are ignored
     ) -> VerifierReport:
         if solution_cap < 2:
             raise ValueError("solution_cap must be at least 2: uniqueness needs a second solution")

@@ -2,7 +2,8 @@
 
 See :mod:`puzzlekit.app.studies.bench_verify`; a config with ``study = "bench_fast"`` is the speed
 benchmark of :mod:`puzzlekit.app.studies.bench_fast`, ``study = "user_path"`` the user's-path
-benchmark of :mod:`puzzlekit.app.studies.bench_userpath`.
+benchmark of :mod:`puzzlekit.app.studies.bench_userpath`, ``study = "generate"`` the generation
+benchmark of :mod:`puzzlekit.app.studies.genbench`.
 """
 
 from __future__ import annotations
@@ -25,14 +26,14 @@ def register(sub: argparse._SubParsersAction) -> None:
 def cmd_bench(args: argparse.Namespace) -> int:
     import tomllib
 
-    from puzzlekit.app.studies import bench_fast, bench_userpath, bench_verify
+    from puzzlekit.app.studies import bench_fast, bench_userpath, bench_verify, genbench
     from puzzlekit.core.reading import ReadError, load_toml_file
 
     config = Path(args.config)
     if not config.is_file():
         raise UsageError(f"cannot read {args.config}: no such file")
     bench: Any = bench_verify
-    studies = {"bench_fast": bench_fast, "user_path": bench_userpath}
+    studies = {"bench_fast": bench_fast, "user_path": bench_userpath, "generate": genbench}
     try:
         bench = studies.get(load_toml_file(config).get("study"), bench_verify)
     except (ReadError, OSError):

@@ -41,8 +41,9 @@ def register(sub: argparse._SubParsersAction) -> None:
         p.add_argument("--params", help="family params as JSON, e.g. '{\"size\": 4}'")
         p.add_argument(
             "--verifier",
-            help="backend name (default: the family's own, else bitmask where the instance "
-            "compiles for a family it covers, else sat where encodable, else enumerative)",
+            help="backend name (default: the family's own, else the first of bitmask, sat, "
+            "enumerative that accepts the instance: bitmask for all-different rules and clues "
+            "that compile, as Sudoku's, else sat where encodable)",
         )
         p.add_argument(
             "--cap", type=int, default=100 if name == "verify" else 2, help="solution cap"

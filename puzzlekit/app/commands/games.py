@@ -10,6 +10,15 @@ transposition table; when the budget runs out it prints what was spent and exits
 A malformed or illegal position is answered with an INVALID_SPEC report (``--format json``:
 the report JSON; text: a line per violation, each at the offending cell's coordinates) and exits
 1; unusable arguments exit 2.
+
+``puzzlekit game-verdict GAME -`` (or ``--input FILE``) reads positions one a line, as
+``puzzlekit verify`` reads puzzles: each line is answered before the next is read, so a set of
+positions costs one start-up (and Connect Four's table is reused). A line is a position,
+optionally followed by ``x`` or ``o`` for the side to move; blank lines and ``#`` comments are
+skipped. Each answer names its line: ``--format json`` prints one object a line with
+``"input": N`` (a verdict, an INVALID_SPEC report, or ``"value": "UNDECIDED"`` with the budget
+spent), text a ``# input N: POSITION`` header before the usual lines. Each position has the
+whole budget. Exit 0 when every line got a verdict, 1 when one was invalid or undecided.
 """
 
 from __future__ import annotations
@@ -17,6 +26,7 @@ from __future__ import annotations
 import argparse
 import json
 import math
+from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any
 
 from puzzlekit.app.cli import UsageError, add_format
@@ -80,7 +90,12 @@ def register(sub: argparse._SubParsersAction) -> None:
     )
     p.add_argument("game", help=f"one of {', '.join(GAMES)} (or a game a plugin registers)")
     p.add_argument(
-        "position", help="rows top to bottom joined by '/', e.g. x.o/.x./... ; Nim 3,4,5"
+        "position",
+        nargs="?",
+        help="rows top to bottom joined by '/', e.g. x.o/.x./... ; Nim 3,4,5; - reads stdin",
+    )
+    p.add_argument(
+        "--input", metavar="FILE", help="read positions from FILE, one a line (- for stdin)"
     )
     p.add_argument("--to-move", choices=("x", "o"), help="side to move (default: from counts)")
     p.add_argument("--k", type=int, help="k in a row (mnk default 3, connect default 4)")
@@ -108,37 +123,80 @@ def _print_invalid(rep: VerifierReport, fmt: str) -> None:
         print(f"invalid position: {v.violation_type}{where} {v.field_name}: {v.detail}")
 
 
-def cmd_game_verdict(args: argparse.Namespace) -> int:
+def _budget(args: argparse.Namespace) -> Any:
     from puzzlekit.verifiers.base import SearchBudget
-    from puzzlekit.verifiers.gametree import GameBudgetExceeded, game_verdict
 
-    family = find_game(args.game)  # UnknownName: one line naming the closest games, exit 2
-    read = read_position(family, args.position, args.to_move, args.k)
-    if not isinstance(read, tuple):
-        _print_invalid(read, args.format)
-        return 1
-    game, state = read
     seconds = args.budget_seconds
     if not (math.isfinite(seconds) and seconds > 0) or (
         args.budget_nodes is not None and args.budget_nodes <= 0
     ):
         raise UsageError("--budget-seconds and --budget-nodes must be positive")
-    budget = SearchBudget(nodes=args.budget_nodes, seconds=seconds)
+    return SearchBudget(nodes=args.budget_nodes, seconds=seconds)
+
+
+def cmd_game_verdict(args: argparse.Namespace) -> int:
+    family = find_game(args.game)  # UnknownName: one line naming the closest games, exit 2
+    budget = _budget(args)
+    source = args.input
+    if args.position == "-" or source is not None:
+        if args.position is not None and (source is not None or args.position != "-"):
+            raise UsageError("give a position, - (stdin) or --input FILE, not two of them")
+        return _answer_lines(args, family, budget, source or "-")
+    if args.position is None:
+        raise UsageError("give a position, - (stdin) or --input FILE")
+    return _answer(args, family, budget, args.position, args.to_move)
+
+
+def _answer(
+    args: argparse.Namespace,
+    family: Any,
+    budget: Any,
+    position: str,
+    to_move: str | None,
+    line: int | None = None,
+) -> int:
+    """Print the verdict of one position (with ``"input": line`` / a header when read from a
+    stream); 0 when it has one, 1 when the position is invalid or the budget ran out."""
+    from puzzlekit.verifiers.gametree import GameBudgetExceeded, game_verdict
+
+    tag = {"input": line} if line is not None else {}
+    if line is not None and args.format != "json":
+        print(f"# input {line}: {position}")
+    read = read_position(family, position, to_move, args.k)
+    if not isinstance(read, tuple):
+        if tag and args.format == "json":
+            print(json.dumps({**tag, **read.to_json_obj()}), flush=True)
+        else:
+            _print_invalid(read, args.format)
+        return 1
+    game, state = read
     try:
         verdict = game_verdict(game, state, solver=args.solver, budget=budget)
     except GameBudgetExceeded as exc:
+        if tag and args.format == "json":
+            spent = {"resource": exc.resource, "limit": exc.limit, "nodes": exc.nodes}
+            obj = {**tag, "value": "UNDECIDED", "budget": {**spent, "seconds": exc.seconds}}
+            print(json.dumps(obj), flush=True)
+            return 1
         print(
             f"undecided: the {exc.resource} budget of {exc.limit:g} ran out after "
-            f"{exc.nodes} nodes and {exc.seconds:.2f} s"
+            f"{exc.nodes} nodes and {exc.seconds:.2f} s",
+            flush=True,
         )
         return 1
     except ValueError as exc:  # --solver compiled on a game without one
         raise UsageError(str(exc)) from None
-    if args.format == "json":
-        obj = {"game": game.info.name, "params": dict(game.params), **verdict.to_json_obj()}
+    _print_verdict(game, verdict, args.format, tag)
+    return 0
+
+
+def _print_verdict(game: Any, verdict: Any, fmt: str, tag: dict[str, int]) -> None:
+    if fmt == "json":
+        obj = {**tag, "game": game.info.name, "params": dict(game.params)}
+        obj.update(verdict.to_json_obj())
         obj["toMove"] = game.side_name(verdict.to_move)
-        print(json.dumps(obj))
-        return 0
+        print(json.dumps(obj), flush=True)
+        return
     side = game.side_name(verdict.to_move)
     print(f"{side} to move: {verdict.result} in {verdict.distance} plies")
     rank = {"WIN": 0, "DRAW": 1, "LOSS": 2}
@@ -147,4 +205,41 @@ def cmd_game_verdict(args: argparse.Namespace) -> int:
         key=lambda m: (rank[m.result], m.distance if m.result == "WIN" else -m.distance),
     ):
         print(f"  {m.label:<6} {m.result:<5} {m.distance}")
-    return 0
+    print(end="", flush=True)
+
+
+def _answer_lines(args: argparse.Namespace, family: Any, budget: Any, path: str) -> int:
+    """Answer every position of ``path`` (``-``: stdin) in order, each before the next line
+    is read; 1 when any line was invalid or undecided."""
+    status = 0
+    for lineno, text in _lines(path):
+        fields = text.split()
+        if not fields or fields[0].startswith("#"):
+            continue
+        to_move = args.to_move
+        if len(fields) == 2 and fields[1] in ("x", "o"):
+            fields, to_move = fields[:1], fields[1]
+        status |= _answer(args, family, budget, " ".join(fields), to_move, lineno)
+        if args.format != "json":
+            print(flush=True)
+    return status
+
+
+def _lines(path: str) -> Iterator[tuple[int, str]]:
+    """``(line number, text)`` of each line of ``path`` (``-``: stdin), read one at a time;
+    bytes that are not UTF-8 are replaced (the position then fails to parse, naming its line).
+    A file that cannot be read is a UsageError (exit 2)."""
+    from puzzlekit.io.inputs import open_input
+
+    try:
+        stream = open_input(path)
+    except OSError as exc:
+        raise UsageError(f"cannot read {path}: {exc.strerror or exc}") from None
+    try:
+        for lineno, raw in enumerate(iter(stream.readline, b""), 1):
+            yield lineno, raw.decode("utf-8", "replace")
+    except OSError as exc:
+        raise UsageError(f"cannot read on: {exc.strerror or exc}") from None
+    finally:
+        if path != "-":
+            stream.close()

@@ -68,8 +68,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument(
         "--filter",
         default=None,
-        help="filter verifier (the strategy reads it; default: the family's, bitmask for the "
-        "all-different families, sat for other grids)",
+        help="filter verifier (the strategy reads it; default: the family's own, else bitmask "
+        "for all-different rules that compile, as Sudoku's, else sat)",
     )
     p.add_argument(
         "--holdout",

@@ -66,7 +66,9 @@ def register(sub: argparse._SubParsersAction) -> None:
         help="the ledger database stopping_condition_run anchors escalations in (created if "
         "missing); without it, anchoring answers no-anchor-fn",
     )
-    p.set_defaults(func=cmd_mcp)
+    # a judging process: puzzle_generate runs a holdout; plugins are only named here, imported
+    # in a worker for the calls that run none, and in the loop process (docs/security.md)
+    p.set_defaults(func=cmd_mcp, judges=lambda a: True)
 
 
 def cmd_mcp(args: argparse.Namespace) -> int:
@@ -87,6 +89,7 @@ def cmd_mcp(args: argparse.Namespace) -> int:
     if not args.short_seconds >= 0:
         raise UsageError(f"--short-seconds must be at least 0, got {args.short_seconds}")
     token = _remote_token(args)
+    _check_plugins()
     limits = Limits(
         max_input_chars=args.max_input_chars,
         max_count=args.max_count,
@@ -109,6 +112,22 @@ def cmd_mcp(args: argparse.Namespace) -> int:
         if ledger is not None:
             ledger.close()
     return 0
+
+
+def _check_plugins() -> None:
+    """Import the named plugins once in a loop process, never here: PluginError (one line naming
+    the plugin, exit 2) now rather than at the first call."""
+    from puzzlekit.core.plugins import kept_out
+
+    if not kept_out():
+        return
+    from puzzlekit.app.judging import loop_imports
+    from puzzlekit.loop.isolation import close_loop_workers
+
+    try:
+        loop_imports()
+    finally:
+        close_loop_workers()
 
 
 def _open_ledger(path: str | None) -> Any:

@@ -32,6 +32,13 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--workers", type=int, default=None, help="worker processes")
     p.add_argument("--resume", action="store_true", help="skip the tasks already finished")
     p.add_argument(
+        "--no-report",
+        dest="report",
+        action="store_false",
+        help="write the rows, manifest and ledger but draw no report (puzzlekit report RUN "
+        "draws it later)",
+    )
+    p.add_argument(
         "--set",
         dest="overrides",
         action="append",
@@ -101,6 +108,7 @@ def cmd_run(args: argparse.Namespace) -> int:
             quiet=args.quiet,
             config_path=str(path),
             overrides=args.overrides,
+            report=args.report,
         )
     except RunError as exc:
         raise UsageError(str(exc)) from None
@@ -115,7 +123,8 @@ def cmd_run(args: argparse.Namespace) -> int:
         )
         return status
     print(f"run: {run}")
-    print(f"report: {run / 'report' / 'report.md'}")
+    if args.report:
+        print(f"report: {run / 'report' / 'report.md'}")
     return 0
 
 

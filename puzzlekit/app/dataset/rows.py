@@ -97,10 +97,29 @@ def read_grades(path: Path) -> dict[str, dict[str, Any]]:
 
 def _instance_of(rec: Mapping[str, Any], where: str) -> Instance:
     raw = rec["instance"]
+    fast = _from_text(rec, raw)
+    if fast is not None:
+        return fast
     try:
         return Instance.from_json(raw) if isinstance(raw, str) else Instance.from_json_obj(raw)
     except SpecError as exc:
         raise ExportError(f"{where}: the instance does not read ({exc})") from None
+
+
+def _from_text(rec: Mapping[str, Any], raw: Any) -> Instance | None:
+    """The instance read from the record's one-line ``text`` (a grid line reads some 20 times
+    faster than the instance's JSON), when it has the digest the record gives its instance:
+    the same instance, byte for byte. None otherwise (the JSON is read)."""
+    from puzzlekit.families import get_family
+
+    text, digest = rec.get("text"), rec.get("instanceDigest")
+    if not isinstance(text, str) or not isinstance(digest, str) or not isinstance(raw, Mapping):
+        return None
+    try:
+        inst = get_family(str(raw.get("family"))).parse_text(text, raw.get("params"))
+    except (SpecError, KeyError, TypeError, ValueError, NotImplementedError):
+        return None
+    return inst if inst.digest == digest else None
 
 
 def _solution_of(rec: Mapping[str, Any], instance: Instance) -> dict[str, int] | None:
@@ -142,10 +161,16 @@ def build_row(
         "solution": solution,
         "level": None if level is None else int(level),
         "technique": technique,
-        "clueCount": len(instance.clues),
+        "clueCount": _clue_count(instance),
         "text": rec.get("text"),
         "provenance": _provenance(rec, source, __version__),
     }
+
+
+def _clue_count(instance: Instance) -> int:
+    """How many clues: a grid line's givens counted without building the clue objects."""
+    givens = getattr(instance.clue_source, "givens", None)
+    return len(givens()) if callable(givens) else len(instance.clues)
 
 
 def _made_by(who: Any) -> tuple[str | None, str | None]:

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import difflib
 import json
+import sys
 import tomllib
 from collections.abc import Iterable, Mapping, Sequence
 from functools import cache
@@ -134,6 +135,11 @@ def apply_overrides(raw: dict[str, Any], sets: Sequence[str]) -> dict[str, Any]:
             value = tomllib.loads(f"v = {text.strip()}")["v"]
         except tomllib.TOMLDecodeError:
             value = text.strip()
+        except ValueError:  # int() of a literal longer than Python reads
+            raise ValueError(
+                f"--set {key.strip()}: an integer of more than {sys.get_int_max_str_digits()} "
+                "digits"
+            ) from None
         parts = _parts(key.strip())
         target: Any = out
         for part in parts[:-1]:

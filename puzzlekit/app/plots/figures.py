@@ -7,10 +7,10 @@ vs forced cells of accepted puzzles (expressive range), escalation targets and k
 (:data:`GRADE_FIGURE`, one panel per schema (and k), the level axis labelled by the family's
 techniques).
 
-Figures are :class:`matplotlib.figure.Figure` objects with constrained layout, one panel per
-schema, per schema and k where the schema's arms differ in k
-(:mod:`~puzzlekit.app.plots.panels`), saved with a tight bounding box (each ``plot_*`` returns
-the figure it saved), and never go through pyplot: importing this module selects no backend, so
+Figures are :class:`matplotlib.figure.Figure` objects, one panel per schema, per schema and k
+where the schema's arms differ in k (:mod:`~puzzlekit.app.plots.panels`), laid out from their
+text and saved in one draw (:mod:`~puzzlekit.app.plots.layout`; each ``plot_*`` returns the
+figure it saved), and never go through pyplot: importing this module selects no backend, so
 a notebook keeps drawing inline.
 
 Not for: the tables (:mod:`puzzlekit.app.plots.tables`) or the Markdown
@@ -27,6 +27,7 @@ import pandas as pd
 from matplotlib.figure import Figure
 from matplotlib.ticker import MaxNLocator, ScalarFormatter
 
+from puzzlekit.app.plots.layout import grid, save
 from puzzlekit.app.plots.panels import (
     FIGURE_FORMATS,
     arm_keys,
@@ -48,13 +49,6 @@ from puzzlekit.app.plots.tables import (
     settlement_table,
     verdict_matrix,
 )
-
-
-def _subplots(*args: Any, figsize: tuple[float, float] | None = None, **kwargs: Any) -> Any:
-    """A constrained-layout Figure (no pyplot, no backend) and its axes, as plt.subplots."""
-    fig = Figure(figsize=figsize, layout="constrained")
-    return fig, fig.subplots(*args, **kwargs)
-
 
 #: symlog ticks of a calls axis (1-2-5 steps), so a log axis reads at every decade and between
 CALL_TICKS = (0, 1, 2, 5, 10, 20, 50, 100, 200, 500, 1000, 2000, 5000, 10000, 20000, 50000)
@@ -79,8 +73,7 @@ def plot_calls_vs_clues(puzzles: pd.DataFrame, path: Path) -> Figure:
         ax.set_ylabel("filter calls to acceptance")
         ax.set_yscale("log")
         ax.legend(fontsize=7)
-    fig.savefig(path, dpi=100, bbox_inches="tight")
-    return fig
+    return save(fig, path)
 
 
 def _one_bar(table: pd.DataFrame) -> tuple[str, str] | None:
@@ -117,8 +110,7 @@ def plot_reject_cases(attempts: pd.DataFrame, path: Path) -> Figure:
         ax.set_ylabel("share of filter rejects")
         ax.legend(fontsize=7)
         ax.tick_params(axis="x", labelsize=7, rotation=20)
-    fig.savefig(path, dpi=100, bbox_inches="tight")
-    return fig
+    return save(fig, path)
 
 
 def plot_calls_cdf(puzzles: pd.DataFrame, path: Path) -> Figure:
@@ -150,8 +142,7 @@ def plot_calls_cdf(puzzles: pd.DataFrame, path: Path) -> Figure:
         ax.set_xlabel("filter calls")
         ax.set_ylabel("share of trials accepted")
         ax.legend(fontsize=7)
-    fig.savefig(path, dpi=100, bbox_inches="tight")
-    return fig
+    return save(fig, path)
 
 
 def plot_verdict_matrix(puzzles: pd.DataFrame, path: Path) -> Figure:
@@ -176,8 +167,7 @@ def plot_verdict_matrix(puzzles: pd.DataFrame, path: Path) -> Figure:
             for j in range(table.shape[1]):
                 ax.text(j, i, str(table.iat[i, j]), ha="center", va="center", fontsize=8)
         ax.set_xlabel("holdout verdict")
-    fig.savefig(path, dpi=100, bbox_inches="tight")
-    return fig
+    return save(fig, path)
 
 
 def plot_holdout_reject_rate(puzzles: pd.DataFrame, path: Path) -> Figure:
@@ -202,8 +192,7 @@ def plot_holdout_reject_rate(puzzles: pd.DataFrame, path: Path) -> Figure:
                 if pd.notna(v):
                     ax.text(j, i, f"{v:.2f}", ha="center", va="center", fontsize=8)
         fig.colorbar(im, ax=ax)
-    fig.savefig(path, dpi=100, bbox_inches="tight")
-    return fig
+    return save(fig, path)
 
 
 def _grid_counts(coords: list[Any], shape: tuple[int, int] | None = None) -> np.ndarray | None:
@@ -246,7 +235,7 @@ def plot_coord_heatmap(
     keys = sorted(set(coords_of) | set(panel_keys(puzzles)), key=_panel_order) or [("", None)]
     shapes = shapes or {}
     n = len(keys)
-    fig, axes = _subplots(n, 3, figsize=(12, 3.6 * n), squeeze=False)
+    fig, axes = grid(n, 3, 4, 3.6)
     for row, key in zip(axes, keys, strict=True):
         panels, label = coords_of.get(key, {}), panel_label(key)
         for ax, title, empty in zip(row, COORD_PANELS, _NO_COORDS, strict=True):
@@ -264,8 +253,7 @@ def plot_coord_heatmap(
             ax.set_ylabel("row (0-based)")
             fig.colorbar(im, ax=ax, shrink=0.8)
     fig.suptitle("Coordinates named in rejects, per schema (and k)")
-    fig.savefig(path, dpi=100, bbox_inches="tight")
-    return fig
+    return save(fig, path)
 
 
 def plot_expressive_range(puzzles: pd.DataFrame, path: Path) -> Figure:
@@ -292,8 +280,7 @@ def plot_expressive_range(puzzles: pd.DataFrame, path: Path) -> Figure:
         ax.legend(fontsize=7)
         ax.set_xlabel("clue count of the accepted puzzle")
         ax.set_ylabel("cells forced after removing one clue")
-    fig.savefig(path, dpi=100, bbox_inches="tight")
-    return fig
+    return save(fig, path)
 
 
 def _level_labels(grp: pd.DataFrame, scale: Scale | None) -> dict[int, str]:
@@ -326,7 +313,7 @@ def plot_grade_range(
     panels = [key for key in panel_keys(puzzles) if key[0] in with_grades]
     ncols = min(len(panels), 3)
     nrows = -(-len(panels) // ncols)
-    fig, axes = _subplots(nrows, ncols, figsize=(6.5 * ncols, 4.2 * nrows), squeeze=False)
+    fig, axes = grid(nrows, ncols, 6.5, 4.2)
     rng = np.random.default_rng(0)  # jitter only
     for ax, panel in zip(axes.flat, panels, strict=False):
         grp, schema = panel_rows(graded, panel), panel[0]
@@ -355,8 +342,7 @@ def plot_grade_range(
     for ax in list(axes.flat)[len(panels) :]:
         ax.set_visible(False)
     fig.suptitle("Expressive range: clue count vs grade level of accepted puzzles")
-    fig.savefig(path, dpi=100, bbox_inches="tight")
-    return fig
+    return save(fig, path)
 
 
 _SETTLED = (("escalationTarget", "escalation targets"), ("kernelOutcome", "kernel outcomes"))
@@ -366,7 +352,7 @@ def plot_settlement(puzzles: pd.DataFrame, path: Path) -> Figure:
     """Escalation targets and kernel outcomes per arm: one row of two panels per schema (and
     k)."""
     groups = by_panel(puzzles)
-    fig, axes = _subplots(len(groups), 2, figsize=(10, 3.6 * len(groups)), squeeze=False)
+    fig, axes = grid(len(groups), 2, 5, 3.6)
     for row, (label, grp) in zip(axes, groups, strict=True):
         keys = arm_keys(grp) if len(grp) else ["strategy"]
         table = settlement_table(grp, keys) if len(grp) else pd.DataFrame()
@@ -392,8 +378,7 @@ def plot_settlement(puzzles: pd.DataFrame, path: Path) -> Figure:
             ax.set_xlabel("loops")
             ax.tick_params(axis="y", labelsize=7)
             ax.legend(fontsize=7)
-    fig.savefig(path, dpi=100, bbox_inches="tight")
-    return fig
+    return save(fig, path)
 
 
 FIGURES = {

@@ -20,6 +20,8 @@ from typing import Any
 import pandas as pd
 from matplotlib.figure import Figure
 
+from puzzlekit.app.plots.layout import grid
+
 #: the formats ``puzzlekit report --figure-format`` writes (the first is the default)
 FIGURE_FORMATS = ("png", "svg", "pdf")
 
@@ -90,12 +92,13 @@ def arm_label(key: Any, keys: Sequence[str]) -> str:
 
 
 def panel_grid(n: int, width: float, height: float, ncols: int = 3) -> tuple[Figure, list[Any]]:
-    """A constrained-layout figure (no pyplot) with ``n`` panels, at most ``ncols`` a row, each
-    ``width`` × ``height`` inches; the panels in order (spare cells hidden)."""
+    """A figure (no pyplot, no layout engine: :func:`~puzzlekit.app.plots.layout.save` fits
+    it) with ``n`` panels, at most ``ncols`` a row, each ``width`` × ``height`` inches; the
+    panels in order (spare cells hidden)."""
     cols = max(1, min(n, ncols))
     rows = -(-max(n, 1) // cols)
-    fig = Figure(figsize=(width * cols, height * rows), layout="constrained")
-    axes = list(fig.subplots(rows, cols, squeeze=False).flat)
+    fig, grid_axes = grid(rows, cols, width, height)
+    axes = list(grid_axes.flat)
     for ax in axes[n:]:
         ax.set_visible(False)
     return fig, axes[: max(n, 1)]

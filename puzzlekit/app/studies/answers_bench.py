@@ -8,7 +8,8 @@ prints, with the machine's load average at the start of each part:
 1. throughput on one 9×9 Sudoku: one ``pk.check_answer`` of a right answer (CPU microseconds
    per call, median of rounds), and ``pk.check_answers`` batched over 20,000 answer lines: all
    right; half wrong by one given overwritten (four violations each, one answer repeated);
-   half wrong by one random cell changed (distinct answers); in answers per CPU second;
+   half wrong by one random cell changed (at most 648 different wrong answers, so they repeat);
+   half wrong by three random cells changed (nearly all different); in answers per CPU second;
 2. agreement per family: random answers (a solution with up to three cells changed, a fifth of
    them with an unfilled cell) judged by ``check_answers`` and by a brute-force check with no
    arrays (a filled value outside its domain, a rule or clue whose cells are all filled that
@@ -70,14 +71,20 @@ def throughput(batch: int) -> list[str]:
     rows = [f"one check_answer (right 9x9 line): {single * 1e6:.1f} CPU us"]
     rng = np.random.default_rng(5)
 
-    def changed() -> str:
-        at = int(rng.integers(len(line)))
-        return line[:at] + str(int(line[at]) % 9 + 1) + line[at + 1 :]
+    def changed(times: int = 1) -> str:
+        out = line
+        for at in rng.choice(len(line), size=times, replace=False).tolist():
+            out = out[:at] + str(int(line[at]) % 9 + 1) + out[at + 1 :]
+        return out
 
     for name, answers in (
         ("all right", [line] * batch),
         ("half wrong, a given overwritten", [wrong if i % 2 else line for i in range(batch)]),
         ("half wrong, one random cell each", [changed() if i % 2 else line for i in range(batch)]),
+        (
+            "half wrong, three random cells each",
+            [changed(3) if i % 2 else line for i in range(batch)],
+        ),
     ):
         t = time.process_time()
         reps = check_answers(inst, answers)

@@ -1,12 +1,24 @@
-"""The Connect Four benchmark: our compiled 7×6 solver against the committed test set, and against
-``bitbully`` (the optional extra ``games-check``) in the same run when it is installed.
+"""The Connect Four benchmark: our compiled 7×6 solver against the committed test set, and in
+the same run against Pascal Pons' solver (``--pons DRIVER``, built locally) and ``bitbully``
+(the optional extra ``games-check``) when it is installed.
 
-``python -m puzzlekit.app.studies.c4bench [--data tests/data/connect4/positions.json]`` times
-every move's value of every committed position (late 24+ stones, mid 16–23, early 10–15),
-checks each against the committed scores, and prints per band the median and maximum seconds
-per position, ours and bitbully's (no opening book, a fresh transposition table per position),
-and the ratio of the medians. ``--empty`` solves the empty board's value (a first-player win)
-and prints the seconds and nodes. Nothing here asserts a time: these are reported figures.
+``python -m puzzlekit.app.studies.c4bench [--data tests/data/connect4/positions.json]
+[--bands late,mid] [--pons DRIVER]`` times every move's value of every committed position (late
+24+ stones, mid 16–23, early 10–15), checks each against the committed scores, and prints per
+band the median, mean and maximum wall and CPU seconds per position: ours through the solver
+(``connect4.move_scores``) and through the user's call (``game_verdict``: the game layer,
+every move's result and distance), and the peers' (no opening book, a cleared transposition
+table per position), with the ratios of the medians. Each side runs the positions in one pass
+(so none pays for being woken between positions); ``--rounds N`` repeats the passes, ours and
+the peers' in turn, and keeps each position's fastest round (wall and CPU apart), so a burst of
+load on the shared machine weighs on neither side alone.
+
+``DRIVER`` is a command that reads move strings (columns 1..7) one a line and answers each
+with ``moves s1 .. s7 nodes wall_us cpu_us`` (``-1000`` for a full column): Pons' ``Solver``
+with a main that calls ``reset()`` (not timed) and ``analyze()`` between two clock reads
+(docs/games.md has it and the build command). ``--empty`` solves the empty board's value (a
+first-player win) and prints the wall and CPU seconds and nodes.
+Nothing here asserts a time: these are reported figures.
 
 Not for: tests (``tests/test_connect4.py`` checks the values without timing anything).
 """
@@ -15,7 +27,10 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
+import shlex
 import statistics
+import subprocess
 import time
 from pathlib import Path
 from typing import Any
@@ -24,6 +39,8 @@ from puzzlekit.families.games import connect4 as c4
 
 BANDS = (("late", 24, 42), ("mid", 16, 23), ("early", 10, 15))
 DEFAULT_DATA = Path("tests/data/connect4/positions.json")
+#: a late position (milliseconds): compiles or loads the kernel before any timing
+WARM_UP = "2252576253462244111563365343671351441"
 
 
 def cells_of(moves: str) -> tuple[tuple[int, ...], int]:
@@ -38,65 +55,165 @@ def cells_of(moves: str) -> tuple[tuple[int, ...], int]:
     return tuple(cells), 1 + len(moves) % 2
 
 
-def _ours(moves: str) -> tuple[dict[int, int], float]:
+def _ours(moves: str) -> tuple[dict[int, int], float, float]:
     cells, side = cells_of(moves)
-    t = time.perf_counter()
-    scores, _ = c4.move_scores(c4.bitboards(cells, side))
-    return scores, time.perf_counter() - t
+    board = c4.bitboards(cells, side)
+    t, cpu = time.perf_counter(), time.thread_time()
+    scores, _ = c4.move_scores(board)
+    return scores, time.perf_counter() - t, time.thread_time() - cpu
 
 
-def _bitbully(agent: Any, moves: str) -> tuple[dict[int, int], float]:
+def _verdict(moves: str) -> tuple[float, float]:
+    """Seconds (wall, CPU) of the user's call: ``game_verdict`` on the game's state."""
+    from puzzlekit.families import get_family
+    from puzzlekit.verifiers.gametree import game_verdict
+
+    game = get_family("owm-connect").game({})
+    state = game.check(*cells_of(moves))[0]
+    t, cpu = time.perf_counter(), time.thread_time()
+    game_verdict(game, state)
+    return time.perf_counter() - t, time.thread_time() - cpu
+
+
+def _bitbully(agent: Any, moves: str) -> tuple[float, float]:
     import bitbully
 
     board = bitbully.Board([int(ch) - 1 for ch in moves])
     agent.reset_transposition_table()
-    t = time.perf_counter()
-    scores = agent.score_all_moves(board)
-    return {int(c): int(s) for c, s in scores.items()}, time.perf_counter() - t
+    t, cpu = time.perf_counter(), time.thread_time()
+    agent.score_all_moves(board)
+    return time.perf_counter() - t, time.thread_time() - cpu
 
 
-def run(data: Path, with_bitbully: bool = True) -> dict[str, Any]:
-    """Time and check every committed position; the figures per band."""
-    positions = json.loads(data.read_text())["positions"]
-    agent = None
-    if with_bitbully:
-        try:
-            import bitbully
+def pons_pass(command: str, moves: list[str]) -> list[tuple[dict[int, int], float, float]]:
+    """Every position through the driver (see the module docstring) in one process, all lines
+    written at once so that it runs without waiting, as ours does: each position's scores and
+    wall and CPU seconds."""
+    proc = subprocess.run(
+        shlex.split(command),
+        input="".join(m + "\n" for m in moves),
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    out = []
+    for m, line in zip(moves, proc.stdout.splitlines(), strict=True):
+        fields = line.split()
+        if len(fields) != 11 or fields[0] != m:
+            raise RuntimeError(f"the driver answered {line!r} to {m!r}")
+        scores = {c: int(v) for c, v in enumerate(fields[1:8]) if int(v) > -1000}
+        out.append((scores, float(fields[9]) / 1e6, float(fields[10]) / 1e6))
+    return out
 
-            agent = bitbully.BitBully(opening_book=None)
-        except ImportError:
-            agent = None
-    _ours("4444")  # compile (or load the cached compiled code) outside the timings
-    out: dict[str, Any] = {"wrong": [], "bands": {}}
-    times: dict[str, list[float]] = {b[0]: [] for b in BANDS}
-    peer: dict[str, list[float]] = {b[0]: [] for b in BANDS}
-    for p in positions:
-        band = next(name for name, lo, hi in BANDS if lo <= len(p["moves"]) <= hi)
-        scores, secs = _ours(p["moves"])
-        times[band].append(secs)
-        want = {int(c) - 1: s for c, s in p["moveScores"].items()}
-        if scores != want:
-            out["wrong"].append(p["moves"])
-        if agent is not None:
-            _, bsecs = _bitbully(agent, p["moves"])
-            peer[band].append(bsecs)
-    for name, ts in times.items():
+
+def _bitbully_agent() -> Any:
+    try:
+        import bitbully
+    except ImportError:
+        return None
+    return bitbully.BitBully(opening_book=None)
+
+
+def _row(times: dict[str, list[tuple[float, float]]]) -> dict[str, Any]:
+    """Medians, means and maxima (wall, CPU) of each timed side, and the ratios of the medians: ours
+    (the solver, and the user's call ``verdict``) over each peer's."""
+    row: dict[str, Any] = {"positions": len(times["ours"])}
+    for side, ts in times.items():
         if not ts:
             continue
-        row = {"positions": len(ts), "median": statistics.median(ts), "max": max(ts)}
-        if peer[name]:
-            row["bitbullyMedian"] = statistics.median(peer[name])
-            row["bitbullyMax"] = max(peer[name])
-            row["ratio"] = row["median"] / row["bitbullyMedian"]
-        out["bands"][name] = row
+        wall, cpu = [t[0] for t in ts], [t[1] for t in ts]
+        row[side] = {
+            "medianWall": statistics.median(wall),
+            "medianCpu": statistics.median(cpu),
+            "meanWall": statistics.fmean(wall),
+            "meanCpu": statistics.fmean(cpu),
+            "maxWall": max(wall),
+            "maxCpu": max(cpu),
+        }
+    for peer in ("pons", "bitbully"):
+        if peer not in row:
+            continue
+        for side, name in (("ours", "ratio"), ("verdict", "verdictRatio")):
+            for clock in ("Cpu", "Wall"):
+                mine, theirs = row[side][f"median{clock}"], row[peer][f"median{clock}"]
+                row[f"{name}To{peer.capitalize()}{clock}"] = mine / theirs
+    return row
+
+
+def _passes(
+    moves: list[str], agent: Any, pons: str | None
+) -> tuple[dict[str, list[tuple[float, float]]], list[dict[int, int]], list[dict[int, int]]]:
+    """One round: every position through each side in turn (a pass per side); the seconds per
+    side and position, our scores and the driver's."""
+    times: dict[str, list[tuple[float, float]]] = {"ours": [], "verdict": []}
+    ours = []
+    for m in moves:
+        scores, wall, cpu = _ours(m)
+        ours.append(scores)
+        times["ours"].append((wall, cpu))
+    times["verdict"] = [_verdict(m) for m in moves]
+    peer: list[dict[int, int]] = []
+    if pons:
+        answers = pons_pass(pons, moves)
+        peer = [a[0] for a in answers]
+        times["pons"] = [(a[1], a[2]) for a in answers]
+    if agent is not None:
+        times["bitbully"] = [_bitbully(agent, m) for m in moves]
+    return times, ours, peer
+
+
+def run(
+    data: Path,
+    with_bitbully: bool = True,
+    pons: str | None = None,
+    bands: tuple[str, ...] = ("late", "mid", "early"),
+    rounds: int = 1,
+) -> dict[str, Any]:
+    """Time and check every committed position of ``bands``, ``rounds`` times (each position's
+    fastest round counts, wall and CPU apart); the figures per band."""
+    from puzzlekit.app.studies.bench_fast import machine
+
+    positions = json.loads(data.read_text())["positions"]
+    chosen = [
+        (band, p)
+        for p in positions
+        for band, lo, hi in BANDS
+        if lo <= len(p["moves"]) <= hi and band in bands
+    ]
+    moves = [p["moves"] for _, p in chosen]
+    agent = _bitbully_agent() if with_bitbully else None
+    _ours(WARM_UP)  # compile (or load the cached compiled code) outside the timings
+    _verdict(WARM_UP)
+    out: dict[str, Any] = {"machine": machine(), "rounds": rounds, "wrong": [], "peerWrong": []}
+    best: dict[str, list[tuple[float, float]]] = {}
+    for _ in range(rounds):
+        times, ours, peer = _passes(moves, agent, pons)
+        for side, ts in times.items():
+            prev = best.get(side, ts)
+            best[side] = [(min(a[0], b[0]), min(a[1], b[1])) for a, b in zip(prev, ts, strict=True)]
+    for i, (_, p) in enumerate(chosen):
+        want = {int(c) - 1: s for c, s in p["moveScores"].items()}
+        if ours[i] != want:
+            out["wrong"].append(p["moves"])
+        if peer and peer[i] != want:
+            out["peerWrong"].append(p["moves"])
+    out["bands"] = {}
+    for name, _, _ in BANDS:
+        idx = [i for i, (band, _) in enumerate(chosen) if band == name]
+        if idx:
+            out["bands"][name] = _row({side: [ts[i] for i in idx] for side, ts in best.items()})
+    out["loadAtEnd"] = os.getloadavg()[0]
     return out
 
 
 def empty_board() -> dict[str, Any]:
     """The empty board's value, seconds and nodes (no budget)."""
     cells, side = cells_of("")
-    c4.score(c4.bitboards(*cells_of("4444")))  # compile outside the timing
-    t = time.perf_counter()
+    from puzzlekit.app.studies.bench_fast import machine
+
+    c4.score(c4.bitboards(*cells_of(WARM_UP)))  # compile outside the timing
+    at_start = machine()
+    t, cpu = time.perf_counter(), time.process_time()
     s, spent = c4.score(c4.bitboards(cells, side))
     result, distance = c4.result_distance(s, 0)
     return {
@@ -104,20 +221,30 @@ def empty_board() -> dict[str, Any]:
         "result": {1: "WIN", 0: "DRAW", -1: "LOSS"}[result],
         "distance": distance,
         "seconds": time.perf_counter() - t,
+        "cpuSeconds": time.process_time() - cpu,
         "nodes": spent.nodes,
+        "machine": at_start,
+        "loadAtEnd": os.getloadavg()[0],
     }
 
 
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--data", type=Path, default=DEFAULT_DATA)
-    ap.add_argument("--no-bitbully", action="store_true", help="time our solver only")
+    ap.add_argument("--no-bitbully", action="store_true", help="leave bitbully out")
+    ap.add_argument("--pons", metavar="DRIVER", help="Pons' solver's timing driver (a command)")
+    ap.add_argument("--bands", default="late,mid,early", help="bands to run, comma-separated")
+    ap.add_argument("--rounds", type=int, default=1, help="passes; each position's fastest")
     ap.add_argument("--empty", action="store_true", help="solve the empty board instead")
     args = ap.parse_args(argv)
     if args.empty:
         print(json.dumps(empty_board()), flush=True)
         return 0
-    res = run(args.data, not args.no_bitbully)
+    bands = tuple(b for b in args.bands.split(",") if b)
+    unknown = sorted(set(bands) - {b[0] for b in BANDS})
+    if unknown:
+        ap.error(f"--bands: unknown band(s) {', '.join(unknown)}")
+    res = run(args.data, not args.no_bitbully, args.pons, bands, max(1, args.rounds))
     print(json.dumps(res, indent=2))
     return 1 if res["wrong"] else 0
 

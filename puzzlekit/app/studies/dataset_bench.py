@@ -11,6 +11,12 @@ JSON Lines of ``puzzlekit generate sudoku`` (9x9) and, optionally, ``puzzlekit g
 3. **export**: ``puzzlekit export FILE --grades GRADES --split train=0.8,test=0.2`` to a
    temporary directory (JSON Lines and Parquet), wall and CPU seconds.
 
+``--families all`` (or a comma list; no ``--puzzles`` needed) measures every other family with
+a group the same way on seeded random puzzles
+(:mod:`~puzzlekit.app.studies.symmetry_images`): ``--family-transformed`` puzzles (default
+1,000) each moved by a random element of the family's group, rebuilt from the moved solution,
+and ``--family-distinct`` distinct puzzles (default 10,000): how many merged.
+
 Prints one line per part as it goes, with the machine's load average when it ends; CPU and
 wall time, since the machine may be shared.
 """
@@ -93,13 +99,52 @@ def export_time(path: Path, grades: Path | None) -> None:
               f"{wall:.1f} s wall, {cpu:.1f} s CPU {_load()}", flush=True)  # fmt: skip
 
 
+def families(names: list[str], transformed_n: int, distinct_n: int, seed: int) -> None:
+    from puzzlekit.app.studies.symmetry_images import moved_puzzle, random_puzzle
+
+    for name in names:
+        rng = np.random.default_rng([seed, len(name)])
+        merged = 0
+        cpu = 0.0
+        for _ in range(transformed_n):
+            inst, grid = random_puzzle(name, rng)
+            image = moved_puzzle(inst, grid, rng)
+            start = time.process_time()
+            merged += inst.canonical_digest() == image.canonical_digest()
+            cpu += time.process_time() - start
+        puzzles = {}
+        for _ in range(distinct_n * 2):
+            inst, _grid = random_puzzle(name, rng)
+            puzzles.setdefault(inst.digest, inst)
+            if len(puzzles) == distinct_n:
+                break
+        classes = {p.canonical_digest() for p in puzzles.values()}
+        per = cpu / max(1, 2 * transformed_n) * 1e3
+        print(f"{name}: transformed {merged} of {transformed_n} merged; distinct "
+              f"{len(puzzles)} puzzles, {len(classes)} classes: {len(puzzles) - len(classes)} "
+              f"merged ({per:.2f} CPU ms per canonical digest) {_load()}", flush=True)  # fmt: skip
+
+
 def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    p.add_argument("--puzzles", required=True, help="generate output of 9x9 Sudoku (JSON Lines)")
+    p.add_argument("--puzzles", help="generate output of 9x9 Sudoku (JSON Lines)")
+    p.add_argument("--families", help="'all' or a comma list: the other families' groups")
+    p.add_argument("--family-transformed", type=int, default=1000, help="puzzles moved a family")
+    p.add_argument("--family-distinct", type=int, default=10000, help="distinct puzzles a family")
     p.add_argument("--grades", help="puzzlekit grade output of the same puzzles")
     p.add_argument("--transformed", type=int, default=1000, help="puzzles moved in part 1")
     p.add_argument("--seed", type=int, default=0, help="seed of the group elements")
     args = p.parse_args(argv)
+    if args.families:
+        from puzzlekit.app.studies.symmetry_images import FAMILIES
+
+        names = list(FAMILIES) if args.families == "all" else args.families.split(",")
+        unknown = [n for n in names if n not in FAMILIES]
+        if unknown:
+            p.error(f"--families: no group study for {', '.join(unknown)}")
+        families(names, args.family_transformed, args.family_distinct, args.seed)
+    if not args.puzzles:
+        return 0
     path = Path(args.puzzles)
     puzzles = _instances(path)
     transformed(puzzles, args.transformed, args.seed)

@@ -26,6 +26,14 @@ from puzzlekit.app.studies.fuzz_cases import Case, break_json, break_text, to_by
 #: the smoke config's edits that make one run take about a second
 _SHRINK = (("trials = 6", "trials = 1"), ("batch = 3", "batch = 1"), ("workers = 2", "workers = 1"))
 
+#: the share of whole experiments (a config that still parses, a ``--resume``) that draw their
+#: report: drawing is most of such a case's time and reads only what the run itself wrote
+REPORT_SHARE = 0.15
+
+
+def _report_flag(rng: random.Random) -> list[str]:
+    return [] if rng.random() < REPORT_SHARE else ["--no-report"]
+
 
 @dataclass(frozen=True)
 class FileSeeds:
@@ -110,6 +118,7 @@ def config_case(rng: random.Random, seeds: FileSeeds) -> Case:
     if rng.random() < 0.9:
         text = text.replace("\ntrials =", "\ntrials_was =", 1) + "\ntrials = 0\n"
     argv = ["run", "{dir}/cfg.toml", "--out", "{dir}/run", "--executor", "serial", "--quiet"]
+    argv += _report_flag(rng)
     if rng.random() < 0.2:
         argv += ["--set", rng.choice(["seed=18446744073709551616", "trials=", "=", "x.y.z=1"])]
     return Case("config", argv, files={"cfg.toml": encode(rng, text)})
@@ -149,7 +158,7 @@ def rundir_case(rng: random.Random, seeds: FileSeeds) -> Case:
         argv = ["export", "{dir}/run", "--out", "{dir}/dataset", "--to", "jsonl"]
     else:
         argv = ["run", "{dir}/cfg.toml", "--out", "{dir}/run", "--resume", "--quiet"]
-        argv += ["--executor", "serial"]
+        argv += ["--executor", "serial", *_report_flag(rng)]
     return Case(f"rundir-{argv[0]}", argv, files=files)
 
 

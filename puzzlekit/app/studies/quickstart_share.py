@@ -1,11 +1,14 @@
-"""How much of the quickstart's wall time is the framework's own (start-up, bookkeeping, report)
-and how much the loops' work? It runs the README's main command (``puzzlekit run
-experiments/quickstart.toml``) ``--repeats`` times, then ``puzzlekit report`` on its run
-directory, and prints per repeat: the run's wall seconds, the loops' busy seconds (the
-``seconds`` and ``holdoutSeconds`` of every row of ``puzzles.parquet``, divided by the run's
-workers: the wall the loops would take with nothing else), the report's wall seconds (its own
-start-up included), and the shares of the run's wall that are not loop work and that are the
-report; the medians last.
+"""How much of the quickstart's time is the framework's own (start-up, bookkeeping, report) and
+how much the loops' work? It runs the README's main command (``puzzlekit run
+experiments/quickstart.toml``) ``--repeats`` times; on each finished run directory, ``puzzlekit
+run ... --resume`` (every task already done: the command's start-up, the config and manifest
+checks and the report it ends with; start-up and report) and ``puzzlekit report`` (the report
+alone, its own start-up included). Per repeat it prints each one's wall and CPU seconds (user +
+sys of the process and every child it waited for, so a loaded machine slows it little), the
+loops' busy seconds (the ``seconds`` and ``holdoutSeconds`` of every row of
+``puzzles.parquet``, divided by the run's workers: the wall the loops would take with nothing
+else), and the share of the run that start-up and report are, by wall and by CPU (goal, issue
+31: at most 20%); the medians last.
 
 Run ``python -m puzzlekit.app.studies.quickstart_share`` from a clone. A benchmark, not a test:
 nothing asserts.
@@ -17,6 +20,7 @@ import argparse
 import json
 import os
 import platform
+import resource
 import statistics
 import subprocess
 import sys
@@ -29,11 +33,17 @@ ROOT = Path(__file__).resolve().parents[3]
 QUICKSTART = ROOT / "experiments" / "quickstart.toml"
 
 
-def _timed(args: list[str]) -> float:
-    start = time.perf_counter()
+def _child_cpu() -> float:
+    ru = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return ru.ru_utime + ru.ru_stime
+
+
+def _timed(args: list[str]) -> tuple[float, float]:
+    """(wall, CPU) seconds of ``puzzlekit ARGS`` in a fresh interpreter."""
+    cpu, start = _child_cpu(), time.perf_counter()
     cmd = [sys.executable, "-m", "puzzlekit", *args]
     subprocess.run(cmd, check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    return time.perf_counter() - start
+    return time.perf_counter() - start, _child_cpu() - cpu
 
 
 def busy_seconds(run_dir: Path) -> float:
@@ -53,15 +63,20 @@ def measure(config: Path, repeats: int) -> list[dict[str, Any]]:
         with tempfile.TemporaryDirectory(prefix="quickstart-share-") as tmp:
             out = Path(tmp) / "run"
             run = _timed(["run", str(config), "--out", str(out), "--quiet"])
+            again = _timed(["run", str(config), "--out", str(out), "--quiet", "--resume"])
             report = _timed(["report", str(out)])
             busy = busy_seconds(out)
         rows.append(
             {
-                "run_s": run,
+                "run_s": run[0],
+                "run_cpu": run[1],
                 "busy_s": busy,
-                "report_s": report,
-                "not_loops": 1 - busy / run,
-                "report_share": report / run,
+                "startup_report_s": again[0],
+                "startup_report_cpu": again[1],
+                "report_s": report[0],
+                "report_cpu": report[1],
+                "share_wall": again[0] / run[0],
+                "share_cpu": again[1] / run[1],
             }
         )
     return rows
@@ -76,17 +91,22 @@ def main(argv: list[str] | None = None) -> int:
     print(f"machine: {platform.machine()}, {os.cpu_count()} cores, load {load:.2f}")
     print(f"config: {args.config}")
     rows = measure(args.config, args.repeats)
-    print("run_s  busy_s  report_s  not_loops  report_share")
+    print("run wall (CPU) s | loops' work s | start-up+report wall (CPU) s | report wall (CPU) s")
     for r in rows:
         print(
-            f"{r['run_s']:5.2f}  {r['busy_s']:6.2f}  {r['report_s']:8.2f}"
-            f"  {r['not_loops']:9.0%}  {r['report_share']:12.0%}"
+            f"{r['run_s']:.2f} ({r['run_cpu']:.2f}) | {r['busy_s']:.2f} | "
+            f"{r['startup_report_s']:.2f} ({r['startup_report_cpu']:.2f}) | "
+            f"{r['report_s']:.2f} ({r['report_cpu']:.2f}) | share {r['share_wall']:.0%} wall, "
+            f"{r['share_cpu']:.0%} CPU"
         )
     med = {k: statistics.median(r[k] for r in rows) for k in rows[0]}
+    after = os.getloadavg()[0] if hasattr(os, "getloadavg") else float("nan")
     print(
-        f"median: run {med['run_s']:.2f} s, loops' work {med['busy_s']:.2f} s, report "
-        f"{med['report_s']:.2f} s; not loop work {med['not_loops']:.0%} of the run's wall, "
-        f"the report {med['report_share']:.0%}"
+        f"median: run {med['run_s']:.2f} s wall, {med['run_cpu']:.2f} s CPU; loops' work "
+        f"{med['busy_s']:.2f} s; start-up and report {med['startup_report_s']:.2f} s wall, "
+        f"{med['startup_report_cpu']:.2f} s CPU ({med['share_wall']:.0%} of the run's wall, "
+        f"{med['share_cpu']:.0%} of its CPU); the report alone {med['report_s']:.2f} s wall, "
+        f"{med['report_cpu']:.2f} s CPU; load {load:.2f} before, {after:.2f} after"
     )
     return 0
 

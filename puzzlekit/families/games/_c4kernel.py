@@ -16,11 +16,16 @@ wins, ``(43 - n) // 2`` where ``n`` stones were on the board before the winning 
 a win with one's last stone and 21 a win with one's first); the negative of that when the other
 side wins; 0 for a draw. The winner maximizes it (wins soonest), the loser delays.
 
-Transposition table: one int64 per slot, ``key << 8 | value``, slot ``key % size`` (size a
-prime), always replaced; the value packs an upper bound (``1..37``) or a lower bound
-(``38..74``). Its size is fixed when the caller allocates it: that is the memory bound.
+Transposition table: one int64 per slot, slot ``key % size`` (size a prime), always replaced;
+the entry is ``epoch << shift | (key // size) << 8 | value``: the slot and the quotient give
+the key back exactly, and the value packs an upper bound (``1..37``) or a lower bound
+(``38..74``). ``ctl[EPOCH]`` holds ``epoch << shift`` of the current query (the caller picks
+``shift`` above the quotient's bits): an entry of another epoch reads as empty, so one table
+serves query after query without clearing it, and each query sees exactly what a zeroed table
+would show (same values, same node counts). Its size is fixed when the caller allocates it:
+that is the memory bound.
 
-Budget: ``ctl`` is ``[nodes, node limit, clock-check interval mask, aborted, ...]`` and
+Budget: ``ctl`` is ``[nodes, node limit, clock-check interval mask, aborted, epoch tag]`` and
 ``deadline`` one float (``time.perf_counter`` seconds; checked every ``interval`` nodes through
 numba's object mode). ``work`` is scratch space for move ordering, one row per ply
 (``SIZE + 1`` rows of ``2 * W``), so no node allocates. An aborted search returns at once
@@ -45,7 +50,9 @@ for _c in range(W):
 BOARD = BOTTOM * ((1 << H) - 1)
 ORDER = np.array([3, 2, 4, 1, 5, 0, 6], dtype=np.int64)
 
-NODES, LIMIT, INTERVAL, ABORTED = 0, 1, 2, 3
+NODES, LIMIT, INTERVAL, ABORTED, EPOCH = 0, 1, 2, 3, 4
+#: the largest position key (``current + mask`` < 2**49)
+MAX_KEY = (1 << 49) - 1
 
 
 @numba.njit(cache=True, inline="always")
@@ -137,8 +144,9 @@ def negamax(
     key = current + mask
     size = table.shape[0]
     slot = key % size
+    tag = ctl[EPOCH] | ((key // size) << 8)
     entry = table[slot]
-    if entry != 0 and (entry >> 8) == key:
+    if (entry >> 8) == (tag >> 8):
         val = entry & 255
         if val > MAX_SCORE - MIN_SCORE + 1:
             lo = val + 2 * MIN_SCORE - MAX_SCORE - 2
@@ -177,12 +185,12 @@ def negamax(
             return 0
         if v >= beta:
             if v <= MAX_SCORE:
-                table[slot] = (key << 8) | (v + MAX_SCORE - 2 * MIN_SCORE + 2)
+                table[slot] = tag | (v + MAX_SCORE - 2 * MIN_SCORE + 2)
             return v
         if v > alpha:
             alpha = v
     if alpha >= MIN_SCORE:
-        table[slot] = (key << 8) | (alpha - MIN_SCORE + 1)
+        table[slot] = tag | (alpha - MIN_SCORE + 1)
     return alpha
 
 

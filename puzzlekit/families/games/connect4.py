@@ -14,13 +14,17 @@ side wins likewise; 0 a draw. :func:`result_distance` converts a score to the fa
 ``(result, distance)``: 1 win / 0 draw / -1 loss, and the plies to the end under perfect play
 (the winning stone included; a draw ends when the board is full).
 
-Memory: one table of ``table_size`` int64 slots per query (default a prime near 2**23: 64 MiB),
-allocated zeroed (pages are only touched as they are used) and dropped after the query, so
-that node counts, and so reports, do not depend on what was solved before.
+Memory: one table of ``table_size`` int64 slots (default a prime near 2**23: 64 MiB) per thread
+and size, allocated zeroed on the thread's first query and kept for the next ones (pages are
+only touched as they are used). Each query gets a new epoch tag, and entries of other epochs
+read as empty, so a query sees exactly what a freshly zeroed table would show: node counts, and
+so reports, do not depend on what was solved before, and no query pays for clearing or faulting
+in a fresh table. :func:`release_tables` drops the calling thread's tables.
 """
 
 from __future__ import annotations
 
+import threading
 import time
 from dataclasses import dataclass
 
@@ -46,17 +50,19 @@ class Bitboards:
     moves: int
 
 
+#: the bit of each cell, row-major from the top row
+_CELL_BITS = tuple(1 << (c * (ROWS + 1) + (ROWS - 1 - r)) for r in range(ROWS) for c in range(COLS))
+
+
 def bitboards(cells: tuple[int, ...], to_move: int) -> Bitboards:
     """The bitboards of a 7×6 position (``cells`` row-major, top row first, 0/1/2)."""
     current = mask = 0
-    for i, v in enumerate(cells):
+    for bit, v in zip(_CELL_BITS, cells, strict=True):
         if v:
-            r, c = divmod(i, COLS)
-            bit = 1 << (c * (ROWS + 1) + (ROWS - 1 - r))
             mask |= bit
             if v == to_move:
                 current |= bit
-    return Bitboards(current, mask, sum(1 for v in cells if v))
+    return Bitboards(current, mask, len(cells) - cells.count(0))
 
 
 def result_distance(score: int, moves: int) -> tuple[int, int]:
@@ -77,29 +83,75 @@ class Spent:
     seconds: float = 0.0
 
 
+class Table:
+    """A transposition table reused query after query: ``slots`` int64 entries and the epoch
+    counter whose tag marks the current query's entries (see the kernel's docstring), with the
+    kernel's scratch space, budget control and output arrays (filled in place per query)."""
+
+    def __init__(self, size: int) -> None:
+        if size < 1:
+            raise ValueError(f"a table needs at least one slot, not {size}")
+        self.slots = np.zeros(size, dtype=np.int64)
+        self.work = np.zeros((K.SIZE + 1, 2 * K.W), dtype=np.int64)
+        self.ctl = np.zeros(5, dtype=np.int64)
+        self.deadline = np.zeros(1)
+        self.out = np.zeros(K.W, dtype=np.int64)
+        #: the epoch sits above the value (8 bits) and the key's quotient by the size
+        self.shift = 8 + (K.MAX_KEY // size).bit_length()
+        self.epoch = 0
+
+    def next_tag(self) -> int:
+        """The tag of a new query: the next epoch, shifted into place (the slots are zeroed
+        once every ``2 ** (63 - shift) - 1`` queries, when the epochs run out)."""
+        self.epoch += 1
+        if self.epoch >> (63 - self.shift):
+            self.slots.fill(0)
+            self.epoch = 1
+        return self.epoch << self.shift
+
+
+_local = threading.local()
+
+
+def _table(size: int) -> Table:
+    """The calling thread's table of ``size`` slots (made on first use)."""
+    tables: dict[int, Table] | None = getattr(_local, "tables", None)
+    if tables is None:
+        tables = _local.tables = {}
+    table = tables.get(size)
+    if table is None:
+        table = tables[size] = Table(size)
+    return table
+
+
+def release_tables() -> None:
+    """Drop the calling thread's tables (the next query allocates afresh)."""
+    _local.tables = {}
+
+
 class _Run:
-    """One query's table, scratch space and budget control."""
+    """One query: the thread's table under a new epoch, and the budget set in its control."""
+
+    __slots__ = ("budget", "t", "start")
 
     def __init__(self, budget: SearchBudget | None, table_size: int) -> None:
-        b = budget or SearchBudget(nodes=None, seconds=None)
-        self.budget = b
-        self.table = np.zeros(table_size, dtype=np.int64)
-        self.work = np.zeros((K.SIZE + 1, 2 * K.W), dtype=np.int64)
-        self.ctl = np.zeros(4, dtype=np.int64)
-        self.ctl[K.LIMIT] = b.nodes if b.nodes is not None else 0
-        self.ctl[K.INTERVAL] = CLOCK_INTERVAL - 1
+        self.budget = budget
+        self.t = t = _table(table_size)
+        limit = budget.nodes if budget is not None and budget.nodes is not None else 0
+        t.ctl[:] = (0, limit, CLOCK_INTERVAL - 1, 0, t.next_tag())
         self.start = time.perf_counter()
-        self.deadline = np.array([self.start + b.seconds if b.seconds is not None else 0.0])
+        seconds = budget.seconds if budget is not None else None
+        t.deadline[0] = self.start + seconds if seconds is not None else 0.0
 
-    def spent(self) -> Spent:
-        return Spent(int(self.ctl[K.NODES]), time.perf_counter() - self.start)
-
-    def check(self) -> None:
-        if self.ctl[K.ABORTED]:
-            sp = self.spent()
-            if self.ctl[K.ABORTED] == 1:
-                raise Unfinished("nodes", float(self.budget.nodes or 0), sp.nodes, sp.seconds)
-            raise Unfinished("seconds", float(self.budget.seconds or 0), sp.nodes, sp.seconds)
+    def finish(self) -> Spent:
+        """What the query spent; :class:`Unfinished` when its budget ran out."""
+        nodes, _, _, aborted, _ = self.t.ctl.tolist()
+        spent = Spent(nodes, time.perf_counter() - self.start)
+        if aborted:
+            b = self.budget or SearchBudget(nodes=None, seconds=None)
+            resource, limit = ("nodes", b.nodes) if aborted == 1 else ("seconds", b.seconds)
+            raise Unfinished(resource, float(limit or 0), spent.nodes, spent.seconds)
+        return spent
 
 
 def _nonterminal(board: Bitboards) -> None:
@@ -114,9 +166,10 @@ def score(
     cost; :class:`Unfinished` when the budget runs out."""
     _nonterminal(board)
     run = _Run(budget, table_size)
-    s = K.solve(board.current, board.mask, board.moves, run.table, run.work, run.ctl, run.deadline)
-    run.check()
-    return int(s), run.spent()
+    t = run.t
+    s = K.solve(board.current, board.mask, board.moves, t.slots, t.work, t.ctl, t.deadline)
+    spent = run.finish()
+    return int(s), spent
 
 
 def move_scores(
@@ -127,12 +180,10 @@ def move_scores(
     budget runs out. One table serves every column."""
     _nonterminal(board)
     run = _Run(budget, table_size)
-    out = np.zeros(K.W, dtype=np.int64)
-    K.move_scores(
-        board.current, board.mask, board.moves, run.table, run.work, run.ctl, run.deadline, out
-    )
-    run.check()
-    return {c: int(out[c]) for c in range(K.W) if out[c] > -1000}, run.spent()
+    t = run.t
+    K.move_scores(board.current, board.mask, board.moves, t.slots, t.work, t.ctl, t.deadline, t.out)
+    spent = run.finish()
+    return {c: v for c, v in enumerate(t.out.tolist()) if v > -1000}, spent
 
 
 def move_results(
@@ -151,10 +202,12 @@ __all__ = [
     "TABLE_SIZE",
     "Bitboards",
     "Spent",
+    "Table",
     "Unfinished",
     "bitboards",
     "move_results",
     "move_scores",
+    "release_tables",
     "result_distance",
     "score",
 ]
