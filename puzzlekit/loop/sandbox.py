@@ -159,14 +159,16 @@ def seed_kernel_cache(tmpdir: str) -> int:
 
 
 def _compile_default_kernel() -> None:
-    """Compile the bitmask search, the digest's compiled draw (the kernels every loop's first
-    filter call runs) and minimization's compiled remove-and-check into this process's numba
-    cache unless all are there (by one 4×4 Sudoku check and its minimization, a third of a
-    second once they are compiled)."""
-    from puzzlekit.verifiers import bitmask_kernel, bitmask_minimize, digest_draw
+    """Compile the bitmask searches (the general one and the 9×9 one), the digest's compiled
+    draw (the kernels every loop's first filter call runs) and minimization's compiled
+    remove-and-check into this process's numba cache unless all are there (by one 4×4 Sudoku
+    check and its minimization, and one 9×9 check, a third of a second once they are
+    compiled)."""
+    from puzzlekit.verifiers import bitmask_kernel, bitmask_kernel9, bitmask_minimize, digest_draw
 
     kernels = (
         bitmask_kernel.search,
+        bitmask_kernel9.search9,
         digest_draw.digest_permutation,
         bitmask_minimize.remove_groups,
         bitmask_minimize.count_kept,
@@ -183,13 +185,15 @@ def _compile_default_kernel() -> None:
     from puzzlekit.families import get_family
     from puzzlekit.verifiers.registry import get_verifier
 
-    instance = get_family("sudoku").parse_text("123434122143....", {"size": 4})
+    sudoku = get_family("sudoku")
+    instance = sudoku.parse_text("123434122143....", {"size": 4})
     bitmask = get_verifier("bitmask")
     report = bitmask.verify(instance, solution_cap=2)
     with bitmask.uniqueness_session(instance, report.solutions[0]) as session:
         ids = [c.id for c in instance.clues]
         session.unique_with(ids)
         session.remove_in_order([{i} for i in ids], ids)
+    bitmask.verify(sudoku.parse_text("123456789" + "." * 72), solution_cap=2)
 
 
 def landlock_abi() -> int:

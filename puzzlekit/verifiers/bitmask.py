@@ -63,7 +63,6 @@ from puzzlekit.verifiers.bitmask_sample import SAMPLE_NODES as SAMPLE_NODES
 from puzzlekit.verifiers.bitmask_sample import SAMPLE_TRIES as SAMPLE_TRIES
 from puzzlekit.verifiers.bitmask_sample import sample_solution as sample_solution
 from puzzlekit.verifiers.reports import (
-    found_report,
     invalid_report,
     outcome_report,
     source,
@@ -233,6 +232,8 @@ class BitmaskVerifier(Verifier):
         extras: Collection[str] = (),
     ) -> VerifierReport:
         """Verify ``instance``. Raises :class:`NotCompilable` for a constraint it cannot take."""
+        from puzzlekit.verifiers.bitmask_search import found_report
+
         budget = budget or SearchBudget()
         ran = self._searched(instance, solution_cap, budget)
         if isinstance(ran, VerifierReport):
@@ -261,7 +262,7 @@ class BitmaskVerifier(Verifier):
         if not search.found:
             return self.outcome(instance, cs, solution_cap, [], cart, stats, budget)
         bits = search.bits().copy()  # the workspace is reused: the report keeps its rows
-        return self.found_report(instance, cs, solution_cap, bits, search.order, cart, stats)
+        return found_report(self, instance, cs, solution_cap, bits, search.order, cart, stats)
 
     def verify_found(
         self,
@@ -353,26 +354,6 @@ class BitmaskVerifier(Verifier):
         view: Any = _View(instance, cs.schema)
         return outcome_report(
             view, self._src, cap, solutions, cart, stats, lambda: self._conflict(instance, budget)
-        )
-
-    def found_report(
-        self,
-        instance: Instance,
-        cs: CompiledSchema,
-        cap: int,
-        bits: np.ndarray,
-        order: np.ndarray,
-        cart: tuple[int | float | None, float],
-        stats: dict[str, Any],
-    ) -> VerifierReport:
-        """The UNIQUE or MULTIPLE report of the solutions ``bits`` (value bits per variable, at
-        least one row) found in tie order ``order``, the solution mappings and the gap built
-        when first read (:func:`~puzzlekit.verifiers.reports.found_report`)."""
-        from puzzlekit.verifiers.bitmask_search import solutions_of
-
-        view: Any = _View(instance, cs.schema)
-        return found_report(
-            view, self._src, cap, bits.shape[0], lambda: solutions_of(cs, bits, order), cart, stats
         )
 
     def uniqueness_session(

@@ -99,7 +99,7 @@ def _run_chunk(
     """Search ``members`` (position, instance, clue effects) in one call; fill ``out``."""
     from puzzlekit.verifiers.bitmask import _cartesian, workspace
     from puzzlekit.verifiers.bitmask_kernel import DONE
-    from puzzlekit.verifiers.bitmask_search import CHUNK, restrict
+    from puzzlekit.verifiers.bitmask_search import CHUNK, found_report, restrict
 
     started = time.perf_counter()
     nv = len(cs.names)
@@ -128,6 +128,6 @@ def _run_chunk(
         stats: dict[str, Any] = {"nodes": int(nodes[row]), "seconds": round(share, 6)}
         if found[row]:  # the workspace is reused: the report keeps a copy of its rows
             bits = sols[row, : found[row]].copy()
-            out[pos] = verifier.found_report(inst, cs, cap, bits, orders[row], cart, stats)
+            out[pos] = found_report(verifier, inst, cs, cap, bits, orders[row], cart, stats)
         else:
             out[pos] = verifier.outcome(inst, cs, cap, [], cart, stats, budget)

@@ -5,17 +5,24 @@ value-major bitboards.
 A node's domains are nine boards, one per value, each an 81-bit set of the variables that may
 still take it (three int64 words of 27 bits each), plus the set of variables whose single value
 has already left their peers. A fixed variable's value leaves its peers in three word
-operations per board; the variables with exactly one value, and the units that lost a value,
-are read from the boards by bit-sliced counting. The rules, the tree and every count are those
-of :func:`~puzzlekit.verifiers.bitmask_kernel.search` on the same arrays: naked and hidden
-singles to their (unique) fixpoint, a unit with a value left nowhere fails, the variable with
-fewest values left is chosen (first in ``order`` among ties) and its values are tried in
-ascending order. So the solutions, their order, the node counts and the pause points are the
-same; a node costs less (a child copies 30 words, not a domain and a flag per variable).
+operations per board; the variables with exactly one value, and the counts the choice of a
+variable reads, come from bit-sliced counting over the boards; hidden singles look only at the
+units of the variables that lost a value since they were last looked at. The rules, the tree
+and every count are those of :func:`~puzzlekit.verifiers.bitmask_kernel.search` on the same
+arrays: naked and hidden singles to their (unique) fixpoint, a unit with a value left nowhere
+fails, the variable with fewest values left is chosen (first in ``order`` among ties) and its
+values are tried in ascending order. So the solutions, their order, the node counts and the
+pause points are the same; a node costs less (a child copies 30 words, not a domain and a flag
+per variable).
+
+Locked candidates (:func:`_locked`, pointing and claiming between any two units sharing two or
+more variables) can run as a look-ahead that only cuts subtrees without a solution (see
+:func:`search9`); :data:`~puzzlekit.verifiers.bitmask_search.LOOKAHEAD` says whether it does.
 
 Used by :class:`~puzzlekit.verifiers.bitmask_search.Search` where :func:`grid9_arrays` finds a
 structure of that shape and no value ranks are set (the sampler keeps the general kernel).
-Not for: tables, sums, other sizes.
+Not for: tables, sums, other sizes (16×16 would take four words and 16 boards a node: the same
+code with the word count and value count as parameters, not written yet).
 """
 
 from __future__ import annotations

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Iterable, Mapping
+from typing import Any
 
 import numpy as np
 from numba import njit
@@ -252,6 +253,28 @@ def solutions_of(cs: CompiledSchema, bits: np.ndarray, order: np.ndarray) -> lis
     rows = sorted(values.tolist(), key=lambda row: [row[i] for i in ranks])
     names = cs.names
     return [FrozenDict(zip(names, row, strict=True)) for row in rows]
+
+
+def found_report(
+    verifier: Any,
+    instance: Any,
+    cs: CompiledSchema,
+    cap: int,
+    bits: np.ndarray,
+    order: np.ndarray,
+    cart: tuple[int | float | None, float],
+    stats: dict[str, Any],
+) -> Any:
+    """The UNIQUE or MULTIPLE report of ``verifier`` (a bitmask one) on the solutions ``bits``
+    (value bits per variable, at least one row) found in tie order ``order``, the solution
+    mappings and the gap built when first read (``reports.found_report``)."""
+    from puzzlekit.verifiers.bitmask import _View
+    from puzzlekit.verifiers.reports import found_report as build
+
+    view: Any = _View(instance, cs.schema)
+    found = bits.shape[0]
+    src = verifier._src
+    return build(view, src, cap, found, lambda: solutions_of(cs, bits, order), cart, stats)
 
 
 class UniquenessSession:
