@@ -29,7 +29,7 @@ def experiment_configs() -> list[Path]:
     out = []
     for path in sorted((ROOT / "experiments").glob("*.toml")):
         raw = tomllib.loads(path.read_text())
-        if "sets" not in raw and "publish_gate" not in raw:
+        if "sets" not in raw and "publish_gate" not in raw and "study" not in raw:
             out.append(path)
     return out
 
