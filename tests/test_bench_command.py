@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import csv
+import json
 from pathlib import Path
 
 from puzzlekit.app.cli import main
@@ -85,3 +86,22 @@ def test_the_user_path_benchmark_times_single_batched_and_cli_checks(tmp_path: P
     assert row["reference_us"] == 2.5 and row["pk_verify_cpu_us"] > 0
     assert row["pk_verify_over_reference"] == round(row["pk_verify_us"] / 2.5, 1)
     assert "| three | 3 |" in (tmp_path / "out" / "results.md").read_text()
+
+
+def test_the_generation_benchmark_times_generate_commands_with_cpu_beside_wall(
+    tmp_path: Path,
+) -> None:
+    """``study = "generate"``: each run is a ``puzzlekit generate`` command in a fresh process."""
+    config = tmp_path / "gen.toml"
+    config.write_text(
+        'study = "generate"\nseed = 3\n[[runs]]\nname = "4x4"\n'
+        'args = ["sudoku", "--params", "{\\"size\\": 4}", "--minimize", "--count", "2", '
+        '"--holdout", "none"]\ngoal_per_second = 1\n'
+    )
+    assert main(["bench", str(config), "--out", str(tmp_path / "out")]) == 0
+    rows = json.loads((tmp_path / "out" / "results.json").read_text())["rows"]
+    assert [(r["exit"], r["puzzles"]) for r in rows] == [(0, 2)]
+    assert rows[0]["wall_s"] > 0 and rows[0]["cpu_s"] > 0
+    assert rows[0]["command"].endswith("--holdout none --seed 3")
+    table = (tmp_path / "out" / "results.md").read_text()
+    assert "| 4x4 | 2 |" in table and "≥ 1/s" in table

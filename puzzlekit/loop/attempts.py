@@ -80,6 +80,8 @@ def guarded_verify(
     from the content there (:func:`puzzlekit.loop.isolation.result_to_json`), and the holdout
     judges fresh bytes."""
     content = instance.content()
+    for clue in instance.clues:  # cached on the clue: the loop's next steps share most clues
+        clue.canonical_json()
     digest = instance.digest
     caches = _caches(instance)
     registries = registry_state()
