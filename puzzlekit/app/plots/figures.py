@@ -311,11 +311,9 @@ def plot_grade_range(
     scales = scales or {}
     with_grades = set(graded["schema"])
     panels = [key for key in panel_keys(puzzles) if key[0] in with_grades]
-    ncols = min(len(panels), 3)
-    nrows = -(-len(panels) // ncols)
-    fig, axes = grid(nrows, ncols, 6.5, 4.2)
+    fig, axes = panel_grid(len(panels), 6.5, 4.2)
     rng = np.random.default_rng(0)  # jitter only
-    for ax, panel in zip(axes.flat, panels, strict=False):
+    for ax, panel in zip(axes, panels, strict=True):
         grp, schema = panel_rows(graded, panel), panel[0]
         ax.set_title(titled(panel_label(panel), f"clue count vs grade level (n={len(grp)})"))
         ax.title.set_fontsize(9)
@@ -339,8 +337,6 @@ def plot_grade_range(
         ax.set_xlabel("clue count of the accepted puzzle")
         ax.set_ylabel("grade level (hardest technique)")
         ax.legend(fontsize=7)
-    for ax in list(axes.flat)[len(panels) :]:
-        ax.set_visible(False)
     fig.suptitle("Expressive range: clue count vs grade level of accepted puzzles")
     return save(fig, path)
 

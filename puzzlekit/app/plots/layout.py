@@ -47,6 +47,17 @@ def grid(rows: int, cols: int, width: float, height: float) -> tuple[Figure, Any
         return fig, fig.subplots(rows, cols, squeeze=False)
 
 
+def cells(n: int, cols: int, width: float, height: float) -> tuple[Figure, list[Any]]:
+    """A figure as :func:`grid` with ``n`` panels filling ``cols`` columns row by row, each
+    ``width`` × ``height`` inches; the axes in order. A row's spare cells stay empty (no
+    axes made and hidden)."""
+    rows = -(-n // cols)
+    fig = Figure(figsize=(width * cols, height * rows))
+    spec = fig.add_gridspec(rows, cols)
+    with rc_context({"axes.titley": 1.0}):
+        return fig, [fig.add_subplot(spec[i // cols, i % cols]) for i in range(n)]
+
+
 def text_size(text: str, fontsize: float) -> tuple[float, float]:
     """(width, height) in inches that ``text`` at ``fontsize`` points takes at most (mathtext
     markup counts by the characters it shows)."""

@@ -20,7 +20,7 @@ from typing import Any
 import pandas as pd
 from matplotlib.figure import Figure
 
-from puzzlekit.app.plots.layout import grid
+from puzzlekit.app.plots.layout import cells
 
 #: the formats ``puzzlekit report --figure-format`` writes (the first is the default)
 FIGURE_FORMATS = ("png", "svg", "pdf")
@@ -93,15 +93,10 @@ def arm_label(key: Any, keys: Sequence[str]) -> str:
 
 def panel_grid(n: int, width: float, height: float, ncols: int = 3) -> tuple[Figure, list[Any]]:
     """A figure (no pyplot, no layout engine: :func:`~puzzlekit.app.plots.layout.save` fits
-    it) with ``n`` panels, at most ``ncols`` a row, each ``width`` × ``height`` inches; the
-    panels in order (spare cells hidden)."""
-    cols = max(1, min(n, ncols))
-    rows = -(-max(n, 1) // cols)
-    fig, grid_axes = grid(rows, cols, width, height)
-    axes = list(grid_axes.flat)
-    for ax in axes[n:]:
-        ax.set_visible(False)
-    return fig, axes[: max(n, 1)]
+    it) with ``n`` panels (at least one), at most ``ncols`` a row, each ``width`` × ``height``
+    inches; the panels in order."""
+    n = max(n, 1)
+    return cells(n, max(1, min(n, ncols)), width, height)
 
 
 def say(ax: Any, text: str) -> None:
