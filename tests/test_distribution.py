@@ -8,18 +8,21 @@ import sys
 import zipfile
 from pathlib import Path
 
+import pytest
+
 ROOT = Path(__file__).resolve().parent.parent
 
 
-def test_the_wheel_installs_only_the_puzzlekit_package(tmp_path: Path) -> None:
-    out = subprocess.run(
-        [sys.executable, "-m", "pip", "wheel", "-q", "--no-deps", "-w", str(tmp_path), str(ROOT)],
-        capture_output=True,
-        text=True,
-        timeout=600,
-    )
-    assert out.returncode == 0, out.stderr
-    (wheel,) = tmp_path.glob("puzzlekit-*.whl")
+@pytest.fixture(scope="module")
+def wheel(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The wheel of this source tree, built once for the module's tests."""
+    wheels = tmp_path_factory.mktemp("wheels")
+    _pip("wheel", "-q", "--no-deps", "-w", str(wheels), str(ROOT))
+    (built,) = wheels.glob("puzzlekit-*.whl")
+    return built
+
+
+def test_the_wheel_installs_only_the_puzzlekit_package(wheel: Path) -> None:
     names = zipfile.ZipFile(wheel).namelist()
     tops = {n.split("/", 1)[0] for n in names}
     metadata = {t for t in tops if t.endswith(".dist-info")}
@@ -44,12 +47,12 @@ def _pip(*args: str) -> None:
     assert out.returncode == 0, out.stderr
 
 
-def test_a_regular_install_of_the_wheel_imports_every_floor_and_verifies(tmp_path: Path) -> None:
+def test_a_regular_install_of_the_wheel_imports_every_floor_and_verifies(
+    wheel: Path, tmp_path: Path
+) -> None:
     """Installed from the wheel (ahead of any source tree on the path), the floors import and a
     puzzle verifies: verifiers and generators ship inside puzzlekit."""
-    wheels, site = tmp_path / "wheels", tmp_path / "site"
-    _pip("wheel", "-q", "--no-deps", "-w", str(wheels), str(ROOT))
-    (wheel,) = wheels.glob("puzzlekit-*.whl")
+    site = tmp_path / "site"
     _pip("install", "-q", "--no-deps", "--target", str(site), str(wheel))
     code = (
         f"import sys; sys.path.insert(0, {str(site)!r})\n"
