@@ -254,3 +254,12 @@ def test_check_family_names_a_default_filter_that_cannot_read_the_clues(register
         check_family(fam, {"size": 4}, n=1, cross_process=False, generate=False)
     assert err.value.codes == {"default-filter-declines"}
     assert 'default_verifier = "sat"' in str(err.value)
+
+
+def test_check_family_leaves_out_backends_that_do_not_accept_the_family() -> None:
+    from puzzlekit.quality.parametrize import run_check
+
+    summary = run_check("verifiers", "owm-nim", {"heaps": 3, "max": 4}, n=1)
+    assert {"enumerative", "gametree", "minimax"} <= set(summary.reports)
+    assert "bitmask" not in summary.reports and "sat" not in summary.reports
+    assert not any("declined" in note for note in summary.notes), summary.notes
