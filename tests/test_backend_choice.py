@@ -12,15 +12,13 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-import puzzlekit.families as families_mod
 from puzzlekit.core.model import AllDifferent, Clue, Count, Instance, Origin
-from puzzlekit.families import Family, families, get_family, register_family
+from puzzlekit.families import Family, families, get_family
 from puzzlekit.families.latin import Latin
 from puzzlekit.quality.checks import ContractError, check_family
 from puzzlekit.quality.golden_entries import load_corpus
@@ -196,19 +194,6 @@ def test_the_takuzu_plugin_gets_sat_and_its_own_verifier_only_its_family() -> No
 
 
 # --- a plugin family of all-different rules ---------------------------------------------------
-
-
-@pytest.fixture
-def registered() -> Iterator[Any]:
-    added: list[str] = []
-
-    def add(fam: Any) -> Any:
-        added.append(fam.name)
-        return register_family(fam, replace=True)
-
-    yield add
-    for name in added:
-        families_mod.FAMILIES.unregister(name)
 
 
 class Rows(Latin):
