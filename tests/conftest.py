@@ -2,9 +2,14 @@ from __future__ import annotations
 
 import os
 import warnings
+from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
+
+import puzzlekit.families as families_mod
+from puzzlekit.families import register_family
 
 DATA = Path(__file__).parent / "data"
 
@@ -72,3 +77,17 @@ def two_family_run_and_stderr(tmp_path_factory) -> tuple[Path, str]:
 def two_family_run(two_family_run_and_stderr) -> Path:
     """The run directory of :func:`two_family_run_and_stderr`."""
     return two_family_run_and_stderr[0]
+
+
+@pytest.fixture
+def registered() -> Iterator[Any]:
+    """Register families for one test, then restore the registry."""
+    added: list[str] = []
+
+    def add(fam: Any) -> Any:
+        added.append(fam.name)
+        return register_family(fam, replace=True)
+
+    yield add
+    for name in added:
+        families_mod.FAMILIES.unregister(name)

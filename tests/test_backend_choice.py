@@ -12,15 +12,13 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-import puzzlekit.families as families_mod
 from puzzlekit.core.model import AllDifferent, Clue, Count, Instance, Origin
-from puzzlekit.families import Family, families, get_family, register_family
+from puzzlekit.families import Family, families, get_family
 from puzzlekit.families.latin import Latin
 from puzzlekit.quality.checks import ContractError, check_family
 from puzzlekit.quality.golden_entries import load_corpus
@@ -198,19 +196,6 @@ def test_the_takuzu_plugin_gets_sat_and_its_own_verifier_only_its_family() -> No
 # --- a plugin family of all-different rules ---------------------------------------------------
 
 
-@pytest.fixture
-def registered() -> Iterator[Any]:
-    added: list[str] = []
-
-    def add(fam: Any) -> Any:
-        added.append(fam.name)
-        return register_family(fam, replace=True)
-
-    yield add
-    for name in added:
-        families_mod.FAMILIES.unregister(name)
-
-
 class Rows(Latin):
     """A plugin Latin square: all-different rules, no backend named."""
 
@@ -254,3 +239,12 @@ def test_check_family_names_a_default_filter_that_cannot_read_the_clues(register
         check_family(fam, {"size": 4}, n=1, cross_process=False, generate=False)
     assert err.value.codes == {"default-filter-declines"}
     assert 'default_verifier = "sat"' in str(err.value)
+
+
+def test_check_family_leaves_out_backends_that_do_not_accept_the_family() -> None:
+    from puzzlekit.quality.parametrize import run_check
+
+    summary = run_check("verifiers", "owm-nim", {"heaps": 3, "max": 4}, n=1)
+    assert {"enumerative", "gametree", "minimax"} <= set(summary.reports)
+    assert "bitmask" not in summary.reports and "sat" not in summary.reports
+    assert not any("declined" in note for note in summary.notes), summary.notes

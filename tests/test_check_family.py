@@ -4,15 +4,13 @@ check_family catching families that break the contract (each with the code it mu
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
 from typing import Any
 
 import pytest
 
-import puzzlekit.families as families_mod
 from puzzlekit.core.model import Clue, Instance, Linear, Origin
 from puzzlekit.core.protocols import Verifier
-from puzzlekit.families import families, register_family
+from puzzlekit.families import families
 from puzzlekit.families.latin import Latin
 from puzzlekit.families.sudoku import Sudoku
 from puzzlekit.quality import parametrize_with_checks
@@ -140,20 +138,6 @@ def test_check_verifier_catches_disagreement_with_the_reference() -> None:
 
 
 # --- broken families --------------------------------------------------------------------------
-
-
-@pytest.fixture
-def registered() -> Iterator[Any]:
-    """Register families for one test, then restore the registry."""
-    added: list[str] = []
-
-    def add(fam: Any) -> Any:
-        added.append(fam.name)
-        return register_family(fam, replace=True)
-
-    yield add
-    for name in added:
-        families_mod.FAMILIES.unregister(name)
 
 
 class LyingClues(Latin):

@@ -24,10 +24,11 @@ later steps, which depend on it):
    JSON on one line); ``identity``: the text line and the JSON with the clues shuffled read
    back to the instance's digest (:mod:`puzzlekit.quality.identity_check`).
 5. ``verifier-raised``/``input-mutated``/``not-a-report``/``wrong-digest``/``detail-case``/
-   ``coord-outside-schema``/``wrong-solution``/...: every exact registered verifier that can
-   take an instance (a backend declines by raising ``NotImplementedError`` or its own
-   ``NotEncodable``) returns a well-formed report whose coordinates are coordinates of the
-   schema (INVALID_SPEC violations excepted); ``backends-disagree``: exact backends agree on
+   ``coord-outside-schema``/``wrong-solution``/...: every exact registered verifier that
+   accepts an instance (``Verifier.accepts``; one that accepts and then declines, by raising
+   ``NotImplementedError`` or its own ``NotEncodable``, is noted) returns a well-formed report
+   whose coordinates are coordinates of the schema (INVALID_SPEC violations excepted);
+   ``backends-disagree``: exact backends agree on
    the verdict, the capped solution count and, below the cap, the set of solutions;
    ``default-filter-declines``: the family's default filter (chosen from its rules alone)
    takes every sample, so a loop of the family never ends on a clue its filter cannot read.

@@ -239,40 +239,46 @@ def verify_all(
     cap: int,
     budget: SearchBudget,
 ) -> dict[str, dict[str, VerifierReport]]:
-    """Every verifier's well-formed report on every sample, by verifier name and label; notes
-    the backends that declined instances of the family (:func:`note_declines`), and fails
+    """Every verifier's well-formed report on every sample it accepts (``Verifier.accepts``: a
+    backend that does not take the family's instances is left out, unmentioned), by verifier
+    name and label; notes the backends that accepted an instance and then declined it
+    (:func:`note_declines`), and fails
     ``default-filter-declines`` when the family's default filter declines one
     (:func:`check_default_filter`)."""
     out: dict[str, dict[str, VerifierReport]] = {name: {} for name in verifiers}
     declined: dict[str, list[BaseException]] = {name: [] for name in verifiers}
     for s in samples:
         for name, v in verifiers.items():
+            if not v.accepts(s.instance):  # a backend for other kinds of family: not compared
+                continue
             rep = run_verifier(ck, name, v, s.instance, s.label, cap, budget, declined[name])
             if rep is not None:
                 check_report(ck, name, rep, s.instance, s.label, schema)
                 out[name][s.label] = rep
     note_declines(ck, declined, len(samples))
-    check_default_filter(ck, schema, declined)
+    check_default_filter(ck, schema, samples, verifiers)
     return out
 
 
 def check_default_filter(
-    ck: Checker, schema: Schema, declined: Mapping[str, list[BaseException]]
+    ck: Checker, schema: Schema, samples: Sequence[Sample], verifiers: Mapping[str, Any]
 ) -> None:
     """``default-filter-declines``: the filter a loop of the family gets by default
     (:func:`puzzlekit.verifiers.registry.default_filter_name`, chosen from the family's rules
-    without clues) must take every sample; a family whose rules the compiled backend takes but
-    some of whose clues it cannot is told to name its own backend."""
+    without clues) must accept every sample; a family whose rules the compiled backend takes
+    but some of whose clues it cannot is told to name its own backend."""
     from puzzlekit.verifiers.registry import default_filter_name
 
     name = default_filter_name(schema.family, schema.params_dict())
-    if declined.get(name):
+    if name not in verifiers:
+        return
+    refused = [s.label for s in samples if not verifiers[name].accepts(s.instance)]
+    if refused:
         ck.fail(
             "default-filter-declines",
-            f"the default filter of {schema.family}, {name}, declined "
-            f"{len(declined[name])} sample(s): {declined[name][0]}. Loops would end on it; set "
-            '`default_verifier = "sat"` (or another backend that takes every clue) on the '
-            "family.",
+            f"the default filter of {schema.family}, {name}, does not accept {len(refused)} "
+            f"sample(s) ({refused[0]} first): loops would end on them. Set "
+            '`default_verifier = "sat"` (or another backend that reads every clue) on the family.',
         )
 
 

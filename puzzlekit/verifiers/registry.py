@@ -122,8 +122,8 @@ def drop_kept() -> None:
 
 #: The general exact backends the default choice asks, most preferred first; the first whose
 #: ``accepts`` takes the instance verifies it. ``bitmask``: the compiled search, for rules made
-#: of all-different units and what compiles beside them (measured faster than ``sat`` on every
-#: family it takes by default, README "Speed"); ``sat``: CDCL, every constraint but
+#: of all-different units and what compiles beside them (measured faster than ``sat`` on the
+#: built-in families it takes, README "Performance"); ``sat``: CDCL, every constraint but
 #: ``Predicate``; ``enumerative``: the reference, every constraint. A family that names its own
 #: backend (:attr:`~puzzlekit.core.family.Family.default_verifier`: games ``gametree``, tool
 #: calls ``oracle``) is not asked about; a plugin's verifier is never a default choice (name
