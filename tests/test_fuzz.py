@@ -209,3 +209,28 @@ def test_the_corpus_holds_every_kind_of_reproducer() -> None:
                  "ledger-show-from-huge", "regress-empty", "regress-all-skipped",
                  "kakuro-superscript", "true-is-not-1"):  # fmt: skip
         assert kind in names, kind
+
+
+@pytest.mark.filterwarnings("ignore::pytest.PytestUnraisableExceptionWarning")
+def test_a_hang_whose_alarm_a_finalizer_swallowed_is_a_hang(monkeypatch) -> None:
+    """The run's alarm can land in a ``__del__`` or weakref callback: Python prints it as
+    "Exception ignored in" (a traceback on stderr) and the case goes on; it is a hang."""
+    import time
+
+    import puzzlekit.app.cli
+    from puzzlekit.app.studies.fuzz import judge, run_case
+    from puzzlekit.app.studies.fuzz_cases import Case
+
+    class Slow:
+        def __del__(self) -> None:
+            time.sleep(0.6)
+
+    def main(argv: list[str]) -> int:
+        Slow()  # dropped at once: the alarm fires inside its finalizer
+        return 0
+
+    monkeypatch.setattr(puzzlekit.app.cli, "main", main)
+    case = Case("verify", ["verify", "-"])
+    outcome = run_case(case, timeout=0.2)
+    assert outcome.code == 0 and outcome.error is None  # the case went on past its alarm
+    assert judge(case, outcome) == "hang"

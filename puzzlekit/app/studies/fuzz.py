@@ -59,7 +59,13 @@ class _Hang(BaseException):
     ``except Exception`` in the code under test swallows it)."""
 
 
+#: set when the alarm fired: a case whose _Hang a finalizer swallowed ("Exception ignored in")
+#: is still a hang, not a traceback of the code under test
+_FIRED: list[bool] = []
+
+
 def _alarm(signum: int, frame: Any) -> None:
+    _FIRED.append(True)
     raise _Hang()
 
 
@@ -156,6 +162,7 @@ def run_case(case: Case, timeout: float = 60.0) -> Outcome:
     error = None
     hang = False
     saved_stdin = sys.stdin
+    _FIRED.clear()
     try:
         with tempfile.TemporaryDirectory(prefix="pk-fuzz-", dir=_TMP) as tmp:
             for name, data in case.files.items():
@@ -183,7 +190,7 @@ def run_case(case: Case, timeout: float = 60.0) -> Outcome:
         signal.setitimer(signal.ITIMER_REAL, 0)
         signal.signal(signal.SIGALRM, old)
         sys.stdin = saved_stdin
-    return Outcome(code, out.getvalue(), err.getvalue(), error, hang)
+    return Outcome(code, out.getvalue(), err.getvalue(), error, hang or bool(_FIRED))
 
 
 def judge(case: Case, outcome: Outcome) -> str | None:
