@@ -313,6 +313,12 @@ def _add_verify(server: Any, run: Run, limits: Limits) -> None:
         return _result(out["json"], out["report"])
 
 
+FILTER_DOC = (
+    "Filter verifier the strategy reads (default: the family's own, else bitmask for "
+    "all-different rules that compile, as Sudoku's, else sat; gametree for games)."
+)
+
+
 def _add_generate(server: Any, run: Run, limits: Limits) -> None:
     """Register ``puzzle_generate`` on ``server``."""
     from mcp_types import CallToolResult
@@ -355,14 +361,7 @@ def _add_generate(server: Any, run: Run, limits: Limits) -> None:
         clues: Annotated[
             int | None, Field(description="Clue count: exact for blind, the start for adaptive.")
         ] = None,
-        filter: Annotated[
-            str | None,
-            Field(
-                description="Filter verifier the strategy reads (default: the family's own, "
-                "else bitmask for all-different rules that compile, as Sudoku's, else sat; "
-                "gametree for games)."
-            ),
-        ] = None,
+        filter: Annotated[str | None, Field(description=FILTER_DOC)] = None,
         holdout: Annotated[
             str | None,
             Field(
