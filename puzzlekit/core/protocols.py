@@ -213,7 +213,8 @@ class Verifier(Protocol):
         """A session answering "is ``solution`` still the only one with these clues?" faster
         than :meth:`verify`. Called by minimization once per accepted puzzle, which then asks
         one question per clue it tries to drop. Default: None, and minimization calls
-        :meth:`verify` for each; ``sat`` answers with one incremental solver call."""
+        :meth:`verify` for each; ``sat`` answers with one incremental solver call, ``bitmask``
+        runs the whole remove-and-check in one compiled call (:class:`OrderedRemoval`)."""
         return None
 
 
