@@ -259,7 +259,15 @@ def test_every_producer_runs_its_loops_through_the_one_driver(monkeypatch, tmp_p
         seen.append(self.spec.strategy)
         return real(self, seed)
 
+    real_batch = LoopDriver.batch
+
+    def counted_batch(self, seed, indices, wanted=None):
+        for item in real_batch(self, seed, indices, wanted):
+            seen.append(self.spec.strategy)
+            yield item
+
     monkeypatch.setattr(LoopDriver, "run", counted)
+    monkeypatch.setattr(LoopDriver, "batch", counted_batch)
     producers = {
         "generate": lambda: list(generate(GenerateConfig("sudoku", {"size": 4}, holdout=None))),
         "run": lambda: run_task(plan(parse_config(smoke_raw(trials=1, batch=1)))[0]),
