@@ -14,8 +14,7 @@ from typing import Any
 import numpy as np
 
 from puzzlekit.core.model import Clue, Instance, Schema, Solution
-from puzzlekit.core.protocols import Step as Step
-from puzzlekit.core.protocols import Strategy as Strategy
+from puzzlekit.core.protocols import Step, Strategy
 from puzzlekit.core.solutions import random_solution
 from puzzlekit.families import get_family
 

@@ -44,11 +44,11 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from puzzlekit.core import deadline
+from puzzlekit.core.family import Family
 from puzzlekit.core.identity import clue_violations
 from puzzlekit.core.model import Instance, Problem, Schema, SpecError, Violation
-from puzzlekit.core.protocols import Verifier
+from puzzlekit.core.protocols import SearchBudget, Verifier
 from puzzlekit.core.report import Conflict, VerifierReport
-from puzzlekit.families import Family
 from puzzlekit.families._grid import GivensGrid
 from puzzlekit.families._gridline import GridLine
 from puzzlekit.verifiers.bitmask_compile import (
@@ -76,7 +76,6 @@ from puzzlekit.verifiers.search import (
     DEFAULT_MAX_CARTESIAN_LOG10,
     STREAM_ORDER,
     BudgetExceeded,
-    SearchBudget,
     digest_permutation,
 )
 

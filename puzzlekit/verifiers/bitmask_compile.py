@@ -26,6 +26,7 @@ from typing import Any
 import numpy as np
 
 from puzzlekit.core import deadline
+from puzzlekit.core.family import Family
 from puzzlekit.core.model import (
     AllDifferent,
     Clue,
@@ -40,7 +41,7 @@ from puzzlekit.core.model import (
     freeze,
     typed_key,
 )
-from puzzlekit.families import Family, get_family
+from puzzlekit.families import get_family
 
 #: the most distinct values a problem may have (bits of an int64 mask, sign bit spared)
 MAX_VALUES = 62

@@ -57,6 +57,7 @@ from collections.abc import Collection, Iterable, Mapping, Sequence
 from typing import Any
 
 from puzzlekit.core import deadline
+from puzzlekit.core.family import Family
 from puzzlekit.core.identity import clue_violations
 from puzzlekit.core.model import (
     Instance,
@@ -67,14 +68,13 @@ from puzzlekit.core.model import (
     freeze,
     typed_key,
 )
-from puzzlekit.core.protocols import FORCED_CELLS, Verifier
+from puzzlekit.core.protocols import FORCED_CELLS, SearchBudget, Verifier
 from puzzlekit.core.report import Conflict, Verdict, VerifierReport
-from puzzlekit.families import MISREAD_ERRORS, Family, get_family
+from puzzlekit.families import MISREAD_ERRORS, get_family
 from puzzlekit.verifiers.base import (
     DEFAULT_CAP,
     DEFAULT_MAX_CARTESIAN_LOG10,
     BudgetExceeded,
-    SearchBudget,
     cartesian,
     invalid_report,
     narrow_domains,

@@ -15,6 +15,7 @@ from typing import Any
 
 import numpy as np
 
+from puzzlekit.core.family import Family, Repair
 from puzzlekit.core.model import (
     Clue,
     Constraint,
@@ -30,7 +31,6 @@ from puzzlekit.core.model import (
     Table,
     Violation,
 )
-from puzzlekit.families import Family, Repair
 from puzzlekit.families.games._game import Game, Move, State, move_values, winning_moves
 
 # --- the only-winning-move family ------------------------------------------------------------
