@@ -85,7 +85,7 @@ def cmd_schemas(args: argparse.Namespace) -> int:
     from puzzlekit.families import registered_schemas
 
     if args.config_schema:
-        from puzzlekit.app.experiment.config_schema import config_schema
+        from puzzlekit.app.experiment.config_jsonschema import config_schema
 
         print(json.dumps(config_schema(), indent=2))
         return 0
