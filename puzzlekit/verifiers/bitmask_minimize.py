@@ -25,7 +25,7 @@ from puzzlekit.verifiers.bitmask_compile import MAX_ARITY, ClueEffect, CompiledS
 from puzzlekit.verifiers.bitmask_kernel import DONE, search
 from puzzlekit.verifiers.bitmask_search import UniquenessSession
 
-#: search nodes per call of the kernel between two checks of its status (a count to two of a
+#: search nodes per compiled call between two checks of its status (a count to two of a
 #: Sudoku stays far below; a larger search goes on where it paused)
 NODE_LIMIT = 1 << 40
 
@@ -95,7 +95,7 @@ class CountingSession:
         nv = len(cs.names)
         structure = cs.structure(())
         support = np.zeros(max(MAX_ARITY, nv + len(structure.st[2])), np.int64)
-        self._kargs = structure.kernel_args(cs.values, support)
+        self._kargs = structure.search_args(cs.values, support)
         self._base = cs.base_dom
         self._doms = np.empty((nv + 2, nv), np.int64)
         self._dones = np.zeros((nv + 2, nv), np.uint8)
