@@ -50,8 +50,8 @@ FORCED_CELLS = "forcedCells"
 #: ``verdicts[expectedVerdict]`` counts the solutions with that value, all of them (the
 #: discriminative gap sees only the capped solutions)
 FIELD_VERDICTS = "fieldVerdicts"
-#: every report extra a caller may ask of :meth:`Verifier.verify` (``extras=``): costly parts of a
-#: report computed only on request, each under its name in the report's ``stats``
+#: report extras are the costly parts of a report computed only on request: every one a caller
+#: may ask of :meth:`Verifier.verify` (``extras=``), each under its name in the report's ``stats``
 EXTRAS: frozenset[str] = frozenset({FORCED_CELLS, FIELD_VERDICTS})
 
 # --- records the hooks exchange ----------------------------------------------------------------

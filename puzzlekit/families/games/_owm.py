@@ -1,6 +1,6 @@
-"""The only-winning-move family: a position of a :class:`~puzzlekit.families.games.Game` as a
-puzzle whose one solution is the only winning move (see :mod:`puzzlekit.families.games` for the
-schema, clue and verdicts).
+"""``owm`` is "only winning move": the family that makes a position of a
+:class:`~puzzlekit.families.games.Game` a puzzle whose one solution is the only winning move (see
+:mod:`puzzlekit.families.games` for the schema, clue and verdicts).
 
 Re-exported by :mod:`puzzlekit.families.games`; each game module registers one instance of
 :class:`OnlyWinningMove`. Not for the games themselves or their oracle
