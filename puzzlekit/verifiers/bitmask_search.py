@@ -2,7 +2,7 @@
 clock, and the solutions it found.
 
 Private machinery of :mod:`puzzlekit.verifiers.bitmask`, with the uniqueness session it
-hands out (:class:`UniquenessSession`). Not for compiling constraints
+hands out (:class:`BitmaskSession`). Not for compiling constraints
 (:mod:`~puzzlekit.verifiers.bitmask_compile`) or reports.
 """
 
@@ -277,8 +277,9 @@ def found_report(
     return build(view, src, cap, found, lambda: solutions_of(cs, bits, order), cart, stats)
 
 
-class UniquenessSession:
-    """Is a solution the only one of a subset of an instance's clues, asked many times
+class BitmaskSession:
+    """The bitmask verifier's :class:`~puzzlekit.core.protocols.UniquenessSession`: is a solution
+    the only one of a subset of an instance's clues, asked many times
     (:meth:`puzzlekit.verifiers.bitmask.BitmaskVerifier.uniqueness_session`)."""
 
     def __init__(self, cs: CompiledSchema, clues: Mapping[str, ClueEffect]) -> None:
@@ -311,7 +312,7 @@ class UniquenessSession:
     def close(self) -> None:
         self._search = None
 
-    def __enter__(self) -> UniquenessSession:
+    def __enter__(self) -> BitmaskSession:
         return self
 
     def __exit__(self, *exc: object) -> None:
