@@ -20,10 +20,10 @@ from collections import Counter
 import numpy as np
 
 from puzzlekit.core.model import Instance, Schema
+from puzzlekit.core.protocols import Step
 from puzzlekit.families import get_family
 from puzzlekit.generators import STRATEGIES, register_strategy
 from puzzlekit.generators.adaptive import Adaptive
-from puzzlekit.generators.base import Step
 from puzzlekit.loop.driver import LoopDriver, LoopSpec
 
 PARAMS = {"tool": "shipping-rate", "expectedVerdict": "mid", "fixedInput": {"note": ""}}

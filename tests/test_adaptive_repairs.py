@@ -7,12 +7,13 @@ from collections.abc import Sequence
 
 import numpy as np
 
+from puzzlekit.core.family import Family, Repair
 from puzzlekit.core.model import Clue, Instance, Schema, Solution
+from puzzlekit.core.protocols import Step
 from puzzlekit.core.report import Verdict
 from puzzlekit.core.solutions import random_solution
-from puzzlekit.families import Family, Repair, get_family
+from puzzlekit.families import get_family
 from puzzlekit.generators.adaptive import Adaptive, conflict_changes
-from puzzlekit.generators.base import Step
 from puzzlekit.verifiers.registry import get_verifier
 from tests.helpers import given
 

@@ -67,7 +67,7 @@ def test_a_malformed_schema_or_k_key_names_itself(key, value):
 
 
 def test_the_config_schema_describes_every_hypothesis_key():
-    from puzzlekit.app.experiment.config_schema import config_schema
+    from puzzlekit.app.experiment.config_jsonschema import config_schema
     from puzzlekit.app.experiment.hypotheses import KEYS
 
     pre = config_schema()["properties"]["preregistration"]["properties"]

@@ -17,8 +17,9 @@ from typing import Any
 
 import pytest
 
+from puzzlekit.core.family import Family
 from puzzlekit.core.model import AllDifferent, Clue, Count, Instance, Origin
-from puzzlekit.families import Family, families, get_family
+from puzzlekit.families import families, get_family
 from puzzlekit.families.latin import Latin
 from puzzlekit.quality.checks import ContractError, check_family
 from puzzlekit.quality.golden_entries import load_corpus

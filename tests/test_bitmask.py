@@ -16,13 +16,13 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from puzzlekit.core.model import Clue, Instance
+from puzzlekit.core.protocols import SearchBudget
 from puzzlekit.core.report import Verdict
 from puzzlekit.core.solutions import random_solution
 from puzzlekit.families import get_family
 from puzzlekit.generators.minimize import minimize
 from puzzlekit.io.inputs import iter_items
 from puzzlekit.quality.golden_entries import load_corpus
-from puzzlekit.verifiers.base import SearchBudget
 from puzzlekit.verifiers.bitmask import BitmaskVerifier, NotCompilable, compilable
 from puzzlekit.verifiers.registry import (
     default_filter_name,

@@ -439,7 +439,7 @@ def test_check_family_names_the_hooks_an_object_lacks() -> None:
         check_family(NotAFamily(), {"size": 4})
     assert err.value.codes == {"family-protocol"}
     assert "lacks" in str(err.value) and "repair_moves" in str(err.value)
-    assert "subclass puzzlekit.families.Family" in str(err.value)
+    assert "subclass puzzlekit.core.family.Family" in str(err.value)
 
 
 def test_the_generation_step_is_skipped_on_request(registered) -> None:

@@ -13,7 +13,7 @@ import pytest
 from puzzlekit.app.cli import main
 from puzzlekit.app.experiment import ConfigError, parse_config
 from puzzlekit.app.experiment.config import TOP_KEYS, load_config
-from puzzlekit.app.experiment.config_schema import apply_overrides, config_schema
+from puzzlekit.app.experiment.config_jsonschema import apply_overrides, config_schema
 
 ROOT = Path(__file__).resolve().parent.parent
 SMOKE = ROOT / "experiments" / "smoke.toml"

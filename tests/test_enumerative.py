@@ -7,9 +7,9 @@ import itertools
 import pytest
 
 import puzzlekit as pk
+from puzzlekit.core.protocols import SearchBudget
 from puzzlekit.core.report import Verdict, validate_report_json
 from puzzlekit.families import resolve
-from puzzlekit.verifiers.base import SearchBudget
 from puzzlekit.verifiers.enumerative import EnumerativeVerifier
 from tests.helpers import given, is_valid_sudoku, latin, sudoku
 

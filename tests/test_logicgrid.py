@@ -6,6 +6,7 @@ import numpy as np
 import pytest
 
 from puzzlekit.core.model import Clue, Instance
+from puzzlekit.core.protocols import Step
 from puzzlekit.core.report import Verdict
 from puzzlekit.families import get_family, resolve
 from puzzlekit.families.logicgrid import (
@@ -18,7 +19,6 @@ from puzzlekit.families.logicgrid import (
     solution_json,
 )
 from puzzlekit.generators.adaptive import Adaptive
-from puzzlekit.generators.base import Step
 from puzzlekit.loop.batch import GenerateConfig, generate
 from puzzlekit.quality import parametrize_with_checks
 from puzzlekit.verifiers.registry import get_verifier

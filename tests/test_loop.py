@@ -10,12 +10,11 @@ import pytest
 
 import puzzlekit as pk
 from puzzlekit.core.model import Instance
-from puzzlekit.core.protocols import Verifier
+from puzzlekit.core.protocols import Step, Verifier
 from puzzlekit.core.report import Verdict
 from puzzlekit.core.solutions import random_solution
 from puzzlekit.families import resolve
 from puzzlekit.generators.adaptive import Adaptive
-from puzzlekit.generators.base import Step
 from puzzlekit.generators.blind import Blind
 from puzzlekit.generators.minimize import minimize
 from puzzlekit.loop.driver import CONTAMINATED, InlineHoldout, LoopBudget, WorkerHoldout, run_loop
@@ -82,7 +81,7 @@ def test_adaptive_repairs_what_the_violations_name():
 
 
 def test_adaptive_reveals_a_culprit_when_undecided():
-    from puzzlekit.verifiers.base import SearchBudget
+    from puzzlekit.core.protocols import SearchBudget
 
     sol = random_solution(S9, np.random.default_rng(0))
     inst = Instance.make("sudoku", {"size": 9}, [])

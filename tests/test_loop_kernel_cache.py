@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from puzzlekit.loop.sandbox import loop_environment, seed_kernel_cache
+from puzzlekit.loop.sandbox import loop_environment, seed_compiled_cache
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -24,7 +24,7 @@ def test_the_judges_compiled_kernels_are_copied_where_the_loop_process_looks(tmp
 
     from puzzlekit.verifiers import bitmask_kernel
 
-    copied = seed_kernel_cache(str(tmp_path))
+    copied = seed_compiled_cache(str(tmp_path))
     impl = bitmask_kernel.search._cache._impl
     there = (
         tmp_path

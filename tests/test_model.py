@@ -115,7 +115,8 @@ def test_a_family_registered_before_the_first_lookup_does_not_hide_the_builtins(
     import sys
 
     code = (
-        "from puzzlekit.families import register_family, get_family, Family\n"
+        "from puzzlekit.core.family import Family\n"
+        "from puzzlekit.families import register_family, get_family\n"
         "class F(Family):\n    name = 'mine'\n"
         "register_family(F())\n"
         "print(get_family('sudoku').name, get_family('mine').name)"

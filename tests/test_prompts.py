@@ -13,6 +13,7 @@ import pytest
 import puzzlekit as pk
 from puzzlekit.answers import Unreadable
 from puzzlekit.answers.prompts import STYLES, layout_of, rules_of
+from puzzlekit.core.family import Family
 from puzzlekit.core.model import (
     AllDifferent,
     Clue,
@@ -25,7 +26,7 @@ from puzzlekit.core.model import (
     Variable,
 )
 from puzzlekit.core.solutions import random_solution
-from puzzlekit.families import FAMILIES, Family, default_params, register_family
+from puzzlekit.families import FAMILIES, default_params, register_family
 
 BUILTIN = sorted(
     name for name, fam in FAMILIES.items() if type(fam).__module__.startswith("puzzlekit.")

@@ -9,8 +9,8 @@ import pytest
 
 import puzzlekit as pk
 from puzzlekit.core.model import Instance
+from puzzlekit.core.protocols import SearchBudget
 from puzzlekit.core.report import Verdict, VerifierReport, report_schema, validate_report_json
-from puzzlekit.verifiers.base import SearchBudget
 from puzzlekit.verifiers.enumerative import EnumerativeVerifier
 from tests.helpers import sudoku
 

@@ -189,7 +189,7 @@ def test_attempt_rows_hold_the_whole_gap_of_each_report(frames):
 
 
 def test_reject_details_of_every_case_survive_parquet(tmp_path):
-    from puzzlekit.verifiers.base import SearchBudget
+    from puzzlekit.core.protocols import SearchBudget
     from tests.helpers import given
 
     mid = {"tool": "shipping-rate", "expectedVerdict": "mid", "fixedInput": {"note": ""}}

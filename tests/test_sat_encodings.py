@@ -12,6 +12,7 @@ from typing import Any
 
 import pytest
 
+from puzzlekit.core.family import Family
 from puzzlekit.core.model import (
     AllDifferent,
     Automaton,
@@ -30,9 +31,9 @@ from puzzlekit.core.model import (
     Variable,
     Violation,
 )
+from puzzlekit.core.protocols import SearchBudget
 from puzzlekit.core.report import Verdict
-from puzzlekit.families import Family, get_family, register_family
-from puzzlekit.verifiers.base import SearchBudget
+from puzzlekit.families import get_family, register_family
 from puzzlekit.verifiers.enumerative import EnumerativeVerifier
 from puzzlekit.verifiers.sat import NotEncodable, SatVerifier, _Cnf, encodable
 

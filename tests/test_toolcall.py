@@ -14,6 +14,7 @@ import pytest
 
 from puzzlekit.core.model import Clue, Instance
 from puzzlekit.core.plugins import ENTRY_POINT_GROUP, DuplicateName, UnknownName
+from puzzlekit.core.protocols import Step
 from puzzlekit.core.report import Verdict
 from puzzlekit.families import get_family
 from puzzlekit.families.tools import (
@@ -25,7 +26,6 @@ from puzzlekit.families.tools import (
     tool_names,
 )
 from puzzlekit.generators.adaptive import Adaptive, top_cells
-from puzzlekit.generators.base import Step
 from puzzlekit.loop.batch import GenerateConfig, generate
 from puzzlekit.loop.driver import WorkerHoldout
 from puzzlekit.quality import parametrize_with_checks

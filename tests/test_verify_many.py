@@ -14,7 +14,7 @@ from hypothesis import strategies as st
 
 import puzzlekit as pk
 from puzzlekit.core.model import Instance, SpecError, sha256_digest
-from puzzlekit.verifiers.base import SearchBudget
+from puzzlekit.core.protocols import SearchBudget
 
 DATA = Path(__file__).parent / "data"
 GOLDEN = Path(__file__).parent / "golden"

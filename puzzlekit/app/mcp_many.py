@@ -47,7 +47,7 @@ def verify_many_work(
 ) -> dict[str, Any]:
     """The report of each of ``lines`` (module docstring); ``json`` is what ``puzzlekit verify
     --format json`` prints for them, a line each."""
-    from puzzlekit.verifiers.base import SearchBudget
+    from puzzlekit.core.protocols import SearchBudget
     from puzzlekit.verifiers.many import verify_many
 
     if not isinstance(lines, list) or not all(isinstance(x, str) for x in lines):

@@ -84,8 +84,9 @@ def verify_work(
     """The report JSON of one puzzle; ``json`` is the exact line ``puzzlekit verify`` prints.
     ``extras``: report extras to compute (``forcedCells``)."""
     from puzzlekit.core.model import Instance, SpecError, sha256_digest
+    from puzzlekit.core.protocols import SearchBudget
     from puzzlekit.core.reading import ReadError, loads
-    from puzzlekit.verifiers.base import SearchBudget, invalid_report, source
+    from puzzlekit.verifiers.base import invalid_report, source
     from puzzlekit.verifiers.registry import (
         choice_seconds,
         default_verifier_name,
@@ -259,7 +260,7 @@ def game_work(
     played."""
     from puzzlekit.app.commands.games import find_game, read_position
     from puzzlekit.core.plugins import UnknownName
-    from puzzlekit.verifiers.base import SearchBudget
+    from puzzlekit.core.protocols import SearchBudget
     from puzzlekit.verifiers.gametree import GameBudgetExceeded, game_verdict
 
     _check_size("position", position, limits.max_input_chars)

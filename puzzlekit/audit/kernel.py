@@ -26,7 +26,7 @@ policy, and ``decision_id`` binds both digests, the policy's content digest and 
 schema and the kernel version. :func:`attribute` names which of those changed between two
 decisions.
 
-Layout: :mod:`~puzzlekit.audit.kernel_schema` holds the contract's names, the packaged schemas
+Layout: :mod:`~puzzlekit.audit.kernel_jsonschema` holds the contract's names, the packaged schemas
 and the domain checks; :mod:`~puzzlekit.audit.kernel_identity` the normalisation and digests;
 :mod:`~puzzlekit.audit.kernel_factors` which factor reads which field, the six factor evaluations
 and the composition rules; this module builds the decision document from them (:func:`decide`),
@@ -59,7 +59,7 @@ from puzzlekit.audit.kernel_identity import (
     normalize_request,
     policy_digest,
 )
-from puzzlekit.audit.kernel_schema import (
+from puzzlekit.audit.kernel_jsonschema import (
     _ABSENT,
     _IDENTIFIER,
     _SEMVER,

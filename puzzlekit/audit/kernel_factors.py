@@ -15,7 +15,7 @@ from collections.abc import Iterable, Mapping
 from typing import Any
 
 from puzzlekit.audit.kernel_identity import _code_units
-from puzzlekit.audit.kernel_schema import (
+from puzzlekit.audit.kernel_jsonschema import (
     ASSURANCE_ORDER,
     FACTORS,
     FALLBACK_EVIDENCE_MODE,

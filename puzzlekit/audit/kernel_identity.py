@@ -3,7 +3,7 @@ strings NFC-normalised) and the content digests a decision binds (``action_diges
 ``evidence_state_digest``, ``policy_digest``, ``decision_id``).
 
 Part of the kernel (:mod:`puzzlekit.audit.kernel` re-exports every public name here); not for
-schema checks (:mod:`puzzlekit.audit.kernel_schema`) or factor verdicts.
+schema checks (:mod:`puzzlekit.audit.kernel_jsonschema`) or factor verdicts.
 """
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ import unicodedata
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from puzzlekit.audit.kernel_schema import (
+from puzzlekit.audit.kernel_jsonschema import (
     _SAFE_INT,
     AGENCY_DIMENSIONS,
     DECISION_SCHEMA,

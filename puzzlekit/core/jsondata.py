@@ -5,7 +5,7 @@ bytes and digest that identify data (:func:`canonical_json`, :func:`sha256_diges
 
 Every floor that needs one of these calls it from here; :mod:`puzzlekit.core.model` re-exports
 :func:`freeze`, :func:`canonical_json` and :func:`sha256_digest`. Not for checking data against
-a schema (families and the kernel do that) or for reading files (that is :mod:`puzzlekit.io`).
+a schema (families and the review kernel do that) or for reading files (:mod:`puzzlekit.io`).
 """
 
 from __future__ import annotations

@@ -1,4 +1,5 @@
-"""Child processes that end with their parent, and that leave Ctrl-C to it.
+"""A lifeline ties a child process to its parent: the child ends with its parent, and leaves
+Ctrl-C to it.
 
 Every long-lived child puzzlekit starts (pool workers of ``puzzlekit run``, holdout workers, the
 MCP server's workers) is started inside :func:`sigint_ignored` and calls :func:`follow_parent`

@@ -4,14 +4,16 @@ Like the ``const game`` table of Simon Tatham's puzzle collection, each class be
 slot of its kind, required and optional, and says what it is for, when it is called and its
 default. The framework calls every hook directly; nothing is discovered by ``getattr``.
 
-- :class:`Family`: a base class. Subclass it, set the class attributes and fill in the four
-  required methods; every optional hook is defined here with its neutral default.
+- ``Family``: a base class, whose one home is :mod:`puzzlekit.core.family` (``from
+  puzzlekit.core.family import Family``; it is too large to sit here under the module size
+  rule, and this module does not re-export it). Subclass it, set the class attributes and fill
+  in the four required methods; every optional hook is defined there with its neutral default.
 - :class:`Verifier`, :class:`Strategy`, :class:`Holdout`: ``typing.Protocol`` classes. Subclass
   one to inherit the defaults of its optional hooks (the built-ins do), or implement every member
   yourself; either way ``isinstance(obj, Verifier)`` holds.
 - The records the hooks exchange: :class:`SearchBudget` (what a verifier may spend),
-  :class:`Repair` (a clue edit a family proposes), :class:`Step` (what a strategy did),
-  :class:`UniquenessSession` (a verifier's fast uniqueness question) and
+  ``Repair`` (a clue edit a family proposes, beside ``Family``), :class:`Step` (what a strategy
+  did), :class:`UniquenessSession` (a verifier's fast uniqueness question) and
   :class:`OrderedRemoval` (a session that runs a whole remove-and-check in one call).
 
 Not for: implementations (``families/``, ``verifiers/``, ``generators/``, ``loop/`` hold them)
@@ -27,9 +29,6 @@ from typing import Any, Protocol, runtime_checkable
 
 import numpy as np
 
-from puzzlekit.core.family import Family as Family
-from puzzlekit.core.family import Repair as Repair
-from puzzlekit.core.family import pick_in_order as pick_in_order
 from puzzlekit.core.model import (
     Coord,
     Instance,
@@ -51,8 +50,8 @@ FORCED_CELLS = "forcedCells"
 #: ``verdicts[expectedVerdict]`` counts the solutions with that value, all of them (the
 #: discriminative gap sees only the capped solutions)
 FIELD_VERDICTS = "fieldVerdicts"
-#: every report extra a caller may ask of :meth:`Verifier.verify` (``extras=``): costly parts of a
-#: report computed only on request, each under its name in the report's ``stats``
+#: report extras are the costly parts of a report computed only on request: every one a caller
+#: may ask of :meth:`Verifier.verify` (``extras=``), each under its name in the report's ``stats``
 EXTRAS: frozenset[str] = frozenset({FORCED_CELLS, FIELD_VERDICTS})
 
 # --- records the hooks exchange ----------------------------------------------------------------

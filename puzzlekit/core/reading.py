@@ -1,5 +1,5 @@
 """The reading boundary: every byte that comes from outside (files, stdin, text formats, game IDs,
-MCP arguments, kernel requests and policies, ledger bodies) is read through this module.
+MCP arguments, review kernel requests and policies, ledger bodies) is read through this module.
 
 What it guarantees of anything it lets through: nesting at most :data:`MAX_DEPTH` levels,
 integers within ±(2**53 - 1) (what RFC 8785 canonical JSON can hold, so digests never fail),
@@ -19,8 +19,8 @@ through :func:`read_file_bytes`, :func:`read_file_text`, :func:`load_json_file` 
 :func:`load_toml_file`: size bounded (``/dev/zero`` is refused after :data:`MAX_FILE_BYTES`, not
 read into memory), UTF-8 with a leading byte-order mark skipped, then the bounds above.
 
-Not for: what a family or the kernel accepts (their schemas say that); streams of puzzles (the
-callers open them and pass binary streams to :func:`iter_lines`).
+Not for: what a family or the review kernel accepts (their schemas say that); streams of
+puzzles (the callers open them and pass binary streams to :func:`iter_lines`).
 """
 
 from __future__ import annotations

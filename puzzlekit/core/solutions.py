@@ -1,5 +1,5 @@
 """Seeded random full solutions for any schema: the raw material of every generator (for the
-schemas the compiled kernel takes, generation draws them with its search instead,
+schemas the compiled search takes, generation draws them with its search instead,
 :func:`puzzlekit.verifiers.bitmask_sample.sample_solution`; this search serves every other schema).
 
 ``random_solution(schema, rng)`` fills every variable by a randomized backtracking search over the
@@ -148,13 +148,14 @@ def rule_out_share(
 
 
 #: the compiled sampler, named rather than imported: generators sit above no backend, and the
-#: kernel is loaded on first use only (``"module:attr"``, as the registries name their entries)
+#: compiled search is loaded on first use only (``"module:attr"``, as the registries name
+#: their entries)
 COMPILED_SAMPLER = "puzzlekit.verifiers.bitmask_sample:sample_solution"
 
 
 def compiled_sample(schema: Schema, rng: np.random.Generator) -> dict[str, int] | None:
-    """A solution drawn by the compiled kernel's randomized search (:data:`COMPILED_SAMPLER`);
-    ``None`` for a schema the kernel does not take."""
+    """A solution drawn by the compiled search's randomized search (:data:`COMPILED_SAMPLER`);
+    ``None`` for a schema the compiled search does not take."""
     import importlib
 
     module, attr = COMPILED_SAMPLER.split(":")

@@ -3,14 +3,13 @@
 A family knows one kind of puzzle: its schema for given params, its clue kinds, how a clue turns
 into constraints, the true clues of a solution, its customary text format and its renderings.
 The table of every hook a family has, required and optional, each with its default, is the base
-class :class:`Family` (declared in :mod:`puzzlekit.core.protocols`, re-exported here with
-:class:`Repair` and :func:`pick_in_order`, so ``from puzzlekit.families import Family`` is the
-way to write one). Required: ``normalize_params``, ``build_schema``, ``clue_constraints``,
-``clues_from_solution``; optional: ``parse_text``/``format_text``, ``render_ascii``/
-``render_mpl``/``mark_center``, ``place_of``/``validate_clues``, ``sample_solution``,
-``initial_clues``, ``repair_moves(..., *, found=())`` (an override must accept ``found``),
-``schema_id``, ``golden_instances``, and the attributes ``default_verifier``,
-``golden_verifier``, ``listed_params``, ``value_clue_kind``.
+class :class:`Family`, with :class:`Repair` and :func:`pick_in_order`: import them from their one
+home, ``from puzzlekit.core.family import Family`` (not re-exported here). Required:
+``normalize_params``, ``build_schema``, ``clue_constraints``, ``clues_from_solution``; optional:
+``parse_text``/``format_text``, ``render_ascii``/``render_mpl``/``mark_center``,
+``place_of``/``validate_clues``, ``sample_solution``, ``initial_clues``, ``repair_moves(..., *,
+found=())`` (an override must accept ``found``), ``schema_id``, ``golden_instances``, and the
+attributes ``default_verifier``, ``golden_verifier``, ``listed_params``, ``value_clue_kind``.
 
 This package is part of the ground floor: it imports only :mod:`puzzlekit.core`.
 """
@@ -22,20 +21,17 @@ import contextvars
 from collections.abc import Iterator
 from typing import Any
 
+from puzzlekit.core.family import Family
 from puzzlekit.core.identity import clue_violations
 from puzzlekit.core.model import Instance, Problem, Schema, SpecError, Violation
 from puzzlekit.core.plugins import Registry, UnknownName
-from puzzlekit.core.protocols import Family, Repair, pick_in_order
 
 __all__ = [
     "FAMILIES",
     "canonical_instance",
-    "Family",
-    "Repair",
     "default_params",
     "families",
     "get_family",
-    "pick_in_order",
     "register_family",
     "registered_schemas",
     "resolve",

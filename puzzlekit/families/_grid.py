@@ -9,6 +9,7 @@ import math
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
+from puzzlekit.core.family import Family, Repair
 from puzzlekit.core.jsondata import freeze, typed_key
 from puzzlekit.core.model import (
     AllDifferent,
@@ -23,7 +24,6 @@ from puzzlekit.core.model import (
     Variable,
     Violation,
 )
-from puzzlekit.families import Family, Repair
 from puzzlekit.families._gridline import GridLine
 
 SYMBOLS = "123456789ABCDEFGHIJKLMNOP"  # value v is SYMBOLS[v - 1]; '.' or '0' is a blank

@@ -29,6 +29,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from puzzlekit.core.family import Repair
 from puzzlekit.core.model import (
     Clue,
     Compare,
@@ -42,7 +43,7 @@ from puzzlekit.core.model import (
     text_int,
 )
 from puzzlekit.core.reading import is_digits
-from puzzlekit.families import Repair, register_family
+from puzzlekit.families import register_family
 from puzzlekit.families._dihedral import Move, canonical_square, moved_cells, moved_given
 from puzzlekit.families._grid import (
     SYMBOLS,

@@ -39,6 +39,7 @@ from typing import Any
 
 import numpy as np
 
+from puzzlekit.core.family import Repair, pick_in_order
 from puzzlekit.core.model import (
     Clue,
     Constraint,
@@ -50,7 +51,7 @@ from puzzlekit.core.model import (
     Table,
     Violation,
 )
-from puzzlekit.families import Repair, pick_in_order, register_family
+from puzzlekit.families import register_family
 from puzzlekit.families._dihedral import Move, canonical_square, moved_cells, moved_given
 from puzzlekit.families._grid import (
     GappedDrawing,

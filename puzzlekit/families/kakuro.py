@@ -40,6 +40,7 @@ from typing import Any
 
 import numpy as np
 
+from puzzlekit.core.family import Family, Repair, pick_in_order
 from puzzlekit.core.model import (
     AllDifferent,
     Clue,
@@ -53,7 +54,7 @@ from puzzlekit.core.model import (
     Variable,
 )
 from puzzlekit.core.reading import is_digits
-from puzzlekit.families import Family, Repair, pick_in_order, register_family
+from puzzlekit.families import register_family
 from puzzlekit.families._dihedral import KakuroSymmetry
 from puzzlekit.families._regions import (
     cell_name,

@@ -41,6 +41,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from puzzlekit.core import deadline
+from puzzlekit.core.family import Family
 from puzzlekit.core.model import (
     Clue,
     Constraint,
@@ -56,7 +57,7 @@ from puzzlekit.core.model import (
     text_int,
 )
 from puzzlekit.core.reading import is_digits
-from puzzlekit.families import Family, register_family
+from puzzlekit.families import register_family
 from puzzlekit.families._cages import (
     CageGrid,
     Cell,

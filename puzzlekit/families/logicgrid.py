@@ -38,6 +38,7 @@ import dataclasses
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from puzzlekit.core.family import Family, Repair, pick_in_order
 from puzzlekit.core.model import (
     AllDifferent,
     Clue,
@@ -50,7 +51,7 @@ from puzzlekit.core.model import (
     Variable,
     freeze,
 )
-from puzzlekit.families import Family, Repair, pick_in_order, register_family
+from puzzlekit.families import register_family
 from puzzlekit.families._logicgrid_clues import (
     CLUE_KINDS,
     _bad,

@@ -38,6 +38,7 @@ import functools
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from puzzlekit.core.family import Family, Repair, pick_in_order
 from puzzlekit.core.model import (
     Automaton,
     Clue,
@@ -52,7 +53,7 @@ from puzzlekit.core.model import (
     Variable,
 )
 from puzzlekit.core.reading import is_digits
-from puzzlekit.families import Family, Repair, pick_in_order, register_family
+from puzzlekit.families import register_family
 from puzzlekit.families._regions import (
     cell_name,
     check_keys,

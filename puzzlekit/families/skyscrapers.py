@@ -34,6 +34,7 @@ import functools
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from puzzlekit.core.family import Family, Repair, pick_in_order
 from puzzlekit.core.model import (
     AllDifferent,
     Automaton,
@@ -50,7 +51,7 @@ from puzzlekit.core.model import (
     text_int,
 )
 from puzzlekit.core.reading import is_digits
-from puzzlekit.families import Family, Repair, pick_in_order, register_family
+from puzzlekit.families import register_family
 from puzzlekit.families._dihedral import Move, canonical_square, moved_cells, moved_given
 from puzzlekit.families._regions import (
     cell_name,

@@ -9,7 +9,7 @@ the schema (rules ``region-A`` ...).
 
 Where the layout lives: a puzzle is mostly its region layout, and the generator grows a new layout
 for every puzzle and reshapes it where a reject points, so generated layouts are **clues** (kind
-``region``), which a :class:`~puzzlekit.families.Repair` can add and remove and which the sat
+``region``), which a :class:`~puzzlekit.core.family.Repair` can add and remove and which the sat
 backend passes as assumptions to one solver per size. The ``regions`` param is for importing a
 fixed layout as schema rules; both forms mean the same constraints.
 
@@ -48,6 +48,7 @@ from typing import Any
 
 import numpy as np
 
+from puzzlekit.core.family import Family, Repair, pick_in_order
 from puzzlekit.core.model import (
     Clue,
     Constraint,
@@ -62,7 +63,7 @@ from puzzlekit.core.model import (
     Violation,
 )
 from puzzlekit.core.reading import is_digits
-from puzzlekit.families import Family, Repair, pick_in_order, register_family
+from puzzlekit.families import register_family
 from puzzlekit.families._dihedral import StarBattleSymmetry
 from puzzlekit.families._regions import (
     cell_name,

@@ -32,6 +32,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from puzzlekit.core.family import Family
 from puzzlekit.core.model import (
     AllDifferent,
     Clue,
@@ -42,7 +43,7 @@ from puzzlekit.core.model import (
     Schema,
     Solution,
 )
-from puzzlekit.families import Family, register_family
+from puzzlekit.families import register_family
 from puzzlekit.families._cages import CageGrid, Cell, int_field
 from puzzlekit.families._dihedral import canonical_square, moved_cage
 from puzzlekit.families._grid import cell_name

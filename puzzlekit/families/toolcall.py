@@ -24,6 +24,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from puzzlekit.core.family import Family, Repair
 from puzzlekit.core.model import (
     Clue,
     Constraint,
@@ -39,7 +40,7 @@ from puzzlekit.core.model import (
     freeze,
 )
 from puzzlekit.core.plugins import UnknownName
-from puzzlekit.families import Family, Repair, register_family
+from puzzlekit.families import register_family
 from puzzlekit.families.tools import Tool, field_domain, get_tool
 
 

@@ -30,12 +30,13 @@ from typing import Any
 
 import numpy as np
 
+from puzzlekit.core.family import Family, Repair
 from puzzlekit.core.model import Instance, Schema, Solution
-from puzzlekit.core.protocols import FIELD_VERDICTS
+from puzzlekit.core.protocols import FIELD_VERDICTS, Step
 from puzzlekit.core.report import GapItem, Verdict, VerifierReport
 from puzzlekit.core.solutions import rule_out_share
-from puzzlekit.families import Family, Repair, get_family
-from puzzlekit.generators.base import FreshStart, Step, in_schema_order
+from puzzlekit.families import get_family
+from puzzlekit.generators.base import FreshStart, in_schema_order
 
 
 class Adaptive(FreshStart):

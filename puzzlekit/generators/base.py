@@ -14,8 +14,7 @@ from typing import Any
 import numpy as np
 
 from puzzlekit.core.model import Clue, Instance, Schema, Solution
-from puzzlekit.core.protocols import Step as Step
-from puzzlekit.core.protocols import Strategy as Strategy
+from puzzlekit.core.protocols import Step, Strategy
 from puzzlekit.core.solutions import random_solution
 from puzzlekit.families import get_family
 
@@ -74,7 +73,7 @@ class FreshStart(Strategy):
 
 
 def sample_solution(schema: Schema, rng: np.random.Generator) -> dict[str, int]:
-    """The family's own seeded sampler if it has one; else, for a schema the compiled kernel
+    """The family's own seeded sampler if it has one; else, for a schema the compiled search
     takes, its randomized search (:func:`puzzlekit.core.solutions.compiled_sample`, far
     faster on large grids); else the generic randomized search."""
     from puzzlekit.core.solutions import compiled_sample

@@ -6,8 +6,9 @@ from __future__ import annotations
 
 import numpy as np
 
+from puzzlekit.core.protocols import Step
 from puzzlekit.core.report import VerifierReport
-from puzzlekit.generators.base import FreshStart, Step
+from puzzlekit.generators.base import FreshStart
 
 
 class Blind(FreshStart):

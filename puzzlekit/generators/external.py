@@ -44,10 +44,10 @@ import numpy as np
 
 from puzzlekit.core.jsondata import plain
 from puzzlekit.core.model import Clue, Schema
-from puzzlekit.core.protocols import StrategyFailed
+from puzzlekit.core.protocols import Step, StrategyFailed
 from puzzlekit.core.report import VerifierReport
 from puzzlekit.families import get_family
-from puzzlekit.generators.base import FreshStart, Step, in_schema_order, solution_of
+from puzzlekit.generators.base import FreshStart, in_schema_order, solution_of
 
 PROTOCOL = 1
 SCHEMA_FILE = "schemas/strategy-protocol.schema.json"

@@ -40,12 +40,13 @@ from typing import Any
 
 import numpy as np
 
-from puzzlekit.core.family import Family
+from puzzlekit.core.family import Family, Repair
 from puzzlekit.core.model import Clue, Instance, Schema
+from puzzlekit.core.protocols import Step
 from puzzlekit.core.report import VerifierReport
-from puzzlekit.families import Repair, get_family
+from puzzlekit.families import get_family
 from puzzlekit.generators.adaptive import Adaptive
-from puzzlekit.generators.base import Step, draw_solution
+from puzzlekit.generators.base import draw_solution
 
 #: the default temperature of the initial-clue choice (score units per unit of Gumbel noise)
 TEMPERATURE = 0.05

@@ -34,9 +34,10 @@ from typing import Any
 import numpy as np
 
 from puzzlekit.core.model import Instance, Schema
+from puzzlekit.core.protocols import Step
 from puzzlekit.core.report import Verdict, VerifierReport
 from puzzlekit.families import get_family
-from puzzlekit.generators.base import FreshStart, Step, draw_solution
+from puzzlekit.generators.base import FreshStart, draw_solution
 from puzzlekit.generators.pattern import place_key
 from puzzlekit.generators.policy_file import (
     PolicyFile,

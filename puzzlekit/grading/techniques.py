@@ -77,7 +77,7 @@ __all__ = [
     "TATHAM_LABELS",
     "TIERS",
     "Grade",
-    "Step",
+    "TechniqueStep",
     "StuckCell",
     "family_scale",
     "grade",
@@ -103,7 +103,7 @@ TIERS: tuple[tuple[str, ...], ...] = (
 
 
 @dataclass(frozen=True)
-class Step:
+class TechniqueStep:
     """One deduction: what technique, where (unit or clue id, cells, values), what it removed."""
 
     technique: str
@@ -150,7 +150,7 @@ class Grade:
     status: str  # "solved", "stuck", "contradiction" or "undecided" (the budget ran out)
     scale: tuple[tuple[str, ...], ...]
     counts: Mapping[str, int]
-    steps: tuple[Step, ...]
+    steps: tuple[TechniqueStep, ...]
     stuck: tuple[StuckCell, ...]
     sat_conflicts: int | None = None
     sat_verdict: str | None = None
@@ -233,7 +233,7 @@ class _Solver(_PencilTechniques):
             for x in vs:
                 self.houses_of[x].append(i)
         self.placed: set[str] = set()
-        self.steps: list[Step] = []
+        self.steps: list[TechniqueStep] = []
         for c in unary:
             name = c.vars[0]
             self.cand[name] = {x for x in self.cand[name] if c.holds({name: x})}
@@ -314,8 +314,8 @@ class _Solver(_PencilTechniques):
         values: Sequence[int],
         eliminated: list[tuple[Coord, int]],
         placed: tuple[Coord, int] | None = None,
-    ) -> Step:
-        step = Step(
+    ) -> TechniqueStep:
+        step = TechniqueStep(
             technique,
             unit,
             tuple(self.coord[x] for x in names),

@@ -36,8 +36,7 @@ from typing import Any
 import numpy as np
 
 from puzzlekit.core.model import Instance, Schema
-from puzzlekit.core.protocols import Holdout as Holdout
-from puzzlekit.core.protocols import StrategyFailed, report_extras, strategy_hook
+from puzzlekit.core.protocols import Holdout, StrategyFailed, report_extras, strategy_hook
 from puzzlekit.core.report import Verdict, VerifierReport, top_coord
 from puzzlekit.loop.attempts import CONTAMINATED, Attempt, guarded_verify
 from puzzlekit.loop.attempts import attempt as _attempt
@@ -56,7 +55,6 @@ __all__ = [
     "STRATEGY_FAILED",
     "FILTER_NODES",
     "Attempt",
-    "Holdout",
     "InlineHoldout",
     "LoopBudget",
     "LoopDriver",

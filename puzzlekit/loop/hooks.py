@@ -1,5 +1,5 @@
-"""What happens to a puzzle the filter accepted, before the holdout sees it: nothing, minimization,
-or shaping to an exact grade level (``puzzlekit generate --difficulty``).
+"""Post-filter hooks: what happens to a puzzle the filter accepted, before the holdout sees it:
+nothing, minimization, or shaping to an exact grade level (``puzzlekit generate --difficulty``).
 
 A hook is called as ``hook(instance, filter, rng, solution=...)`` and returns a
 :class:`puzzlekit.generators.minimize.Minimized`; ``dropped=True`` declines the puzzle (the loop

@@ -325,13 +325,13 @@ class LoopWorker:
 
     def __init__(self, readable: tuple[str, ...] = ()) -> None:
         from puzzlekit.core.lifeline import in_lasting_thread
-        from puzzlekit.loop.sandbox import not_dumpable, seed_kernel_cache
+        from puzzlekit.loop.sandbox import not_dumpable, seed_compiled_cache
 
         not_dumpable()  # this (judging) process: its memory, environment, descriptors closed
         self._home = tempfile.mkdtemp(prefix="puzzlekit-loop-")
         self._proc: Any = None
         try:
-            seed_kernel_cache(self._home)
+            seed_compiled_cache(self._home)
             down_r, down_w = os.pipe()
             up_r, up_w = os.pipe()
             # from a thread that lasts as long as this process: its death signal fires with it

@@ -1,5 +1,6 @@
-"""What a verifier's verdicts are worth as evidence, by the verifier's registry name: the table
-the publish gate (:mod:`puzzlekit.loop.publish`) reads the assurance of each side from.
+"""Verifier kinds (:class:`VerifierKind`): what a verifier's verdicts are worth as evidence, by
+the verifier's registry name; the table the publish gate (:mod:`puzzlekit.loop.publish`) reads
+the assurance of each side from.
 
 The gate looks a verifier up by the name the loop called it by (the run's own record), never
 by what a report says about itself. Not for: deriving requests (:mod:`puzzlekit.loop.publish`).

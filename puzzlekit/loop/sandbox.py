@@ -8,20 +8,20 @@ process (:mod:`puzzlekit.loop.isolation`) with only what it needs:
   ``PUZZLEKIT_LOOP_ENV`` (comma-separated), nothing else;
 - a neutral working directory (a fresh empty one, also its ``TMPDIR``), never the run
   directory's, and no descriptor but its two pipes (``close_fds``);
-- :func:`seed_kernel_cache`: a copy of the judge's compiled numba kernels in that directory
-  (its ``NUMBA_CACHE_DIR``), so the loop process loads the kernels instead of compiling them
+- :func:`seed_compiled_cache`: a copy of the judge's compiled numba code in that directory
+  (its ``NUMBA_CACHE_DIR``), so the loop process loads it instead of compiling it
   (about ten seconds a process); the copy goes one way, and nothing the loop process compiles
   or writes there is ever read by the judge;
 - :func:`not_dumpable`: the judging process and the holdout worker make themselves not
   dumpable (``prctl(PR_SET_DUMPABLE, 0)``), which closes their ``/proc/PID/mem``, ``environ``
   and ``fd`` to another process of the same user (not to root: see :func:`confine`);
-- :func:`confine`, run first thing in the loop process: ``no_new_privs`` and, where the kernel
+- :func:`confine`, run first thing in the loop process: ``no_new_privs`` and, where the Linux kernel
   offers it, a Landlock domain that lets it read only the Python installation and its import
   path (plus ``/usr``, ``/etc`` and the like) and write only its own temporary directory and
   the paths the user lists in ``PUZZLEKIT_LOOP_SHARE`` (``os.pathsep``-separated). ``/proc``
   is not in the domain, and Landlock also refuses it ``ptrace`` access to any process outside,
   root or not; so neither a strategy nor an external program it runs with a shell can read the
-  judge's memory, descriptors, command line or run directory. Best effort: on a kernel without
+  judge's memory, descriptors, command line or run directory. Best effort: on a Linux kernel without
   Landlock the loop process runs unconfined, and :func:`sandbox_state` says so.
 
 Not for: starting the process (:mod:`puzzlekit.loop.isolation`).
@@ -40,7 +40,7 @@ __all__ = [
     "loop_environment",
     "not_dumpable",
     "sandbox_state",
-    "seed_kernel_cache",
+    "seed_compiled_cache",
 ]
 
 #: the environment variables the loop process keeps (beside those named in PUZZLEKIT_LOOP_ENV)
@@ -98,37 +98,39 @@ def loop_environment(environ: Mapping[str, str], tmpdir: str) -> dict[str, str]:
     return env
 
 
-#: the modules whose compiled kernels every loop process may need (the default filter's)
-KERNEL_MODULES = (
+#: the modules whose compiled searches every loop process may need (the default filter's)
+COMPILED_MODULES = (
     "puzzlekit.verifiers.bitmask_kernel",
     "puzzlekit.verifiers.bitmask_search",
     "puzzlekit.verifiers.bitmask_minimize",
 )
 
 
-def seed_kernel_cache(tmpdir: str) -> int:
-    """Copy this process's numba cache of every loaded puzzlekit kernel (and of
-    :data:`KERNEL_MODULES`) to where a loop process started with
+def seed_compiled_cache(tmpdir: str) -> int:
+    """Copy this process's numba cache of every loaded compiled function (and of
+    :data:`COMPILED_MODULES`) to where a loop process started with
     :func:`loop_environment` ``(…, tmpdir)`` looks for it; the number of files copied.
 
     Numba keeps a cache only in a directory it can write, and the loop process may write only
-    its own ``tmpdir``: without this copy every loop process compiles every kernel it calls.
+    its own ``tmpdir``: without this copy every loop process compiles every function it calls.
     Only the judge's files go to the loop process, never the other way. Where the judge has no
-    cache of the default filter's kernel yet (a fresh install), it compiles it first, once per
-    machine, into its own cache. Best effort: a kernel the judge has not compiled is compiled by
-    the loop process, as before."""
+    cache of the default filter's compiled search yet (a fresh install), it compiles it first,
+    once per machine, into its own cache. Best effort: a function the judge has not compiled is
+    compiled by the loop process, as before."""
     import importlib
     import shutil
 
-    for name in KERNEL_MODULES:
+    for name in COMPILED_MODULES:
         importlib.import_module(name)
     try:
         from numba.core.caching import UserProvidedCacheLocator
     except ImportError:  # pragma: no cover - numba is a dependency
         return 0
-    _compile_default_kernel()
+    _compile_default_searches()
     copied = 0
-    seen: set[tuple[str, str]] = set()  # a kernel is imported under several modules' names
+    seen: set[tuple[str, str]] = (
+        set()
+    )  # a compiled function is imported under several modules' names
     for name, module in list(sys.modules.items()):
         if not name.startswith("puzzlekit.") or module is None:
             continue
@@ -158,23 +160,23 @@ def seed_kernel_cache(tmpdir: str) -> int:
     return copied
 
 
-def _compile_default_kernel() -> None:
+def _compile_default_searches() -> None:
     """Compile the bitmask searches (the general one and the 9×9 one), the digest's compiled
-    draw (the kernels every loop's first filter call runs) and minimization's compiled
+    draw (the compiled code every loop's first filter call runs) and minimization's compiled
     remove-and-check into this process's numba cache unless all are there (by one 4×4 Sudoku
     check and its minimization, and one 9×9 check, a third of a second once they are
     compiled)."""
     from puzzlekit.verifiers import bitmask_kernel, bitmask_kernel9, bitmask_minimize, digest_draw
 
-    kernels = (
+    compiled = (
         bitmask_kernel.search,
         bitmask_kernel9.search9,
         digest_draw.digest_permutation,
         bitmask_minimize.remove_groups,
         bitmask_minimize.count_kept,
     )
-    for kernel in kernels:
-        impl = getattr(getattr(kernel, "_cache", None), "_impl", None)
+    for function in compiled:
+        impl = getattr(getattr(function, "_cache", None), "_impl", None)
         locator, base = getattr(impl, "locator", None), getattr(impl, "filename_base", None)
         if locator is None or not isinstance(base, str):  # another numba's cache: none to seed
             return
@@ -197,7 +199,7 @@ def _compile_default_kernel() -> None:
 
 
 def landlock_abi() -> int:
-    """The kernel's Landlock ABI version; 0 where there is none (or no Linux)."""
+    """The Linux kernel's Landlock ABI version; 0 where there is none (or no Linux)."""
     libc = _libc()
     if libc is None:
         return 0
@@ -251,7 +253,7 @@ def _add_rule(libc, ruleset: int, path: str, access: int) -> None:  # noqa: ANN0
 def confine(writable: Iterable[str], readable: Iterable[str] | None = None) -> str:
     """Confine this process (the loop process, first thing): ``no_new_privs``, then a Landlock
     domain reading ``readable`` (default :func:`readable_roots`) and writing ``writable``.
-    Returns ``"landlock-vN"``, or ``"none"`` where the kernel offers no Landlock."""
+    Returns ``"landlock-vN"``, or ``"none"`` where the Linux kernel offers no Landlock."""
     libc = _libc()
     abi = landlock_abi()
     if libc is None or abi <= 0:

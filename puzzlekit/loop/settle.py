@@ -1,4 +1,5 @@
-"""Settling one loop outcome: audit it, stop or clear it, escalate or decide, and act.
+"""To settle a loop outcome is to give it its final disposition: audit it, stop or clear it,
+escalate or decide, and act.
 
 This is the last stage of the flow (docs/architecture.md). One
 :class:`~puzzlekit.loop.driver.LoopResult`

@@ -15,9 +15,10 @@ import sys
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from puzzlekit.core.family import Family
 from puzzlekit.core.model import SpecError
 from puzzlekit.core.report import VerifierReport
-from puzzlekit.families import Family, get_family
+from puzzlekit.families import get_family
 from puzzlekit.quality.contract import Checker
 from puzzlekit.quality.sampling import Sample, sample_instances
 from puzzlekit.quality.verifying import REFERENCE

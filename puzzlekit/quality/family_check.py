@@ -9,7 +9,7 @@ is reproducible from the seed printed in the message. In order (a step that fail
 later steps, which depend on it):
 
 0. ``family-protocol``/``repair-found``: the family has every hook of
-   :class:`puzzlekit.families.Family` (subclass it to get the defaults), and its
+   :class:`puzzlekit.core.family.Family` (subclass it to get the defaults), and its
    ``repair_moves`` accepts ``found``.
 1. ``schema``: the schema builds, names and coordinates are unique, every domain is non-empty;
    ``not-registered``: the family is registered under its name.
@@ -55,8 +55,9 @@ import json
 from collections.abc import Mapping
 from typing import Any
 
+from puzzlekit.core.family import Family
 from puzzlekit.core.model import Schema, SpecError
-from puzzlekit.families import Family, get_family
+from puzzlekit.families import get_family
 from puzzlekit.quality.contract import Checker, CheckSummary, where
 from puzzlekit.quality.cross_process import check_cross_process
 from puzzlekit.quality.family_steps import (

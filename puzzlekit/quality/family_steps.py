@@ -15,8 +15,9 @@ import inspect
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from puzzlekit.core.family import Family
 from puzzlekit.core.model import Clue, Instance, Schema, SpecError
-from puzzlekit.core.protocols import Family, SearchBudget, protocol_members
+from puzzlekit.core.protocols import SearchBudget, protocol_members
 from puzzlekit.core.report import Verdict, VerifierReport
 from puzzlekit.families import resolve
 from puzzlekit.quality.contract import Checker, describe, where
@@ -36,14 +37,14 @@ from puzzlekit.quality.verifying import (
 
 
 def check_protocol(ck: Checker, fam: Any) -> None:
-    """The family has every member of :class:`~puzzlekit.core.protocols.Family` and its
+    """The family has every member of :class:`~puzzlekit.core.family.Family` and its
     ``repair_moves`` accepts ``found`` (codes ``family-protocol``, ``repair-found``)."""
     missing = [m for m in protocol_members(Family) if not hasattr(fam, m)]
     if missing:
         ck.fail(
             "family-protocol",
             f"{type(fam).__name__} lacks {', '.join(missing)}; subclass "
-            "puzzlekit.families.Family, which defines every optional hook with its default, and "
+            "puzzlekit.core.family.Family, which defines every optional hook with its default, and "
             "fill in the required ones (normalize_params, build_schema, clue_constraints, "
             "clues_from_solution).",
         )

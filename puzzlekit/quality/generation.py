@@ -26,8 +26,9 @@ from typing import Any
 
 import numpy as np
 
+from puzzlekit.core.family import Family
 from puzzlekit.core.model import Clue, Instance, Schema, Solution, SpecError
-from puzzlekit.core.protocols import Family, Step, Strategy
+from puzzlekit.core.protocols import Step, Strategy
 from puzzlekit.core.report import VerifierReport
 from puzzlekit.quality.contract import Checker, where
 from puzzlekit.quality.family_steps import check_round_trip

@@ -18,9 +18,10 @@ from typing import Any
 
 import numpy as np
 
+from puzzlekit.core.family import Family
 from puzzlekit.core.model import Clue, Instance, Schema
 from puzzlekit.core.report import Verdict, VerifierReport
-from puzzlekit.families import Family, get_family
+from puzzlekit.families import get_family
 from puzzlekit.quality.golden_entries import CASES, GoldenEntry, registered_ids, write_corpus
 
 REFERENCE = "enumerative"
@@ -66,7 +67,7 @@ def _quick(verifier: Any, instance: Instance, cap: int) -> bool:
     """
     import time
 
-    from puzzlekit.verifiers.base import SearchBudget
+    from puzzlekit.core.protocols import SearchBudget
 
     small = verifier.verify(instance, solution_cap=cap, budget=SearchBudget(nodes=QUICK_NODES))
     rd = small.reject_detail

@@ -15,10 +15,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from puzzlekit.core.family import Family
 from puzzlekit.core.model import Instance, SpecError, canonical_json, sha256_digest
 from puzzlekit.core.reading import ReadError, loads
 from puzzlekit.core.report import VerifierReport
-from puzzlekit.families import Family, get_family
+from puzzlekit.families import get_family
 
 CASES = (
     "unique",

@@ -23,8 +23,8 @@ from collections.abc import Sequence
 
 import numpy as np
 
+from puzzlekit.core.family import Family
 from puzzlekit.core.model import Instance
-from puzzlekit.core.protocols import Family
 from puzzlekit.quality.contract import Checker, describe, where
 from puzzlekit.quality.sampling import Sample
 

@@ -27,7 +27,7 @@ from dataclasses import dataclass, field
 from functools import partial
 from typing import Any
 
-from puzzlekit.families import Family
+from puzzlekit.core.family import Family
 from puzzlekit.quality.contract import Checker, CheckSummary
 from puzzlekit.quality.cross_process import check_cross_process
 from puzzlekit.quality.family_check import check_samples, check_structure, with_reference

@@ -17,9 +17,10 @@ from typing import Any
 
 import numpy as np
 
+from puzzlekit.core.family import Family
 from puzzlekit.core.model import Clue, Instance, Schema
 from puzzlekit.core.report import Verdict
-from puzzlekit.families import Family, get_family
+from puzzlekit.families import get_family
 
 #: fractions of a solution's clues kept in the sampled partial instances
 KEEP_FRACTIONS = (0.8, 0.55, 0.3)

@@ -17,10 +17,10 @@ import inspect
 from collections.abc import Iterable, Mapping
 from typing import Any
 
+from puzzlekit.core.family import Family
 from puzzlekit.core.model import Instance
 from puzzlekit.core.protocols import Verifier, protocol_members
 from puzzlekit.core.report import Verdict, VerifierReport, validate_report_json
-from puzzlekit.families import Family
 from puzzlekit.quality.contract import Checker, CheckSummary
 from puzzlekit.quality.sampling import (
     Sample,

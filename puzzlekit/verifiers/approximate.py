@@ -19,14 +19,13 @@ import numpy as np
 
 from puzzlekit.core import dispatch
 from puzzlekit.core.model import Instance, Problem, Schema
+from puzzlekit.core.protocols import SearchBudget, Verifier
 from puzzlekit.core.report import HONEST_SCOPE, RejectDetail, Verdict, VerifierReport
 from puzzlekit.core.solutions import random_solution
 from puzzlekit.verifiers.base import (
     DEFAULT_CAP,
     BudgetExceeded,
     Meter,
-    SearchBudget,
-    Verifier,
     cartesian,
     discriminative_gap,
     invalid_report,

@@ -25,7 +25,7 @@ from puzzlekit.core.model import (
     Instance,
     Problem,
 )
-from puzzlekit.core.protocols import Verifier as Verifier
+from puzzlekit.core.protocols import SearchBudget
 from puzzlekit.core.report import (
     VerifierReport,
 )
@@ -55,7 +55,6 @@ from puzzlekit.verifiers.search import (
     BudgetExceeded,
     Meter,
     SearchBackend,
-    SearchBudget,
     cardinalities,
     cartesian,
     culprits_over,
@@ -72,8 +71,6 @@ __all__ = [
     "BudgetExceeded",
     "Meter",
     "SearchBackend",
-    "SearchBudget",
-    "Verifier",
     "cardinalities",
     "cartesian",
     "conflict_clue",

@@ -16,7 +16,7 @@ at the cap they are the first ones in the search's order, not the lexicographica
 ``sat`` reports). An
 UNSOLVABLE report's minimal conflict comes from ``sat``'s conflict shrinking (the same clues as
 ``sat`` and ``enumerative`` name). ``DOMAIN_TOO_LARGE`` is decided as the other backends decide
-it, on the domains ``narrow_domains`` leaves (computed here by the kernel's all-different rules,
+it, on the domains ``narrow_domains`` leaves (computed here by the search's all-different rules,
 the same fixpoint). ``cartesianSize`` is counted as ``sat`` counts it: domains after the clues
 that restrict one variable, no propagation. Search nodes are the budget's nodes; the clock is
 read every :data:`~puzzlekit.verifiers.bitmask_search.CHUNK` nodes.
@@ -25,7 +25,7 @@ Extras (``verify(..., extras=...)``): ``"forcedCells"`` puts the cells with one 
 solution in ``stats`` on a MULTIPLE report (as ``sat``): exact, with one search for a differing
 value per cell still in doubt when the cap was reached. Unknown extra names are ignored.
 
-First call: compiling the kernel takes seconds once per machine; later processes load it from
+First call: compiling the search takes seconds once per machine; later processes load it from
 numba's cache (``cache=True``).
 
 Not for: ``Count``, ``Regular`` or ``Predicate`` constraints, more than 62 distinct values
@@ -44,11 +44,11 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from puzzlekit.core import deadline
+from puzzlekit.core.family import Family
 from puzzlekit.core.identity import clue_violations
 from puzzlekit.core.model import Instance, Problem, Schema, SpecError, Violation
-from puzzlekit.core.protocols import Verifier
+from puzzlekit.core.protocols import SearchBudget, Verifier
 from puzzlekit.core.report import Conflict, VerifierReport
-from puzzlekit.families import Family
 from puzzlekit.families._grid import GivensGrid
 from puzzlekit.families._gridline import GridLine
 from puzzlekit.verifiers.bitmask_compile import (
@@ -76,7 +76,6 @@ from puzzlekit.verifiers.search import (
     DEFAULT_MAX_CARTESIAN_LOG10,
     STREAM_ORDER,
     BudgetExceeded,
-    SearchBudget,
     digest_permutation,
 )
 
@@ -96,7 +95,7 @@ VERSION = "1.0"
 
 
 def accepts(instance: Instance) -> bool:
-    """Whether ``instance``'s schema has all-different rules (what the kernel's singles work on)
+    """Whether ``instance``'s schema has all-different rules (what the search's singles work on)
     and its rules and clues compile (:func:`compilable`). Params that do not resolve are judged
     on the family's first schema (:func:`~puzzlekit.verifiers.bitmask_compile.family_units`)."""
     try:

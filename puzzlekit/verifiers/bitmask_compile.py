@@ -1,4 +1,4 @@
-"""The bitmask verifier's compiler: schemas and clues into the flat arrays the kernel searches.
+"""The bitmask verifier's compiler: schemas and clues into the flat arrays of the compiled search.
 
 A schema is compiled once (:class:`CompiledSchema`, cached per family and params for the life of
 the process): variable ``i`` is the schema's ``i``-th variable, bit ``b`` of a mask the ``b``-th
@@ -9,7 +9,7 @@ domain (a mask: givens) or add constraints of those kinds (cages, inequalities).
 set of clue constraints are built once per set (:meth:`CompiledSchema.structure`): Sudoku
 instances, whose clues only restrict domains, all share the schema's.
 
-Raises :class:`NotCompilable` for what the kernel cannot take: ``Count``, ``Regular`` and
+Raises :class:`NotCompilable` for what the compiled search cannot take: ``Count``, ``Regular`` and
 ``Predicate`` constraints, a linear ``!=``, non-integer values, more than
 :data:`MAX_VALUES` distinct values.
 Not for: searching (:mod:`~puzzlekit.verifiers.bitmask_kernel`) or reports.
@@ -26,6 +26,7 @@ from typing import Any
 import numpy as np
 
 from puzzlekit.core import deadline
+from puzzlekit.core.family import Family
 from puzzlekit.core.model import (
     AllDifferent,
     Clue,
@@ -40,13 +41,13 @@ from puzzlekit.core.model import (
     freeze,
     typed_key,
 )
-from puzzlekit.families import Family, get_family
+from puzzlekit.families import get_family
 
 #: the most distinct values a problem may have (bits of an int64 mask, sign bit spared)
 MAX_VALUES = 62
 #: the most value sets a sum over different variables may have to be kept as its value sets
 MAX_COMBINATIONS = 20_000
-#: the widest table (variables per tuple) the kernel's scratch space holds
+#: the widest table (variables per tuple) the compiled search's scratch space holds
 MAX_ARITY = 64
 
 
@@ -81,7 +82,7 @@ class Structure:
     #: the same with only the all-different units (``narrow_domains``' rules)
     units_only: tuple[tuple[np.ndarray, ...], np.ndarray, np.ndarray, np.ndarray, np.ndarray, Any]
 
-    def kernel_args(self, values: np.ndarray, support: np.ndarray) -> tuple[Any, ...]:
+    def search_args(self, values: np.ndarray, support: np.ndarray) -> tuple[Any, ...]:
         return (*self._main(), values, self.lin_lohi, support)
 
     def _main(self) -> tuple[Any, ...]:
@@ -150,7 +151,7 @@ class CompiledSchema:
     # -- constraints --------------------------------------------------------------------------
     def clue_effect(self, clue: Clue) -> ClueEffect:
         """What ``clue`` does (compiled once per clue content). Raises SpecError like
-        ``Family.clue_constraints``, NotCompilable for what the kernel cannot take."""
+        ``Family.clue_constraints``, NotCompilable for what the compiled search cannot take."""
         key = clue.content_key()
         eff = self._clue_cache.get(key)
         if eff is None:
@@ -283,7 +284,7 @@ class CompiledSchema:
 
     # -- arrays -------------------------------------------------------------------------------
     def structure(self, effects: Sequence[ClueEffect]) -> Structure:
-        """The kernel arrays of the rules plus the constraints of ``effects`` (cached)."""
+        """The search arrays of the rules plus the constraints of ``effects`` (cached)."""
         key = tuple(e for e in effects if not e.only_unary)
         if not key:
             return self.base_structure
@@ -352,7 +353,7 @@ def compiled_schema(family: Family, schema: Schema) -> CompiledSchema:
 def compiled_for(instance: Instance) -> tuple[Family, CompiledSchema]:
     """The family and compiled schema of ``instance`` (cached by family name and params, so
     that a check does not rebuild the schema). Raises SpecError for an unknown family or bad
-    params, :class:`NotCompilable` for a schema the kernel cannot take."""
+    params, :class:`NotCompilable` for a schema the compiled search cannot take."""
     key = instance.params_key()
     found = _BY_INSTANCE.get(key)
     if found is None:

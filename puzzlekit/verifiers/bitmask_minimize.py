@@ -5,12 +5,12 @@ A removal test is one search counting to two from the schema's domains narrowed 
 still kept (a clue mask over the instance's clues): no report, no instance, no canonical bytes.
 :meth:`CountingSession.remove_in_order` runs a whole minimization (the groups of clues to try,
 in the order the minimizer drew) in one call of :func:`remove_groups`. The answers are those of
-:class:`puzzlekit.verifiers.bitmask_search.UniquenessSession` (the same search from the same
+:class:`puzzlekit.verifiers.bitmask_search.BitmaskSession` (the same search from the same
 domains, in the schema's variable order, values smallest first), so a minimization keeps its
 result for a seed.
 
 Not for: clues that add constraints of their own (killer cages, inequalities): their sessions
-build a structure per question (:class:`~puzzlekit.verifiers.bitmask_search.UniquenessSession`,
+build a structure per question (:class:`~puzzlekit.verifiers.bitmask_search.BitmaskSession`,
 which :class:`CountingSession` hands those questions to).
 """
 
@@ -23,9 +23,9 @@ from numba import njit
 
 from puzzlekit.verifiers.bitmask_compile import MAX_ARITY, ClueEffect, CompiledSchema
 from puzzlekit.verifiers.bitmask_kernel import DONE, search
-from puzzlekit.verifiers.bitmask_search import UniquenessSession
+from puzzlekit.verifiers.bitmask_search import BitmaskSession
 
-#: search nodes per call of the kernel between two checks of its status (a count to two of a
+#: search nodes per compiled call between two checks of its status (a count to two of a
 #: Sudoku stays far below; a larger search goes on where it paused)
 NODE_LIMIT = 1 << 40
 
@@ -81,7 +81,7 @@ class CountingSession:
         self._ids = list(clues)
         self._index = {cid: i for i, cid in enumerate(self._ids)}
         self._plain = all(e.only_unary for e in clues.values())
-        self._fallback = None if self._plain else UniquenessSession(cs, clues)
+        self._fallback = None if self._plain else BitmaskSession(cs, clues)
         self._closed = False
         starts, idx, masks = [0], [], []
         for cid in self._ids:
@@ -95,7 +95,7 @@ class CountingSession:
         nv = len(cs.names)
         structure = cs.structure(())
         support = np.zeros(max(MAX_ARITY, nv + len(structure.st[2])), np.int64)
-        self._kargs = structure.kernel_args(cs.values, support)
+        self._kargs = structure.search_args(cs.values, support)
         self._base = cs.base_dom
         self._doms = np.empty((nv + 2, nv), np.int64)
         self._dones = np.zeros((nv + 2, nv), np.uint8)

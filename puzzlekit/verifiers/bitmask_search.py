@@ -1,8 +1,8 @@
-"""One bitmask search and its budget: the kernel's workspace, run in chunks between looks at the
+"""One bitmask search and its budget: the compiled workspace, run in chunks between looks at the
 clock, and the solutions it found.
 
 Private machinery of :mod:`puzzlekit.verifiers.bitmask`, with the uniqueness session it
-hands out (:class:`UniquenessSession`). Not for compiling constraints
+hands out (:class:`BitmaskSession`). Not for compiling constraints
 (:mod:`~puzzlekit.verifiers.bitmask_compile`) or reports.
 """
 
@@ -87,7 +87,7 @@ class Search:
         self.sols = np.zeros((cap, nv), np.int64)
         self.support = np.zeros(max(MAX_ARITY, nv + len(structure.st[2])), np.int64)
         self.structure = structure
-        self.args = structure.kernel_args(cs.values, self.support)
+        self.args = structure.search_args(cs.values, self.support)
         #: tie-breaking order of the variables (:meth:`set_order`); schema order until set
         self.order = np.arange(nv, dtype=np.int64)
         #: value ranks per variable (:meth:`set_value_ranks`); empty: smallest value first
@@ -96,7 +96,7 @@ class Search:
         self.found = 0
         self.start = time.perf_counter()
         self._many_sols = np.empty((0, cap, nv), np.int64)
-        #: the bitboard kernel's arrays where the structure fits it (81 variables, 9 values)
+        #: the bitboard search's arrays where the structure fits it (81 variables, 9 values)
         self.grid9 = grid9_arrays(structure, cs.values)
         if self.grid9 is not None:
             peers, units, pairs = self.grid9
@@ -277,8 +277,9 @@ def found_report(
     return build(view, src, cap, found, lambda: solutions_of(cs, bits, order), cart, stats)
 
 
-class UniquenessSession:
-    """Is a solution the only one of a subset of an instance's clues, asked many times
+class BitmaskSession:
+    """The bitmask verifier's :class:`~puzzlekit.core.protocols.UniquenessSession`: is a solution
+    the only one of a subset of an instance's clues, asked many times
     (:meth:`puzzlekit.verifiers.bitmask.BitmaskVerifier.uniqueness_session`)."""
 
     def __init__(self, cs: CompiledSchema, clues: Mapping[str, ClueEffect]) -> None:
@@ -311,7 +312,7 @@ class UniquenessSession:
     def close(self) -> None:
         self._search = None
 
-    def __enter__(self) -> UniquenessSession:
+    def __enter__(self) -> BitmaskSession:
         return self
 
     def __exit__(self, *exc: object) -> None:

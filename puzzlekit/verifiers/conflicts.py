@@ -27,18 +27,13 @@ from puzzlekit.core.model import (
     AllDifferent,
     Problem,
 )
+from puzzlekit.core.protocols import SearchBudget
 from puzzlekit.core.report import (
     Conflict,
     ConflictClue,
     ConflictRule,
 )
-from puzzlekit.verifiers.search import (
-    BudgetExceeded,
-    Meter,
-    SearchBackend,
-    SearchBudget,
-    narrow_domains,
-)
+from puzzlekit.verifiers.search import BudgetExceeded, Meter, SearchBackend, narrow_domains
 
 
 def conflict_clue(problem: Problem, clue_id: str) -> ConflictClue:

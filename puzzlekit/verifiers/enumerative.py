@@ -44,14 +44,13 @@ from puzzlekit.core.model import (
     Table,
     compare,
 )
+from puzzlekit.core.protocols import SearchBudget, Verifier
 from puzzlekit.core.report import VerifierReport
 from puzzlekit.verifiers.base import (
     DEFAULT_CAP,
     DEFAULT_MAX_CARTESIAN_LOG10,
     BudgetExceeded,
     Meter,
-    SearchBudget,
-    Verifier,
     search_order,
     sort_solutions,
     source,

@@ -34,6 +34,7 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from puzzlekit.core.model import Instance, Problem, SpecError
+from puzzlekit.core.protocols import SearchBudget, Verifier
 from puzzlekit.core.report import (
     BudgetSpent,
     Conflict,
@@ -48,8 +49,6 @@ from puzzlekit.verifiers.base import (
     DEFAULT_CAP,
     BudgetExceeded,
     Meter,
-    SearchBudget,
-    Verifier,
     conflict_clue,
     invalid_report,
     report,

@@ -31,14 +31,12 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from puzzlekit.core.model import Instance, Problem
-from puzzlekit.core.protocols import FIELD_VERDICTS
+from puzzlekit.core.protocols import FIELD_VERDICTS, SearchBudget, Verifier
 from puzzlekit.core.report import FieldCardinality, RejectDetail, Verdict, VerifierReport
 from puzzlekit.verifiers.base import (
     DEFAULT_CAP,
     BudgetExceeded,
     Meter,
-    SearchBudget,
-    Verifier,
     cartesian,
     culprits_over,
     discriminative_gap,

@@ -15,11 +15,10 @@ from dataclasses import replace
 from typing import Any
 
 from puzzlekit.core.model import Instance, Violation
+from puzzlekit.core.protocols import SearchBudget, Verifier
 from puzzlekit.core.report import FieldCardinality, RejectDetail, Verdict, VerifierReport
 from puzzlekit.verifiers.base import (
     DEFAULT_CAP,
-    SearchBudget,
-    Verifier,
     culprits_over,
     invalid_report,
     rank_gap,

@@ -24,8 +24,8 @@ from puzzlekit.core.deadline import BudgetExceeded
 from puzzlekit.core.jsondata import freeze
 from puzzlekit.core.model import Instance
 from puzzlekit.core.plugins import Registry
+from puzzlekit.core.protocols import Verifier
 from puzzlekit.families import get_family
-from puzzlekit.verifiers.base import Verifier
 
 #: the built-in backends, each imported on its first lookup (a Sudoku never imports pysat)
 BUILTIN: dict[str, str] = {
@@ -210,7 +210,7 @@ def registry_verify_fn(instance_json: str, verifier_name: str, budget_seconds: f
     A budget larger than the verifiers' default wall time scales their node budget by the same
     factor, so that "a larger budget" is larger in both resources.
     """
-    from puzzlekit.verifiers.base import SearchBudget
+    from puzzlekit.core.protocols import SearchBudget
 
     budget = None
     if budget_seconds is not None:

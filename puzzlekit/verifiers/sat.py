@@ -57,6 +57,7 @@ from collections.abc import Collection, Iterable, Mapping, Sequence
 from typing import Any
 
 from puzzlekit.core import deadline
+from puzzlekit.core.family import Family
 from puzzlekit.core.identity import clue_violations
 from puzzlekit.core.model import (
     Instance,
@@ -67,14 +68,13 @@ from puzzlekit.core.model import (
     freeze,
     typed_key,
 )
-from puzzlekit.core.protocols import FORCED_CELLS, Verifier
+from puzzlekit.core.protocols import FORCED_CELLS, SearchBudget, Verifier
 from puzzlekit.core.report import Conflict, Verdict, VerifierReport
-from puzzlekit.families import MISREAD_ERRORS, Family, get_family
+from puzzlekit.families import MISREAD_ERRORS, get_family
 from puzzlekit.verifiers.base import (
     DEFAULT_CAP,
     DEFAULT_MAX_CARTESIAN_LOG10,
     BudgetExceeded,
-    SearchBudget,
     cartesian,
     invalid_report,
     narrow_domains,
@@ -139,8 +139,9 @@ MAX_ENGINES = 32
 # --- the verifier ---------------------------------------------------------------------------
 
 
-class _UniquenessSession:
-    """See :meth:`SatVerifier.uniqueness_session`."""
+class _SatSession:
+    """The sat verifier's :class:`~puzzlekit.core.protocols.UniquenessSession`; see
+    :meth:`SatVerifier.uniqueness_session`."""
 
     def __init__(
         self, verifier: SatVerifier, engine: _Engine, lits: dict[str, tuple[int, ...]], act: int
@@ -161,7 +162,7 @@ class _UniquenessSession:
             self._engine.sessions -= 1
             self._verifier._maybe_rebuild(self._engine)
 
-    def __enter__(self) -> _UniquenessSession:
+    def __enter__(self) -> _SatSession:
         return self
 
     def __exit__(self, *exc: object) -> None:
@@ -283,9 +284,7 @@ class SatVerifier(Verifier):
         self._maybe_rebuild(engine)
         return rep
 
-    def uniqueness_session(
-        self, instance: Instance, solution: Mapping[str, int]
-    ) -> _UniquenessSession:
+    def uniqueness_session(self, instance: Instance, solution: Mapping[str, int]) -> _SatSession:
         """Ask, for many subsets of ``instance``'s clues, whether ``solution`` stays the only one.
 
         The clues are turned into assumption literals once and ``solution`` is excluded by one
@@ -298,7 +297,7 @@ class SatVerifier(Verifier):
         engine, clue_lits = prepared
         act = engine.new_activation()
         engine.solver.add_clause([-act, *engine.blocking(solution)])
-        return _UniquenessSession(self, engine, dict(clue_lits), act)
+        return _SatSession(self, engine, dict(clue_lits), act)
 
     def only_solution(
         self, instance: Instance, solution: Mapping[str, int], budget: SearchBudget | None = None

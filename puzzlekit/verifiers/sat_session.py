@@ -26,12 +26,8 @@ from puzzlekit.core.model import (
     Problem,
     Schema,
 )
-from puzzlekit.verifiers.base import (
-    BudgetExceeded,
-    SearchBudget,
-    cartesian,
-    sort_solutions,
-)
+from puzzlekit.core.protocols import SearchBudget
+from puzzlekit.verifiers.base import BudgetExceeded, cartesian, sort_solutions
 from puzzlekit.verifiers.sat_encoding import _check_encodable, _Cnf, _rule_groups
 
 #: conflicts per solver call between two looks at the clock

@@ -27,7 +27,7 @@ from puzzlekit.core.model import (
     Problem,
 )
 from puzzlekit.core.protocols import DEFAULT_CAP as DEFAULT_CAP
-from puzzlekit.core.protocols import SearchBudget as SearchBudget
+from puzzlekit.core.protocols import SearchBudget
 from puzzlekit.core.report import (
     FieldCardinality,
 )

@@ -39,6 +39,7 @@ import math
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
+from puzzlekit.core.family import Family, Repair
 from puzzlekit.core.model import (
     Automaton,
     Clue,
@@ -53,7 +54,7 @@ from puzzlekit.core.model import (
     Variable,
     Violation,
 )
-from puzzlekit.families import Family, Repair, register_family
+from puzzlekit.families import register_family
 
 from puzzlekit_takuzu.lines import (
     DISTINCT,

@@ -24,14 +24,13 @@ from __future__ import annotations
 from collections.abc import Collection, Mapping, Sequence
 
 from puzzlekit.core.model import Instance, Problem, SpecError
-from puzzlekit.core.protocols import Verifier
+from puzzlekit.core.protocols import SearchBudget, Verifier
 from puzzlekit.core.report import Conflict, VerifierReport
 from puzzlekit.families import get_family
 from puzzlekit.verifiers.base import (
     DEFAULT_CAP,
     BudgetExceeded,
     Meter,
-    SearchBudget,
     cartesian,
     invalid_report,
     outcome_report,

@@ -6,10 +6,10 @@ from __future__ import annotations
 import numpy as np
 import pytest
 from puzzlekit.core.model import Instance
+from puzzlekit.core.protocols import Step
 from puzzlekit.core.report import Verdict
 from puzzlekit.families import families, get_family
 from puzzlekit.generators import STRATEGIES
-from puzzlekit.generators.base import Step
 from puzzlekit.loop.driver import LoopBudget, run_loop
 from puzzlekit.verifiers.registry import default_filter_name, get_verifier
 

@@ -5,9 +5,9 @@ from __future__ import annotations
 import numpy as np
 import pytest
 from puzzlekit.core.model import Clue, Instance
+from puzzlekit.core.protocols import SearchBudget
 from puzzlekit.core.report import Verdict
 from puzzlekit.quality.checks import check_verifier
-from puzzlekit.verifiers.base import SearchBudget
 from puzzlekit.verifiers.registry import get_verifier
 
 from puzzlekit_takuzu import TAKUZU, Takuzu, TakuzuLines

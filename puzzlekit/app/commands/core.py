@@ -85,7 +85,7 @@ def cmd_schemas(args: argparse.Namespace) -> int:
     from puzzlekit.families import registered_schemas
 
     if args.config_schema:
-        from puzzlekit.app.experiment.config_schema import config_schema
+        from puzzlekit.app.experiment.config_jsonschema import config_schema
 
         print(json.dumps(config_schema(), indent=2))
         return 0
@@ -136,7 +136,7 @@ def budget_arg(seconds: float | None, nodes: int | None) -> Any:
     given); a UsageError (exit 2) for a budget that is not positive and finite."""
     import math
 
-    from puzzlekit.verifiers.base import SearchBudget
+    from puzzlekit.core.protocols import SearchBudget
 
     if seconds is not None and not (math.isfinite(seconds) and seconds > 0):
         raise UsageError(f"--budget-seconds must be a positive number of seconds, got {seconds}")

@@ -124,7 +124,7 @@ def _print_invalid(rep: VerifierReport, fmt: str) -> None:
 
 
 def _budget(args: argparse.Namespace) -> Any:
-    from puzzlekit.verifiers.base import SearchBudget
+    from puzzlekit.core.protocols import SearchBudget
 
     seconds = args.budget_seconds
     if not (math.isfinite(seconds) and seconds > 0) or (

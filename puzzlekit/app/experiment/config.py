@@ -7,7 +7,7 @@ verifiers, one holdout verifier, a budget, the number of trials and the seed, an
 bounded) and rejects unknown keys (naming the closest valid one), wrong types and unusable
 values with the key's path (``strategies[1].clues[0]``)
 before anything runs, every problem at once: the structure is checked against the shipped JSON
-Schema (:mod:`~puzzlekit.app.experiment.config_schema`), then each schema, strategy and verifier
+Schema (:mod:`~puzzlekit.app.experiment.config_jsonschema`), then each schema, strategy and verifier
 against its registry (names of :data:`puzzlekit.generators.STRATEGIES` and of the verifier
 registry). ``overrides`` (``puzzlekit run --set key=value``) are applied first. The parsed
 :class:`ExperimentConfig` has every default filled in; its digest identifies the run.
@@ -22,6 +22,8 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
+from puzzlekit.app.experiment.config_jsonschema import closest
+from puzzlekit.app.experiment.config_jsonschema import type_name as _type_name
 from puzzlekit.app.experiment.config_keys import (
     STRATEGY_KEYS,
     Preregistration,
@@ -36,8 +38,6 @@ from puzzlekit.app.experiment.config_keys import plugins as _plugins
 from puzzlekit.app.experiment.config_keys import preregistration as _preregistration
 from puzzlekit.app.experiment.config_keys import strategy_filters as _strategy_filters
 from puzzlekit.app.experiment.config_keys import strategy_settings as _strategy_settings
-from puzzlekit.app.experiment.config_schema import closest
-from puzzlekit.app.experiment.config_schema import type_name as _type_name
 from puzzlekit.core.jsondata import plain
 from puzzlekit.core.model import canonical_json, sha256_digest
 from puzzlekit.core.reading import ReadError, check, load_toml_file
@@ -401,7 +401,7 @@ def parse_config(raw: Mapping[str, Any], source: str | None = None) -> Experimen
 
     The ``plugins`` it names are imported first (into this process), so schemas, strategies
     and verifiers registered by a plugin are checked like built-ins."""
-    from puzzlekit.app.experiment.config_schema import structural_problems
+    from puzzlekit.app.experiment.config_jsonschema import structural_problems
 
     r = _Reader(source)
     structural = [r.fail(path, message) for path, message in structural_problems(raw)]
@@ -476,9 +476,9 @@ def _parse(r: _Reader, top: dict[str, Any]) -> ExperimentConfig | None:
 
 def load_config(path: str | Path, overrides: Sequence[str] = ()) -> ExperimentConfig:
     """Read and check a TOML config, with ``overrides`` (``key=value``, see
-    :func:`~puzzlekit.app.experiment.config_schema.apply_overrides`) applied; :class:`ConfigError`
-    names the file and every key's path."""
-    from puzzlekit.app.experiment.config_schema import apply_overrides
+    :func:`~puzzlekit.app.experiment.config_jsonschema.apply_overrides`) applied;
+    :class:`ConfigError` names the file and every key's path."""
+    from puzzlekit.app.experiment.config_jsonschema import apply_overrides
 
     p = Path(path)
     try:

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from puzzlekit.app.experiment.config_schema import type_name
+from puzzlekit.app.experiment.config_jsonschema import type_name
 from puzzlekit.app.experiment.hypotheses import Hypothesis, read_hypothesis
 
 METRICS = {
@@ -205,7 +205,7 @@ def _unrun_arms(arms: Sequence[str], path: str, strategies: Sequence[Any]) -> li
 
 def check_strategy_filters(r: Any, strategies: Sequence[Any], filters: Sequence[Any]) -> None:
     """Each strategy's ``filters``: labels of ``[[filters]]``, none twice."""
-    from puzzlekit.app.experiment.config_schema import closest
+    from puzzlekit.app.experiment.config_jsonschema import closest
 
     labels = [f.label for f in filters]
     for i, strat in enumerate(strategies):

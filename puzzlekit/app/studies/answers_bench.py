@@ -37,11 +37,11 @@ import numpy as np
 import puzzlekit as pk
 from puzzlekit.answers import AnswerVerdict, check_answer, check_answers
 from puzzlekit.core.model import AllDifferent
+from puzzlekit.core.protocols import SearchBudget
 from puzzlekit.families import default_params, families, resolve
 from puzzlekit.families.games import OnlyWinningMove
 from puzzlekit.generators.base import fresh_puzzle
 from puzzlekit.loop.budget import default_clues
-from puzzlekit.verifiers.base import SearchBudget
 
 PARTS = ("throughput", "agreement", "multiple")
 #: what one verification of a candidate MULTIPLE puzzle may spend

@@ -326,7 +326,7 @@ def run(config_path: Path, out_dir: Path, progress: Callable[[str], None] = prin
     seed = int(config.get("seed", 0))
     results: dict[str, Any] = {"config": config_path.name, "machine": machine()}
     sets = config.get("sets", [])
-    if sets:  # compile or load the kernel before any clock
+    if sets:  # compile or load the compiled search before any clock
         first = (root / sets[0]["path"]).read_text("utf-8").split()[0]
         results["first_call"] = first_call(first) if config.get("first_call", True) else {}
         import puzzlekit as pk

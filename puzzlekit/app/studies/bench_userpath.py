@@ -8,7 +8,7 @@ and the bitmask internals every version has are used; ``verify_many`` is skipped
 
 - ``[[sets]]`` (9×9 files): for each puzzle, a fresh copy (digits relabelled by a seeded
   permutation: a puzzle of the same difficulty that no cache has seen) is timed through
-  ``pk.verify(pk.parse("sudoku", line))``, and the compiled search alone (the kernel's run from
+  ``pk.verify(pk.parse("sudoku", line))``, and the compiled search alone (its run from
   the prepared domains, nothing around it) on the same instance; another fresh copy of each
   20 puzzles goes through one ``pk.verify_many`` call right after. Medians and means per puzzle
   in µs (``verify_many``: the mean, a call's time shared by its puzzles; a few slow puzzles
@@ -220,7 +220,7 @@ def run(config_path: Path, out_dir: Path, progress: Callable[[str], None] = prin
     sets = config.get("sets", [])
     texts = [(root / s["path"]).read_text("utf-8").split()[: s.get("limit", 200)] for s in sets]
     warm = relabelled(texts[0][:20], seed + 999) if texts else []
-    for line in warm:  # the kernels loaded (or compiled) before any clock
+    for line in warm:  # the compiled searches loaded (or compiled) before any clock
         pk.verify(pk.parse("sudoku", line))
         _search_alone(pk.parse("sudoku", line))
     if warm and hasattr(pk, "verify_many"):

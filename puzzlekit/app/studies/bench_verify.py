@@ -26,8 +26,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from puzzlekit.core.protocols import SearchBudget
 from puzzlekit.families import get_family
-from puzzlekit.verifiers.base import SearchBudget
 
 PEERS = ("py-sudoku", "dokusan")
 CHECKERS = ("sat", "enumerative", "pc-backtracking", "pc-default", *PEERS)

@@ -39,7 +39,7 @@ from puzzlekit.families.games import connect4 as c4
 
 BANDS = (("late", 24, 42), ("mid", 16, 23), ("early", 10, 15))
 DEFAULT_DATA = Path("tests/data/connect4/positions.json")
-#: a late position (milliseconds): compiles or loads the kernel before any timing
+#: a late position (milliseconds): compiles or loads the solver before any timing
 WARM_UP = "2252576253462244111563365343671351441"
 
 

@@ -1,4 +1,4 @@
-"""The 9×9 bitboard search against the general bitmask kernel, and its locked-candidate
+"""The 9×9 bitboard search against the general compiled search, and its locked-candidate
 look-ahead: nodes and CPU time of the compiled search alone on the 9×9 sets.
 
 Run: ``python -m puzzlekit.app.studies.kernel9_bench [CONFIG]`` (default

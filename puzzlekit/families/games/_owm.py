@@ -1,6 +1,6 @@
-"""The only-winning-move family: a position of a :class:`~puzzlekit.families.games.Game` as a
-puzzle whose one solution is the only winning move (see :mod:`puzzlekit.families.games` for the
-schema, clue and verdicts).
+"""``owm`` is "only winning move": the family that makes a position of a
+:class:`~puzzlekit.families.games.Game` a puzzle whose one solution is the only winning move (see
+:mod:`puzzlekit.families.games` for the schema, clue and verdicts).
 
 Re-exported by :mod:`puzzlekit.families.games`; each game module registers one instance of
 :class:`OnlyWinningMove`. Not for the games themselves or their oracle
@@ -15,6 +15,7 @@ from typing import Any
 
 import numpy as np
 
+from puzzlekit.core.family import Family, Repair
 from puzzlekit.core.model import (
     Clue,
     Constraint,
@@ -30,7 +31,6 @@ from puzzlekit.core.model import (
     Table,
     Violation,
 )
-from puzzlekit.families import Family, Repair
 from puzzlekit.families.games._game import Game, Move, State, move_values, winning_moves
 
 # --- the only-winning-move family ------------------------------------------------------------

@@ -8,7 +8,7 @@ Used by the Connect game's ``compiled_values`` hook (so the family's oracle, its
 hooks and the ``gametree`` verifier all solve 7×6 positions with it); other sizes and games
 keep the general search. Not for: k other than 4 or boards other than 7×6.
 
-Scores (see the kernel): ``s > 0`` the side to move wins, with its winning stone dropped when
+Scores (see the solver): ``s > 0`` the side to move wins, with its winning stone dropped when
 ``43 - 2s`` or ``42 - 2s`` stones are on the board (the one of its parity); ``s < 0`` the other
 side wins likewise; 0 a draw. :func:`result_distance` converts a score to the family's
 ``(result, distance)``: 1 win / 0 draw / -1 loss, and the plies to the end under perfect play
@@ -43,7 +43,7 @@ COLS, ROWS, K_IN_ROW = K.W, K.H, 4
 
 @dataclass(frozen=True)
 class Bitboards:
-    """A position as the kernel sees it: the side to move's stones, every stone, stones played."""
+    """A position as the solver sees it: the side to move's stones, every stone, stones played."""
 
     current: int
     mask: int
@@ -85,8 +85,8 @@ class Spent:
 
 class Table:
     """A transposition table reused query after query: ``slots`` int64 entries and the epoch
-    counter whose tag marks the current query's entries (see the kernel's docstring), with the
-    kernel's scratch space, budget control and output arrays (filled in place per query)."""
+    counter whose tag marks the current query's entries (see the solver's docstring), with the
+    solver's scratch space, budget control and output arrays (filled in place per query)."""
 
     def __init__(self, size: int) -> None:
         if size < 1:

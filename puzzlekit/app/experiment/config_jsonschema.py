@@ -1,4 +1,5 @@
-"""The JSON Schema of experiment configs, every structural problem of a config at once, and
+"""The JSON Schema of experiment configs (hence the module name: a ``*_jsonschema`` module holds a
+JSON Schema, never a puzzle schema), every structural problem of a config at once, and
 ``--set key=value`` overrides.
 
 The schema ships as ``puzzlekit/schemas/experiment-config.schema.json`` (``puzzlekit schemas
