@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-import pytest
-
 import csv
 import json
 from pathlib import Path
+
+import pytest
 
 from puzzlekit.app.cli import main
 
