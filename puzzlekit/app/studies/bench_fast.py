@@ -444,16 +444,25 @@ def markdown(results: dict[str, Any]) -> str:
     return "\n".join(out) + "\n"
 
 
-def main(argv: Sequence[str] | None = None) -> int:
+def config_main(
+    argv: Sequence[str] | None, study: str, run_study: Callable[..., dict], out: str
+) -> int:
+    """The command line of a config-driven study: ``CONFIG [--out DIR]``; runs ``run_study``
+    with progress on stderr and prints the table it wrote (``results.md``)."""
     import argparse
 
-    p = argparse.ArgumentParser(prog="python -m puzzlekit.app.studies.bench_fast")
+    p = argparse.ArgumentParser(prog=f"python -m puzzlekit.app.studies.{study}")
     p.add_argument("config")
-    p.add_argument("--out", default="runs/bench_fast")
+    p.add_argument("--out", default=out)
     args = p.parse_args(argv)
-    run(Path(args.config), Path(args.out), progress=lambda s: print(s, file=sys.stderr, flush=True))
-    print((Path(args.out) / "results.md").read_text())
+    progress = lambda s: print(s, file=sys.stderr, flush=True)  # noqa: E731
+    run_study(Path(args.config), Path(args.out), progress=progress)
+    print((Path(args.out) / "results.md").read_text("utf-8"), end="")
     return 0
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    return config_main(argv, "bench_fast", run, "runs/bench_fast")
 
 
 if __name__ == "__main__":

@@ -100,15 +100,9 @@ def markdown(results: Mapping[str, Any]) -> str:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    import argparse
+    from puzzlekit.app.studies.bench_fast import config_main
 
-    p = argparse.ArgumentParser(prog="python -m puzzlekit.app.studies.genbench")
-    p.add_argument("config")
-    p.add_argument("--out", default="runs/bench_generate")
-    args = p.parse_args(argv)
-    run(Path(args.config), Path(args.out), progress=lambda s: print(s, file=sys.stderr, flush=True))
-    print((Path(args.out) / "results.md").read_text("utf-8"), end="")
-    return 0
+    return config_main(argv, "genbench", run, "runs/bench_generate")
 
 
 if __name__ == "__main__":
