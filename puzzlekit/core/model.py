@@ -285,9 +285,12 @@ class Instance:
 
     def canonical_digest(self) -> str:
         """The digest of one representative of this puzzle's symmetry class, where its family
-        defines a group (``Family.canonical_instance``: Sudoku's digit relabelling, row and
+        defines a group (``Family.canonical_instance``; each family states its group in
+        ``Family.symmetry_group`` and docs/models.md, e.g. Sudoku's digit relabelling, row and
         column permutations within bands and stacks, band and stack permutations, transpose);
-        else :attr:`digest`. Equal for two puzzles exactly when one is the other transformed."""
+        else :attr:`digest`. Equal for two puzzles when one is the other moved by an element of
+        the stated group (a group smaller than the rules allow keeps some equivalent puzzles
+        apart, never merges distinct ones)."""
         cached = self.__dict__.get("_canonical_digest")
         if cached is None:
             import importlib
