@@ -111,6 +111,14 @@ def test_a_batch_is_searched_in_one_call(monkeypatch, mixed) -> None:
     assert calls == [2]
 
 
+def test_a_misspelt_extra_is_named_on_the_batched_path_too() -> None:
+    lines = ["1" + "." * 15, "..2" + "." * 13]  # two bitmask puzzles: one batched call
+    with pytest.raises(ValueError, match="unknown report extra 'forcedcells'"):
+        pk.verify_many(lines, "sudoku", {"size": 4}, extras=("forcedcells",))
+    with pytest.raises(ValueError, match="unknown report extra 'forcedcells'"):
+        pk.verify_many(lines[:1], "sudoku", {"size": 4}, extras=("forcedcells",))
+
+
 def test_items_other_than_lines_and_instances_are_refused() -> None:
     with pytest.raises(TypeError):
         pk.verify_many([42])

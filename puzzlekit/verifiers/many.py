@@ -101,6 +101,7 @@ def verify_instances(
     from puzzlekit.verifiers.registry import choice_seconds, default_verifier_name, kept_verifier
     from puzzlekit.verifiers.registry import verify_or_decline as declining
 
+    asked = report_extras(extras)  # a misspelt extra is named on every path, batched or not
     seconds = choice_seconds(budget)
     names = [verifier or default_verifier_name(inst, seconds) for inst in instances]
     out: list[VerifierReport | None] = [None] * len(instances)
@@ -114,13 +115,12 @@ def verify_instances(
                         [instances[i] for i in where],
                         solution_cap=solution_cap,
                         budget=budget,
-                        extras=frozenset(extras),
+                        extras=asked,
                     )
                 except NotImplementedError:  # declined one of them: each on its own below
                     if not decline:
                         raise
             if got is None:
-                asked = report_extras(extras)
                 got = [
                     declining(
                         v, instances[i], solution_cap=solution_cap, budget=budget, extras=asked
