@@ -83,6 +83,16 @@ def test_a_plugin_named_to_the_server_changes_no_holdout_verdict(baseline, tmp_p
     _check(got, baseline, ["pk_fixture_plugin", "pk_forge_patch"])
 
 
+def test_a_plugin_that_says_its_worker_is_clean_changes_no_holdout_verdict(
+    baseline, tmp_path
+) -> None:
+    """``pk_forge_hide`` makes the worker it was let into claim it is clean again: the server
+    decides that itself, so the second generate still runs in a fresh worker."""
+    names = ["pk_fixture_plugin", "pk_forge_patch", "pk_forge_hide"]
+    got = asyncio.run(_session(_env(tmp_path), *(a for m in names for a in ("--plugin", m))))
+    _check(got, baseline, names)
+
+
 def test_an_installed_plugin_never_loads_in_a_judging_worker(baseline, tmp_path) -> None:
     dist = tmp_path / "site" / "pk_forge-1.0.dist-info"
     dist.mkdir(parents=True)

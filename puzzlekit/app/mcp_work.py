@@ -393,12 +393,13 @@ class Worker:
         self._proc: Any = None
         self._conn: Any = None
         self.clean = True  # the process imported no plugin: it may run a holdout
+        self._admittable = False  # plugins are named or installed: a call may let them in
 
     def start(self) -> None:
         if self._proc is not None and self._proc.is_alive():
             return
         from puzzlekit.core.lifeline import in_lasting_thread, parent_token, sigint_ignored
-        from puzzlekit.core.plugins import per_use_modules
+        from puzzlekit.core.plugins import outside_plugins_declared, per_use_modules
 
         plugins = tuple(per_use_modules() if self._plugins is None else self._plugins)
         ctx = mp.get_context("spawn")
@@ -413,6 +414,8 @@ class Worker:
 
         self._proc = in_lasting_thread(launch)
         self.clean = True
+        # decided here, never by the worker: a plugin let into it could say it is clean
+        self._admittable = bool(plugins) or outside_plugins_declared()
         child.close()
 
     def stop(self) -> None:
@@ -444,10 +447,14 @@ class Worker:
                 self.stop()
                 raise WorkTimeout(f"over the time limit of {timeout:g} s; the work was stopped")
             try:
-                status, payload, self.clean = self._conn.recv()
-            except (EOFError, OSError):
+                status, payload, reported = self._conn.recv()
+            except (EOFError, OSError, TypeError, ValueError):
                 self.stop()
                 raise WorkFailed("the worker process ended during the call") from None
+            # a call that runs no holdout may have let the plugins in (:func:`_run_op`): the
+            # worker is clean no more, whatever it reports
+            admitted = self._admittable and not judges(op, kwargs)
+            self.clean = self.clean and bool(reported) and not admitted
         if status == "ok":
             return payload
         if status == "argument":

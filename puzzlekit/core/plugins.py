@@ -185,6 +185,15 @@ def entry_points_declared() -> bool:
     return bool(metadata.entry_points(group=ENTRY_POINT_GROUP))
 
 
+def outside_plugins_declared() -> bool:
+    """Whether an installed package declares a module of its own in ``puzzlekit.plugins``
+    (puzzlekit's own ``example_tools`` aside; read from the metadata, nothing imported)."""
+    from importlib import metadata
+
+    eps = metadata.entry_points(group=ENTRY_POINT_GROUP)
+    return any(not ep.value.startswith("puzzlekit.") for ep in eps)
+
+
 def entry_point_errors() -> list[str]:
     """Messages of entry-point plugins that failed to load."""
     return list(_ENTRY_POINT_ERRORS)
