@@ -180,3 +180,35 @@ def test_latin_conjugates_merge() -> None:
             assert inst.canonical_digest() == base, roles
         digests.add(base)
     assert len(digests) == 6
+
+
+def test_a_clue_the_family_would_not_build_keeps_the_puzzle_apart() -> None:
+    """An edge clue whose cells are not its line, a run whose cells run backwards under the
+    wrong direction: such a puzzle does not read (INVALID_SPEC), so it keeps its own digest and
+    never shares the canonical digest of a puzzle that does."""
+    sky = get_family("skyscrapers")
+    data = {"side": "top", "index": 0, "value": 2}
+    bad = Instance.make(
+        "skyscrapers",
+        {"size": 4},
+        [Clue.make("top1", "edge", data, [(0, 0), (0, 1), (1, 1), (2, 2)])],
+    )
+    good = [
+        Instance.make("skyscrapers", {"size": 4}, [sky.edge(4, side, i, 2)])
+        for side in ("top", "bottom", "left", "right")
+        for i in range(4)
+    ]
+    assert bad.canonical_digest() == bad.digest
+    assert bad.canonical_digest() not in {g.canonical_digest() for g in good}
+
+    kakuro = get_family("kakuro")
+    params = {"rows": 6, "cols": 7, "seed": 3}
+    sol, _ = _solution("kakuro", params, 0)
+    runs = kakuro.run_clues(kakuro.schema(params), sol)
+    across = next(c for c in runs if c.data_dict()["direction"] == "across")
+    backwards = Clue.make(
+        across.id, "run", {**across.data_dict(), "direction": "down"}, list(reversed(across.coords))
+    )
+    base = Instance.make("kakuro", params, runs)
+    broken = base.with_clues([backwards if c is across else c for c in runs])
+    assert broken.canonical_digest() == broken.digest != base.canonical_digest()

@@ -13,7 +13,7 @@ Not part of the public API: families call it from :meth:`Family.canonical_instan
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from puzzlekit.core.model import Clue, Instance, SpecError
@@ -48,17 +48,25 @@ def moves(h: int, w: int, *, transpose: bool | None = None) -> list[tuple[Move, 
 
 
 def least_image(
-    family: str, images: Iterable[tuple[Mapping[str, Any], Sequence[Clue]]]
+    instance: Instance, images: Sequence[tuple[Mapping[str, Any], Sequence[Clue]]]
 ) -> Instance:
     """The least of ``images`` (params, clues) in a total order of images: their params, then
-    their clues (kind, cells, data) sorted (cheaper than a digest per image)."""
+    their clues (kind, cells, data) sorted (cheaper than a digest per image). ``images[0]`` is
+    the identity's: when its clues are not ``instance``'s own (a clue the family's builders
+    would not make, such as an edge clue whose cells are not its line), ``instance`` itself, so
+    a puzzle that does not read never shares the digest of one that does."""
+
+    def shape(clues: Sequence[Clue]) -> list[tuple]:
+        return sorted((c.kind, c.coords, repr(c.data)) for c in clues)
 
     def key(image: tuple[Mapping[str, Any], Sequence[Clue]]) -> tuple[str, list[tuple]]:
         params, clues = image
-        return repr(sorted(params.items())), sorted((c.kind, c.coords, repr(c.data)) for c in clues)
+        return repr(sorted(params.items())), shape(clues)
 
+    if shape(images[0][1]) != shape(instance.clues):
+        return instance
     params, clues = min(images, key=key)
-    return Instance.make(family, params, list(clues))
+    return Instance.make(instance.family, params, list(clues))
 
 
 def value_of(clue: Clue, n: int) -> int:
@@ -145,7 +153,7 @@ def canonical_square(
                 images.append((moved, finish(clues) if finish else clues))
     except UNMOVABLE:
         return instance
-    return least_image(family.name, images)
+    return least_image(instance, images)
 
 
 class KakuroSymmetry:
@@ -173,7 +181,7 @@ class KakuroSymmetry:
             ]
         except UNMOVABLE:
             return instance
-        return least_image(family.name, images)
+        return least_image(instance, images)
 
     @staticmethod
     def run_clue(kind: str, cells: Sequence[Cell], total: int) -> Clue:
