@@ -143,6 +143,22 @@ def test_a_batch_that_repeats_wrong_units_reports_each_answer_as_alone() -> None
     assert sum(r.verdict is AnswerVerdict.INCORRECT for r in alone) == 80
 
 
+def test_what_a_batch_made_is_bounded_and_reports_stay_the_same(monkeypatch) -> None:
+    """The shared violations of a puzzle are emptied past MADE_CAP entries: memory stays
+    bounded over many distinct wrong answers, and every report is still the one alone."""
+    from puzzlekit.answers import compiled as compiled_mod
+
+    monkeypatch.setattr(compiled_mod, "MADE_CAP", 20)
+    inst = pk.parse("sudoku", SUDOKU)
+    answers = []
+    for at in range(81):
+        answers.append(SOLVED[:at] + str(int(SOLVED[at]) % 9 + 1) + SOLVED[at + 1 :])
+    alone = [check_answer(inst, a) for a in answers]
+    for start in range(0, 81, 9):  # batches of nine
+        assert check_answers(inst, answers[start : start + 9]) == alone[start : start + 9]
+        assert len(compiled_mod.compiled(inst).made) <= 20 + 9 * 8  # a batch's own, past the cap
+
+
 def _random_answers(schema, solution, rng, count):
     names = schema.names
     for _ in range(count):

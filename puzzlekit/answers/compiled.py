@@ -268,8 +268,9 @@ class Compiled:
             broken.setdefault(row, []).append(found)
 
     def remember(self) -> dict[Any, Any]:
-        """:attr:`made`, emptied when it grows past 100,000 entries (a bound on memory)."""
-        if len(self.made) > 100_000:
+        """:attr:`made`, emptied when it grows past :data:`MADE_CAP` entries (a bound on memory:
+        up to MAX_COMPILED puzzles keep theirs)."""
+        if len(self.made) > MADE_CAP:
             self.made.clear()
         return self.made
 
@@ -278,6 +279,10 @@ class Compiled:
         assert isinstance(c, Linear)
         what = "sum" if all(x == 1 for x in c.coeffs) else "weighted sum"
         return f"{c.origin.id}: the {what} is {total}, the rule needs {c.op} {c.rhs}"
+
+
+#: entries a puzzle's :attr:`Compiled.made` holds at most (some 0.5 KB each)
+MADE_CAP = 10_000
 
 
 def _detail(c: Constraint, assignment: dict[str, int]) -> str:
