@@ -42,6 +42,9 @@ class _Stdin:
         self.answered_before_read.append(self.out.count("\n"))
         return next(self._lines, "").encode()
 
+    def read1(self, size: int = -1) -> bytes:  # a pipe hands out what was written: one line
+        return self.readline()
+
 
 def test_stdin_positions_are_answered_one_a_line_before_the_next_is_read(
     capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
@@ -98,7 +101,19 @@ def test_lines_that_are_not_utf8_are_invalid_positions_not_tracebacks(
     assert main(["game-verdict", "nim", "--input", str(path), "--json"]) == 1
     first, second = (json.loads(line) for line in capsys.readouterr().out.splitlines())
     assert (first["input"], first["uniquenessVerdict"]) == (1, "INVALID_SPEC")
+    assert "not UTF-8" in json.dumps(first["rejectDetail"])  # named as verify names it
     assert (second["input"], second["value"]) == (2, "WIN")
+
+
+def test_lines_are_read_as_verify_reads_them(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A byte-order mark opening the file is skipped, a lone CR ends a line, as ``verify``."""
+    path = tmp_path / "bom.txt"
+    path.write_bytes(b"\xef\xbb\xbf3,4,5\r1,2\n")
+    assert main(["game-verdict", "nim", "--input", str(path), "--json"]) == 0
+    got = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
+    assert [(g["input"], g["value"]) for g in got] == [(1, "WIN"), (2, "WIN")]
 
 
 def test_unusable_inputs_are_usage_errors(

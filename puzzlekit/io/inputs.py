@@ -74,7 +74,9 @@ class _EncodedText(io.RawIOBase):
         return self.readline(size)
 
 
-def _bad_line(line: Line) -> InputItem:
+def bad_line(line: Line) -> InputItem:
+    """The item of a line that cannot be read (too long, not UTF-8): one ``malformed``
+    violation naming the line, under the digest of its bytes."""
     v = Violation("malformed", None, f"line {line.number}", line.error or "unreadable")
     return InputItem(line.number, None, (v,), sha256_digest(line.raw))
 
@@ -227,7 +229,7 @@ def iter_stream(
     first_seen = False
     for line in lines:
         if line.text is None:
-            yield _bad_line(line)
+            yield bad_line(line)
             continue
         text = line.text.strip()
         if not text or text.startswith("#"):

@@ -212,34 +212,49 @@ def _answer_lines(args: argparse.Namespace, family: Any, budget: Any, path: str)
     """Answer every position of ``path`` (``-``: stdin) in order, each before the next line
     is read; 1 when any line was invalid or undecided."""
     status = 0
-    for lineno, text in _lines(path):
-        fields = text.split()
+    for line in _lines(path):
+        if line.text is None:  # too long, or not UTF-8: its INVALID_SPEC answer, then on
+            status |= _unreadable(args, line)
+            continue
+        fields = line.text.split()
         if not fields or fields[0].startswith("#"):
             continue
         to_move = args.to_move
         if len(fields) == 2 and fields[1] in ("x", "o"):
             fields, to_move = fields[:1], fields[1]
-        status |= _answer(args, family, budget, " ".join(fields), to_move, lineno)
+        status |= _answer(args, family, budget, " ".join(fields), to_move, line.number)
         if args.format != "json":
             print(flush=True)
     return status
 
 
-def _lines(path: str) -> Iterator[tuple[int, str]]:
-    """``(line number, text)`` of each line of ``path`` (``-``: stdin), read one at a time;
-    bytes that are not UTF-8 are replaced (the position then fails to parse, naming its line).
-    A file that cannot be read is a UsageError (exit 2)."""
+def _unreadable(args: argparse.Namespace, line: Any) -> int:
+    """The INVALID_SPEC answer of a line that cannot be read (as ``verify`` answers one)."""
+    from puzzlekit.io.inputs import bad_line
+    from puzzlekit.verifiers.base import invalid_report, source
+
+    item = bad_line(line)
+    report = invalid_report(item.raw_digest, item.violations, source("input", "1"), 2)
+    if args.format == "json":
+        print(json.dumps({"input": line.number, **report.to_json_obj()}), flush=True)
+    else:
+        print(f"# input {line.number}: (unreadable)")
+        _print_invalid(report, args.format)
+        print(flush=True)
+    return 1
+
+
+def _lines(path: str) -> Iterator[Any]:
+    """The lines of ``path`` (``-``: stdin) read one at a time as ``verify`` reads them
+    (:func:`puzzlekit.core.reading.iter_lines`: a byte-order mark skipped, every line end, a
+    line too long or not UTF-8 an error of its own); a file that cannot be read is a
+    UsageError (exit 2)."""
+    from puzzlekit.app.commands.core import _closing
+    from puzzlekit.core.reading import iter_lines
     from puzzlekit.io.inputs import open_input
 
     try:
         stream = open_input(path)
     except OSError as exc:
         raise UsageError(f"cannot read {path}: {exc.strerror or exc}") from None
-    try:
-        for lineno, raw in enumerate(iter(stream.readline, b""), 1):
-            yield lineno, raw.decode("utf-8", "replace")
-    except OSError as exc:
-        raise UsageError(f"cannot read on: {exc.strerror or exc}") from None
-    finally:
-        if path != "-":
-            stream.close()
+    return _closing(stream, iter_lines(stream))
