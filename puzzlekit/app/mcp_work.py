@@ -399,7 +399,7 @@ class Worker:
         if self._proc is not None and self._proc.is_alive():
             return
         from puzzlekit.core.lifeline import in_lasting_thread, parent_token, sigint_ignored
-        from puzzlekit.core.plugins import outside_plugins_declared, per_use_modules
+        from puzzlekit.core.plugins import entry_points_declared, per_use_modules
 
         plugins = tuple(per_use_modules() if self._plugins is None else self._plugins)
         ctx = mp.get_context("spawn")
@@ -415,7 +415,7 @@ class Worker:
         self._proc = in_lasting_thread(launch)
         self.clean = True
         # decided here, never by the worker: a plugin let into it could say it is clean
-        self._admittable = bool(plugins) or outside_plugins_declared()
+        self._admittable = bool(plugins) or entry_points_declared(outside=True)
         child.close()
 
     def stop(self) -> None:

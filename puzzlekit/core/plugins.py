@@ -177,21 +177,14 @@ def load_entry_points() -> None:
                 print(f"puzzlekit: {exc}", file=sys.stderr)
 
 
-def entry_points_declared() -> bool:
+def entry_points_declared(*, outside: bool = False) -> bool:
     """Whether an installed package declares a module in the group ``puzzlekit.plugins``
-    (read from the installed metadata; nothing is imported)."""
-    from importlib import metadata
-
-    return bool(metadata.entry_points(group=ENTRY_POINT_GROUP))
-
-
-def outside_plugins_declared() -> bool:
-    """Whether an installed package declares a module of its own in ``puzzlekit.plugins``
-    (puzzlekit's own ``example_tools`` aside; read from the metadata, nothing imported)."""
+    (``outside``: one not of puzzlekit's own, its ``example_tools`` aside); read from the
+    installed metadata, nothing is imported."""
     from importlib import metadata
 
     eps = metadata.entry_points(group=ENTRY_POINT_GROUP)
-    return any(not ep.value.startswith("puzzlekit.") for ep in eps)
+    return any(not (outside and ep.value.startswith("puzzlekit.")) for ep in eps)
 
 
 def entry_point_errors() -> list[str]:
