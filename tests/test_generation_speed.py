@@ -118,3 +118,39 @@ def test_a_long_minimization_says_how_far_it_got_and_keeps_its_result(monkeypatc
     lines = capsys.readouterr().err.splitlines()
     assert lines and all(ln.startswith("puzzlekit: minimizing: ") for ln in lines)
     assert f"{whole.calls} of {whole.calls} removals tried" in lines[-1]
+
+
+def test_a_batch_answered_for_seeds_not_asked_is_refused(monkeypatch) -> None:
+    """The judging process files each outcome under the seed it asked for: a loop process that
+    answers more, fewer (without an error), or other seeds than a batch asked is refused."""
+    from types import SimpleNamespace
+
+    from puzzlekit.loop import isolation
+
+    monkeypatch.setattr(isolation, "result_from_json", lambda o: SimpleNamespace(seed=o))
+    monkeypatch.setattr(isolation, "_spec_json", lambda spec: {})
+
+    class Replies:  # one batch of every seed, answered with ``reply``
+        def __init__(self, reply: dict) -> None:
+            self.reply = reply
+
+        def stream(self, message, items, wanted=None):
+            batch = list(items)
+            message(batch)
+            yield batch, self.reply
+
+    def run(reply: dict) -> list[int]:
+        worker = object.__new__(isolation.LoopWorker)
+        worker._channel = Replies(reply)
+        return [r.seed for r in worker.run_many(None, [5, 6])]
+
+    assert run({"ok": [5, 6]}) == [5, 6]
+    for wrong in ([5, 6, 7], [6, 5], [5]):
+        with pytest.raises(isolation.LoopWorkerError, match="did not answer the seeds"):
+            run({"ok": wrong})
+    got: list[int] = []
+    with pytest.raises(ValueError, match="in the loop process"):  # done before an error: kept
+        worker = object.__new__(isolation.LoopWorker)
+        worker._channel = Replies({"ok": [5], "error": "ValueError: x", "type": "ValueError"})
+        got.extend(r.seed for r in worker.run_many(None, [5, 6]))
+    assert got == [5]

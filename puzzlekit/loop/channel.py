@@ -64,14 +64,16 @@ class Channel:
         message: Callable[[list[Any]], Mapping[str, Any]],
         items: Iterable[Any],
         wanted: Callable[[], int] | None = None,
-    ) -> Iterator[Mapping[str, Any]]:
-        """The replies to ``message(batch)`` for batches of ``items`` in order: one item, then
+    ) -> Iterator[tuple[list[Any], Mapping[str, Any]]]:
+        """``(batch, reply)``: the replies to ``message(batch)`` for batches of ``items`` in
+        order, each with the batch it answers: one item, then
         twice as many each time up to :data:`MAX_BATCH`, never more than ``wanted()`` less the
         items of the reply in hand when given. The next batch is asked for before a reply is
         handed back, so the loop process works on it meanwhile; a reply with an ``error`` ends
         the stream after it. One stream at a time; closed early, its unread reply is dropped
         when it comes."""
         it = iter(items)
+        sent: deque[list[Any]] = deque()  # the batches asked, not yet answered
 
         def ask_ahead(n: int, in_hand: int = 0) -> bool:
             if wanted is not None:
@@ -82,6 +84,7 @@ class Channel:
             with self._lock:
                 self._send(message(batch))
                 self._ahead += 1
+            sent.append(batch)
             return True
 
         size, asked = 1, False
@@ -94,8 +97,9 @@ class Channel:
                     else:
                         reply = self._recv()
                         self._ahead -= 1
+                answered = sent.popleft()
                 asked = "error" not in reply and ask_ahead(size, len(reply.get("ok", ())))
-                yield reply
+                yield answered, reply
         finally:
             with self._lock:
                 self._stale += self._ahead

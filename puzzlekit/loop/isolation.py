@@ -395,8 +395,11 @@ class LoopWorker:
         ask = {"op": "run_many", "spec": _spec_json(spec), "plugins": per_use_modules()}
         batches = self._channel.stream(lambda b: {**ask, "seeds": b}, seeds, wanted)
         try:
-            for reply in batches:
-                yield from [result_from_json(o) for o in reply["ok"]]
+            for batch, reply in batches:  # one outcome a seed asked, in order (all, or to an error)
+                got = [result_from_json(o) for o in reply["ok"]]
+                if [r.seed for r in got] != (batch[: len(got)] if "error" in reply else batch):
+                    raise LoopWorkerError("the loop process did not answer the seeds it was asked")
+                yield from got
                 if "error" in reply:
                     raise _error(reply)
         finally:
@@ -436,11 +439,8 @@ def _error(reply: Mapping[str, Any]) -> Exception:
     from puzzlekit.core.plugins import PluginError
 
     message = str(reply["error"]).split(": ", 1)[-1]
-    kinds: dict[str, type[Exception]] = {
-        "TypeError": TypeError,
-        "ValueError": ValueError,
-        "PluginError": PluginError,
-    }
+    kinds: dict[str, type[Exception]] = {"TypeError": TypeError, "ValueError": ValueError}
+    kinds["PluginError"] = PluginError
     kind = kinds.get(str(reply.get("type")))
     if kind is not None:
         return kind(f"in the loop process: {message}")
