@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import json
 import os
-import resource
 import shlex
 import subprocess
 import sys
@@ -24,10 +23,7 @@ from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-
-def _children_cpu() -> float:
-    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
-    return usage.ru_utime + usage.ru_stime
+from puzzlekit.app.studies.startup import child_cpu
 
 
 def _load() -> float:
@@ -41,9 +37,9 @@ def time_command(args: Sequence[str], seed: int) -> dict[str, Any]:
     with tempfile.TemporaryDirectory() as tmp:
         out = Path(tmp) / "out.jsonl"
         cmd = [str(exe), "generate", *args, "--seed", str(seed), "--out", str(out), "--quiet"]
-        load0, cpu0, t0 = _load(), _children_cpu(), time.perf_counter()
+        load0, cpu0, t0 = _load(), child_cpu(), time.perf_counter()
         done = subprocess.run(cmd, capture_output=True, text=True, check=False)
-        wall, cpu = time.perf_counter() - t0, _children_cpu() - cpu0
+        wall, cpu = time.perf_counter() - t0, child_cpu() - cpu0
         text = out.read_text("utf-8") if out.exists() else ""
     accepted = sum(1 for line in text.splitlines() if line.startswith('{"status":"accepted"'))
     return {

@@ -20,7 +20,6 @@ import argparse
 import json
 import os
 import platform
-import resource
 import statistics
 import subprocess
 import sys
@@ -29,21 +28,18 @@ import time
 from pathlib import Path
 from typing import Any
 
+from puzzlekit.app.studies.startup import child_cpu
+
 ROOT = Path(__file__).resolve().parents[3]
 QUICKSTART = ROOT / "experiments" / "quickstart.toml"
 
 
-def _child_cpu() -> float:
-    ru = resource.getrusage(resource.RUSAGE_CHILDREN)
-    return ru.ru_utime + ru.ru_stime
-
-
 def _timed(args: list[str]) -> tuple[float, float]:
     """(wall, CPU) seconds of ``puzzlekit ARGS`` in a fresh interpreter."""
-    cpu, start = _child_cpu(), time.perf_counter()
+    cpu, start = child_cpu(), time.perf_counter()
     cmd = [sys.executable, "-m", "puzzlekit", *args]
     subprocess.run(cmd, check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    return time.perf_counter() - start, _child_cpu() - cpu
+    return time.perf_counter() - start, child_cpu() - cpu
 
 
 def busy_seconds(run_dir: Path) -> float:

@@ -36,16 +36,17 @@ CASES: tuple[tuple[str, tuple[str, ...], str | None], ...] = (
 )
 
 
-def _child_cpu() -> float:
+def child_cpu() -> float:
+    """CPU seconds (user + system) of this process's finished children so far."""
     ru = resource.getrusage(resource.RUSAGE_CHILDREN)
     return ru.ru_utime + ru.ru_stime
 
 
 def time_once(args: tuple[str, ...], stdin: str | None) -> tuple[float, float]:
     """(CPU seconds, wall seconds) of one fresh interpreter running ``args``."""
-    cpu0, wall0 = _child_cpu(), time.perf_counter()
+    cpu0, wall0 = child_cpu(), time.perf_counter()
     subprocess.run([sys.executable, *args], input=stdin, text=True, capture_output=True, check=True)
-    return _child_cpu() - cpu0, time.perf_counter() - wall0
+    return child_cpu() - cpu0, time.perf_counter() - wall0
 
 
 def measure(runs: int) -> dict[str, Any]:
