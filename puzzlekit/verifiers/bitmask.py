@@ -296,6 +296,12 @@ class BitmaskVerifier(Verifier):
 
         if cap < 2:
             raise ValueError("solution_cap must be at least 2: uniqueness needs a second solution")
+        if type(self)._prepare is BitmaskVerifier._prepare:  # a grid line: from its values
+            from puzzlekit.verifiers.bitmask_line import searched
+
+            lined = searched(self, instance, cap)
+            if lined is not None:
+                return lined
         start = time.perf_counter()
         try:  # reading the clues spends the budget too (a large cage's tuples)
             ends = None if budget.seconds is None else start + budget.seconds

@@ -1,0 +1,148 @@
+"""A grid line verified from its values (``verifiers/bitmask_line.py``) gives the report the
+general path gives the same puzzle with its clue objects built: verdict, solutions, reject
+detail, digest and every other field (``stats.seconds`` aside), on the shared 9×9 sets, puzzles
+with several solutions and none, every size the Sudoku and Latin families list, and the grid
+families read through clue objects; a line that does not read is the same INVALID_SPEC report
+on ``pk.verify_many`` as ``puzzlekit verify`` prints."""
+
+from __future__ import annotations
+
+import random
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import puzzlekit as pk
+from puzzlekit.core.model import Instance, SpecError, sha256_digest
+from puzzlekit.core.protocols import SearchBudget
+from puzzlekit.core.solutions import random_solution
+from puzzlekit.families import get_family
+from puzzlekit.families._grid import SYMBOLS
+from puzzlekit.verifiers.bitmask import BitmaskVerifier
+from puzzlekit.verifiers.bitmask_line import line_plan
+from puzzlekit.verifiers.reports import invalid_report, source
+
+DATA = Path(__file__).parent / "data"
+BITMASK = BitmaskVerifier()
+
+
+def _content(rep: pk.VerifierReport) -> dict:
+    obj = rep.to_json_obj()
+    obj["stats"].pop("seconds", None)
+    obj["stats"].pop("conflictSeconds", None)
+    spent = (obj.get("rejectDetail") or {}).get("budget")
+    if spent:
+        spent.pop("seconds", None)
+    return obj
+
+
+def _general(inst: Instance) -> Instance:
+    """The same puzzle with its clue objects built (the general path verifies it)."""
+    return Instance.make(inst.family, inst.params_dict(), inst.clues)
+
+
+def _lines(n: int, count: int, seed: int, family: str = "sudoku") -> list[str]:
+    """Random clue subsets of random solutions of an ``n``×``n`` grid (some with a wrong given
+    added, so UNSOLVABLE, UNIQUE and MULTIPLE all occur)."""
+    fam = get_family(family)
+    schema = fam.schema({"size": n})
+    rng = random.Random(seed)
+    out = []
+    for k in range(count):
+        sol = random_solution(schema, np.random.default_rng(rng.randrange(2**32)))
+        cells = [SYMBOLS[sol[v.name] - 1] for v in schema.variables]
+        keep = rng.uniform(0.2, 0.7)
+        line = [c if rng.random() < keep else "." for c in cells]
+        if k % 5 == 4:  # a wrong value at a blank cell
+            at = line.index(".")
+            line[at] = SYMBOLS[(SYMBOLS.index(cells[at]) + 1) % n]
+        out.append("".join(line))
+    return out
+
+
+def _shared(name: str, count: int) -> list[str]:
+    return (DATA / f"sudoku9_{name}_sample.txt").read_text().split()[:count]
+
+
+def _cases() -> list[tuple[str, str, int]]:
+    cases = [("sudoku", line, 9) for name in ("17clue", "top1465") for line in _shared(name, 15)]
+    seventeen = _shared("17clue", 6)
+    for line in seventeen:  # a given gone (MULTIPLE) and a clash added (UNSOLVABLE)
+        at = next(i for i, ch in enumerate(line) if ch != ".")
+        cases.append(("sudoku", line[:at] + "." + line[at + 1 :], 9))
+        blank = line.index(".")
+        cases.append(("sudoku", line[:blank] + line[at] + line[blank + 1 :], 9))
+    for n in (4, 6, 9):
+        cases += [("sudoku", line, n) for line in _lines(n, 10, n)]
+    for n in (4, 5, 9):
+        cases += [("latin", line, n) for line in _lines(n, 10, 100 + n, "latin")]
+    return cases
+
+
+@pytest.mark.parametrize("cap", [2, 100])
+def test_a_grid_line_reports_as_its_clue_objects_do(cap: int) -> None:
+    for family, line, n in _cases():
+        fast = pk.parse(family, line)
+        assert line_plan(fast) is not None, (family, line)  # the fast path takes it
+        got = BITMASK.verify(fast, solution_cap=cap)
+        if got.verdict.value != "UNSOLVABLE":  # a conflict names clues: built for it
+            assert "clues" not in fast.__dict__
+        want = BITMASK.verify(_general(fast), solution_cap=cap)
+        assert _content(got) == _content(want), (family, n, line)
+        assert got.instance_digest == _general(fast).fresh_digest()
+
+
+def test_pk_verify_and_verify_many_agree_with_the_general_path() -> None:
+    lines = [line for _, line, n in _cases() if n == 9][:40]
+    general = [_content(pk.verify(_general(pk.parse("sudoku", line)))) for line in lines]
+    assert [_content(pk.verify(pk.parse("sudoku", line))) for line in lines] == general
+    assert [_content(r) for r in pk.verify_many(lines, "sudoku")] == general
+
+
+def test_a_node_budget_ends_a_grid_line_as_it_ends_the_general_path() -> None:
+    line = _shared("top1465", 1)[0]
+    budget = SearchBudget(nodes=3)
+    got = BITMASK.verify(pk.parse("sudoku", line), budget=budget)
+    want = BITMASK.verify(_general(pk.parse("sudoku", line)), budget=budget)
+    assert got.verdict.value == "UNDECIDED"
+    assert _content(got) == _content(want)
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        "12",  # too short for any grid
+        "x" * 81,  # not a digit
+        "1" * 80,  # 80 characters
+        "." * 80 + "é",  # outside the table
+        "." * 15 + "5",  # 4x4 with a value over 4
+    ],
+)
+def test_a_line_that_does_not_read_is_the_clis_invalid_spec_report(line: str) -> None:
+    with pytest.raises(SpecError) as exc:
+        pk.parse("sudoku", line)
+    want = invalid_report(
+        sha256_digest(line.encode("utf-8")), exc.value.violations, source("input", "1"), 100
+    )
+    good = _shared("17clue", 2)
+    got = pk.verify_many([good[0], line, good[1]], "sudoku")
+    assert _content(got[1]) == _content(want)
+    assert got[1].verdict.value == "INVALID_SPEC"
+    assert [_content(got[0]), _content(got[2])] == [
+        _content(pk.verify(_general(pk.parse("sudoku", g)))) for g in good
+    ]
+
+
+def test_families_read_through_clue_objects_keep_the_general_path() -> None:
+    from puzzlekit.families import resolve
+
+    for family in ("sudoku-jigsaw", "sudoku-killer", "kenken", "futoshiki"):
+        fam = get_family(family)
+        params = fam.listed_params[0] if fam.listed_params else {}
+        schema = fam.schema(dict(params))
+        sol = random_solution(schema, np.random.default_rng(7))
+        inst = Instance.make(family, schema.params_dict(), fam.clues_from_solution(schema, sol))
+        assert line_plan(inst) is None
+        assert BITMASK.verify(inst).verdict.value == "UNIQUE"
+        assert resolve(inst) is not None
