@@ -65,18 +65,15 @@ def lazy_report(
     frozen as its constructor freezes them) whose ``solutions`` is ``solutions()`` and
     ``reject_detail`` is ``reject_detail(report)`` (or None), each called when first read."""
     rep = object.__new__(LazyReport)
-    put = object.__setattr__
-    fields.setdefault("stats", {})
     fields.setdefault("dispatch_error_count", 0)
-    for name, value in fields.items():
-        put(rep, name, value)
-    put(rep, "diagnostics", tuple(rep.diagnostics))
-    put(rep, "source", frozen(rep.source))
-    put(rep, "stats", frozen(rep.stats))
+    fields["diagnostics"] = tuple(fields["diagnostics"])
+    fields["source"] = frozen(fields["source"])
+    fields["stats"] = frozen(fields.get("stats", {}))
     thunks: dict[str, Any] = {"solutions": solutions}
     if reject_detail is None:
-        put(rep, "reject_detail", None)
+        fields["reject_detail"] = None
     else:
         thunks["reject_detail"] = lambda: reject_detail(rep)
-    put(rep, "_thunks", thunks)
+    fields["_thunks"] = thunks
+    rep.__dict__.update(fields)  # a frozen dataclass: its fields are set as its __init__ sets them
     return rep

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import threading
 from dataclasses import dataclass
+from itertools import compress
 from typing import Any
 
 from puzzlekit.core.jsondata import canonical_json, thaw, typed_key
@@ -36,6 +37,8 @@ class _Bytes:
             + b"}"
         )
         self.cells: dict[tuple[int, int], bytes] = {}
+        #: the same by ``cell * (size + 1) + value`` (None: not computed yet), per size
+        self.flat: dict[int, list[bytes | None]] = {}
         self._family: Any = None
         self._schema: Any = None
 
@@ -97,7 +100,8 @@ class GridLine:
         """(cell index, value) of every given, row by row (computed once)."""
         found = self.__dict__.get("_givens")
         if found is None:
-            found = tuple([(i, v) for i, v in enumerate(self.values) if v])
+            values = self.values
+            found = tuple([(i, values[i]) for i in compress(range(len(values)), values)])
             object.__setattr__(self, "_givens", found)
         return found  # type: ignore[no-any-return]
 
@@ -110,6 +114,16 @@ class GridLine:
         """The instance's RFC 8785 bytes: clues by id (row by row is that order: ``r2c1`` before
         ``r10c1``), family, params."""
         table = _table(self.family, self.params)
-        n, cells, clue_bytes = self.size, table.cells, table.clue_bytes
-        parts = [cells.get(iv) or clue_bytes(n, *iv) for iv in self.givens()]
-        return table.head + b",".join(parts) + table.tail
+        n, values = self.size, self.values
+        m = n + 1
+        flat = table.flat.get(n)
+        if flat is None:
+            flat = table.flat[n] = [None] * (len(values) * m)
+        at = compress(range(len(values)), values)  # the cells with a value, row by row
+        parts = [flat[i * m + values[i]] for i in at]
+        if None in parts:  # bytes not computed yet: from the clue objects, once
+            for i in compress(range(len(values)), values):
+                if flat[i * m + values[i]] is None:
+                    flat[i * m + values[i]] = table.clue_bytes(n, i, values[i])
+            parts = [flat[i * m + values[i]] for i in compress(range(len(values)), values)]
+        return table.head + b",".join(parts) + table.tail  # type: ignore[arg-type]

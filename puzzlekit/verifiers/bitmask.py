@@ -231,9 +231,7 @@ class BitmaskVerifier(Verifier):
         extras: Collection[str] = (),
     ) -> VerifierReport:
         """Verify ``instance``. Raises :class:`NotCompilable` for a constraint it cannot take."""
-        from puzzlekit.verifiers.bitmask_search import found_report
-
-        budget = budget or SearchBudget()
+        budget = budget or _BUDGET
         ran = self._searched(instance, solution_cap, budget)
         if isinstance(ran, VerifierReport):
             return ran
@@ -261,7 +259,9 @@ class BitmaskVerifier(Verifier):
         if not search.found:
             return self.outcome(instance, cs, solution_cap, [], cart, stats, budget)
         bits = search.bits().copy()  # the workspace is reused: the report keeps its rows
-        return found_report(self, instance, cs, solution_cap, bits, search.order, cart, stats)
+        return _lined().found_report(
+            self, instance, cs, solution_cap, bits, search.order, cart, stats
+        )
 
     def verify_found(
         self,
@@ -277,7 +277,7 @@ class BitmaskVerifier(Verifier):
         DOMAIN_TOO_LARGE, UNDECIDED, UNSOLVABLE): call :meth:`verify` for it. For a caller that
         reads only the verdict and the solutions, such as the generator environment
         (:class:`puzzlekit.envs.GenerateEnv`)."""
-        budget = budget or SearchBudget()
+        budget = budget or _BUDGET
         ran = self._searched(instance, solution_cap, budget)
         if isinstance(ran, VerifierReport):
             return None
@@ -297,9 +297,7 @@ class BitmaskVerifier(Verifier):
         if cap < 2:
             raise ValueError("solution_cap must be at least 2: uniqueness needs a second solution")
         if type(self)._prepare is BitmaskVerifier._prepare:  # a grid line: from its values
-            from puzzlekit.verifiers.bitmask_line import searched
-
-            lined = searched(self, instance, cap)
+            lined = _lined().searched(self, instance, cap)
             if lined is not None:
                 return lined
         start = time.perf_counter()
@@ -394,6 +392,18 @@ class BitmaskVerifier(Verifier):
         problem = try_resolve(instance)
         assert isinstance(problem, Problem)
         return self._sat.conflict(problem, budget)
+
+
+_BUDGET = SearchBudget()  # frozen: the default, made once
+_LINED: list[Any] = []  # verifiers.bitmask_line, imported on first use (it loads numba)
+
+
+def _lined() -> Any:
+    if not _LINED:
+        from puzzlekit.verifiers import bitmask_line
+
+        _LINED.append(bitmask_line)
+    return _LINED[0]
 
 
 def workspace(cs: CompiledSchema, structure: Structure, cap: int) -> Any:

@@ -28,8 +28,11 @@ from numba import njit
 
 from puzzlekit.core.model import Instance, SpecError
 from puzzlekit.families._gridline import GridLine
+from puzzlekit.verifiers import bitmask_search
+from puzzlekit.verifiers.bitmask import _cartesian, _plain_givens, _View, workspace
 from puzzlekit.verifiers.bitmask_compile import CompiledSchema, NotCompilable, compiled_for
 from puzzlekit.verifiers.digest_draw import digest_permutation
+from puzzlekit.verifiers.reports import found_report as build_found
 from puzzlekit.verifiers.search import STREAM_ORDER
 
 #: a (cell, value) whose mask the plan has not read from the family's given yet
@@ -94,8 +97,6 @@ class LinePlan:
     def cartesian(self, dom: np.ndarray, count: int) -> tuple[int | float | None, float]:
         """``bitmask._cartesian`` of ``dom`` (remembered by the number of givens where the plan
         is uniform)."""
-        from puzzlekit.verifiers.bitmask import _cartesian
-
         if not self.uniform:
             return _cartesian(self.cs, dom)
         found = self.carts.get(count)
@@ -126,8 +127,6 @@ def line_plan(instance: Instance) -> tuple[GridLine, LinePlan] | None:
 
 
 def _new_plan(instance: Instance, grid: GridLine) -> LinePlan | None:
-    from puzzlekit.verifiers.bitmask import _plain_givens
-
     try:
         family, cs = compiled_for(instance)
     except (SpecError, NotCompilable):
@@ -174,8 +173,6 @@ def lines_start(
 def searched(verifier: Any, instance: Instance, cap: int) -> tuple[Any, ...] | None:
     """``verifier._searched(instance, cap, budget)`` for a grid line whose schema has a plan:
     ``(cs, dom, structure, search, cart)``; None where the general path verifies it."""
-    from puzzlekit.verifiers.bitmask import workspace
-
     got = line_plan(instance)
     if got is None:
         return None
@@ -195,3 +192,27 @@ def searched(verifier: Any, instance: Instance, cap: int) -> tuple[Any, ...] | N
     search.reset()
     search.set_order(order)
     return cs, dom, structure, search, plan.cartesian(dom, count)
+
+
+def found_report(
+    verifier: Any,
+    instance: Instance,
+    cs: CompiledSchema,
+    cap: int,
+    bits: np.ndarray,
+    order: np.ndarray,
+    cart: tuple[int | float | None, float],
+    stats: dict[str, Any],
+) -> Any:
+    """:func:`puzzlekit.verifiers.bitmask_search.found_report` (the same report), with what it
+    imports on each call imported once."""
+    view: Any = _View(instance, cs.schema)
+    return build_found(
+        view,
+        verifier._src,
+        cap,
+        bits.shape[0],
+        lambda: bitmask_search.solutions_of(cs, bits, order),
+        cart,
+        stats,
+    )

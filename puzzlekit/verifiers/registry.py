@@ -24,7 +24,7 @@ from puzzlekit.core.deadline import BudgetExceeded
 from puzzlekit.core.jsondata import freeze
 from puzzlekit.core.model import Instance
 from puzzlekit.core.plugins import Registry
-from puzzlekit.core.protocols import Verifier
+from puzzlekit.core.protocols import SearchBudget, Verifier
 from puzzlekit.families import get_family
 
 #: the built-in backends, each imported on its first lookup (a Sudoku never imports pysat)
@@ -73,6 +73,7 @@ KEPT_KEYS = 16
 KEPT_IDLE = 4
 
 _kept_lock = threading.Lock()
+_NO_SETTINGS = freeze({})
 _kept: OrderedDict[Any, list[Verifier]] = OrderedDict()
 
 
@@ -89,7 +90,7 @@ def kept_verifier(name: str, **settings: Any) -> Iterator[Verifier]:
     """
     factory = VERIFIERS.get(name)
     try:
-        key: Any = (name, factory, freeze(settings))
+        key: Any = (name, factory, freeze(settings) if settings else _NO_SETTINGS)
         hash(key)
     except TypeError:
         key = None
@@ -164,25 +165,56 @@ def default_verifier_name(instance: Instance, seconds: float | None = None) -> s
     own = _declared(instance.family)
     if own is not None:
         return own
+    key = _by_schema_key(instance)
+    if key is not None:
+        found = _BY_SCHEMA.get(key)
+        if found is not None and found[1] is VERIFIERS.get(found[0]):
+            return found[0]  # type: ignore[no-any-return]
     ends = None if seconds is None else time.perf_counter() + seconds
     try:
         with deadline.within(ends, seconds):
             for name in PREFERENCE[:-1]:
                 if _accepts(name, instance):
+                    if key is not None and name == "bitmask":
+                        if len(_BY_SCHEMA) > 1024:
+                            _BY_SCHEMA.clear()
+                        _BY_SCHEMA[key] = (name, VERIFIERS.get(name))
                     return name
     except BudgetExceeded:  # reading the clues to choose took the time given to choosing
         pass
     return PREFERENCE[-1]
 
 
+#: the choice for grid lines whose schema alone decides it, by family object and params key:
+#: (name, the factory that accepted them)
+_BY_SCHEMA: dict[tuple[Any, ...], tuple[str, Any]] = {}
+
+
+def _by_schema_key(instance: Instance) -> tuple[Any, ...] | None:
+    """The key under which ``instance``'s choice is its schema's: a grid line of givens that the
+    bitmask backend reads from its values (whose ``accepts`` then asks the schema alone); None
+    for any other instance."""
+    from puzzlekit.families._gridline import GridLine
+
+    if not isinstance(instance.clue_source, GridLine):
+        return None
+    from puzzlekit.verifiers.bitmask_line import line_plan
+
+    got = line_plan(instance)
+    if got is None:
+        return None
+    return (id(got[1]), instance.params_key())
+
+
 def choice_seconds(budget: Any) -> float | None:
     """The seconds the backend choice for a verification under ``budget`` (a SearchBudget;
     None: the default one) may take: half its seconds, so that choosing and verifying stay
     within 1.5 times the budget."""
-    from puzzlekit.core.protocols import SearchBudget
-
-    seconds = (budget if budget is not None else SearchBudget()).seconds
+    seconds = (budget if budget is not None else _DEFAULT_BUDGET).seconds
     return None if seconds is None else seconds / 2
+
+
+_DEFAULT_BUDGET = SearchBudget()  # frozen: made once
 
 
 def default_filter_name(family: str, params: Mapping[str, Any] | None = None) -> str:
@@ -210,8 +242,6 @@ def registry_verify_fn(instance_json: str, verifier_name: str, budget_seconds: f
     A budget larger than the verifiers' default wall time scales their node budget by the same
     factor, so that "a larger budget" is larger in both resources.
     """
-    from puzzlekit.core.protocols import SearchBudget
-
     budget = None
     if budget_seconds is not None:
         default = SearchBudget()

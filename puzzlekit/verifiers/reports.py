@@ -14,6 +14,7 @@ import time
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any
 
+from puzzlekit.core.jsondata import frozen
 from puzzlekit.core.lazyreport import lazy_report
 from puzzlekit.core.model import (
     Instance,
@@ -330,8 +331,26 @@ def found_report(
         cartesian_size=cart[0],
         cartesian_size_log10=cart[1],
         diagnostics=(),
-        source=dict(src),
+        source=_frozen_source(src),
         honest_scope=HONEST_SCOPE[verdict],
         instance_digest=instance.digest,
         stats=dict(stats),
     )
+
+
+_SOURCES: dict[tuple[tuple[str, str], ...], Any] = {}
+
+
+def _frozen_source(src: Mapping[str, str]) -> Any:
+    """``src`` frozen (a report's ``source``), one object per content (a verifier hands the
+    same few sources to every report)."""
+    key = tuple(src.items())
+    try:
+        found = _SOURCES.get(key)
+    except TypeError:  # a value that cannot be hashed: frozen afresh
+        return frozen(dict(src))
+    if found is None:
+        if len(_SOURCES) > 256:
+            _SOURCES.clear()
+        found = _SOURCES[key] = frozen(dict(src))
+    return found
