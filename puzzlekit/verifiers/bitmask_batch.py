@@ -51,17 +51,30 @@ def verify_batch(
     budget = budget or SearchBudget()
     out: list[VerifierReport | None] = [None] * len(instances)
     groups: dict[int, tuple[Any, list[tuple[int, Instance, Any]]]] = {}
+    lines: dict[int, tuple[Any, list[tuple[int, Instance, Any]]]] = {}
+    from puzzlekit.verifiers.bitmask_line import batch_member
+
     for pos, inst in enumerate(instances):
+        plan = None if extras or verifier.forced_cells else batch_member(verifier, inst)
+        if plan is not None:  # a grid line: started from its values
+            lines.setdefault(id(plan), (plan, []))[1].append((pos, inst, None))
+            continue
         prepared = None if extras or verifier.forced_cells else _prepared(verifier, inst, budget)
         if _batchable(verifier, prepared):
             cs, effects = prepared
             groups.setdefault(id(cs), (cs, []))[1].append((pos, inst, effects))
         else:
             out[pos] = verifier.verify(inst, solution_cap=cap, budget=budget, extras=extras)
-    for cs, members in groups.values():
-        step = max(1, min(MAX_CHUNK, MAX_SLOTS // (cap * len(cs.names))))
-        for start in range(0, len(members), step):
-            _run_chunk(verifier, cs, members[start : start + step], cap, budget, out)
+    for kind, table in ((None, groups), ("lines", lines)):
+        for owner, members in table.values():
+            cs = owner if kind is None else owner.cs
+            step = max(1, min(MAX_CHUNK, MAX_SLOTS // (cap * len(cs.names))))
+            for start in range(0, len(members), step):
+                chunk = members[start : start + step]
+                if kind is None:
+                    _run_chunk(verifier, cs, chunk, cap, budget, out)
+                else:
+                    _run_chunk(verifier, cs, chunk, cap, budget, out, owner)
     return out  # type: ignore[return-value]
 
 
@@ -95,13 +108,50 @@ def _run_chunk(
     cap: int,
     budget: SearchBudget,
     out: list[VerifierReport | None],
+    plan: Any = None,
 ) -> None:
-    """Search ``members`` (position, instance, clue effects) in one call; fill ``out``."""
+    """Search ``members`` (position, instance, clue effects) in one call; fill ``out``. With a
+    ``plan`` (:class:`~puzzlekit.verifiers.bitmask_line.LinePlan`) the members are grid lines,
+    started from their values."""
     from puzzlekit.verifiers.bitmask import _cartesian, workspace
     from puzzlekit.verifiers.bitmask_kernel import DONE
-    from puzzlekit.verifiers.bitmask_search import CHUNK, found_report, restrict
+    from puzzlekit.verifiers.bitmask_line import found_report, lines_start
+    from puzzlekit.verifiers.bitmask_search import CHUNK
 
     started = time.perf_counter()
+    lined = None
+    if plan is not None:
+        grids = [inst.clue_source for _, inst, _ in members]
+        lined = lines_start(plan, grids, [inst.digest for _, inst, _ in members])
+        if lined is None:  # a given that is not a plain restriction: each on its own
+            for pos, inst, _ in members:
+                out[pos] = verifier.verify(inst, solution_cap=cap, budget=budget)
+            return
+    starts, orders, counts = lined or _starts(cs, members)
+    limit = CHUNK if budget.nodes is None else min(CHUNK, budget.nodes)
+    search = workspace(cs, cs.base_structure, cap)
+    sols, found, nodes, status = search.run_many(starts, orders, limit)
+    share = (time.perf_counter() - started) / len(members)
+    for row, (pos, inst, _) in enumerate(members):
+        if status[row] != DONE:  # needs more nodes than one chunk: the clock is read on
+            out[pos] = verifier.verify(inst, solution_cap=cap, budget=budget)
+            continue
+        if plan is not None:
+            cart = plan.cartesian(starts[row], counts[row])
+        else:
+            cart = _cartesian(cs, starts[row])
+        stats: dict[str, Any] = {"nodes": int(nodes[row]), "seconds": round(share, 6)}
+        if found[row]:  # the workspace is reused: the report keeps a copy of its rows
+            bits = sols[row, : found[row]].copy()
+            out[pos] = found_report(verifier, inst, cs, cap, bits, orders[row], cart, stats)
+        else:
+            out[pos] = verifier.outcome(inst, cs, cap, [], cart, stats, budget)
+
+
+def _starts(cs: Any, members: Sequence[tuple[int, Instance, Any]]) -> tuple[Any, Any, None]:
+    """The start domains and search orders of instances given by their clue effects."""
+    from puzzlekit.verifiers.bitmask_search import restrict
+
     nv = len(cs.names)
     starts = np.tile(cs.base_dom, (len(members), 1))
     idx: list[int] = []
@@ -116,18 +166,4 @@ def _run_chunk(
     orders = np.array(
         [digest_permutation(inst.digest, STREAM_ORDER, nv) for _, inst, _ in members], np.int64
     ).reshape(len(members), nv)
-    limit = CHUNK if budget.nodes is None else min(CHUNK, budget.nodes)
-    search = workspace(cs, cs.base_structure, cap)
-    sols, found, nodes, status = search.run_many(starts, orders, limit)
-    share = (time.perf_counter() - started) / len(members)
-    for row, (pos, inst, _) in enumerate(members):
-        if status[row] != DONE:  # needs more nodes than one chunk: the clock is read on
-            out[pos] = verifier.verify(inst, solution_cap=cap, budget=budget)
-            continue
-        cart = _cartesian(cs, starts[row])
-        stats: dict[str, Any] = {"nodes": int(nodes[row]), "seconds": round(share, 6)}
-        if found[row]:  # the workspace is reused: the report keeps a copy of its rows
-            bits = sols[row, : found[row]].copy()
-            out[pos] = found_report(verifier, inst, cs, cap, bits, orders[row], cart, stats)
-        else:
-            out[pos] = verifier.outcome(inst, cs, cap, [], cart, stats, budget)
+    return starts, orders, None

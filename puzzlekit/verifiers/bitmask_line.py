@@ -57,6 +57,21 @@ def _start(values, base, masks, raw, stream, dom):  # pragma: no cover - compile
     return digest_permutation(raw, stream, values.shape[0]).astype(np.int64), count
 
 
+@njit(cache=True)
+def _start_many(values, base, masks, raws, stream, starts, orders):  # pragma: no cover
+    """:func:`_start` of each row of ``values`` (digest bytes ``raws``, same row) into the rows
+    of ``starts`` and ``orders``: the numbers of givens, or -1 where a mask is unknown."""
+    counts = np.zeros(values.shape[0], np.int64)
+    for k in range(values.shape[0]):
+        order, count = _start(values[k], base, masks, raws[k], stream, starts[k])
+        if count < 0:
+            counts[0] = -1
+            return counts
+        orders[k] = order
+        counts[k] = count
+    return counts
+
+
 class LinePlan:
     """What the grid lines of one schema share (see the module docstring)."""
 
@@ -155,19 +170,42 @@ def line_start(
 def lines_start(
     plan: LinePlan, grids: Sequence[GridLine], digests: Sequence[str]
 ) -> tuple[np.ndarray, np.ndarray, list[int]] | None:
-    """:func:`line_start` of each line: start domains and orders, one row per line, and the
-    numbers of givens; None when a line's given is not a plain domain restriction."""
+    """:func:`line_start` of each line in one compiled call: start domains and orders, one row
+    per line, and the numbers of givens; None when a line's given is not a plain domain
+    restriction."""
     nv = len(plan.cs.names)
+    values = np.frombuffer(b"".join([g.values for g in grids]), np.uint8).reshape(-1, nv)
+    raws = np.frombuffer(bytes.fromhex("".join([d[7:] for d in digests])), np.uint8)
+    raws = raws.reshape(len(grids), -1)
     starts = np.empty((len(grids), nv), np.int64)
     orders = np.empty((len(grids), nv), np.int64)
-    counts = []
-    for row, (grid, digest) in enumerate(zip(grids, digests, strict=True)):
-        got = line_start(plan, grid, digest, starts[row])
-        if got is None:
+    base, masks = plan.cs.base_dom, plan.masks
+    counts = _start_many(values, base, masks, raws, STREAM_ORDER, starts, orders)
+    if len(grids) and counts[0] < 0:
+        if not all(plan.fill(row) for row in values):
             return None
-        orders[row] = got[0]
-        counts.append(got[1])
-    return starts, orders, counts
+        counts = _start_many(values, base, masks, raws, STREAM_ORDER, starts, orders)
+    return starts, orders, counts.tolist()
+
+
+def batch_member(verifier: Any, instance: Instance) -> LinePlan | None:
+    """The plan of ``instance`` where :func:`searched` would take it (a chunk of them is
+    started by :func:`lines_start`), else None."""
+    from puzzlekit.verifiers.bitmask import BitmaskVerifier
+
+    if type(verifier)._prepare is not BitmaskVerifier._prepare:
+        return None
+    got = line_plan(instance)
+    if got is None:
+        return None
+    limit = verifier.max_cartesian_log10
+    if (limit is not None and got[1].cs.full_log10 > limit) or not _sha256(instance.digest):
+        return None
+    return got[1]
+
+
+def _sha256(digest: str) -> bool:
+    return len(digest) == 71 and digest.startswith("sha256:")
 
 
 def searched(verifier: Any, instance: Instance, cap: int) -> tuple[Any, ...] | None:
@@ -180,7 +218,7 @@ def searched(verifier: Any, instance: Instance, cap: int) -> tuple[Any, ...] | N
     cs = plan.cs
     limit = verifier.max_cartesian_log10
     digest = instance.digest
-    if (limit is not None and cs.full_log10 > limit) or not digest.startswith("sha256:"):
+    if (limit is not None and cs.full_log10 > limit) or not _sha256(digest):
         return None
     dom = np.empty(len(cs.names), np.int64)
     started = line_start(plan, grid, digest, dom)
