@@ -146,3 +146,34 @@ def test_families_read_through_clue_objects_keep_the_general_path() -> None:
         assert line_plan(inst) is None
         assert BITMASK.verify(inst).verdict.value == "UNIQUE"
         assert resolve(inst) is not None
+
+
+def test_verify_many_groups_lines_of_several_schemas_as_pk_verify_reports_them() -> None:
+    lines = [line for _, line, n in _cases() if n in (4, 6)][:16] + _shared("17clue", 4)
+    random.Random(3).shuffle(lines)
+    want = [_content(pk.verify(_general(pk.parse("sudoku", line)))) for line in lines]
+    assert [_content(r) for r in pk.verify_many(lines, "sudoku")] == want
+    assert [_content(r) for r in pk.verify_many(lines, "sudoku", solution_cap=2)] == [
+        _content(pk.verify(_general(pk.parse("sudoku", line)), solution_cap=2)) for line in lines
+    ]
+
+
+def test_the_backend_choice_of_a_grid_line_is_kept_per_schema_and_follows_the_registry() -> None:
+    from puzzlekit.verifiers import registry
+
+    line = _shared("17clue", 1)[0]
+    assert registry.default_verifier_name(pk.parse("sudoku", line)) == "bitmask"
+    kept = [k for k in registry._BY_SCHEMA if k[1] == pk.parse("sudoku", line).params_key()]
+    assert kept  # the second grid line of the schema is answered from the kept choice
+
+    class Declining(BitmaskVerifier):
+        def accepts(self, instance: Instance) -> bool:
+            return False
+
+    real = registry.VERIFIERS.get("bitmask")
+    registry.VERIFIERS.register("bitmask", Declining, replace=True)
+    try:  # another factory under the name: asked again, not answered from the kept choice
+        assert registry.default_verifier_name(pk.parse("sudoku", line)) == "sat"
+    finally:
+        registry.VERIFIERS.register("bitmask", real, replace=True)
+    assert registry.default_verifier_name(pk.parse("sudoku", line)) == "bitmask"
