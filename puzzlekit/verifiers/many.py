@@ -20,6 +20,8 @@ from typing import Any
 from puzzlekit.core.model import Instance, SpecError, sha256_digest
 from puzzlekit.core.protocols import DEFAULT_CAP, SearchBudget, report_extras
 from puzzlekit.core.report import VerifierReport
+from puzzlekit.families import get_family
+from puzzlekit.verifiers.reports import invalid_report, source
 
 #: puzzles read and verified together (one chunk of reports at a time)
 CHUNK = 256
@@ -68,7 +70,8 @@ def iter_verify_many(
         batch = list(itertools.islice(it, chunk))
         if not batch:
             return
-        read = [_instance(item, family, params, solution_cap) for item in batch]
+        reader = _reader(family)
+        read = [_instance(item, family, params, solution_cap, reader) for item in batch]
         instances = [r for r in read if isinstance(r, Instance)]
         reports = iter(
             verify_instances(
@@ -136,22 +139,35 @@ def verify_instances(
     return out  # type: ignore[return-value]
 
 
+def _reader(family: str | None) -> Any:
+    """The text reader of ``family`` (None: Sudoku), or None where the family is unknown (each
+    line then says so)."""
+    try:
+        return get_family(family or "sudoku").parse_text
+    except SpecError:
+        return None
+
+
 def _instance(
-    item: Instance | str, family: str | None, params: Mapping[str, Any] | None, cap: int
+    item: Instance | str,
+    family: str | None,
+    params: Mapping[str, Any] | None,
+    cap: int,
+    reader: Any = None,
 ) -> Instance | VerifierReport:
     """The instance of an item, or the INVALID_SPEC report of a line that does not read (the
-    one ``puzzlekit verify`` gives: digest of the line, source ``input``)."""
+    one ``puzzlekit verify`` gives: digest of the line, source ``input``). ``reader``:
+    :func:`_reader` of ``family``, when the caller has it."""
     if isinstance(item, Instance):
         return item
     if not isinstance(item, str):
         raise TypeError(f"verify_many takes instances or lines of text, got {type(item).__name__}")
-    from puzzlekit.families import get_family
-    from puzzlekit.verifiers.reports import invalid_report, source
-
     line = item.strip()
     try:
         if line.startswith("{"):
             return Instance.from_json(line)
+        if reader is not None:
+            return reader(line, params)  # type: ignore[no-any-return]
         return get_family(family or "sudoku").parse_text(line, params)
     except SpecError as exc:
         digest = sha256_digest(line.encode("utf-8"))

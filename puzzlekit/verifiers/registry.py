@@ -26,6 +26,7 @@ from puzzlekit.core.model import Instance
 from puzzlekit.core.plugins import Registry
 from puzzlekit.core.protocols import SearchBudget, Verifier
 from puzzlekit.families import get_family
+from puzzlekit.families._gridline import GridLine
 
 #: the built-in backends, each imported on its first lookup (a Sudoku never imports pysat)
 BUILTIN: dict[str, str] = {
@@ -194,16 +195,19 @@ def _by_schema_key(instance: Instance) -> tuple[Any, ...] | None:
     """The key under which ``instance``'s choice is its schema's: a grid line of givens that the
     bitmask backend reads from its values (whose ``accepts`` then asks the schema alone); None
     for any other instance."""
-    from puzzlekit.families._gridline import GridLine
-
     if not isinstance(instance.clue_source, GridLine):
         return None
-    from puzzlekit.verifiers.bitmask_line import line_plan
+    if not _LINE_PLAN:  # imported on the first grid line (it loads numba)
+        from puzzlekit.verifiers.bitmask_line import line_plan
 
-    got = line_plan(instance)
+        _LINE_PLAN.append(line_plan)
+    got = _LINE_PLAN[0](instance)
     if got is None:
         return None
     return (id(got[1]), instance.params_key())
+
+
+_LINE_PLAN: list[Any] = []
 
 
 def choice_seconds(budget: Any) -> float | None:
