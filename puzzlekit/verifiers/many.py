@@ -101,12 +101,12 @@ def verify_instances(
     ``decline``: a backend that declines an instance gives INVALID_SPEC
     (:func:`~puzzlekit.verifiers.registry.verify_or_decline`, as ``puzzlekit verify``)."""
     from puzzlekit.verifiers.bitmask import BitmaskVerifier
-    from puzzlekit.verifiers.registry import choice_seconds, default_verifier_name, kept_verifier
+    from puzzlekit.verifiers.registry import choice_seconds, default_verifier_names, kept_verifier
     from puzzlekit.verifiers.registry import verify_or_decline as declining
 
     asked = report_extras(extras)  # a misspelt extra is named on every path, batched or not
     seconds = choice_seconds(budget)
-    names = [verifier or default_verifier_name(inst, seconds) for inst in instances]
+    names = [verifier] * len(instances) if verifier else default_verifier_names(instances, seconds)
     out: list[VerifierReport | None] = [None] * len(instances)
     for name in dict.fromkeys(names):
         where = [i for i, n in enumerate(names) if n == name]

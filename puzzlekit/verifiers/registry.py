@@ -15,7 +15,7 @@ from __future__ import annotations
 import threading
 import time
 from collections import OrderedDict
-from collections.abc import Callable, Collection, Iterator, Mapping
+from collections.abc import Callable, Collection, Iterable, Iterator, Mapping
 from contextlib import contextmanager
 from typing import Any
 
@@ -184,6 +184,25 @@ def default_verifier_name(instance: Instance, seconds: float | None = None) -> s
     except BudgetExceeded:  # reading the clues to choose took the time given to choosing
         pass
     return PREFERENCE[-1]
+
+
+def default_verifier_names(
+    instances: Iterable[Instance], seconds: float | None = None
+) -> list[str]:
+    """:func:`default_verifier_name` of each instance, asked once for the grid lines that share
+    a family and params object when their schema alone decided it (the lines of one file)."""
+    memo: dict[tuple[str, int], str] = {}
+    out = []
+    for inst in instances:
+        lined = isinstance(inst.clue_source, GridLine) and "clues" not in inst.__dict__
+        key = (inst.family, id(inst.params))
+        name = memo.get(key) if lined else None
+        if name is None:
+            name = default_verifier_name(inst, seconds)
+            if lined and name == "bitmask" and _by_schema_key(inst) is not None:
+                memo[key] = name  # the params object is held by the instances: its id stays
+        out.append(name)
+    return out
 
 
 #: the choice for grid lines whose schema alone decides it, by family object and params key:
