@@ -177,3 +177,16 @@ def test_the_backend_choice_of_a_grid_line_is_kept_per_schema_and_follows_the_re
     finally:
         registry.VERIFIERS.register("bitmask", real, replace=True)
     assert registry.default_verifier_name(pk.parse("sudoku", line)) == "bitmask"
+
+
+def test_grid_lines_verified_from_several_threads_give_the_sequential_reports() -> None:
+    from concurrent.futures import ThreadPoolExecutor
+
+    lines = [line for _, line, n in _cases() if n == 9][:24]
+    want = [_content(pk.verify(_general(pk.parse("sudoku", line)))) for line in lines]
+    with ThreadPoolExecutor(4) as pool:
+        got = list(pool.map(lambda line: _content(pk.verify(pk.parse("sudoku", line))), lines))
+        many = list(pool.map(lambda k: pk.verify_many(lines[k::3], "sudoku"), range(3)))
+    assert got == want
+    for k, reps in enumerate(many):
+        assert [_content(r) for r in reps] == want[k::3]

@@ -15,8 +15,7 @@ from __future__ import annotations
 import threading
 import time
 from collections import OrderedDict
-from collections.abc import Callable, Collection, Iterable, Iterator, Mapping
-from contextlib import contextmanager
+from collections.abc import Callable, Collection, Iterable, Mapping
 from typing import Any
 
 from puzzlekit.core import deadline
@@ -78,40 +77,52 @@ _NO_SETTINGS = freeze({})
 _kept: OrderedDict[Any, list[Verifier]] = OrderedDict()
 
 
-@contextmanager
-def kept_verifier(name: str, **settings: Any) -> Iterator[Verifier]:
-    """Lend a verifier ``name`` with ``settings`` kept for the life of the process.
+class kept_verifier:  # noqa: N801 - a context manager called as a function
+    """Lend a verifier ``name`` with ``settings`` kept for the life of the process
+    (``with kept_verifier(name) as verifier: ...``).
 
     A verifier is used by one thread at a time (the sat backend is not thread-safe): each
     borrower takes an idle one, or a new one when all are lent out, and gives it back after.
     Kept: up to :data:`KEPT_IDLE` idle verifiers per (name, factory, settings) and
     :data:`KEPT_KEYS` keys, least recently used dropped (memory stays bounded). The factory is
     part of the key, so a name registered again (``replace=True``) gets new verifiers; settings
-    that cannot be hashed get a verifier that is not kept.
+    that cannot be hashed get a verifier that is not kept. (A class rather than a generator:
+    ``pk.verify`` borrows one per call.)
     """
-    factory = VERIFIERS.get(name)
-    try:
-        key: Any = (name, factory, freeze(settings) if settings else _NO_SETTINGS)
-        hash(key)
-    except TypeError:
-        key = None
-    verifier = None
-    if key is not None:
-        with _kept_lock:
-            idle = _kept.get(key)
-            if idle:
-                verifier = idle.pop()
-    if verifier is None:
-        verifier = factory(**settings)
-    try:
-        yield verifier
-    finally:
+
+    __slots__ = ("_key", "_name", "_settings", "_verifier")
+
+    def __init__(self, name: str, **settings: Any) -> None:
+        self._name = name
+        self._settings = settings
+
+    def __enter__(self) -> Verifier:
+        settings = self._settings
+        factory = VERIFIERS.get(self._name)
+        try:
+            key: Any = (self._name, factory, freeze(settings) if settings else _NO_SETTINGS)
+            hash(key)
+        except TypeError:
+            key = None
+        verifier = None
+        if key is not None:
+            with _kept_lock:
+                idle = _kept.get(key)
+                if idle:
+                    verifier = idle.pop()
+        if verifier is None:
+            verifier = factory(**settings)
+        self._key, self._verifier = key, verifier
+        return verifier
+
+    def __exit__(self, *exc: object) -> None:
+        key = self._key
         if key is not None:
             with _kept_lock:
                 idle = _kept.setdefault(key, [])
                 _kept.move_to_end(key)
                 if len(idle) < KEPT_IDLE:
-                    idle.append(verifier)
+                    idle.append(self._verifier)
                 while len(_kept) > KEPT_KEYS:
                     _kept.popitem(last=False)
 
