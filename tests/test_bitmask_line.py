@@ -75,6 +75,8 @@ def _cases() -> list[tuple[str, str, int]]:
         cases.append(("sudoku", line[:blank] + line[at] + line[blank + 1 :], 9))
     for n in (4, 6, 9):
         cases += [("sudoku", line, n) for line in _lines(n, 10, n)]
+    # 12×12: a plan that reads its masks as lines bring them (bitmask_line.EAGER_PAIRS)
+    cases += [("sudoku", line, 12) for line in _lines(12, 5, 12)]
     for n in (4, 5, 9):
         cases += [("latin", line, n) for line in _lines(n, 10, 100 + n, "latin")]
     return cases

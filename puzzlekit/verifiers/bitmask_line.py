@@ -37,6 +37,9 @@ from puzzlekit.verifiers.search import STREAM_ORDER
 
 #: a (cell, value) whose mask the plan has not read from the family's given yet
 UNKNOWN = -1
+#: the most (cell, value) pairs a plan reads when it is made (larger schemas read theirs as
+#: lines bring them)
+EAGER_PAIRS = 1024
 
 
 @njit(cache=True)
@@ -85,23 +88,32 @@ class LinePlan:
         self.uniform = bool((cs.base_dom == cs.base_dom[0]).all()) and nv > 0
         self.carts: dict[int, tuple[int | float | None, float]] = {}
         self.lock = threading.Lock()
+        if nv * size <= EAGER_PAIRS:  # a small schema (9×9: 729 pairs): every mask read now
+            pairs = [(i, v) for i in range(nv) for v in range(1, size + 1)]
+            self.fill_pairs(pairs, strict=False)
 
     def fill(self, values: np.ndarray) -> bool:
         """Read the masks of ``values``' (cell, value) pairs not known yet from the family's
         givens (:meth:`CompiledSchema.given_effect`); False when one is not a plain domain
         restriction of its own cell (the general path then verifies the line)."""
+        return self.fill_pairs([(i, int(values[i])) for i in np.flatnonzero(values).tolist()])
+
+    def fill_pairs(self, pairs: Sequence[tuple[int, int]], strict: bool = True) -> bool:
+        """:meth:`fill` of (cell, value) pairs; ``strict=False`` leaves a pair that is not a
+        plain restriction unknown and goes on."""
         cs, masks = self.cs, self.masks
         with self.lock:
-            for i in np.flatnonzero(values).tolist():
-                v = int(values[i])
+            for i, v in pairs:
                 if masks[i, v] != UNKNOWN:
                     continue
                 try:
                     effect = cs.given_cache.get((i, v)) or cs.given_effect(i, v)
                 except (SpecError, NotCompilable):
-                    return False
-                if not effect.only_unary or len(effect.unary) != 1 or effect.unary[0][0] != i:
-                    return False
+                    effect = None
+                if effect is None or not _plain(effect, i):
+                    if strict:
+                        return False
+                    continue
                 mask = effect.unary[0][1]
                 base = int(cs.base_dom[i])
                 if mask & base != mask or mask & (mask - 1) or not mask:
@@ -118,6 +130,11 @@ class LinePlan:
         if found is None:
             found = self.carts[count] = _cartesian(self.cs, dom)
         return found
+
+
+def _plain(effect: Any, cell: int) -> bool:
+    """Whether a given's effect only restricts the domain of its own cell."""
+    return bool(effect.only_unary and len(effect.unary) == 1 and effect.unary[0][0] == cell)
 
 
 _PLANS: dict[int, tuple[Any, LinePlan | None]] = {}
