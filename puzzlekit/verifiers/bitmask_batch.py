@@ -115,8 +115,8 @@ def _run_chunk(
     started from their values."""
     from puzzlekit.verifiers.bitmask import _cartesian, workspace
     from puzzlekit.verifiers.bitmask_kernel import DONE
-    from puzzlekit.verifiers.bitmask_line import found_report, lines_start
-    from puzzlekit.verifiers.bitmask_search import CHUNK
+    from puzzlekit.verifiers.bitmask_line import lines_start
+    from puzzlekit.verifiers.bitmask_search import CHUNK, found_report
 
     started = time.perf_counter()
     lined = None

@@ -28,11 +28,10 @@ from numba import njit
 
 from puzzlekit.core.model import Instance, SpecError
 from puzzlekit.families._gridline import GridLine
-from puzzlekit.verifiers import bitmask_search
-from puzzlekit.verifiers.bitmask import _cartesian, _plain_givens, _View, workspace
+from puzzlekit.verifiers.bitmask import _cartesian, _plain_givens, workspace
 from puzzlekit.verifiers.bitmask_compile import CompiledSchema, NotCompilable, compiled_for
+from puzzlekit.verifiers.bitmask_search import found_report as found_report  # for verify
 from puzzlekit.verifiers.digest_draw import digest_permutation
-from puzzlekit.verifiers.reports import found_report as build_found
 from puzzlekit.verifiers.search import STREAM_ORDER
 
 #: a (cell, value) whose mask the plan has not read from the family's given yet
@@ -247,27 +246,3 @@ def searched(verifier: Any, instance: Instance, cap: int) -> tuple[Any, ...] | N
     search.reset()
     search.set_order(order)
     return cs, dom, structure, search, plan.cartesian(dom, count)
-
-
-def found_report(
-    verifier: Any,
-    instance: Instance,
-    cs: CompiledSchema,
-    cap: int,
-    bits: np.ndarray,
-    order: np.ndarray,
-    cart: tuple[int | float | None, float],
-    stats: dict[str, Any],
-) -> Any:
-    """:func:`puzzlekit.verifiers.bitmask_search.found_report` (the same report), with what it
-    imports on each call imported once."""
-    view: Any = _View(instance, cs.schema)
-    return build_found(
-        view,
-        verifier._src,
-        cap,
-        bits.shape[0],
-        lambda: bitmask_search.solutions_of(cs, bits, order),
-        cart,
-        stats,
-    )
