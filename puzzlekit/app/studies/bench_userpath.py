@@ -11,8 +11,8 @@ and the bitmask internals every version has are used; ``verify_many`` is skipped
   ``pk.verify(pk.parse("sudoku", line))``, and the compiled search alone (its run from
   the prepared domains, nothing around it) on the same instance; another fresh copy of each
   20 puzzles goes through one ``pk.verify_many`` call right after. Medians and means per puzzle
-  in µs (``verify_many``: the mean, a call's time shared by its puzzles; a few slow puzzles
-  put the means of these sets well above their medians).
+  in µs (``verify_many``: the mean, a call's time shared by its puzzles, wall and CPU; a few
+  slow puzzles put the means of these sets well above their medians).
 - ``[cli]``: ``lines`` distinct puzzles (fresh copies of the first set) in a file, through
   ``python -m puzzlekit verify FILE --family sudoku --format json`` in a fresh process (start-up
   included): lines per second.
@@ -92,7 +92,7 @@ def bench_set(
     machine slows both alike."""
     import puzzlekit as pk
 
-    single, alone, many, single_cpu, alone_cpu = [], [], [], [], []
+    single, alone, many, single_cpu, alone_cpu, many_cpu = [], [], [], [], [], []
     verdicts: dict[str, int] = {}
     copies, others = relabelled(lines, seed), relabelled(lines, seed + 1)
     for start in range(0, len(lines), MANY_CHUNK):
@@ -110,9 +110,10 @@ def bench_set(
             got.append(rep.verdict)
         if hasattr(pk, "verify_many"):
             chunk = others[start : start + MANY_CHUNK]
-            began = time.perf_counter()
+            began, cpu = time.perf_counter(), time.process_time()
             reps = pk.verify_many(chunk, "sudoku")
             many.append((time.perf_counter() - began) / len(chunk))
+            many_cpu.append((time.process_time() - cpu) / len(chunk))
             assert [r.verdict for r in reps] == got  # the same puzzles up to relabelling
     row: dict[str, Any] = {
         "set": name,
@@ -139,6 +140,7 @@ def bench_set(
             )
     if many:  # each entry is a call's mean per puzzle: compare it with the means
         row["verify_many_mean_us"] = round(statistics.fmean(many) * 1e6, 1)
+        row["verify_many_cpu_mean_us"] = round(statistics.fmean(many_cpu) * 1e6, 1)
     row["pk_verify_over_search"] = round(row["pk_verify_us"] / row["search_alone_us"], 1)
     return row
 
@@ -170,12 +172,14 @@ def markdown(results: dict[str, Any]) -> str:
     out += [
         "| set | puzzles | `pk.verify(pk.parse(line))` median / mean µs (CPU median) | "
         "compiled search alone median / mean µs (CPU median) | median ratio | "
-        "`pk.verify_many` mean µs per puzzle | reference median / mean µs | "
+        "`pk.verify_many` mean µs per puzzle (CPU) | reference median / mean µs | "
         "× reference: verify / search / verify_many |",
         "|---|---:|---:|---:|---:|---:|---:|---:|",
     ]
     for r in results["sets"]:
         many = r.get("verify_many_mean_us", "—")
+        if "verify_many_cpu_mean_us" in r:
+            many = f"{many} ({r['verify_many_cpu_mean_us']})"
         ref, times = "—", "—"
         if "reference_us" in r:
             ref = f"{r['reference_us']} / {r['reference_mean_us']}"
