@@ -192,3 +192,21 @@ def test_grid_lines_verified_from_several_threads_give_the_sequential_reports() 
     assert got == want
     for k, reps in enumerate(many):
         assert [_content(r) for r in reps] == want[k::3]
+
+
+def test_a_rewritten_canonical_bytes_table_is_caught_by_cache_intact() -> None:
+    """The per-schema table a grid line's bytes are joined from is what the digest reads:
+    ``Instance.cache_intact`` compares it with the content."""
+    from puzzlekit.families._gridline import _table
+
+    inst = pk.parse("sudoku", "1234............")
+    assert inst.cache_intact()
+    flat = _table(inst.family, inst.params).flat[4]
+    k = 0 * 5 + 1  # cell 0, value 1
+    kept = flat[k]
+    flat[k] = kept.replace(b'"r1c1"', b'"r1c2"')
+    try:
+        assert not pk.parse("sudoku", "1234............").cache_intact()
+    finally:
+        flat[k] = kept
+    assert pk.parse("sudoku", "1234............").cache_intact()

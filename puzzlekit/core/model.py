@@ -320,10 +320,18 @@ class Instance:
         source = self.__dict__.get("_source")
         return (
             self._joined() == fresh  # every clue's cached bytes, checked
-            and (source is None or source.canonical_json() == fresh)  # what fast paths read
+            and (source is None or self._source_intact(source, fresh))  # what fast paths read
             and (cached is None or cached == fresh)
             and (digest is None or digest == sha256_digest(fresh))
         )
+
+    def _source_intact(self, source: ClueSource, fresh: bytes) -> bool:
+        """The compact form's bytes and the clues it gives (from what it keeps of itself, such
+        as a grid line's list of givens) both agree with the content ``fresh``."""
+        if source.canonical_json() != fresh:
+            return False
+        rebuilt = Instance(self.family, self.params, tuple(source.clues()))
+        return rebuilt.fresh_canonical_json() == fresh
 
     def content(self) -> tuple[Any, ...]:
         """The content as nested tuples, copied out of the objects: equal before and after an
