@@ -44,13 +44,16 @@ EAGER_PAIRS = 1024
 @njit(cache=True)
 def _start(values, base, masks, raw, stream, dom):  # pragma: no cover - compiled
     """``dom`` = ``base`` narrowed by ``masks[cell, value]`` at every cell with a value, and the
-    search order drawn from the digest bytes ``raw``; the order is empty (and ``dom`` half
-    done) when a mask is :data:`UNKNOWN`. Also the number of cells with a value."""
+    search order drawn from the digest bytes ``raw``, and the number of cells with a value; the
+    order is empty (and ``dom`` half done) and the number -1 when a mask is :data:`UNKNOWN`,
+    -2 when a value is outside the table."""
     count = 0
     for i in range(values.shape[0]):
         v = values[i]
         dom[i] = base[i]
         if v:
+            if v >= masks.shape[1]:  # not a value of the grid: the general path says so
+                return np.zeros(0, np.int64), -2
             m = masks[i, v]
             if m == UNKNOWN:
                 return np.zeros(0, np.int64), -1
@@ -62,12 +65,13 @@ def _start(values, base, masks, raw, stream, dom):  # pragma: no cover - compile
 @njit(cache=True)
 def _start_many(values, base, masks, raws, stream, starts, orders):  # pragma: no cover
     """:func:`_start` of each row of ``values`` (digest bytes ``raws``, same row) into the rows
-    of ``starts`` and ``orders``: the numbers of givens, or -1 where a mask is unknown."""
+    of ``starts`` and ``orders``: the numbers of givens, or in the first place -1 where a mask
+    is unknown, -2 where a value is out of the table."""
     counts = np.zeros(values.shape[0], np.int64)
     for k in range(values.shape[0]):
         order, count = _start(values[k], base, masks, raws[k], stream, starts[k])
         if count < 0:
-            counts[0] = -1
+            counts[0] = count
             return counts
         orders[k] = order
         counts[k] = count
@@ -152,7 +156,7 @@ def line_plan(instance: Instance) -> tuple[GridLine, LinePlan] | None:
             _PLANS.clear()
         _PLANS[id(grid.params)] = found  # holds the params object: its id is not reused
     plan = found[1]
-    if plan is None or plan.cs.names.__len__() != grid.size * grid.size:
+    if plan is None or len(plan.cs.names) != grid.size * grid.size:
         return None
     return grid, plan
 
@@ -176,11 +180,11 @@ def line_start(
     raw = np.frombuffer(bytes.fromhex(digest[7:]), np.uint8)
     cs = plan.cs
     order, count = _start(values, cs.base_dom, plan.masks, raw, STREAM_ORDER, dom)
-    if count < 0:
+    if count == -1:
         if not plan.fill(values):
             return None
         order, count = _start(values, cs.base_dom, plan.masks, raw, STREAM_ORDER, dom)
-    return order, count
+    return None if count < 0 else (order, count)
 
 
 def lines_start(
@@ -197,10 +201,12 @@ def lines_start(
     orders = np.empty((len(grids), nv), np.int64)
     base, masks = plan.cs.base_dom, plan.masks
     counts = _start_many(values, base, masks, raws, STREAM_ORDER, starts, orders)
-    if len(grids) and counts[0] < 0:
+    if len(grids) and counts[0] == -1:
         if not all(plan.fill(row) for row in values):
             return None
         counts = _start_many(values, base, masks, raws, STREAM_ORDER, starts, orders)
+    if len(grids) and counts[0] < 0:
+        return None
     return starts, orders, counts.tolist()
 
 
