@@ -462,6 +462,7 @@ def _forced(
         from puzzlekit.verifiers.bitmask_search import Search
 
         probe = Search(cs, structure, 1)
+        probe.ordered = False  # any other solution narrows the candidates to the same end
         for v in sorted(candidates):
             if v not in candidates:
                 continue
