@@ -30,9 +30,9 @@ from itertools import permutations
 
 import numpy as np
 from numba import njit
-from numba.cpython.unsafe.numbers import trailing_zeros
+from numba.cpython.unsafe.numbers import leading_zeros, trailing_zeros
 
-from puzzlekit.verifiers.bitmask_kernel import DONE, PAUSED
+from puzzlekit.verifiers.bitmask_kernel import DONE, PAUSED, popcount
 
 #: the cells of a band
 FULL = (1 << 27) - 1
@@ -158,6 +158,27 @@ def _fix(s, d, b, q, changed) -> np.int64:  # pragma: no cover - compiled
 
 
 @njit(cache=True)
+def _fix_single(s, d, b, q, changed) -> np.int64:  # pragma: no cover - compiled
+    """:func:`_fix` for a cell whose one value is ``d`` (no other value to take out)."""
+    i = 3 * d + b
+    x = s[i]
+    y = x & _OWN[q]
+    if y != x:
+        s[i] = y
+        changed |= np.int64(1) << i
+    for o in range(3):
+        if o != b:
+            j = 3 * d + o
+            x = s[j]
+            y = x & _OTHER[q]
+            if y != x:
+                s[j] = y
+                changed |= np.int64(1) << j
+    s[27 + b] |= np.int64(1) << q
+    return changed
+
+
+@njit(cache=True)
 def _words(s, changed) -> np.int64:  # pragma: no cover - compiled
     """Each changed value-band word to its permutation triads and row singles, until none
     changes: -1 on a contradiction, else 0."""
@@ -254,7 +275,7 @@ def propagate_band9(s, changed) -> bool:  # pragma: no cover - compiled
                         break
                 if d < 0:
                     return False
-                changed = _fix(s, d, b, q, changed)
+                changed = _fix_single(s, d, b, q, changed)
         if changed == 0:
             return True
 
@@ -263,6 +284,8 @@ def propagate_band9(s, changed) -> bool:  # pragma: no cover - compiled
 def _choose(s) -> np.int64:  # pragma: no cover - compiled
     """The cell to guess on: the first with two values, else three, else any not fixed."""
     three = np.int64(-1)
+    best = np.int64(-1)
+    score = np.int64(-1)
     for b in range(3):
         a1 = a2 = a3 = np.int64(0)
         for k in range(9):
@@ -271,8 +294,17 @@ def _choose(s) -> np.int64:  # pragma: no cover - compiled
             a2 |= a1 & x
             a1 |= x
         two = a2 & ~a3
-        if two:
-            return 27 * b + _low(two)
+        t2 = two
+        while t2:
+            q = _low(t2)
+            t2 &= t2 - 1
+            c = q % 9
+            sc = popcount(~s[27 + b] & FULL & ~_OWN[q]) + popcount(
+                (~s[27 + (b + 1) % 3] & (_COL << c)) | ((~s[27 + (b + 2) % 3] & (_COL << c)) << 1)
+            )
+            if sc > score:
+                score = sc
+                best = 27 * b + q
         if three < 0:
             a4 = np.int64(0)
             for k in range(9):
@@ -281,6 +313,8 @@ def _choose(s) -> np.int64:  # pragma: no cover - compiled
             t = a3 & ~a4
             if t:
                 three = 27 * b + _low(t)
+    if best >= 0:
+        return best
     if three >= 0:
         return three
     for b in range(3):
