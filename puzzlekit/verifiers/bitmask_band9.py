@@ -36,8 +36,8 @@ from puzzlekit.verifiers.bitmask_kernel import DONE, PAUSED, popcount
 
 #: the cells of a band
 FULL = (1 << 27) - 1
-#: every value-band word (bit ``3 * value + band``)
-ALL = (1 << 27) - 1
+#: every value (a bit each)
+ALL = (1 << 9) - 1
 #: a node's words: 27 value-band words, 3 fixed-cell words, the words changed when it was made
 WIDTH = 31
 _COL = 1 | 1 << 9 | 1 << 18
@@ -128,132 +128,104 @@ def load_band9(dom, node) -> None:  # pragma: no cover - compiled
 
 
 @njit(cache=True)
-def _fix(s, d, b, q, changed) -> np.int64:  # pragma: no cover - compiled
+def _fix(s, d, b, q) -> np.int64:  # pragma: no cover - compiled
     """Cell ``q`` of band ``b`` takes value ``d``: the value leaves its row, box and column,
-    its other values leave it. Returns ``changed`` with the words that lost a cell."""
+    its other values leave it. Returns the values (bit per value) whose words lost a cell."""
     bit = np.int64(1) << q
-    i = 3 * d + b
-    x = s[i]
-    y = x & _OWN[q]
-    if y != x:
-        s[i] = y
-        changed |= np.int64(1) << i
-    for o in range(3):
-        if o != b:
-            j = 3 * d + o
-            x = s[j]
-            y = x & _OTHER[q]
-            if y != x:
-                s[j] = y
-                changed |= np.int64(1) << j
+    changed = _fix_single(s, d, b, q)
     for k in range(9):
         if k != d:
             j = 3 * k + b
             x = s[j]
             if x & bit:
                 s[j] = x ^ bit
-                changed |= np.int64(1) << j
-    s[27 + b] |= bit
+                changed |= np.int64(1) << k
     return changed
 
 
 @njit(cache=True)
-def _fix_single(s, d, b, q, changed) -> np.int64:  # pragma: no cover - compiled
+def _fix_single(s, d, b, q) -> np.int64:  # pragma: no cover - compiled
     """:func:`_fix` for a cell whose one value is ``d`` (no other value to take out)."""
-    i = 3 * d + b
-    x = s[i]
-    y = x & _OWN[q]
-    if y != x:
-        s[i] = y
-        changed |= np.int64(1) << i
-    for o in range(3):
-        if o != b:
-            j = 3 * d + o
-            x = s[j]
-            y = x & _OTHER[q]
-            if y != x:
-                s[j] = y
-                changed |= np.int64(1) << j
+    i = 3 * d
+    own = _OWN[q]
+    other = _OTHER[q]
+    x0, x1, x2 = s[i], s[i + 1], s[i + 2]
+    y0 = x0 & (own if b == 0 else other)
+    y1 = x1 & (own if b == 1 else other)
+    y2 = x2 & (own if b == 2 else other)
+    s[i], s[i + 1], s[i + 2] = y0, y1, y2
     s[27 + b] |= np.int64(1) << q
-    return changed
+    if y0 != x0 or y1 != x1 or y2 != x2:
+        return np.int64(1) << d
+    return np.int64(0)
+
+
+@njit(cache=True, inline="always")
+def _shrunk(x):  # pragma: no cover - compiled
+    """The cells of a value-band word in the triads of some permutation (0: none)."""
+    return x & _SHRINK[_TRIADS[x & 511] | (_TRIADS[(x >> 9) & 511] << 3) | (_TRIADS[x >> 18] << 6)]
+
+
+@njit(cache=True, inline="always")
+def _fold(x):  # pragma: no cover - compiled
+    """The columns of a value-band word."""
+    return (x | (x >> 9) | (x >> 18)) & 511
+
+
+@njit(cache=True, inline="always")
+def _rows1(x):  # pragma: no cover - compiled
+    """The cells of a value-band word alone in their row."""
+    return _SINGLE[x & 511] | (_SINGLE[(x >> 9) & 511] << 9) | (_SINGLE[x >> 18] << 18)
 
 
 @njit(cache=True)
-def _words(s, changed) -> np.int64:  # pragma: no cover - compiled
-    """Each changed value-band word to its permutation triads and row singles, until none
-    changes: -1 on a contradiction, else 0."""
-    while changed:
-        i = _low(changed)
-        changed &= changed - 1
-        x = s[i]
-        p = _TRIADS[x & 511] | (_TRIADS[(x >> 9) & 511] << 3) | (_TRIADS[x >> 18] << 6)
-        y = x & _SHRINK[p]
-        if y == 0:
+def _value(s, d) -> np.int64:  # pragma: no cover - compiled
+    """Value ``d``'s three words to their fixpoint (triads of a permutation in each band; a
+    box's value in one column leaves that column in the other bands; a column's value in one
+    band leaves the rest of its box), then the cells alone in their row fixed: -1 on a
+    contradiction, else the values whose words lost cells."""
+    i = 3 * d
+    x0, x1, x2 = s[i], s[i + 1], s[i + 2]
+    while True:
+        y0, y1, y2 = _shrunk(x0), _shrunk(x1), _shrunk(x2)
+        if y0 == 0 or y1 == 0 or y2 == 0:
             return -1
-        s[i] = y
-        b = i % 3
-        f = (y | (y >> 9) | (y >> 18)) & 511
-        keep = ~(_POINT[f] * _COL)  # a box's value in one column: not in that column elsewhere
-        for o in range(3):
-            if o != b:
-                j = i - b + o
-                x = s[j]
-                z = x & keep
-                if z != x:
-                    s[j] = z
-                    changed |= np.int64(1) << j
-        sing = (_SINGLE[y & 511] | (_SINGLE[(y >> 9) & 511] << 9) | (_SINGLE[y >> 18] << 18)) & ~s[
-            27 + b
-        ]
+        f0, f1, f2 = _fold(y0), _fold(y1), _fold(y2)
+        if (f0 | f1 | f2) != 511:
+            return -1
+        p0, p1, p2 = _POINT[f0], _POINT[f1], _POINT[f2]
+        y0 &= ~(((p1 | p2) * _COL) | _CLAIM[f0 & ~(f1 | f2)])
+        y1 &= ~(((p0 | p2) * _COL) | _CLAIM[f1 & ~(f0 | f2)])
+        y2 &= ~(((p0 | p1) * _COL) | _CLAIM[f2 & ~(f0 | f1)])
+        if y0 == x0 and y1 == x1 and y2 == x2:
+            break
+        x0, x1, x2 = y0, y1, y2
+    s[i], s[i + 1], s[i + 2] = x0, x1, x2
+    changed = np.int64(0)
+    for b in range(3):
+        sing = _rows1(s[i + b]) & ~s[27 + b]
         while sing:
             q = _low(sing)
             sing &= sing - 1
-            if not (s[i] >> q) & 1:
+            if not (s[i + b] >> q) & 1:
                 return -1
-            changed = _fix(s, i // 3, b, q, changed)
-    return 0
-
-
-@njit(cache=True)
-def _columns(s) -> np.int64:
-    """Each value's columns: -1 when one has no place left, else the words that lost cells
-    because a column holds the value in one band alone (its box keeps it in that column)."""
-    changed = np.int64(0)
-    for d in range(9):
-        i = 3 * d
-        x0, x1, x2 = s[i], s[i + 1], s[i + 2]
-        c0 = (x0 | (x0 >> 9) | (x0 >> 18)) & 511
-        c1 = (x1 | (x1 >> 9) | (x1 >> 18)) & 511
-        c2 = (x2 | (x2 >> 9) | (x2 >> 18)) & 511
-        if (c0 | c1 | c2) != 511:
-            return -1
-        y0 = x0 & ~_CLAIM[c0 & ~(c1 | c2)]
-        y1 = x1 & ~_CLAIM[c1 & ~(c0 | c2)]
-        y2 = x2 & ~_CLAIM[c2 & ~(c0 | c1)]
-        if y0 != x0:
-            s[i] = y0
-            changed |= np.int64(1) << i
-        if y1 != x1:
-            s[i + 1] = y1
-            changed |= np.int64(2) << i
-        if y2 != x2:
-            s[i + 2] = y2
-            changed |= np.int64(4) << i
-    return changed  # pragma: no cover - compiled
+            changed |= _fix(s, d, b, q)
+    return changed
 
 
 @njit(cache=True)
 def propagate_band9(s, changed) -> bool:  # pragma: no cover - compiled
-    """The node ``s`` to its fixpoint (``changed``: the words to look at); False on a
-    contradiction (a cell without values, a value without a place in a row, column or box)."""
+    """The node ``s`` to its fixpoint (``changed``: the values, a bit each, to look at); False
+    on a contradiction (a cell without values, a value without a place in a row, column or
+    box)."""
     while True:
-        if _words(s, changed) < 0:
-            return False
-        changed = _columns(s)
-        if changed < 0:
-            return False
-        if changed:
-            continue
+        while changed:
+            d = _low(changed)
+            changed &= changed - 1
+            more = _value(s, d)
+            if more < 0:
+                return False
+            changed |= more
         for b in range(3):
             once = np.int64(0)
             more = np.int64(0)
@@ -275,7 +247,7 @@ def propagate_band9(s, changed) -> bool:  # pragma: no cover - compiled
                         break
                 if d < 0:
                     return False
-                changed = _fix_single(s, d, b, q, changed)
+                changed |= _fix_single(s, d, b, q)
         if changed == 0:
             return True
 
@@ -383,7 +355,7 @@ def search_band9(nodes_, branch, state, sols, node_limit):  # pragma: no cover -
             child = nodes_[depth + 1]
             child[:30] = nodes_[depth, :30]
             v = branch[depth, 0]
-            child[30] = _fix(child, d, v // 27, v % 27, np.int64(0))
+            child[30] = _fix(child, d, v // 27, v % 27)
             depth += 1
             mode = 0
 
