@@ -379,6 +379,15 @@ def search_band9(nodes_, branch, state, sols, node_limit):  # pragma: no cover -
 
 
 @njit(cache=True)
+def start_band9(dom, nodes_, branch, state, sols, node_limit):  # pragma: no cover - compiled
+    """:func:`load_band9` of ``dom`` into ``nodes_[0]``, then :func:`search_band9` from
+    ``state`` zero (one call)."""
+    load_band9(dom, nodes_[0])
+    state[:] = 0
+    return search_band9(nodes_, branch, state, sols, node_limit)
+
+
+@njit(cache=True)
 def search_many_band9(
     starts, node_limit, nodes_, branch, state, sols, found, nodes, status
 ):  # pragma: no cover - compiled

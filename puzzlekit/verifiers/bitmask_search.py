@@ -19,9 +19,9 @@ from puzzlekit.core.jsondata import FrozenDict
 from puzzlekit.verifiers.bitmask_band9 import (
     WIDTH,
     is_band9,
-    load_band9,
     search_band9,
     search_many_band9,
+    start_band9,
 )
 from puzzlekit.verifiers.bitmask_compile import MAX_ARITY, ClueEffect, CompiledSchema, Structure
 from puzzlekit.verifiers.bitmask_kernel import DONE, PAUSED, propagate, search
@@ -178,11 +178,9 @@ class Search:
         """:meth:`run` on one kernel (``band9``, ``grid9`` or ``general``)."""
         state = self.state
         state[:] = 0
-        if kernel == "band9":
-            load_band9(dom, self.band9[0])  # type: ignore[index]
-        elif kernel == "grid9":
+        if kernel == "grid9":  # the band search loads in its first chunk (one call)
             load9(dom, self.boards[0], self.fixed[0])
-        else:
+        elif kernel == "general":
             self.doms[0] = dom
             self.dones[0] = 0
         while True:
@@ -191,7 +189,7 @@ class Search:
                 chunk = min(chunk, max_nodes - meter.nodes - int(state[3]))
             status = DONE
             if chunk > 0:
-                status = self._chunk(chunk, kernel)
+                status = self._chunk(chunk, kernel, dom)
             if status == DONE and chunk > 0:
                 break
             spent = meter.nodes + int(state[3])
@@ -202,9 +200,12 @@ class Search:
         self.found = int(state[2])
         meter.nodes += int(state[3])
 
-    def _chunk(self, chunk: int, kernel: str) -> int:
-        """At most ``chunk`` more nodes of the search in the workspace: DONE or PAUSED."""
+    def _chunk(self, chunk: int, kernel: str, dom: np.ndarray) -> int:
+        """At most ``chunk`` more nodes of the search in the workspace: DONE or PAUSED (the
+        band search's first chunk starts from ``dom``)."""
         if kernel == "band9":
+            if self.state[3] == 0:
+                return int(start_band9(dom, self.band9, self.branch, self.state, self.sols, chunk))
             return int(search_band9(self.band9, self.branch, self.state, self.sols, chunk))
         if kernel == "grid9":
             return int(
