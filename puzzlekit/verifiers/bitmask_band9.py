@@ -76,7 +76,16 @@ def _tables() -> tuple[np.ndarray, ...]:
         _or(7 << 3 * j for j in range(3) if ((f >> 3 * j) & 7) in (1, 2, 4)) for f in range(512)
     ]
     point = np.array([alone[f] & f for f in range(512)], np.int64)
-    return triads, shrink, single, own, col, claim.astype(np.int64), point
+    # narrow types: the tables stay small in the cache between two searches
+    return (
+        triads.astype(np.int8),
+        shrink.astype(np.int32),
+        single.astype(np.int16),
+        own,
+        col,
+        claim.astype(np.int32),
+        point.astype(np.int16),
+    )
 
 
 def _or(masks: object) -> int:
@@ -142,6 +151,13 @@ def load_band9(dom, node) -> None:  # pragma: no cover - compiled
         for k in range(9):
             if (m >> k) & 1:
                 node[3 * k + b] |= bit
+    for v in range(81):  # the givens fixed first: the first look at each value uses them
+        m = dom[v]
+        if m and not m & (m - 1):
+            k = _low(m)
+            b, q = v // 27, v % 27
+            if (node[3 * k + b] >> q) & 1:
+                _fix_single(node, k, b, q)
     node[30] = ALL
 
 
