@@ -2,16 +2,20 @@
 variables numbered row by row): counts solutions to a cap, faster than
 :mod:`~puzzlekit.verifiers.bitmask_kernel9` on the same domains, in another tree.
 
-A node is 30 words: for each value and band (three rows) the 27-bit set of the band's cells that
-may still take the value, and per band the cells already fixed. Propagation works on one
-value-band word at a time: which of its nine triads (a row's three cells in one box) are not
-empty is a 9-bit pattern; a value lies once in each row and once in each box of the band, so only
-the triads of some permutation (row to box) contained in the pattern can hold it (one table read:
-pointing and claiming within the band, and row and box hidden singles). A row left with one cell
-fixes it; fixing a cell takes its value out of its row, box and column and its other values out
-of the cell. Cells left with one value are found by bit-sliced counting over the nine values of
-a band. The search guesses on the first cell with two values (else three, else any), the values
-in ascending order; a child copies its parent's 30 words and fixes one cell.
+A node is 31 words: for each value and band (three rows) the 27-bit set of the band's cells that
+may still take the value, per band the cells already fixed, and the values to look at. One
+value's three words at a time: which of a band's nine triads (a row's three cells in one box)
+are not empty is a 9-bit pattern; a value lies once in each row and once in each box of the
+band, so only the triads of some permutation (row to box) contained in the pattern can hold it
+(one table read: pointing and claiming within the band, and row and box hidden singles); a box
+whose value lies in one column takes it out of that column in the other bands; a column whose
+value lies in one band keeps it out of the rest of that box (column hidden singles follow). A
+row left with one cell fixes it; fixing a cell takes its value out of its row, box and column
+and its other values out of the cell. Cells left with one value are found by bit-sliced
+counting over the nine values of a band. The search guesses on the two-valued cell with most
+unfixed peers (else a three-valued one, else any), the values in ascending order; a child
+copies its parent's words and fixes one cell. Givens are fixed on loading; the tables are
+narrow integers, small in the cache.
 
 The tree is not :func:`~puzzlekit.verifiers.bitmask_kernel.search`'s (stronger propagation,
 another choice of variable), so the solutions come in another order and node counts differ; a
@@ -40,7 +44,7 @@ from puzzlekit.verifiers.bitmask_kernel import DONE, PAUSED
 FULL = (1 << 27) - 1
 #: every value (a bit each)
 ALL = (1 << 9) - 1
-#: a node's words: 27 value-band words, 3 fixed-cell words, the words changed when it was made
+#: a node's words: 27 value-band words, 3 fixed-cell words, the values to look at (a bit each)
 WIDTH = 31
 _COL = 1 | 1 << 9 | 1 << 18
 
@@ -288,7 +292,8 @@ def propagate_band9(s, changed) -> bool:  # pragma: no cover - compiled
 
 @njit(cache=True)
 def _choose(s) -> np.int64:  # pragma: no cover - compiled
-    """The cell to guess on: the first with two values, else three, else any not fixed."""
+    """The cell to guess on: the two-valued one with most unfixed peers (the first such),
+    else the first three-valued one, else the first not fixed."""
     three = np.int64(-1)
     best = np.int64(-1)
     score = np.int64(-1)
