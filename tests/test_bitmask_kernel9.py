@@ -45,6 +45,7 @@ def _searches(inst, cap: int) -> tuple[np.ndarray, Search, Search]:
     fast, general = Search(cs, structure, cap), Search(cs, structure, cap)
     assert fast.grid9 is not None
     general.grid9 = None
+    fast.band9 = general.band9 = None  # the band search has tests of its own
     order = _order(cs, inst.digest)
     fast.set_order(order)
     general.set_order(order)

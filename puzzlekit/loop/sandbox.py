@@ -161,16 +161,23 @@ def seed_compiled_cache(tmpdir: str) -> int:
 
 
 def _compile_default_searches() -> None:
-    """Compile the bitmask searches (the general one and the 9×9 one), the digest's compiled
+    """Compile the bitmask searches (the general one, the 9×9 ones), the digest's compiled
     draw (the compiled code every loop's first filter call runs) and minimization's compiled
     remove-and-check into this process's numba cache unless all are there (by one 4×4 Sudoku
     check and its minimization, and one 9×9 check, a third of a second once they are
     compiled)."""
-    from puzzlekit.verifiers import bitmask_kernel, bitmask_kernel9, bitmask_minimize, digest_draw
+    from puzzlekit.verifiers import (
+        bitmask_band9,
+        bitmask_kernel,
+        bitmask_kernel9,
+        bitmask_minimize,
+        digest_draw,
+    )
 
     compiled = (
         bitmask_kernel.search,
         bitmask_kernel9.search9,
+        bitmask_band9.search_band9,
         digest_draw.digest_permutation,
         bitmask_minimize.remove_groups,
         bitmask_minimize.count_kept,

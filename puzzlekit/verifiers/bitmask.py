@@ -12,14 +12,13 @@ so a MULTIPLE report keeps its discriminative gap.
 The search order depends on the instance alone (fewest values first, ties broken in the
 instance's own variable order, :func:`~puzzlekit.verifiers.search.search_order`), so the same
 instance gives the same solutions whatever was verified before (reported sorted over that order;
-at the cap they are the first ones in the search's order, not the lexicographically first ones
-``sat`` reports). An
-UNSOLVABLE report's minimal conflict comes from ``sat``'s conflict shrinking (the same clues as
-``sat`` and ``enumerative`` name). ``DOMAIN_TOO_LARGE`` is decided as the other backends decide
-it, on the domains ``narrow_domains`` leaves (computed here by the search's all-different rules,
-the same fixpoint). ``cartesianSize`` is counted as ``sat`` counts it: domains after the clues
-that restrict one variable, no propagation. Search nodes are the budget's nodes; the clock is
-read every :data:`~puzzlekit.verifiers.bitmask_search.CHUNK` nodes.
+at the cap the first ones in the search's order, not the lexicographically first ones ``sat``
+reports). An UNSOLVABLE report's minimal conflict comes from ``sat``'s conflict shrinking (the
+same clues as ``sat`` and ``enumerative`` name). ``DOMAIN_TOO_LARGE`` is decided as the other
+backends decide it, on the domains ``narrow_domains`` leaves (computed here by the search's
+all-different rules, the same fixpoint). ``cartesianSize`` is counted as ``sat`` counts it:
+domains after the clues that restrict one variable, no propagation. Search nodes are the
+budget's nodes; the clock is read every :data:`~puzzlekit.verifiers.bitmask_search.CHUNK` nodes.
 
 Extras (``verify(..., extras=...)``): ``"forcedCells"`` puts the cells with one value in every
 solution in ``stats`` on a MULTIPLE report (as ``sat``): exact, with one search for a differing
@@ -478,6 +477,7 @@ def _forced(
         from puzzlekit.verifiers.bitmask_search import Search
 
         probe = Search(cs, structure, 1)
+        probe.ordered = False  # any other solution narrows the candidates: order is moot
         for v in sorted(candidates):
             if v not in candidates:
                 continue

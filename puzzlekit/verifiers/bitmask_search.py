@@ -16,8 +16,15 @@ import numpy as np
 from numba import njit
 
 from puzzlekit.core.jsondata import FrozenDict
+from puzzlekit.verifiers.bitmask_band9 import (
+    WIDTH,
+    is_band9,
+    search_band9,
+    search_many_band9,
+    start_band9,
+)
 from puzzlekit.verifiers.bitmask_compile import MAX_ARITY, ClueEffect, CompiledSchema, Structure
-from puzzlekit.verifiers.bitmask_kernel import DONE, propagate, search
+from puzzlekit.verifiers.bitmask_kernel import DONE, PAUSED, propagate, search
 from puzzlekit.verifiers.bitmask_kernel9 import grid9_arrays, load9, search9, search_many9
 from puzzlekit.verifiers.search import BudgetExceeded
 
@@ -103,6 +110,15 @@ class Search:
             self.grid9 = (peers, units, pairs if LOOKAHEAD else pairs[:0])
             self.boards = np.zeros((nv + 2, 9, 3), np.int64)
             self.fixed = np.zeros((nv + 2, 3), np.int64)
+        #: the band search's nodes where the structure is the standard 9×9 Sudoku's
+        #: (:mod:`~puzzlekit.verifiers.bitmask_band9`), else None
+        self.band9: np.ndarray | None = None
+        if self.grid9 is not None and is_band9(self.grid9[1]):
+            self.band9 = np.zeros((nv + 2, WIDTH), np.int64)
+        #: whether the solutions at the cap must be the first ones in the order of the
+        #: general search (:meth:`run` then searches again after a band search that reached
+        #: it); False for a caller that reads the count alone or takes any solutions
+        self.ordered = True
 
     def set_order(self, order: np.ndarray) -> None:
         """Break ties between equally constrained variables in ``order`` (variable indices),
@@ -135,17 +151,36 @@ class Search:
         meter: Search | None = None,
     ) -> None:
         """Search from ``dom`` until the cap or the end of the tree (``found`` solutions).
+        On the standard 9×9 Sudoku the band search runs first; where it reaches the cap and
+        :attr:`ordered` is set, the 9×9 search runs again for the general search's first
+        solutions (the nodes of both count).
 
         Raises BudgetExceeded (with ``solutions``: the ones found so far) when the meter's nodes
         pass ``max_nodes`` or its clock ``max_seconds``.
         """
         meter = meter or self
+        band = self.band9 is not None and self.vrank.shape[0] == 0
+        if band:
+            self._drive(dom, max_nodes, max_seconds, meter, "band9")
+            if self.found < self.cap or not self.ordered:
+                return
+        grid9 = self.grid9 is not None and self.vrank.shape[0] == 0
+        self._drive(dom, max_nodes, max_seconds, meter, "grid9" if grid9 else "general")
+
+    def _drive(
+        self,
+        dom: np.ndarray,
+        max_nodes: int | None,
+        max_seconds: float | None,
+        meter: Search,
+        kernel: str,
+    ) -> None:
+        """:meth:`run` on one kernel (``band9``, ``grid9`` or ``general``)."""
         state = self.state
         state[:] = 0
-        grid9 = self.grid9 if self.vrank.shape[0] == 0 else None
-        if grid9 is not None:
+        if kernel == "grid9":  # the band search loads in its first chunk (one call)
             load9(dom, self.boards[0], self.fixed[0])
-        else:
+        elif kernel == "general":
             self.doms[0] = dom
             self.dones[0] = 0
         while True:
@@ -154,7 +189,7 @@ class Search:
                 chunk = min(chunk, max_nodes - meter.nodes - int(state[3]))
             status = DONE
             if chunk > 0:
-                status = self._chunk(chunk, grid9)
+                status = self._chunk(chunk, kernel, dom)
             if status == DONE and chunk > 0:
                 break
             spent = meter.nodes + int(state[3])
@@ -165,9 +200,14 @@ class Search:
         self.found = int(state[2])
         meter.nodes += int(state[3])
 
-    def _chunk(self, chunk: int, grid9: tuple[np.ndarray, ...] | None) -> int:
-        """At most ``chunk`` more nodes of the search in the workspace: DONE or PAUSED."""
-        if grid9 is not None:
+    def _chunk(self, chunk: int, kernel: str, dom: np.ndarray) -> int:
+        """At most ``chunk`` more nodes of the search in the workspace: DONE or PAUSED (the
+        band search's first chunk starts from ``dom``)."""
+        if kernel == "band9":
+            if self.state[3] == 0:
+                return int(start_band9(dom, self.band9, self.branch, self.state, self.sols, chunk))
+            return int(search_band9(self.band9, self.branch, self.state, self.sols, chunk))
+        if kernel == "grid9":
             return int(
                 search9(
                     self.boards,
@@ -177,7 +217,7 @@ class Search:
                     self.sols,
                     chunk,
                     self.order,
-                    *grid9,
+                    *self.grid9,  # type: ignore[misc]
                 )  # fmt: skip
             )
         return int(
@@ -215,7 +255,8 @@ class Search:
     ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
         """One compiled call searching from each row of ``starts`` (tie order ``orders[k]``) for
         at most ``node_limit`` nodes each: (solution bits, solutions found, nodes, status) per
-        row; a row whose status is not DONE ran out of its nodes (search it with :meth:`run`)."""
+        row; a row whose status is not DONE ran out of its nodes (search it with :meth:`run`).
+        On the standard 9×9 Sudoku, rows at the cap are searched again as :meth:`run` does."""
         k, nv = starts.shape
         sols = self._many_sols
         if sols.shape[0] < k:  # kept for the next chunk: only rows below ``found`` are read
@@ -223,6 +264,15 @@ class Search:
         found, nodes = np.zeros(k, np.int64), np.zeros(k, np.int64)
         status = np.zeros(k, np.int64)
         state = np.zeros(4, np.int64)
+        if self.band9 is not None:
+            search_many_band9(
+                starts, node_limit, self.band9, self.branch, state, sols, found, nodes, status
+            )
+            if self.ordered:  # at the cap: the general search's first solutions
+                again = np.flatnonzero((found >= self.cap) & (status == DONE))
+                if again.shape[0]:
+                    self._many_ordered(starts, orders, node_limit, again, sols, nodes, status)
+            return sols, found, nodes, status
         if self.grid9 is not None:
             search_many9(
                 starts, orders, node_limit, self.boards, self.fixed, self.branch, state, sols,
@@ -235,6 +285,32 @@ class Search:
             nodes, status, no_ranks, *self.args,
         )  # fmt: skip
         return sols, found, nodes, status
+
+    def _many_ordered(
+        self,
+        starts: np.ndarray,
+        orders: np.ndarray,
+        node_limit: int,
+        rows: np.ndarray,
+        sols: np.ndarray,
+        nodes: np.ndarray,
+        status: np.ndarray,
+    ) -> None:
+        """The rows ``rows`` of :meth:`run_many` searched again by the 9×9 search (their
+        solutions the general search's first ones; its nodes added)."""
+        k = rows.shape[0]
+        sub = np.empty((k, self.cap, starts.shape[1]), np.int64)
+        found2, nodes2 = np.zeros(k, np.int64), np.zeros(k, np.int64)
+        status2 = np.zeros(k, np.int64)
+        search_many9(
+            starts[rows], orders[rows], node_limit, self.boards, self.fixed, self.branch,
+            np.zeros(4, np.int64), sub, found2, nodes2, status2, *self.grid9,  # type: ignore[misc]
+        )  # fmt: skip
+        sols[rows] = sub
+        nodes[rows] += nodes2
+        # both searches within one row's nodes, as :meth:`run` counts them
+        within = (status2 == DONE) & (nodes[rows] <= node_limit)
+        status[rows] = np.where(within, DONE, PAUSED)
 
     def narrowed(self, dom: np.ndarray) -> np.ndarray | None:
         """``dom`` narrowed as ``puzzlekit.verifiers.search.narrow_domains`` narrows (the
@@ -291,6 +367,7 @@ class BitmaskSession:
         }
         self._plain = all(e.only_unary for e in clues.values())
         self._search = Search(cs, cs.structure(()), 2)
+        self._search.ordered = False  # the count alone is read
 
     def unique_with(self, clue_ids: Iterable[str]) -> bool:
         """True when the solution is the only one of the clues ``clue_ids``."""
@@ -300,6 +377,7 @@ class BitmaskSession:
         search = self._search
         if not self._plain:
             search = Search(self._cs, self._cs.structure([self._clues[c] for c in ids]), 2)
+            search.ordered = False
         dom = self._cs.base_dom.copy()
         unary = self._unary
         if ids:

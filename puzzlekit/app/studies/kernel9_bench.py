@@ -5,10 +5,12 @@ Run: ``python -m puzzlekit.app.studies.kernel9_bench [CONFIG]`` (default
 ``experiments/bench_user_path.toml``: its ``[[sets]]`` and seed; the same fresh copies as the
 user's-path benchmark). For each puzzle the same prepared search runs on each kernel
 (``general``: :mod:`~puzzlekit.verifiers.bitmask_kernel`; ``grid9``:
-:mod:`~puzzlekit.verifiers.bitmask_kernel9`; ``grid9+locked``: with the look-ahead), counting
+:mod:`~puzzlekit.verifiers.bitmask_kernel9`; ``grid9+locked``: with the look-ahead;
+``band9``: :mod:`~puzzlekit.verifiers.bitmask_band9`, what a verification runs), counting
 to two as a uniqueness filter does. Prints one JSON row per set and kernel: mean nodes, CPU µs
 median and mean, ns a node, and whether every kernel found the same solutions with the same
-node counts as the general one (the look-ahead: the same solutions). Not for: tests.
+node counts as the general one (the look-ahead and the band search: the same solutions).
+Not for: tests.
 """
 
 from __future__ import annotations
@@ -23,7 +25,7 @@ from typing import Any
 
 import numpy as np
 
-KERNELS = ("general", "grid9", "grid9+locked")
+KERNELS = ("general", "grid9", "grid9+locked", "band9")
 
 
 def _search(inst: Any, kernel: str) -> tuple[float, int, np.ndarray]:
@@ -37,6 +39,8 @@ def _search(inst: Any, kernel: str) -> tuple[float, int, np.ndarray]:
     structure = cs.structure(list(effects.values()))
     search = Search(cs, structure, 2)
     search.set_order(_order(cs, inst.digest))
+    if kernel != "band9":  # the band search (what a verification runs) stays for its row
+        search.band9 = None
     if kernel == "general":
         search.grid9 = None
     elif kernel == "grid9+locked":  # the arrays with the locked-candidate pairs
@@ -69,7 +73,7 @@ def run(config_path: Path) -> list[dict[str, Any]]:
                 cpu[k].append(seconds)
                 nodes[k].append(n)
                 same[k] &= bool(np.array_equal(bits, ran["general"][2]))
-                same[k] &= k == "grid9+locked" or n == ran["general"][1]
+                same[k] &= k in ("grid9+locked", "band9") or n == ran["general"][1]
         for k in KERNELS:
             rows.append(
                 {
