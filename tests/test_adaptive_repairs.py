@@ -7,9 +7,8 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from puzzlekit.core.family import Family, Repair
 from puzzlekit.core.model import Clue, Instance, Schema, Solution
-from puzzlekit.core.protocols import Step
+from puzzlekit.core.protocols import Family, Repair, Step
 from puzzlekit.core.report import Verdict
 from puzzlekit.core.solutions import random_solution
 from puzzlekit.families import get_family

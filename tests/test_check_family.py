@@ -46,7 +46,9 @@ def test_every_builtin_family_is_checked() -> None:
     # run parametrize_with_checks on it (one pytest id per check).
     from pathlib import Path
 
-    builtin = {f.name for f in families() if type(f).__module__.startswith("puzzlekit.families.")}
+    builtin = {
+        f.info.name for f in families() if type(f).__module__.startswith("puzzlekit.families.")
+    }
     here = {f for f, _ in FAST_SCHEMAS}
     texts = [p.read_text() for p in Path(__file__).parent.glob("test_*.py")]
     elsewhere = {

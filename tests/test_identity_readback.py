@@ -61,7 +61,7 @@ def registered() -> Iterator[Any]:
 
     def add(fam: Any) -> Any:
         register_family(fam, replace=True)
-        names.append(fam.name)
+        names.append(fam.info.name)
         return fam
 
     yield add
@@ -80,7 +80,7 @@ def test_generated_records_read_back_to_their_digest_on_every_path(family, param
 
 def test_the_readback_counts_a_family_that_names_clues_by_reading_order(registered) -> None:
     fam = registered(ReadingOrderIds())
-    line = readback(fam.name, {"size": 4}, count=2, seed=3, max_calls=60)
+    line = readback(fam.info.name, {"size": 4}, count=2, seed=3, max_calls=60)
     assert line["records"] == 2 and line["text"] == 2 and line["parquet"] == 2, line
     assert line["json"] == 0  # the JSON keeps the ids: clues shuffled, one digest
 

@@ -18,9 +18,16 @@ import pytest
 import puzzlekit as pk
 import puzzlekit.families as families_mod
 from puzzlekit.core import protocols
-from puzzlekit.core.family import Family, Repair, pick_in_order
 from puzzlekit.core.model import Instance, SpecError
-from puzzlekit.core.protocols import Holdout, Strategy, UniquenessSession, Verifier
+from puzzlekit.core.protocols import (
+    Family,
+    Holdout,
+    Repair,
+    Strategy,
+    UniquenessSession,
+    Verifier,
+    pick_in_order,
+)
 from puzzlekit.core.report import Verdict
 from puzzlekit.families import register_family
 from puzzlekit.families.latin import Latin
@@ -48,7 +55,7 @@ class Minimal(Family):
         return LATIN.normalize_params(params)
 
     def build_schema(self, params):
-        return dataclasses.replace(LATIN.build_schema(params), family=self.name)
+        return dataclasses.replace(LATIN.build_schema(params), family=self.info.name)
 
     def clue_constraints(self, schema, clue):
         return LATIN.clue_constraints(schema, clue)
@@ -61,7 +68,7 @@ class Minimal(Family):
 def minimal() -> Iterator[Minimal]:
     fam = register_family(Minimal(), replace=True)
     yield fam
-    families_mod.FAMILIES.unregister(fam.name)
+    families_mod.FAMILIES.unregister(fam.info.name)
 
 
 def _solution(fam: Family) -> tuple[Any, dict[str, int]]:
@@ -77,7 +84,7 @@ def test_a_family_without_optional_hooks_gets_their_defaults(minimal: Minimal) -
     assert minimal.sample_solution(schema, np.random.default_rng(0)) is None
     got = minimal.initial_clues(schema, sol, 5, np.random.default_rng(1))
     assert got == pick_in_order(truth, 5, np.random.default_rng(1))
-    empty = Instance.make(minimal.name, {"size": 4}, [])
+    empty = Instance.make(minimal.info.name, {"size": 4}, [])
     (move,) = minimal.repair_moves(schema, empty, sol, (1, 2), found=[sol])
     assert move == Repair("reveal", (1, 2), add=(truth[6],))
     assert minimal.schema_id({"size": 4}) == "minimal-latin-4x4"

@@ -100,7 +100,7 @@ def _partial(
             continue
         clue = family.placement_clue(schema, comp.names[i], x)
         if clue is None:
-            note = f"{family.name} has no placement clue: completability is not checked"
+            note = f"{family.info.name} has no placement clue: completability is not checked"
             return replace(rep, diagnostics=(*rep.diagnostics, note))
         placed[clue.id] = clue
         where[clue.id] = comp.coords[i]

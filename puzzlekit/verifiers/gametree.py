@@ -33,8 +33,9 @@ from collections.abc import Callable, Collection
 from dataclasses import dataclass, replace
 from typing import Any
 
+from puzzlekit.core import protocols
 from puzzlekit.core.model import Instance, Problem, SpecError
-from puzzlekit.core.protocols import SearchBudget, Verifier
+from puzzlekit.core.protocols import SearchBudget
 from puzzlekit.core.report import (
     BudgetSpent,
     Conflict,
@@ -304,7 +305,7 @@ def _rank(m: MoveValue) -> tuple[int, int]:
 # --- the verifiers ----------------------------------------------------------------------------
 
 
-class GameTreeVerifier(Verifier):
+class GameTreeVerifier(protocols.Verifier):
     """Exact verdicts of only-winning-move instances by game-tree search."""
 
     name = "gametree"

@@ -19,12 +19,11 @@ from collections.abc import Callable, Collection, Iterator, Mapping
 from contextlib import contextmanager
 from typing import Any
 
-from puzzlekit.core import deadline
+from puzzlekit.core import deadline, protocols
 from puzzlekit.core.deadline import BudgetExceeded
 from puzzlekit.core.jsondata import freeze
 from puzzlekit.core.model import Instance
 from puzzlekit.core.plugins import Registry
-from puzzlekit.core.protocols import Verifier
 from puzzlekit.families import get_family
 
 #: the built-in backends, each imported on its first lookup (a Sudoku never imports pysat)
@@ -43,12 +42,12 @@ BUILTIN: dict[str, str] = {
 }
 
 #: verifier factories by name: ``factory(**settings)`` gives a new verifier
-VERIFIERS: Registry[Callable[..., Verifier]] = Registry("verifier", entries=BUILTIN)
+VERIFIERS: Registry[Callable[..., protocols.Verifier]] = Registry("verifier", entries=BUILTIN)
 
 
 def register_verifier(
-    name: str, factory: Callable[..., Verifier], *, replace: bool = False
-) -> Callable[..., Verifier]:
+    name: str, factory: Callable[..., protocols.Verifier], *, replace: bool = False
+) -> Callable[..., protocols.Verifier]:
     """Make ``factory(**settings)`` available as verifier ``name`` (never hides a built-in);
     TypeError when ``factory`` is not callable."""
     if not callable(factory):
@@ -61,7 +60,7 @@ def verifier_names() -> list[str]:
     return VERIFIERS.names()
 
 
-def get_verifier(name: str, **settings: Any) -> Verifier:
+def get_verifier(name: str, **settings: Any) -> protocols.Verifier:
     """A new verifier ``name`` with ``settings``; :class:`~puzzlekit.core.plugins.UnknownName`
     (a LookupError naming the closest known names) otherwise."""
     return VERIFIERS.get(name)(**settings)
@@ -73,11 +72,11 @@ KEPT_KEYS = 16
 KEPT_IDLE = 4
 
 _kept_lock = threading.Lock()
-_kept: OrderedDict[Any, list[Verifier]] = OrderedDict()
+_kept: OrderedDict[Any, list[protocols.Verifier]] = OrderedDict()
 
 
 @contextmanager
-def kept_verifier(name: str, **settings: Any) -> Iterator[Verifier]:
+def kept_verifier(name: str, **settings: Any) -> Iterator[protocols.Verifier]:
     """Lend a verifier ``name`` with ``settings`` kept for the life of the process.
 
     A verifier is used by one thread at a time (the sat backend is not thread-safe): each
@@ -131,7 +130,7 @@ def drop_kept() -> None:
 PREFERENCE: tuple[str, ...] = ("bitmask", "sat", "enumerative")
 
 #: one verifier per (name, factory) whose ``accepts`` the choice asks (never used to verify)
-_judges: dict[tuple[str, Any], Verifier] = {}
+_judges: dict[tuple[str, Any], protocols.Verifier] = {}
 
 
 def _declared(family: str) -> str | None:
@@ -139,7 +138,7 @@ def _declared(family: str) -> str | None:
     from puzzlekit.core.model import SpecError
 
     try:
-        own = get_family(family).default_verifier
+        own = get_family(family).info.default_verifier
     except SpecError:
         return None
     return own if own in VERIFIERS else None
@@ -191,7 +190,9 @@ def default_filter_name(family: str, params: Mapping[str, Any] | None = None) ->
     family's defaults) without clues, so chosen by the family's declaration and its rules
     alone. A family whose rules compile but some of whose clues do not names ``sat`` as its
     own (``check_family`` fails with ``default-filter-declines`` otherwise)."""
-    return default_verifier_name(Instance.make(get_family(family).name, dict(params or {}), []))
+    return default_verifier_name(
+        Instance.make(get_family(family).info.name, dict(params or {}), [])
+    )
 
 
 def default_holdout_name(filter_name: str) -> str:
@@ -223,7 +224,7 @@ def registry_verify_fn(instance_json: str, verifier_name: str, budget_seconds: f
 
 
 def verify_or_decline(
-    verifier: Verifier,
+    verifier: protocols.Verifier,
     instance: Instance,
     *,
     solution_cap: int,

@@ -39,7 +39,6 @@ import math
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
-from puzzlekit.core.family import Family, Repair
 from puzzlekit.core.model import (
     Automaton,
     Clue,
@@ -54,6 +53,7 @@ from puzzlekit.core.model import (
     Variable,
     Violation,
 )
+from puzzlekit.core.protocols import Family, Repair
 from puzzlekit.families import register_family
 
 from puzzlekit_takuzu.lines import (
@@ -155,7 +155,11 @@ class Takuzu(Family):
                 origin = Origin("rule", spec.id, (*cells, *other))
                 rules.append(Regular(names, DIFFER, origin))
         return Schema(
-            self.name, tuple(sorted(params.items())), variables, tuple(rules), self.clue_kinds
+            self.info.name,
+            tuple(sorted(params.items())),
+            variables,
+            tuple(rules),
+            self.info.clue_kinds,
         )
 
     # -- clues ------------------------------------------------------------------------------
@@ -276,7 +280,7 @@ class Takuzu(Family):
                 )
         if problems:
             raise SpecError(problems)
-        return Instance.make(self.name, schema.params_dict(), clues)
+        return Instance.make(self.info.name, schema.params_dict(), clues)
 
     def format_text(self, instance: Instance) -> str:
         n = instance.params_dict()["size"]

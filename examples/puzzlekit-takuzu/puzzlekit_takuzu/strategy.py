@@ -27,8 +27,7 @@ Not for: choosing among a family's kinds of moves (both take the family's moves 
 from __future__ import annotations
 
 import numpy as np
-from puzzlekit.core.family import Repair
-from puzzlekit.core.protocols import Step
+from puzzlekit.core.protocols import Repair, Step
 from puzzlekit.core.report import Verdict, VerifierReport
 from puzzlekit.families import get_family
 from puzzlekit.generators import register_strategy

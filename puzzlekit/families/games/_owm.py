@@ -15,7 +15,7 @@ from typing import Any
 
 import numpy as np
 
-from puzzlekit.core.family import Family, Repair
+from puzzlekit.core import protocols
 from puzzlekit.core.model import (
     Clue,
     Constraint,
@@ -31,6 +31,7 @@ from puzzlekit.core.model import (
     Table,
     Violation,
 )
+from puzzlekit.core.protocols import Repair
 from puzzlekit.families.games._game import Game, Move, State, move_values, winning_moves
 
 # --- the only-winning-move family ------------------------------------------------------------
@@ -43,12 +44,9 @@ PUZZLE_KEYS = ("variant", "distance")
 PLAYOUTS = 400
 
 
-class OnlyWinningMove(Family):
+class OnlyWinningMove(protocols.Family):
     """ "Find the only winning move" for one game (see the module docstring)."""
 
-    clue_kinds = ("position",)
-    default_verifier = "gametree"
-    golden_verifier = "gametree"
     game_keys: tuple[str, ...] = ()
     #: generation: positions have at most this many legal moves left (keeps the holdout feasible)
     max_moves_left = 9
@@ -64,7 +62,7 @@ class OnlyWinningMove(Family):
     def normalize_params(self, params: Mapping[str, Any]) -> dict[str, Any]:
         known = {*self.game_keys, *PUZZLE_KEYS}
         problems = [
-            Violation("unknown-field", None, f"params.{k}", f"{self.name} has no param {k!r}")
+            Violation("unknown-field", None, f"params.{k}", f"{self.info.name} has no param {k!r}")
             for k in sorted(set(params) - known)
         ]
         variant = params.get("variant", "win")
@@ -119,7 +117,11 @@ class OnlyWinningMove(Family):
             Linear(tuple(names), (1,) * len(names), ">=", 1, Origin("rule", "a-move", coords))
         )
         return Schema(
-            self.name, tuple(sorted(params.items())), variables, tuple(rules), self.clue_kinds
+            self.info.name,
+            tuple(sorted(params.items())),
+            variables,
+            tuple(rules),
+            self.info.clue_kinds,
         )
 
     def schema_id(self, params: Mapping[str, Any]) -> str:
@@ -135,7 +137,7 @@ class OnlyWinningMove(Family):
         )
 
     def game_id(self, params: Mapping[str, Any]) -> str:
-        return self.name
+        return self.info.name
 
     # -- clues ------------------------------------------------------------------------------
     def state_of(self, schema: Schema, clue: Clue) -> State:
@@ -220,7 +222,7 @@ class OnlyWinningMove(Family):
 
     def instance_of(self, params: Mapping[str, Any], state: State) -> Instance:
         norm = self.normalize_params(params)
-        return Instance.make(self.name, norm, [self.position_clue(self.game(norm), state)])
+        return Instance.make(self.info.name, norm, [self.position_clue(self.game(norm), state)])
 
     def position_of(self, problem: Problem) -> State:
         """The position of a resolved instance."""
@@ -271,7 +273,9 @@ class OnlyWinningMove(Family):
             if wins:
                 move = wins[int(rng.integers(len(wins)))]
                 return self.solution_of(schema, game, state, move)
-        raise RuntimeError(f"{self.name}: no position with a winning move in {PLAYOUTS} playouts")
+        raise RuntimeError(
+            f"{self.info.name}: no position with a winning move in {PLAYOUTS} playouts"
+        )
 
     def _pick(self, game: Game, state: State, moves: list[Move], rng: Any) -> Move:
         """The next move of a random playout (uniform over ``moves``)."""
@@ -410,7 +414,7 @@ class OnlyWinningMove(Family):
                 break
         missing = {"unique", "multiple", "multiple-capped", "unsolvable"} - set(found)
         if missing:
-            raise RuntimeError(f"{self.name} {norm}: no playout gave {sorted(missing)}")
+            raise RuntimeError(f"{self.info.name} {norm}: no playout gave {sorted(missing)}")
         out: dict[str, tuple[str, Instance, int]] = {}
         for case, note, cap in (
             ("unique", "a position with one winning move", 8),
@@ -426,7 +430,7 @@ class OnlyWinningMove(Family):
         moved = Clue.make(clue.id, clue.kind, clue.data_dict(), coords)
         out["invalid-outside"] = (
             f"the position's first coordinate moved to {coords[0]}, outside the board",
-            Instance.make(self.name, norm, [moved]),
+            Instance.make(self.info.name, norm, [moved]),
             8,
         )
         data = clue.data_dict()
@@ -437,10 +441,10 @@ class OnlyWinningMove(Family):
             data["rows"] = "z" + data["rows"][1:]
             note = "a piece that is neither x nor o"
         bad = Clue.make(clue.id, clue.kind, data, clue.coords)
-        out["invalid-value"] = (note, Instance.make(self.name, norm, [bad]), 8)
+        out["invalid-value"] = (note, Instance.make(self.info.name, norm, [bad]), 8)
         out["invalid-duplicate"] = (
             "the position clue twice",
-            Instance.make(self.name, norm, [clue, clue]),
+            Instance.make(self.info.name, norm, [clue, clue]),
             8,
         )
         return out

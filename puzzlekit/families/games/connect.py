@@ -19,7 +19,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from puzzlekit.core.model import SpecError, Violation
-from puzzlekit.core.protocols import SearchBudget
+from puzzlekit.core.protocols import FamilyInfo, SearchBudget
 from puzzlekit.families import register_family
 from puzzlekit.families.games import Game, GameInfo, Move, State, int_param
 from puzzlekit.families.games.mnk import MAX_SIDE, MNKFamily, MNKGame
@@ -51,17 +51,23 @@ class Connect(MNKGame):
 
 
 class ConnectFamily(MNKFamily):
-    name = "owm-connect"
-    description = "only winning move in a connect (gravity) position"
-    rules_text = (
-        "A connect game on a board of {cols} columns and {rows} rows: two players take turns "
-        "dropping `x` and `o` into a column, where the piece falls to the lowest empty cell "
-        "(`.` is empty; x moves first). The first to get {k} in a row across, down or "
-        "diagonally wins. Find the move that wins for the player to move under perfect play "
-        "by both (if several win, the fastest); a move is named by the cell it fills."
+    info = FamilyInfo(
+        name="owm-connect",
+        description="only winning move in a connect (gravity) position",
+        clue_kinds=("position",),
+        listed_params=({"cols": 4, "rows": 4, "k": 3},),
+        default_verifier="gametree",
+        golden_verifier="gametree",
+        size_limits={"rows": MAX_SIDE, "cols": MAX_SIDE, "k": MAX_SIDE},
+        rules_text=(
+            "A connect game on a board of {cols} columns and {rows} rows: two players take turns "
+            "dropping `x` and `o` into a column, where the piece falls to the lowest empty cell "
+            "(`.` is empty; x moves first). The first to get {k} in a row across, down or "
+            "diagonally wins. Find the move that wins for the player to move under perfect play "
+            "by both (if several win, the fastest); a move is named by the cell it fills."
+        ),
     )
     game_keys = ("cols", "rows", "k")
-    listed_params = ({"cols": 4, "rows": 4, "k": 3},)
     max_moves_left = 4
     game_class = Connect
     default_k = 4

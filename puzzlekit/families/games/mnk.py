@@ -16,6 +16,7 @@ from collections.abc import Hashable, Mapping
 from typing import Any
 
 from puzzlekit.core.model import Coord, SpecError, Variable, Violation
+from puzzlekit.core.protocols import FamilyInfo
 from puzzlekit.families import register_family
 from puzzlekit.families.games import Game, GameInfo, Move, OnlyWinningMove, State, int_param
 
@@ -364,18 +365,23 @@ class MNKGame(Game):
 
 
 class MNKFamily(OnlyWinningMove):
-    name = "owm-mnk"
-    size_limits = {"rows": MAX_SIDE, "cols": MAX_SIDE, "k": MAX_SIDE}
-    description = "only winning move in an m,n,k-game (k in a row on an m×n board)"
-    rules_text = (
-        "An m,n,k-game on a {rows}×{cols} board: two players take turns placing `x` and `o` "
-        "(`.` is empty; x moves first, so x is to move when both have as many pieces); the "
-        "first to get {k} in a row across, down or diagonally wins. Find the move that wins "
-        "for the player to move under perfect play by both (if several win, the fastest)."
+    info = FamilyInfo(
+        name="owm-mnk",
+        description="only winning move in an m,n,k-game (k in a row on an m×n board)",
+        clue_kinds=("position",),
+        listed_params=({"rows": 4, "cols": 4, "k": 3},),
+        default_verifier="gametree",
+        golden_verifier="gametree",
+        size_limits={"rows": MAX_SIDE, "cols": MAX_SIDE, "k": MAX_SIDE},
+        rules_text=(
+            "An m,n,k-game on a {rows}×{cols} board: two players take turns placing `x` and `o` "
+            "(`.` is empty; x moves first, so x is to move when both have as many pieces); the "
+            "first to get {k} in a row across, down or diagonally wins. Find the move that wins "
+            "for the player to move under perfect play by both (if several win, the fastest)."
+        ),
     )
     #: the params, in the order the schema id names them
     game_keys = ("rows", "cols", "k")
-    listed_params = ({"rows": 4, "cols": 4, "k": 3},)
     max_moves_left = 7
     game_class: type[MNKGame] = MNKGame
     default_k = 3
@@ -395,7 +401,7 @@ class MNKFamily(OnlyWinningMove):
         return self.game_class(params["rows"], params["cols"], params["k"])
 
     def game_id(self, params: Mapping[str, Any]) -> str:
-        return self.name + "-" + "x".join(str(params[key]) for key in self.game_keys)
+        return self.info.name + "-" + "x".join(str(params[key]) for key in self.game_keys)
 
     def params_from_text(self, text: str, params: Mapping[str, Any]) -> dict[str, Any]:
         rows = text.split("/")

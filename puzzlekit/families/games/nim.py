@@ -16,6 +16,7 @@ from operator import xor
 from typing import Any
 
 from puzzlekit.core.model import Coord, SpecError, Variable, Violation
+from puzzlekit.core.protocols import FamilyInfo
 from puzzlekit.core.reading import is_digits
 from puzzlekit.families import register_family
 from puzzlekit.families.games import Game, GameInfo, Move, OnlyWinningMove, State, int_param
@@ -149,17 +150,22 @@ class Nim(Game):
 
 
 class NimFamily(OnlyWinningMove):
-    name = "owm-nim"
-    size_limits = {"heaps": MAX_HEAPS, "max": MAX_STONES}
-    description = "only winning move in a Nim position (normal play)"
-    rules_text = (
-        "Nim: the counts are heaps of counters (heap 1 first). Players take turns removing "
-        "any number of counters, at least one, from one heap; whoever takes the last counter "
-        "wins. Find the move that wins for the player to move under perfect play by both, "
-        "written `hH-N`: take N counters from heap H."
+    info = FamilyInfo(
+        name="owm-nim",
+        description="only winning move in a Nim position (normal play)",
+        clue_kinds=("position",),
+        listed_params=({"heaps": 3, "max": 4},),
+        default_verifier="gametree",
+        golden_verifier="gametree",
+        size_limits={"heaps": MAX_HEAPS, "max": MAX_STONES},
+        rules_text=(
+            "Nim: the counts are heaps of counters (heap 1 first). Players take turns removing "
+            "any number of counters, at least one, from one heap; whoever takes the last counter "
+            "wins. Find the move that wins for the player to move under perfect play by both, "
+            "written `hH-N`: take N counters from heap H."
+        ),
     )
     game_keys = ("heaps", "max")
-    listed_params = ({"heaps": 3, "max": 4},)
     max_moves_left = 12
 
     def _targets_ok(self, game: Game, state: Any) -> bool:
@@ -177,7 +183,7 @@ class NimFamily(OnlyWinningMove):
         return Nim(params["heaps"], params["max"])
 
     def game_id(self, params: Mapping[str, Any]) -> str:
-        return f"{self.name}-{params['heaps']}x{params['max']}"
+        return f"{self.info.name}-{params['heaps']}x{params['max']}"
 
     def params_from_text(self, text: str, params: Mapping[str, Any]) -> dict[str, Any]:
         parts = text.split(",")
