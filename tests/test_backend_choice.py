@@ -200,15 +200,13 @@ def test_the_takuzu_plugin_gets_sat_and_its_own_verifier_only_its_family() -> No
 class Rows(Latin):
     """A plugin Latin square: all-different rules, no backend named."""
 
-    name = "choice-rows"
-    listed_params = ({"size": 4},)
+    info = Latin.info.replace(name="choice-rows", listed_params=({"size": 4},))
 
 
 class RowsCounted(Rows):
     """The same, with a clue kind the compiled backend cannot read (a Count)."""
 
-    name = "choice-rows-counted"
-    clue_kinds = ("given", "ones")
+    info = Rows.info.replace(name="choice-rows-counted", clue_kinds=("given", "ones"))
     format_text = Family.format_text  # the JSON line: Latin's grid line has no room for ones
     parse_text = Family.parse_text
 

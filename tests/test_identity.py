@@ -116,7 +116,7 @@ def test_a_futoshiki_flag_written_twice_is_a_duplicate_not_dropped() -> None:
 class NoIdCheck(Latin):
     """validate_clues overridden without calling the default."""
 
-    name = "latin-no-id-check"
+    info = Latin.info.replace(name="latin-no-id-check")
 
     def validate_clues(self, schema, clues):
         return []

@@ -27,7 +27,7 @@ SCHEMAS = builtin_schemas()
 class ReadingOrderIds(Latin):
     """parse_text names its givens by the order it reads them (g0, g1, ...), not by cell."""
 
-    name = "broken-reading-order-ids"
+    info = Latin.info.replace(name="broken-reading-order-ids")
 
     def parse_text(self, text, params=None):
         inst = super().parse_text(text, params)
@@ -39,7 +39,7 @@ class ReadingOrderIds(Latin):
 class RenamedRepairs(Latin):
     """repair_moves name the givens they add otherwise than parse_text reads them back."""
 
-    name = "broken-renamed-repairs"
+    info = Latin.info.replace(name="broken-renamed-repairs")
 
     def repair_moves(self, schema, instance, solution, coord, *, found=()):
         moves = super().repair_moves(schema, instance, solution, coord, found=found)

@@ -24,7 +24,7 @@ from puzzlekit.core.model import (
     Solution,
     Variable,
 )
-from puzzlekit.core.protocols import Family
+from puzzlekit.core.protocols import Family, FamilyInfo
 from puzzlekit.core.solutions import random_solution
 from puzzlekit.families import FAMILIES, default_params, register_family
 
@@ -116,7 +116,9 @@ def test_template_overridable_per_call_and_per_family(puzzles: dict) -> None:
     assert latin.prompt(instance, template="[$family] $answer_format").startswith("[latin] ")
 
     class Terse(type(latin)):  # type: ignore[misc]
-        prompt_templates = {"plain": "Q: $puzzle", "oneline": "$family!"}
+        info = type(latin).info.replace(
+            prompt_templates={"plain": "Q: $puzzle", "oneline": "$family!"}
+        )
 
     terse = Terse()
     assert terse.prompt(instance) == "Q: " + latin.prompt_puzzle(instance)
@@ -131,9 +133,9 @@ def test_template_overridable_per_call_and_per_family(puzzles: dict) -> None:
 class Pair(Family):
     """Two cells a and b in 1..2 that differ; a ``given`` clue fixes a."""
 
-    name = "promptprobe"
-    description = "two different numbers"
-    clue_kinds = ("given",)
+    info = FamilyInfo(
+        name="promptprobe", description="two different numbers", clue_kinds=("given",)
+    )
 
     def normalize_params(self, params: Mapping[str, Any]) -> dict[str, Any]:
         return {}

@@ -21,6 +21,7 @@ from puzzlekit.core import protocols
 from puzzlekit.core.model import Instance, SpecError
 from puzzlekit.core.protocols import (
     Family,
+    FamilyInfo,
     Holdout,
     Repair,
     Strategy,
@@ -49,7 +50,7 @@ LATIN = Latin()
 class Minimal(Family):
     """A family with the four required hooks only (a Latin square under another name)."""
 
-    name = "minimal-latin"
+    info = FamilyInfo(name="minimal-latin")
 
     def normalize_params(self, params):
         return LATIN.normalize_params(params)

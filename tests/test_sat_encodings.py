@@ -30,7 +30,7 @@ from puzzlekit.core.model import (
     Variable,
     Violation,
 )
-from puzzlekit.core.protocols import Family, SearchBudget
+from puzzlekit.core.protocols import Family, FamilyInfo, SearchBudget
 from puzzlekit.core.report import Verdict
 from puzzlekit.families import get_family, register_family
 from puzzlekit.verifiers.enumerative import EnumerativeVerifier
@@ -87,8 +87,7 @@ CASES: dict[str, tuple[Constraint, ...]] = {
 
 
 class Probe(Family):
-    name = "satprobe"
-    clue_kinds = ("given", "linear")
+    info = FamilyInfo(name="satprobe", clue_kinds=("given", "linear"))
 
     def normalize_params(self, params: Mapping[str, Any]) -> dict[str, Any]:
         if params.get("case") not in CASES:

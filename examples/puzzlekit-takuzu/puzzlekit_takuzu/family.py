@@ -53,7 +53,7 @@ from puzzlekit.core.model import (
     Variable,
     Violation,
 )
-from puzzlekit.core.protocols import Family, Repair
+from puzzlekit.core.protocols import Family, FamilyInfo, Repair
 from puzzlekit.families import register_family
 
 from puzzlekit_takuzu.lines import (
@@ -108,13 +108,15 @@ def _fail(vtype: str, coord: Any, field: str, detail: str) -> SpecError:
 
 
 class Takuzu(Family):
-    name = "takuzu"
-    description = "n×n grid of 0/1; balanced lines, no three equal adjacent, no two lines equal"
-    clue_kinds = ("given",)
+    info = FamilyInfo(
+        name="takuzu",
+        description="n×n grid of 0/1; balanced lines, no three equal adjacent, no two lines equal",
+        clue_kinds=("given",),
+        listed_params=({"size": 4}, {"size": 6}),
+        value_clue_kind="given",
+        place_name="cell",
+    )
     #: 8×8 and up are not listed: see the module docstring
-    listed_params = ({"size": 4}, {"size": 6})
-    value_clue_kind = "given"
-    place_name = "cell"
 
     # -- schema -----------------------------------------------------------------------------
     def normalize_params(self, params: Mapping[str, Any]) -> dict[str, Any]:
