@@ -156,7 +156,7 @@ def answer_format(family: protocols.Family, instance: Instance, style: str = "pl
 
 def _move_format(family: protocols.Family, instance: Instance) -> str:
     game, state, _ = _game_of(family, instance)
-    labels = [game.move_label(state, m) for m in game.legal_moves(state)]
+    labels = [game.move_label(state, m) for m in game.legal_actions(state)]
     example = labels[0] if labels else "a move"
     return (
         f"the one winning move for the player to move, written as the moves are labelled "

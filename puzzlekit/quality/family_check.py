@@ -150,7 +150,8 @@ def check_structure(ck: Checker, fam: Any, params: Mapping[str, Any]) -> Schema:
         ck.fail(
             "not-registered",
             f"no family named {fam.info.name!r} of this class is registered; verifiers look "
-            "families up by name, so call puzzlekit.families.register_family(family) at import time.",
+            "families up by name, so call puzzlekit.families.register_family(family) at import "
+            "time.",
         )
     ck.gate()
     return schema

@@ -112,11 +112,10 @@ class Takuzu(Family):
         name="takuzu",
         description="n×n grid of 0/1; balanced lines, no three equal adjacent, no two lines equal",
         clue_kinds=("given",),
-        listed_params=({"size": 4}, {"size": 6}),
+        listed_params=({"size": 4}, {"size": 6}),  # 8×8 and up are not: see the docstring
         value_clue_kind="given",
         place_name="cell",
     )
-    #: 8×8 and up are not listed: see the module docstring
 
     # -- schema -----------------------------------------------------------------------------
     def normalize_params(self, params: Mapping[str, Any]) -> dict[str, Any]:

@@ -32,7 +32,7 @@ from puzzlekit.core.model import (
     Violation,
 )
 from puzzlekit.core.protocols import Repair
-from puzzlekit.families.games._game import Game, Move, State, move_values, winning_moves
+from puzzlekit.families.games._game import Move, PuzzleGame, State, move_values, winning_moves
 
 # --- the only-winning-move family ------------------------------------------------------------
 
@@ -52,7 +52,7 @@ class OnlyWinningMove(protocols.Family):
     max_moves_left = 9
 
     # -- params -----------------------------------------------------------------------------
-    def make_game(self, params: Mapping[str, Any]) -> Game:
+    def make_game(self, params: Mapping[str, Any]) -> PuzzleGame:
         raise NotImplementedError
 
     def game_params(self, params: Mapping[str, Any]) -> dict[str, Any]:
@@ -88,7 +88,7 @@ class OnlyWinningMove(protocols.Family):
             out["distance"] = distance
         return out
 
-    def game(self, params: Mapping[str, Any]) -> Game:
+    def game(self, params: Mapping[str, Any]) -> PuzzleGame:
         norm = self.normalize_params(params)
         game_only = tuple(sorted((k, v) for k, v in norm.items() if k not in PUZZLE_KEYS))
         return _cached_game(self, game_only)
@@ -129,7 +129,9 @@ class OnlyWinningMove(protocols.Family):
         d = params.get("distance")
         return base + ("-fastest" if self.fastest(params) else "") + (f"-d{d}" if d else "")
 
-    def at_distance(self, game: Game, state: State, move: Move, params: Mapping[str, Any]) -> bool:
+    def at_distance(
+        self, game: PuzzleGame, state: State, move: Move, params: Mapping[str, Any]
+    ) -> bool:
         """Whether ``move`` wins in the params' ``distance`` plies (True when none is named)."""
         d = params.get("distance")
         return d is None or any(
@@ -179,7 +181,7 @@ class OnlyWinningMove(protocols.Family):
         fastest = self.fastest(params)
         origin = Origin("clue", clue.id, clue.coords)
         allowed: dict[Coord, set[int]] = {v.coord: {0} for v in schema.variables}
-        for m in game.legal_moves(state):
+        for m in game.legal_actions(state):
             allowed[tuple(game.move_coord(state, m))].add(game.move_value(state, m))
         out: list[Constraint] = []
         for v in schema.variables:
@@ -188,7 +190,7 @@ class OnlyWinningMove(protocols.Family):
         coords = tuple(v.coord for v in schema.variables)
         if not game.is_terminal(state) and all(len(a) <= 2 for a in allowed.values()):
             # boards: every move writes the mover's piece, so "one move" is an exact sum
-            out.append(Linear(names, (1,) * len(names), "==", game.to_move(state), origin))
+            out.append(Linear(names, (1,) * len(names), "==", game.current_player(state), origin))
 
         def wins(*values: int) -> bool:
             played = [(coords[i], x) for i, x in enumerate(values) if x]
@@ -215,7 +217,7 @@ class OnlyWinningMove(protocols.Family):
             )
         return out
 
-    def position_clue(self, game: Game, state: State) -> Clue:
+    def position_clue(self, game: PuzzleGame, state: State) -> Clue:
         return Clue.make(
             "position", "position", game.position_data(state), game.position_coords(state)
         )
@@ -229,13 +231,17 @@ class OnlyWinningMove(protocols.Family):
         clue = next(c for c in problem.clues if c.kind == "position")
         return self.state_of(problem.schema, clue)
 
-    def solution_of(self, schema: Schema, game: Game, state: State, move: Move) -> dict[str, int]:
+    def solution_of(
+        self, schema: Schema, game: PuzzleGame, state: State, move: Move
+    ) -> dict[str, int]:
         """A move written as an assignment of the schema's variables."""
         coord = tuple(game.move_coord(state, move))
         value = game.move_value(state, move)
         return {v.name: (value if v.coord == coord else 0) for v in schema.variables}
 
-    def move_of(self, schema: Schema, game: Game, state: State, solution: Solution) -> Move | None:
+    def move_of(
+        self, schema: Schema, game: PuzzleGame, state: State, solution: Solution
+    ) -> Move | None:
         """The legal move a solution assignment writes, or None."""
         played = [(v.coord, solution[v.name]) for v in schema.variables if solution.get(v.name)]
         if len(played) != 1:
@@ -256,8 +262,8 @@ class OnlyWinningMove(protocols.Family):
         return [self.position_clue(game, found)]
 
     # -- generation hooks ---------------------------------------------------------------------
-    def _targets_ok(self, game: Game, state: State) -> bool:
-        return not game.is_terminal(state) and len(game.legal_moves(state)) <= self.max_moves_left
+    def _targets_ok(self, game: PuzzleGame, state: State) -> bool:
+        return not game.is_terminal(state) and len(game.legal_actions(state)) <= self.max_moves_left
 
     def sample_solution(self, schema: Schema, rng: Any) -> Solution | None:
         """A winning move of a random position reached by a random playout."""
@@ -277,21 +283,21 @@ class OnlyWinningMove(protocols.Family):
             f"{self.info.name}: no position with a winning move in {PLAYOUTS} playouts"
         )
 
-    def _pick(self, game: Game, state: State, moves: list[Move], rng: Any) -> Move:
+    def _pick(self, game: PuzzleGame, state: State, moves: list[Move], rng: Any) -> Move:
         """The next move of a random playout (uniform over ``moves``)."""
         return moves[int(rng.integers(len(moves)))]
 
-    def _playout(self, game: Game, rng: Any, avoid: Coord | None = None) -> State | None:
+    def _playout(self, game: PuzzleGame, rng: Any, avoid: Coord | None = None) -> State | None:
         """A random legal non-terminal position with few moves left (not playing at ``avoid``)."""
         state = game.initial()
         path = [state]
         while not game.is_terminal(state):
             moves = [
-                m for m in game.legal_moves(state) if tuple(game.move_coord(state, m)) != avoid
+                m for m in game.legal_actions(state) if tuple(game.move_coord(state, m)) != avoid
             ]
             if not moves:
                 break
-            state = game.play(state, self._pick(game, state, moves, rng))
+            state = game.apply_action(state, self._pick(game, state, moves, rng))
             path.append(state)
         ok = [s for s in path if self._targets_ok(game, s)]
         return ok[int(rng.integers(len(ok)))] if ok else None
@@ -315,11 +321,13 @@ class OnlyWinningMove(protocols.Family):
                     if m is not None:
                         candidates.append(state)
                 moves = [
-                    m for m in game.legal_moves(state) if tuple(game.move_coord(state, m)) != coord
+                    m
+                    for m in game.legal_actions(state)
+                    if tuple(game.move_coord(state, m)) != coord
                 ]
                 if not moves:
                     break
-                state = game.play(state, self._pick(game, state, moves, rng))
+                state = game.apply_action(state, self._pick(game, state, moves, rng))
             for state in candidates[::-1]:
                 m = game.move_at(state, coord, value)
                 wins = winning_moves(game, state, fastest)
@@ -494,5 +502,5 @@ class OnlyWinningMove(protocols.Family):
 
 
 @functools.lru_cache(maxsize=64)
-def _cached_game(family: OnlyWinningMove, frozen: tuple) -> Game:
+def _cached_game(family: OnlyWinningMove, frozen: tuple) -> PuzzleGame:
     return family.make_game(dict(frozen))

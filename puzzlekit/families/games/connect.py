@@ -19,9 +19,9 @@ from collections.abc import Mapping
 from typing import Any
 
 from puzzlekit.core.model import SpecError, Violation
-from puzzlekit.core.protocols import FamilyInfo, SearchBudget
+from puzzlekit.core.protocols import FamilyInfo, GameInfo, SearchBudget
 from puzzlekit.families import register_family
-from puzzlekit.families.games import Game, GameInfo, Move, State, int_param
+from puzzlekit.families.games import Move, PuzzleGame, State, int_param
 from puzzlekit.families.games.mnk import MAX_SIDE, MNKFamily, MNKGame
 
 #: generated 7×6 positions have at least this many stones (the holdouts follow in seconds)
@@ -45,7 +45,7 @@ class Connect(MNKGame):
 
         cells, side, _ = state
         results, spent = connect4.move_results(connect4.bitboards(cells, side), budget)
-        moves = self.legal_moves(state)
+        moves = self.legal_actions(state)
         out = tuple((m, *results[int(m) % self.cols]) for m in moves)  # type: ignore[call-overload]
         return out, spent.nodes
 
@@ -84,7 +84,7 @@ class ConnectFamily(MNKFamily):
             raise SpecError(problems)
         return {"rows": rows, "cols": cols, "k": k}
 
-    def _pick(self, game: Game, state: State, moves: list[Move], rng: Any) -> Move:
+    def _pick(self, game: PuzzleGame, state: State, moves: list[Move], rng: Any) -> Move:
         """Connect Four playouts avoid one-ply blunders (completing four, or letting the other
         side complete four next), so that games reach the middle and the end of the board."""
         if isinstance(game, Connect) and game.is_connect_four():
@@ -92,7 +92,7 @@ class ConnectFamily(MNKFamily):
             moves = quiet or moves
         return moves[int(rng.integers(len(moves)))]
 
-    def _targets_ok(self, game: Game, state: Any) -> bool:
+    def _targets_ok(self, game: PuzzleGame, state: Any) -> bool:
         if game.is_terminal(state):
             return False
         if isinstance(game, Connect) and game.is_connect_four():
@@ -109,21 +109,21 @@ def _trivial(game: Connect, state: State) -> bool:
     """Whether one ply of reading settles the position: the side to move wins at once, or must
     block the other side's four (a forced move, or a lost position when there are two)."""
     cells, side, _ = state  # type: ignore[misc]
-    for m in game.legal_moves(state):
-        if game.play(state, m)[2]:
+    for m in game.legal_actions(state):
+        if game.apply_action(state, m)[2]:
             return True
         other = (cells, 3 - side, 0)
-        if game.play(other, m)[2]:
+        if game.apply_action(other, m)[2]:
             return True
     return False
 
 
 def _blunder(game: Connect, state: State, move: Move) -> bool:
     """Whether ``move`` ends the game or lets the other side complete four at once."""
-    after = game.play(state, move)
+    after = game.apply_action(state, move)
     if after[2]:  # type: ignore[index]
         return True
-    return any(game.play(after, m)[2] for m in game.legal_moves(after))  # type: ignore[index]
+    return any(game.apply_action(after, m)[2] for m in game.legal_actions(after))  # type: ignore[index]
 
 
 CONNECT = register_family(ConnectFamily())

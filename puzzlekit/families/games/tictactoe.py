@@ -10,9 +10,9 @@ from collections.abc import Mapping
 from typing import Any
 
 from puzzlekit.core.model import SpecError, Violation
-from puzzlekit.core.protocols import FamilyInfo
+from puzzlekit.core.protocols import FamilyInfo, GameInfo
 from puzzlekit.families import register_family
-from puzzlekit.families.games import Game, GameInfo, OnlyWinningMove
+from puzzlekit.families.games import OnlyWinningMove, PuzzleGame
 from puzzlekit.families.games.mnk import MNKGame
 
 
@@ -49,7 +49,7 @@ class TicTacToeFamily(OnlyWinningMove):
             )
         return {}
 
-    def make_game(self, params: Mapping[str, Any]) -> Game:
+    def make_game(self, params: Mapping[str, Any]) -> PuzzleGame:
         return TicTacToe()
 
 
