@@ -181,9 +181,9 @@ def move_values(game: PuzzleGame, state: State) -> tuple[tuple[Move, int, int], 
     """Every legal move with its result (1 win, 0 draw, -1 loss for the mover) and distance
     (plies to the end under perfect play, the move included). Exhaustive, memoized per call;
     a game's compiled solver (:meth:`PuzzleGame.solve_moves`) answers where it has one. Called
-    under a search's deadline (:mod:`puzzlekit.core.deadline`: a verifier's search reaching it through
-    the family's rule), it raises :class:`~puzzlekit.core.deadline.BudgetExceeded` once that
-    deadline passes."""
+    under a search's deadline (:mod:`puzzlekit.core.deadline`: a verifier's search reaching it
+    through the family's rule), it raises :class:`~puzzlekit.core.deadline.BudgetExceeded` once
+    that deadline passes."""
     if not game.is_terminal(state):
         left = deadline.remaining()
         if left is None:
