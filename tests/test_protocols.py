@@ -3,13 +3,8 @@ satisfy the protocols, verifiers declare their holdout, and each protocol has on
 
 from __future__ import annotations
 
-import ast
 import dataclasses
-import importlib
-import pkgutil
-import types
 from collections.abc import Iterator
-from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -213,80 +208,6 @@ def test_a_holdout_subclass_gets_a_close_that_does_nothing() -> None:
 
     assert isinstance(Echo(), Holdout) and Echo().close() is None
     assert isinstance(InlineHoldout(get_verifier("sat")), Holdout)
-
-
-#: each protocol, and each record the hooks exchange, with its one home: ``Family`` (and the
-#: ``Repair`` and ``pick_in_order`` beside it) lives in ``core.family``, which ``core.protocols``
-#: names as its home; every other one in ``core.protocols``
-HOMES = {
-    "Family": "puzzlekit.core.family",
-    "Repair": "puzzlekit.core.family",
-    "pick_in_order": "puzzlekit.core.family",
-    **{
-        name: "puzzlekit.core.protocols"
-        for name in (
-            "Verifier",
-            "Strategy",
-            "Holdout",
-            "UniquenessSession",
-            "OrderedRemoval",
-            "SearchBudget",
-            "Step",
-        )
-    },
-}
-
-
-def exposed_names(module: types.ModuleType) -> set[str]:
-    """The names ``module`` offers to importers: its ``__all__``, and every name it imports with
-    the explicit re-export idiom ``import X as X`` (a plain import for its own use is not one)."""
-    names = set(getattr(module, "__all__", ()))
-    path = getattr(module, "__file__", None)
-    if path and path.endswith(".py"):
-        tree = ast.parse(Path(path).read_text(encoding="utf-8"))
-        for node in ast.walk(tree):
-            if isinstance(node, ast.ImportFrom | ast.Import):
-                names.update(a.asname for a in node.names if a.asname == a.name.split(".")[-1])
-    return names
-
-
-def package_modules() -> Iterator[types.ModuleType]:
-    for info in pkgutil.walk_packages(pk.__path__, "puzzlekit."):
-        if not info.name.endswith("__main__"):  # running it would start the command line
-            yield importlib.import_module(info.name)
-
-
-@pytest.mark.parametrize("name", sorted(HOMES))
-def test_each_protocol_is_defined_in_its_home(name: str) -> None:
-    home = importlib.import_module(HOMES[name])
-    assert getattr(home, name).__module__ == HOMES[name]
-
-
-def test_core_protocols_names_the_home_of_family() -> None:
-    assert "puzzlekit.core.family" in (protocols.__doc__ or "")
-    assert not hasattr(protocols, "Family")
-
-
-def test_no_other_module_exposes_a_protocol() -> None:
-    objects = {id(getattr(importlib.import_module(h), n)): n for n, h in HOMES.items()}
-    found = [
-        f"{module.__name__}.{name} is {HOMES[objects[id(value)]]}.{objects[id(value)]}"
-        for module in package_modules()
-        for name in sorted(exposed_names(module))
-        if id(value := getattr(module, name, None)) in objects
-        and module.__name__ != HOMES[objects[id(value)]]
-    ]
-    facade = [name for name in HOMES if hasattr(pk, name)]
-    assert not found and not facade, "a second import path:\n" + "\n".join(found + facade)
-
-
-def test_exposed_names_sees_all_and_the_reexport_idiom(tmp_path: Path) -> None:
-    source = "from puzzlekit.core.protocols import Verifier as Verifier\nfrom os import path\n"
-    probe = tmp_path / "probe.py"
-    probe.write_text(source + "__all__ = ['listed']\n", encoding="utf-8")
-    module = types.ModuleType("probe")
-    module.__file__, module.__all__ = str(probe), ["listed"]
-    assert exposed_names(module) == {"Verifier", "listed"}
 
 
 def test_protocol_members_list_required_and_optional_hooks() -> None:

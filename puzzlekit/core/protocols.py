@@ -249,7 +249,8 @@ def outside_info_message(owner: str, names: Sequence[str]) -> str:
     fields = ", ".join(f"{n}=..." for n in names if n != "name")
     record = f"name=...{', ' + fields if fields else ''}"
     return (
-        f"family {owner} sets {listed} as attributes; a family declares them in one record: "
+        f"family {owner} sets {listed} as attributes of its own; a family declares them in one "
+        "record: "
         f"info = FamilyInfo({record}) (from puzzlekit.core.protocols import FamilyInfo)"
     )
 
