@@ -142,9 +142,8 @@ class GivensGrid(protocols.Family):
             )
             for rid, cells in units
         )
-        return Schema(
-            self.info.name, tuple(sorted(params.items())), variables, rules, self.info.clue_kinds
-        )
+        key = tuple(sorted(params.items()))
+        return Schema(self.info.name, key, variables, rules, self.info.clue_kinds)
 
     # -- clues ------------------------------------------------------------------------------
     def clue_constraints(self, schema: Schema, clue: Clue) -> tuple[Constraint, ...]:

@@ -56,7 +56,7 @@ from puzzlekit.core.model import (
 from puzzlekit.core.protocols import FamilyInfo, Repair, pick_in_order
 from puzzlekit.core.reading import is_digits
 from puzzlekit.families import register_family
-from puzzlekit.families._dihedral import KakuroSymmetry
+from puzzlekit.families._dihedral import KAKURO_GROUP, KakuroSymmetry
 from puzzlekit.families._regions import (
     cell_name,
     check_keys,
@@ -153,12 +153,7 @@ class Kakuro(KakuroSymmetry, protocols.Family):
         size_limits={"rows": 12, "cols": 12, "layout": MAX_LAYOUT_SIDE},
         value_clue_kind="given",
         place_name="run or cell",
-        symmetry_group=(
-            "the rectangle's reflections and its transposes (8 images: a 5x7 layout turns into a "
-            "7x5 one), the layout, runs and givens moved with their cells; a transpose or quarter "
-            "turn makes across runs down runs and back (a sum is the same read either way); the "
-            "representative gives its layout as params.layout"
-        ),
+        symmetry_group=KAKURO_GROUP,
         rules_text=(
             "Fill every white cell `.` with a digit 1..9. A block `D\\A` gives the sums of the "
             "runs of white cells below it (D) and right of it (A); a run's digits differ and add "
@@ -245,9 +240,8 @@ class Kakuro(KakuroSymmetry, protocols.Family):
             for kind in ("across", "down")
             for run in _runs_of(white, kind)
         )
-        return Schema(
-            self.info.name, tuple(sorted(params.items())), variables, rules, self.info.clue_kinds
-        )
+        key = tuple(sorted(params.items()))
+        return Schema(self.info.name, key, variables, rules, self.info.clue_kinds)
 
     # -- clues ------------------------------------------------------------------------------
     def clue_constraints(self, schema: Schema, clue: Clue) -> tuple[Constraint, ...]:

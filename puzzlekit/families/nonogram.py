@@ -148,9 +148,8 @@ class Nonogram(protocols.Family):
         variables = tuple(
             Variable((r, c), cell_name(r, c), (0, 1)) for r in range(h) for c in range(w)
         )
-        return Schema(
-            self.info.name, tuple(sorted(params.items())), variables, (), self.info.clue_kinds
-        )
+        key = tuple(sorted(params.items()))
+        return Schema(self.info.name, key, variables, (), self.info.clue_kinds)
 
     # -- clues ------------------------------------------------------------------------------
     @staticmethod

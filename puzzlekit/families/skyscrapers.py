@@ -181,13 +181,8 @@ class Skyscrapers(protocols.Family):
             ):
                 names = tuple(cell_name(*cell) for cell in cells)
                 rules.append(AllDifferent(names, Origin("rule", rid, tuple(cells))))
-        return Schema(
-            self.info.name,
-            tuple(sorted(params.items())),
-            variables,
-            tuple(rules),
-            self.info.clue_kinds,
-        )
+        key = tuple(sorted(params.items()))
+        return Schema(self.info.name, key, variables, tuple(rules), self.info.clue_kinds)
 
     # -- clues ------------------------------------------------------------------------------
     @staticmethod

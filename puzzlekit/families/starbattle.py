@@ -65,7 +65,7 @@ from puzzlekit.core.model import (
 from puzzlekit.core.protocols import FamilyInfo, Repair, pick_in_order
 from puzzlekit.core.reading import is_digits
 from puzzlekit.families import register_family
-from puzzlekit.families._dihedral import StarBattleSymmetry
+from puzzlekit.families._dihedral import STAR_BATTLE_GROUP, StarBattleSymmetry
 from puzzlekit.families._regions import (
     cell_name,
     check_keys,
@@ -94,10 +94,7 @@ class StarBattle(StarBattleSymmetry, protocols.Family):
         ),
         size_limits={"size": 14, "stars": 3, "regions": 14},
         placement_kinds={1: "star", 0: "empty"},
-        symmetry_group=(
-            "the square's rotations and reflections, regions (clues or the regions param), stars "
-            "and empty cells moved with their cells"
-        ),
+        symmetry_group=STAR_BATTLE_GROUP,
         rules_text=RULES_TEXT,
         answer_symbols={1: "*", 0: "-"},
     )
@@ -155,13 +152,8 @@ class StarBattle(StarBattleSymmetry, protocols.Family):
                         a, b = cell_name(r, c), cell_name(r2, c2)
                         origin = Origin("rule", f"touch-{a}-{b}", ((r, c), (r2, c2)))
                         rules.append(Linear((a, b), (1, 1), "<=", 1, origin))
-        return Schema(
-            self.info.name,
-            tuple(sorted(params.items())),
-            variables,
-            tuple(rules),
-            self.info.clue_kinds,
-        )
+        key = tuple(sorted(params.items()))
+        return Schema(self.info.name, key, variables, tuple(rules), self.info.clue_kinds)
 
     # -- clues ------------------------------------------------------------------------------
     def clue_constraints(self, schema: Schema, clue: Clue) -> tuple[Constraint, ...]:

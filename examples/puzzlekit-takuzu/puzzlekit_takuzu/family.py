@@ -155,13 +155,8 @@ class Takuzu(Family):
                 names = tuple(cell_name(*x) for x in pairs)
                 origin = Origin("rule", spec.id, (*cells, *other))
                 rules.append(Regular(names, DIFFER, origin))
-        return Schema(
-            self.info.name,
-            tuple(sorted(params.items())),
-            variables,
-            tuple(rules),
-            self.info.clue_kinds,
-        )
+        key = tuple(sorted(params.items()))
+        return Schema(self.info.name, key, variables, tuple(rules), self.info.clue_kinds)
 
     # -- clues ------------------------------------------------------------------------------
     def clue_constraints(self, schema: Schema, clue: Clue) -> tuple[Constraint, ...]:

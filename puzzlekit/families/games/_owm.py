@@ -31,7 +31,6 @@ from puzzlekit.core.model import (
     Table,
     Violation,
 )
-from puzzlekit.core.protocols import Repair
 from puzzlekit.families.games._game import Move, PuzzleGame, State, move_values, winning_moves
 
 # --- the only-winning-move family ------------------------------------------------------------
@@ -116,13 +115,8 @@ class OnlyWinningMove(protocols.Family):
         rules.append(
             Linear(tuple(names), (1,) * len(names), ">=", 1, Origin("rule", "a-move", coords))
         )
-        return Schema(
-            self.info.name,
-            tuple(sorted(params.items())),
-            variables,
-            tuple(rules),
-            self.info.clue_kinds,
-        )
+        key = tuple(sorted(params.items()))
+        return Schema(self.info.name, key, variables, tuple(rules), self.info.clue_kinds)
 
     def schema_id(self, params: Mapping[str, Any]) -> str:
         base = self.game_id(params)
@@ -353,7 +347,7 @@ class OnlyWinningMove(protocols.Family):
         coord: tuple,
         *,
         found: Sequence[Solution] = (),
-    ) -> list[Repair]:
+    ) -> list[protocols.Repair]:
         """Edits of the position that keep ``solution`` winning, stop the winning move at
         ``coord`` from winning and leave fewer winning moves than before (so repairs never
         cycle), keeping the position legal (see the game's ``alternatives``)."""
@@ -386,7 +380,7 @@ class OnlyWinningMove(protocols.Family):
             if any(tuple(game.move_coord(new, w)) == tuple(coord) for w in wins):
                 continue
             out.append(
-                Repair(
+                protocols.Repair(
                     action, tuple(coord), add=(self.position_clue(game, new),), remove=(clue.id,)
                 )
             )
