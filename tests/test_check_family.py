@@ -226,7 +226,7 @@ BROKEN = [
     (RaisingVerifyFamily, "clues-hold", "clue_constraints() must turn a valid clue"),
     (SetOrderClues, "cross-process", "must not depend on set iteration"),
     (AcceptsGarbage, "malformed", "parse_text('') raised IndexError"),
-    (MisnamedSchema, "schema", "build the Schema with family=self.name"),
+    (MisnamedSchema, "schema", "build the Schema with family=self.info.name"),
 ]
 
 
@@ -441,7 +441,7 @@ def test_check_family_names_the_hooks_an_object_lacks() -> None:
         check_family(NotAFamily(), {"size": 4})
     assert err.value.codes == {"family-protocol"}
     assert "lacks" in str(err.value) and "repair_moves" in str(err.value)
-    assert "subclass puzzlekit.core.family.Family" in str(err.value)
+    assert "subclass puzzlekit.core.protocols.Family" in str(err.value)
 
 
 def test_the_generation_step_is_skipped_on_request(registered) -> None:

@@ -3,13 +3,13 @@
 A family knows one kind of puzzle: its schema for given params, its clue kinds, how a clue turns
 into constraints, the true clues of a solution, its customary text format and its renderings.
 The table of every hook a family has, required and optional, each with its default, is the base
-class :class:`Family`, with :class:`Repair` and :func:`pick_in_order`: import them from their one
-home, ``from puzzlekit.core.family import Family`` (not re-exported here). Required:
-``normalize_params``, ``build_schema``, ``clue_constraints``, ``clues_from_solution``; optional:
+class ``Family``, with the record ``FamilyInfo`` it declares its facts in, ``Repair`` and
+``pick_in_order``: import them from their one home, ``puzzlekit.core.protocols`` (not
+re-exported here). Required: ``info = FamilyInfo(name=...)``, ``normalize_params``,
+``build_schema``, ``clue_constraints``, ``clues_from_solution``; optional:
 ``parse_text``/``format_text``, ``render_ascii``/``render_mpl``/``mark_center``,
 ``place_of``/``validate_clues``, ``sample_solution``, ``initial_clues``, ``repair_moves(..., *,
-found=())`` (an override must accept ``found``), ``schema_id``, ``golden_instances``, and the
-attributes ``default_verifier``, ``golden_verifier``, ``listed_params``, ``value_clue_kind``.
+found=())`` (an override must accept ``found``), ``schema_id``, ``golden_instances``.
 
 This package is part of the ground floor: it imports only :mod:`puzzlekit.core`.
 """

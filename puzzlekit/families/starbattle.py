@@ -9,7 +9,7 @@ the schema (rules ``region-A`` ...).
 
 Where the layout lives: a puzzle is mostly its region layout, and the generator grows a new layout
 for every puzzle and reshapes it where a reject points, so generated layouts are **clues** (kind
-``region``), which a :class:`~puzzlekit.core.family.Repair` can add and remove and which the sat
+``region``), which a :class:`~puzzlekit.core.protocols.Repair` can add and remove and which the sat
 backend passes as assumptions to one solver per size. The ``regions`` param is for importing a
 fixed layout as schema rules; both forms mean the same constraints.
 

@@ -9,7 +9,7 @@ is reproducible from the seed printed in the message. In order (a step that fail
 later steps, which depend on it):
 
 0. ``family-protocol``/``repair-found``: the family has every hook of
-   :class:`puzzlekit.core.family.Family` (subclass it to get the defaults), and its
+   :class:`puzzlekit.core.protocols.Family` (subclass it to get the defaults), and its
    ``repair_moves`` accepts ``found``.
 1. ``schema``: the schema builds, names and coordinates are unique, every domain is non-empty;
    ``not-registered``: the family is registered under its name.

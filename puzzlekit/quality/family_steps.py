@@ -37,16 +37,16 @@ from puzzlekit.quality.verifying import (
 
 
 def check_protocol(ck: Checker, fam: Any) -> None:
-    """The family has every member of :class:`~puzzlekit.core.family.Family` and its
+    """The family has every member of :class:`~puzzlekit.core.protocols.Family` and its
     ``repair_moves`` accepts ``found`` (codes ``family-protocol``, ``repair-found``)."""
     missing = [m for m in protocol_members(protocols.Family) if not hasattr(fam, m)]
     if missing:
         ck.fail(
             "family-protocol",
             f"{type(fam).__name__} lacks {', '.join(missing)}; subclass "
-            "puzzlekit.core.family.Family, which defines every optional hook with its default, and "
-            "fill in the required ones (normalize_params, build_schema, clue_constraints, "
-            "clues_from_solution).",
+            "puzzlekit.core.protocols.Family, which defines every optional hook with its "
+            "default, declare info = FamilyInfo(name=...) and fill in the required hooks "
+            "(normalize_params, build_schema, clue_constraints, clues_from_solution).",
         )
         return
     try:
@@ -88,7 +88,7 @@ def check_schema(ck: Checker, fam: protocols.Family, params: Mapping[str, Any]) 
         ck.fail(
             "schema",
             f"schema().family is {schema.family!r} but the family is named {fam.info.name!r}; "
-            "build the Schema with family=self.name.",
+            "build the Schema with family=self.info.name.",
         )
     names = [v.name for v in schema.variables]
     coords = [v.coord for v in schema.variables]

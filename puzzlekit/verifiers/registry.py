@@ -124,7 +124,7 @@ def drop_kept() -> None:
 #: of all-different units and what compiles beside them (measured faster than ``sat`` on the
 #: built-in families it takes, README "Performance"); ``sat``: CDCL, every constraint but
 #: ``Predicate``; ``enumerative``: the reference, every constraint. A family that names its own
-#: backend (:attr:`~puzzlekit.core.family.Family.default_verifier`: games ``gametree``, tool
+#: backend (:attr:`~puzzlekit.core.protocols.Family.default_verifier`: games ``gametree``, tool
 #: calls ``oracle``) is not asked about; a plugin's verifier is never a default choice (name
 #: it). This order is the only place the default backend is decided.
 PREFERENCE: tuple[str, ...] = ("bitmask", "sat", "enumerative")

@@ -15,7 +15,7 @@ comparison a researcher wants:
   puzzle from) rules out the most solutions of the report, the share the design calls the
   discriminative power; any cell where some found solution differs from the true one is a
   candidate, not only the gap's. Ties are broken uniformly; among the cell's moves, those the
-  family ranks best (``rules_out``, see ``puzzlekit.core.family.Repair``) are preferred.
+  family ranks best (``rules_out``, see ``puzzlekit.core.protocols.Repair``) are preferred.
 
 Every other case (UNSOLVABLE, UNDECIDED, DOMAIN_TOO_LARGE, INVALID_SPEC) is handled as
 ``adaptive`` handles it. Both read only what every report carries, so they work for every family;
