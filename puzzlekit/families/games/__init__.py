@@ -33,8 +33,9 @@ exhaustive search within a budget (early Connect Four positions take the compile
 seconds to minutes; other games the Python search).
 
 Layout: the protocol is in :mod:`puzzlekit.core.protocols`; ``PuzzleGame``, the results and
-the negamax oracle are in :mod:`~puzzlekit.families.games._game`, the family in :mod:`~puzzlekit.families.games._owm`;
-this package re-exports both, and each game module registers its family.
+the negamax oracle are in :mod:`~puzzlekit.families.games._game`, the family in
+:mod:`~puzzlekit.families.games._owm`; this package re-exports both, and each game module
+registers its family.
 """
 
 from __future__ import annotations
