@@ -442,6 +442,8 @@ def test_check_family_names_the_hooks_an_object_lacks() -> None:
     assert err.value.codes == {"family-protocol"}
     assert "lacks" in str(err.value) and "repair_moves" in str(err.value)
     assert "subclass puzzlekit.core.protocols.Family" in str(err.value)
+    assert "NotAFamily sets name as attributes of its own" in str(err.value)
+    assert "info = FamilyInfo(name=...)" in str(err.value)
 
 
 def test_the_generation_step_is_skipped_on_request(registered) -> None:

@@ -322,4 +322,4 @@ def test_the_making_example_of_docs_envs_runs() -> None:
     code = page.split("## Making it", 1)[1].split("```python\n", 1)[1].split("```", 1)[0]
     namespace: dict = {}
     exec(compile(code, "docs/envs.md", "exec"), namespace)
-    assert namespace["env"].unwrapped.family.name == "latin"
+    assert namespace["env"].unwrapped.family.info.name == "latin"

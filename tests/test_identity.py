@@ -125,11 +125,11 @@ class NoIdCheck(Latin):
 def test_duplicate_ids_are_caught_when_a_family_override_forgets_them() -> None:
     register_family(NoIdCheck(), replace=True)
     try:
-        inst = Instance.make(NoIdCheck.name, {"size": 4}, [given(0, 0, 1), given(0, 0, 1)])
+        inst = Instance.make(NoIdCheck.info.name, {"size": 4}, [given(0, 0, 1), given(0, 0, 1)])
         with pytest.raises(pk.SpecError) as err:
             resolve(inst)
     finally:
-        FAMILIES.unregister(NoIdCheck.name)
+        FAMILIES.unregister(NoIdCheck.info.name)
     assert [v.violation_type for v in err.value.violations] == ["duplicate-clue"]
 
 

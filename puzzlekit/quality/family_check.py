@@ -104,7 +104,8 @@ def check_family(
     """
     fam: Any = as_family(family)
     params = dict(params if params is not None else default_params(fam))
-    subject = f"check_family({getattr(fam, 'name', fam)!r}, {json.dumps(params)}, seed={seed})"
+    name = getattr(getattr(fam, "info", None), "name", fam)
+    subject = f"check_family({name!r}, {json.dumps(params)}, seed={seed})"
     ck = Checker(subject)
     budget, cap = CHECK_BUDGET, solution_cap
     schema = check_structure(ck, fam, params)

@@ -40,13 +40,16 @@ def check_protocol(ck: Checker, fam: Any) -> None:
     """The family has every member of :class:`~puzzlekit.core.protocols.Family` and its
     ``repair_moves`` accepts ``found`` (codes ``family-protocol``, ``repair-found``)."""
     missing = [m for m in protocol_members(protocols.Family) if not hasattr(fam, m)]
-    if missing:
+    old = protocols.declared_outside_info(fam)
+    if missing or old:
+        owner = type(fam).__name__
         ck.fail(
             "family-protocol",
-            f"{type(fam).__name__} lacks {', '.join(missing)}; subclass "
-            "puzzlekit.core.protocols.Family, which defines every optional hook with its "
+            (f"{owner} lacks {', '.join(missing)}; subclass " if missing else "Subclass ")
+            + "puzzlekit.core.protocols.Family, which defines every optional hook with its "
             "default, declare info = FamilyInfo(name=...) and fill in the required hooks "
-            "(normalize_params, build_schema, clue_constraints, clues_from_solution).",
+            "(normalize_params, build_schema, clue_constraints, clues_from_solution)."
+            + (f" Also: {protocols.outside_info_message(owner, old)}." if old else ""),
         )
         return
     try:

@@ -69,7 +69,7 @@ _CONTEXTS: dict[tuple, _Context] = {}
 
 
 def _checker(ctx: _Context, step: str) -> Checker:
-    name = getattr(ctx.fam, "name", ctx.fam)
+    name = getattr(getattr(ctx.fam, "info", None), "name", ctx.fam)
     return Checker(f"{step} of check_family({name!r}, {json.dumps(ctx.params)}, seed={ctx.seed})")
 
 

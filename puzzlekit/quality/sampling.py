@@ -41,8 +41,10 @@ def as_family(family: protocols.Family | str) -> protocols.Family:
 
 
 def default_params(family: protocols.Family) -> dict[str, Any]:
-    """The params a check uses when none are given: the family's first listed params, else {}."""
-    return dict(family.info.listed_params[0]) if family.info.listed_params else {}
+    """The params a check uses when none are given: the family's first listed params, else {}
+    (also for an object without a ``FamilyInfo``, which the protocol step names)."""
+    listed = getattr(getattr(family, "info", None), "listed_params", ())
+    return dict(listed[0]) if listed else {}
 
 
 def seeded_rng(seed: int, *stream: int) -> np.random.Generator:
