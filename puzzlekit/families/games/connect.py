@@ -19,7 +19,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from puzzlekit.core.model import SpecError, Violation
-from puzzlekit.core.protocols import FamilyInfo, GameInfo, SearchBudget
+from puzzlekit.core.protocols import GameInfo, SearchBudget
 from puzzlekit.families import register_family
 from puzzlekit.families.games import Move, PuzzleGame, State, int_param
 from puzzlekit.families.games.mnk import MAX_SIDE, MNKFamily, MNKGame
@@ -51,14 +51,10 @@ class Connect(MNKGame):
 
 
 class ConnectFamily(MNKFamily):
-    info = FamilyInfo(
+    info = MNKFamily.info.replace(  # the same kinds, backends and limits
         name="owm-connect",
         description="only winning move in a connect (gravity) position",
-        clue_kinds=("position",),
         listed_params=({"cols": 4, "rows": 4, "k": 3},),
-        default_verifier="gametree",
-        golden_verifier="gametree",
-        size_limits={"rows": MAX_SIDE, "cols": MAX_SIDE, "k": MAX_SIDE},
         rules_text=(
             "A connect game on a board of {cols} columns and {rows} rows: two players take turns "
             "dropping `x` and `o` into a column, where the piece falls to the lowest empty cell "
