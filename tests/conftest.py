@@ -85,7 +85,7 @@ def registered() -> Iterator[Any]:
     added: list[str] = []
 
     def add(fam: Any) -> Any:
-        added.append(fam.name)
+        added.append(fam.info.name)
         return register_family(fam, replace=True)
 
     yield add

@@ -7,9 +7,8 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from puzzlekit.core.family import Family, Repair
 from puzzlekit.core.model import Clue, Instance, Schema, Solution
-from puzzlekit.core.protocols import Step
+from puzzlekit.core.protocols import Family, FamilyInfo, Repair, Step
 from puzzlekit.core.report import Verdict
 from puzzlekit.core.solutions import random_solution
 from puzzlekit.families import get_family
@@ -29,7 +28,7 @@ def field(name: str, value: object, pos: int) -> Clue:
 class Ranking(Family):
     """A repair_moves override that records the ``found`` it gets."""
 
-    name = "ranking"
+    info = FamilyInfo(name="ranking")
 
     def __init__(self, inner: Family) -> None:
         self.inner = inner

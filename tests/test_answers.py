@@ -170,7 +170,9 @@ def _random_answers(schema, solution, rng, count):
         yield answer
 
 
-@pytest.mark.parametrize("name", [f.name for f in families() if not isinstance(f, OnlyWinningMove)])
+@pytest.mark.parametrize(
+    "name", [f.info.name for f in families() if not isinstance(f, OnlyWinningMove)]
+)
 def test_agrees_with_a_brute_force_rule_check(name: str) -> None:
     inst, schema, solution = _puzzle(name, k=4, seed=2)
     problem = resolve(inst)

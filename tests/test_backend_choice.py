@@ -17,8 +17,8 @@ from typing import Any
 
 import pytest
 
-from puzzlekit.core.family import Family
 from puzzlekit.core.model import AllDifferent, Clue, Count, Instance, Origin
+from puzzlekit.core.protocols import Family
 from puzzlekit.families import families, get_family
 from puzzlekit.families.latin import Latin
 from puzzlekit.quality.checks import ContractError, check_family
@@ -100,7 +100,7 @@ FAMILY_FILTER = {family: backend for family, _, backend in SCHEMA_BACKEND}
 
 def builtin_families() -> list[str]:
     return sorted(
-        f.name for f in families() if type(f).__module__.startswith("puzzlekit.families.")
+        f.info.name for f in families() if type(f).__module__.startswith("puzzlekit.families.")
     )
 
 
@@ -122,7 +122,7 @@ def test_the_table_lists_every_listed_schema_of_every_builtin_family() -> None:
     listed = {
         (name, json.dumps(dict(p), sort_keys=True))
         for name in builtin_families()
-        for p in get_family(name).listed_params
+        for p in get_family(name).info.listed_params
     }
     pinned = {(f, json.dumps(p, sort_keys=True)) for f, p, _ in SCHEMA_BACKEND}
     assert listed == pinned
@@ -200,15 +200,13 @@ def test_the_takuzu_plugin_gets_sat_and_its_own_verifier_only_its_family() -> No
 class Rows(Latin):
     """A plugin Latin square: all-different rules, no backend named."""
 
-    name = "choice-rows"
-    listed_params = ({"size": 4},)
+    info = Latin.info.replace(name="choice-rows", listed_params=({"size": 4},))
 
 
 class RowsCounted(Rows):
     """The same, with a clue kind the compiled backend cannot read (a Count)."""
 
-    name = "choice-rows-counted"
-    clue_kinds = ("given", "ones")
+    info = Rows.info.replace(name="choice-rows-counted", clue_kinds=("given", "ones"))
     format_text = Family.format_text  # the JSON line: Latin's grid line has no room for ones
     parse_text = Family.parse_text
 
@@ -226,16 +224,16 @@ class RowsCounted(Rows):
 
 def test_a_plugin_family_of_all_different_rules_gets_the_compiled_backend(registered) -> None:
     fam = registered(Rows())
-    assert fam.default_verifier is None
+    assert fam.info.default_verifier is None
     assert {type(r) for r in fam.schema({"size": 4}).rules} == {AllDifferent}
-    assert default_filter_name(fam.name) == "bitmask"
-    inst = Instance.make(fam.name, {"size": 4}, [])
+    assert default_filter_name(fam.info.name) == "bitmask"
+    inst = Instance.make(fam.info.name, {"size": 4}, [])
     assert default_verifier_name(inst) == "bitmask"
 
 
 def test_check_family_names_a_default_filter_that_cannot_read_the_clues(registered) -> None:
     fam = registered(RowsCounted())
-    assert default_filter_name(fam.name) == "bitmask"  # the rules alone compile
+    assert default_filter_name(fam.info.name) == "bitmask"  # the rules alone compile
     with pytest.raises(ContractError) as err:
         check_family(fam, {"size": 4}, n=1, cross_process=False, generate=False)
     assert err.value.codes == {"default-filter-declines"}

@@ -172,7 +172,7 @@ def test_bitmask_is_the_default_with_an_independent_exact_holdout(family: str) -
     assert default_holdout_name("bitmask") == "sat"
     assert get_verifier("sat").exact
     fam = get_family(family)
-    inst = Instance.make(family, fam.schema(dict(fam.listed_params[0])).params_dict(), [])
+    inst = Instance.make(family, fam.schema(dict(fam.info.listed_params[0])).params_dict(), [])
     assert default_verifier_name(inst) == "bitmask"
 
 

@@ -141,7 +141,7 @@ def test_families_read_through_clue_objects_keep_the_general_path() -> None:
 
     for family in ("sudoku-jigsaw", "sudoku-killer", "kenken", "futoshiki"):
         fam = get_family(family)
-        params = fam.listed_params[0] if fam.listed_params else {}
+        params = fam.info.listed_params[0] if fam.info.listed_params else {}
         schema = fam.schema(dict(params))
         sol = random_solution(schema, np.random.default_rng(7))
         inst = Instance.make(family, schema.params_dict(), fam.clues_from_solution(schema, sol))

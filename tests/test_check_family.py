@@ -46,7 +46,9 @@ def test_every_builtin_family_is_checked() -> None:
     # run parametrize_with_checks on it (one pytest id per check).
     from pathlib import Path
 
-    builtin = {f.name for f in families() if type(f).__module__.startswith("puzzlekit.families.")}
+    builtin = {
+        f.info.name for f in families() if type(f).__module__.startswith("puzzlekit.families.")
+    }
     here = {f for f, _ in FAST_SCHEMAS}
     texts = [p.read_text() for p in Path(__file__).parent.glob("test_*.py")]
     elsewhere = {
@@ -143,7 +145,7 @@ def test_check_verifier_catches_disagreement_with_the_reference() -> None:
 class LyingClues(Latin):
     """clues_from_solution reveals one wrong value."""
 
-    name = "broken-lying-clues"
+    info = Latin.info.replace(name="broken-lying-clues")
 
     def clues_from_solution(self, schema, solution):
         clues = super().clues_from_solution(schema, solution)
@@ -156,7 +158,7 @@ class LyingClues(Latin):
 class LossyFormat(Sudoku):
     """format_text drops the last given."""
 
-    name = "broken-lossy-format"
+    info = Sudoku.info.replace(name="broken-lossy-format")
 
     def format_text(self, instance):
         text = super().format_text(instance)
@@ -167,7 +169,7 @@ class LossyFormat(Sudoku):
 class RaisingClues(Latin):
     """clue_constraints raises KeyError instead of SpecError for a value out of the domain."""
 
-    name = "broken-raising-clues"
+    info = Latin.info.replace(name="broken-raising-clues")
 
     def clue_constraints(self, schema, clue):
         value = clue.data_dict().get("value")
@@ -180,7 +182,7 @@ class RaisingClues(Latin):
 class RaisingVerifyFamily(Latin):
     """Every clue raises RuntimeError when a verifier resolves it."""
 
-    name = "broken-verify-raises"
+    info = Latin.info.replace(name="broken-verify-raises")
 
     def clue_constraints(self, schema, clue):
         raise RuntimeError("clue encoder not written yet")
@@ -189,7 +191,7 @@ class RaisingVerifyFamily(Latin):
 class SetOrderClues(Latin):
     """clues_from_solution orders clues by hash() of their names: differs between processes."""
 
-    name = "broken-set-order"
+    info = Latin.info.replace(name="broken-set-order")
 
     def clues_from_solution(self, schema, solution):
         clues = super().clues_from_solution(schema, solution)
@@ -199,7 +201,7 @@ class SetOrderClues(Latin):
 class AcceptsGarbage(Latin):
     """parse_text raises IndexError for an empty line."""
 
-    name = "broken-parse"
+    info = Latin.info.replace(name="broken-parse")
 
     def parse_text(self, text, params=None):
         if not text.strip():
@@ -208,7 +210,7 @@ class AcceptsGarbage(Latin):
 
 
 class MisnamedSchema(Latin):
-    name = "broken-misnamed"
+    info = Latin.info.replace(name="broken-misnamed")
 
     def build_schema(self, params):
         schema = super().build_schema(params)
@@ -224,11 +226,11 @@ BROKEN = [
     (RaisingVerifyFamily, "clues-hold", "clue_constraints() must turn a valid clue"),
     (SetOrderClues, "cross-process", "must not depend on set iteration"),
     (AcceptsGarbage, "malformed", "parse_text('') raised IndexError"),
-    (MisnamedSchema, "schema", "build the Schema with family=self.name"),
+    (MisnamedSchema, "schema", "build the Schema with family=self.info.name"),
 ]
 
 
-@pytest.mark.parametrize(("cls", "code", "advice"), BROKEN, ids=[c.name for c, _, _ in BROKEN])
+@pytest.mark.parametrize(("cls", "code", "advice"), BROKEN, ids=[c.info.name for c, _, _ in BROKEN])
 def test_check_family_catches_broken_family(registered, cls, code, advice) -> None:
     fam = registered(cls())
     params = {"size": 4, "box": [2, 2]} if isinstance(fam, Sudoku) else {"size": 4}
@@ -246,7 +248,7 @@ def test_check_family_names_the_lying_clue(registered) -> None:
 
 def test_check_family_requires_registration() -> None:
     class Unregistered(Latin):
-        name = "never-registered"
+        info = Latin.info.replace(name="never-registered")
 
     with pytest.raises(ContractError) as err:
         check_family(Unregistered(), {"size": 4})
@@ -256,7 +258,7 @@ def test_check_family_requires_registration() -> None:
 
 def test_family_without_text_format_is_skipped_with_a_note(registered) -> None:
     class NoText(Latin):
-        name = "no-text-format"
+        info = Latin.info.replace(name="no-text-format")
 
         def format_text(self, instance):
             raise NotImplementedError
@@ -268,7 +270,7 @@ def test_family_without_text_format_is_skipped_with_a_note(registered) -> None:
 
 def test_local_family_skips_the_cross_process_check_with_a_note(registered) -> None:
     class Local(Latin):
-        name = "local-latin"
+        info = Latin.info.replace(name="local-latin")
 
     summary = check_family(registered(Local()), {"size": 4})
     assert any("cross-process digest check skipped" in n for n in summary.notes)
@@ -295,7 +297,7 @@ def test_clue_helper_round_trips() -> None:
 class RepairLies(Latin):
     """repair_moves reveals a wrong digit."""
 
-    name = "broken-repair-lies"
+    info = Latin.info.replace(name="broken-repair-lies")
 
     def repair_moves(self, schema, instance, solution, coord, *, found=()):
         moves = super().repair_moves(schema, instance, solution, coord, found=found)
@@ -317,7 +319,7 @@ def _wrong(clue: Clue, n: int) -> int:
 class InitialLies(Latin):
     """initial_clues gives one wrong digit (clues_from_solution stays right)."""
 
-    name = "broken-initial-lies"
+    info = Latin.info.replace(name="broken-initial-lies")
 
     def initial_clues(self, schema, solution, k, rng):
         clues = super().initial_clues(schema, solution, k, rng)
@@ -329,7 +331,7 @@ class InitialLies(Latin):
 class RaisingSampler(Latin):
     """sample_solution raises instead of returning None."""
 
-    name = "broken-raising-sampler"
+    info = Latin.info.replace(name="broken-raising-sampler")
 
     def sample_solution(self, schema, rng):
         raise RuntimeError("sampler not written yet")
@@ -338,7 +340,7 @@ class RaisingSampler(Latin):
 class NoAscii(Latin):
     """render_ascii returns None."""
 
-    name = "broken-no-ascii"
+    info = Latin.info.replace(name="broken-no-ascii")
 
     def render_ascii(self, instance, solution=None, marks=None):
         return None
@@ -347,7 +349,7 @@ class NoAscii(Latin):
 class RaisingRender(Latin):
     """render_mpl raises ValueError."""
 
-    name = "broken-raising-render"
+    info = Latin.info.replace(name="broken-raising-render")
 
     def render_mpl(self, instance, ax=None, solution=None):
         raise ValueError("no such colour 'gridline'")
@@ -356,7 +358,7 @@ class RaisingRender(Latin):
 class HintedRepairs(Latin):
     """repair_moves add a ``hint`` to their givens, which the text format cannot carry."""
 
-    name = "broken-hinted-repairs"
+    info = Latin.info.replace(name="broken-hinted-repairs")
 
     def repair_moves(self, schema, instance, solution, coord, *, found=()):
         moves = super().repair_moves(schema, instance, solution, coord, found=found)
@@ -376,7 +378,7 @@ class HintedRepairs(Latin):
 class NoFound(Latin):
     """A repair_moves override that does not accept ``found``."""
 
-    name = "broken-no-found"
+    info = Latin.info.replace(name="broken-no-found")
 
     def repair_moves(self, schema, instance, solution, coord):
         return super().repair_moves(schema, instance, solution, coord)
@@ -394,7 +396,7 @@ GENERATION_BROKEN = [
 
 
 @pytest.mark.parametrize(
-    ("cls", "code", "advice"), GENERATION_BROKEN, ids=[c.name for c, _, _ in GENERATION_BROKEN]
+    ("cls", "code", "advice"), GENERATION_BROKEN, ids=[c.info.name for c, _, _ in GENERATION_BROKEN]
 )
 def test_check_family_catches_broken_generation_hooks(registered, cls, code, advice) -> None:
     fam = registered(cls())
@@ -439,7 +441,9 @@ def test_check_family_names_the_hooks_an_object_lacks() -> None:
         check_family(NotAFamily(), {"size": 4})
     assert err.value.codes == {"family-protocol"}
     assert "lacks" in str(err.value) and "repair_moves" in str(err.value)
-    assert "subclass puzzlekit.core.family.Family" in str(err.value)
+    assert "subclass puzzlekit.core.protocols.Family" in str(err.value)
+    assert "NotAFamily sets name as attributes of its own" in str(err.value)
+    assert "info = FamilyInfo(name=...)" in str(err.value)
 
 
 def test_the_generation_step_is_skipped_on_request(registered) -> None:

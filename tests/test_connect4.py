@@ -246,7 +246,7 @@ def test_at_distance_is_the_winning_moves_distance() -> None:
     p = next(p for p in LATE_MID if any(s > 0 for s in p["moveScores"].values()))
     state = _state(p["moves"])
     col, s = max(_want(p).items(), key=lambda cs: cs[1])
-    move = next(m for m in GAME.legal_moves(state) if int(m) % 7 == col)
+    move = next(m for m in GAME.legal_actions(state) if int(m) % 7 == col)
     _, distance = connect4.result_distance(s, p["stones"])
     assert FAMILY.at_distance(GAME, state, move, {"distance": distance})
     assert not FAMILY.at_distance(GAME, state, move, {"distance": distance + 2})

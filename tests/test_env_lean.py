@@ -13,7 +13,7 @@ from puzzlekit.envs import GenerateEnv
 from puzzlekit.families import families
 from puzzlekit.verifiers.registry import default_filter_name, get_verifier
 
-LEAN = [f for f in families() if default_filter_name(f.name) == "bitmask"]
+LEAN = [f for f in families() if default_filter_name(f.info.name) == "bitmask"]
 
 
 def plan(n_actions: int, steps: int, seed: int) -> list[int]:
@@ -49,11 +49,11 @@ def same(a, b) -> bool:
     return True
 
 
-@pytest.mark.parametrize("family", LEAN, ids=lambda f: f.name)
+@pytest.mark.parametrize("family", LEAN, ids=lambda f: f.info.name)
 def test_a_lean_environment_shows_what_the_full_reports_show(family) -> None:
-    params = dict(family.listed_params[0])
-    lean = GenerateEnv(family.name, params, start_clues=2)
-    full = GenerateEnv(family.name, params, start_clues=2, lean=False)
+    params = dict(family.info.listed_params[0])
+    lean = GenerateEnv(family.info.name, params, start_clues=2)
+    full = GenerateEnv(family.info.name, params, start_clues=2, lean=False)
     actions = plan(int(lean.action_space.n), 150, seed=3)
     seen_lean = trajectory(lean, actions, seed=5)
     seen_full = trajectory(full, actions, seed=5)

@@ -22,7 +22,7 @@ from puzzlekit.families import families
 from puzzlekit.verifiers.registry import get_verifier
 
 SUDOKU4 = {"family": "sudoku", "params": {"size": 4}}
-PUZZLES = [f for f in families() if f.default_verifier != "gametree"]
+PUZZLES = [f for f in families() if f.info.default_verifier != "gametree"]
 
 
 def rollout(env: gymnasium.Env, seed: int, steps: int) -> list:
@@ -50,13 +50,13 @@ def same(a: list, b: list) -> bool:
     return True
 
 
-@pytest.mark.parametrize("family", PUZZLES, ids=lambda f: f.name)
+@pytest.mark.parametrize("family", PUZZLES, ids=lambda f: f.info.name)
 def test_check_env_passes_for_every_puzzle_family(family) -> None:
-    params = dict(family.listed_params[0])
+    params = dict(family.info.listed_params[0])
     for mode in ("structured", "scalar"):
         env = gymnasium.make(
             "puzzlekit/Generate-v0",
-            family=family.name,
+            family=family.info.name,
             params=params,
             obs_mode=mode,
             render_mode="ansi",
@@ -322,4 +322,4 @@ def test_the_making_example_of_docs_envs_runs() -> None:
     code = page.split("## Making it", 1)[1].split("```python\n", 1)[1].split("```", 1)[0]
     namespace: dict = {}
     exec(compile(code, "docs/envs.md", "exec"), namespace)
-    assert namespace["env"].unwrapped.family.name == "latin"
+    assert namespace["env"].unwrapped.family.info.name == "latin"

@@ -69,7 +69,7 @@ def test_one_test_id_per_check() -> None:
 def test_the_page_family_verifies_on_the_compiled_backend_by_default() -> None:
     inst = LATIN_X.parse_text("......4..214.4..")
     assert get_family("latin-x") is LATIN_X
-    assert type(LATIN_X).default_verifier is None  # no line in the file names a backend
+    assert type(LATIN_X).info.default_verifier is None  # no line in the file names a backend
     assert "default_verifier" not in doc_family_code()
     assert default_verifier_name(inst) == "bitmask"
     assert default_filter_name("latin-x") == "bitmask"

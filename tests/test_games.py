@@ -54,8 +54,8 @@ def test_tictactoe_has_5478_distinct_legal_positions() -> None:
     frontier = [game.initial()]
     while frontier:
         state = frontier.pop()
-        for m in game.legal_moves(state):
-            nxt = game.play(state, m)
+        for m in game.legal_actions(state):
+            nxt = game.apply_action(state, m)
             if nxt not in seen:
                 seen.add(nxt)
                 frontier.append(nxt)
@@ -73,7 +73,7 @@ def test_nim_values_follow_the_xor_rule_up_to_four_heaps_of_five() -> None:
             expected = "WIN" if reduce(xor, state[0], 0) else "LOSS"
             assert v.result == expected, state
             for m in v.moves:  # a move wins exactly when it leaves xor zero
-                after = game.play(state, m.move)[0]
+                after = game.apply_action(state, m.move)[0]
                 assert (m.result == "WIN") == (reduce(xor, after, 0) == 0), (state, m.label)
             checked += 1
     assert checked == 6 + 36 + 216 + 1296
@@ -87,7 +87,7 @@ def test_alphabeta_minimax_and_the_family_oracle_agree_on_every_move() -> None:
         game = fam.game(params)
         for _ in range(10):
             state = fam._playout(game, rng)
-            if state is None or len(game.legal_moves(state)) > 6:
+            if state is None or len(game.legal_actions(state)) > 6:
                 continue  # plain minimax is exponential: small positions only
             ab = game_verdict(game, state)
             mm = game_verdict(game, state, solver="minimax")

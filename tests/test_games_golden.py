@@ -30,7 +30,10 @@ RECORDER = "gametree"
 
 def game_schemas() -> list[tuple[OnlyWinningMove, dict]]:
     return [
-        (f, dict(p)) for f in families() if isinstance(f, OnlyWinningMove) for p in f.listed_params
+        (f, dict(p))
+        for f in families()
+        if isinstance(f, OnlyWinningMove)
+        for p in f.info.listed_params
     ]
 
 

@@ -116,7 +116,7 @@ def test_a_futoshiki_flag_written_twice_is_a_duplicate_not_dropped() -> None:
 class NoIdCheck(Latin):
     """validate_clues overridden without calling the default."""
 
-    name = "latin-no-id-check"
+    info = Latin.info.replace(name="latin-no-id-check")
 
     def validate_clues(self, schema, clues):
         return []
@@ -125,11 +125,11 @@ class NoIdCheck(Latin):
 def test_duplicate_ids_are_caught_when_a_family_override_forgets_them() -> None:
     register_family(NoIdCheck(), replace=True)
     try:
-        inst = Instance.make(NoIdCheck.name, {"size": 4}, [given(0, 0, 1), given(0, 0, 1)])
+        inst = Instance.make(NoIdCheck.info.name, {"size": 4}, [given(0, 0, 1), given(0, 0, 1)])
         with pytest.raises(pk.SpecError) as err:
             resolve(inst)
     finally:
-        FAMILIES.unregister(NoIdCheck.name)
+        FAMILIES.unregister(NoIdCheck.info.name)
     assert [v.violation_type for v in err.value.violations] == ["duplicate-clue"]
 
 

@@ -27,7 +27,7 @@ SCHEMAS = builtin_schemas()
 class ReadingOrderIds(Latin):
     """parse_text names its givens by the order it reads them (g0, g1, ...), not by cell."""
 
-    name = "broken-reading-order-ids"
+    info = Latin.info.replace(name="broken-reading-order-ids")
 
     def parse_text(self, text, params=None):
         inst = super().parse_text(text, params)
@@ -39,7 +39,7 @@ class ReadingOrderIds(Latin):
 class RenamedRepairs(Latin):
     """repair_moves name the givens they add otherwise than parse_text reads them back."""
 
-    name = "broken-renamed-repairs"
+    info = Latin.info.replace(name="broken-renamed-repairs")
 
     def repair_moves(self, schema, instance, solution, coord, *, found=()):
         moves = super().repair_moves(schema, instance, solution, coord, found=found)
@@ -61,7 +61,7 @@ def registered() -> Iterator[Any]:
 
     def add(fam: Any) -> Any:
         register_family(fam, replace=True)
-        names.append(fam.name)
+        names.append(fam.info.name)
         return fam
 
     yield add
@@ -80,7 +80,7 @@ def test_generated_records_read_back_to_their_digest_on_every_path(family, param
 
 def test_the_readback_counts_a_family_that_names_clues_by_reading_order(registered) -> None:
     fam = registered(ReadingOrderIds())
-    line = readback(fam.name, {"size": 4}, count=2, seed=3, max_calls=60)
+    line = readback(fam.info.name, {"size": 4}, count=2, seed=3, max_calls=60)
     assert line["records"] == 2 and line["text"] == 2 and line["parquet"] == 2, line
     assert line["json"] == 0  # the JSON keeps the ids: clues shuffled, one digest
 

@@ -143,7 +143,7 @@ def rg():
     from puzzlekit.integrations.reasoning_gym import register
 
     names = register()
-    assert names == [f"puzzlekit-{f.name}" for f in pk_families()]
+    assert names == [f"puzzlekit-{f.info.name}" for f in pk_families()]
     assert register() == names  # again: kept, not an error
     return rg
 

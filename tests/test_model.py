@@ -115,11 +115,11 @@ def test_a_family_registered_before_the_first_lookup_does_not_hide_the_builtins(
     import sys
 
     code = (
-        "from puzzlekit.core.family import Family\n"
+        "from puzzlekit.core.protocols import Family, FamilyInfo\n"
         "from puzzlekit.families import register_family, get_family\n"
-        "class F(Family):\n    name = 'mine'\n"
+        "class F(Family):\n    info = FamilyInfo(name='mine')\n"
         "register_family(F())\n"
-        "print(get_family('sudoku').name, get_family('mine').name)"
+        "print(get_family('sudoku').info.name, get_family('mine').info.name)"
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.split() == ["sudoku", "mine"]

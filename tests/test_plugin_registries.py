@@ -34,7 +34,7 @@ FIRST = {
         from puzzlekit.families import register_family
         from puzzlekit.families.latin import Latin
         class Early(Latin):
-            name = "early-latin"
+            info = Latin.info.replace(name="early-latin")
         register_family(Early())
     """,
     "verifier": """

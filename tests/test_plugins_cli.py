@@ -122,7 +122,7 @@ def test_a_plugin_that_cannot_be_imported_is_one_line_exit_2(tmp_path: Path) -> 
         ),
         (
             "from puzzlekit.families import register_family\nregister_family(7)\n",
-            "register_family: 7 is not a family (it has no string name)",
+            "register_family: 7 is not a family (it has no info = FamilyInfo(...))",
         ),
     ],
 )

@@ -13,7 +13,6 @@ import pytest
 import puzzlekit as pk
 from puzzlekit.answers import Unreadable
 from puzzlekit.answers.prompts import STYLES, layout_of, rules_of
-from puzzlekit.core.family import Family
 from puzzlekit.core.model import (
     AllDifferent,
     Clue,
@@ -25,6 +24,7 @@ from puzzlekit.core.model import (
     Solution,
     Variable,
 )
+from puzzlekit.core.protocols import Family, FamilyInfo
 from puzzlekit.core.solutions import random_solution
 from puzzlekit.families import FAMILIES, default_params, register_family
 
@@ -39,7 +39,7 @@ def _puzzle(family: Family) -> tuple[Instance, Solution]:
     rng = np.random.default_rng(3)
     solution = family.sample_solution(schema, rng) or random_solution(schema, rng)
     clues = family.initial_clues(schema, solution, len(schema.variables) // 3, rng)
-    return Instance.make(family.name, schema.params_dict(), clues), dict(solution)
+    return Instance.make(family.info.name, schema.params_dict(), clues), dict(solution)
 
 
 @pytest.fixture(scope="module")
@@ -116,7 +116,9 @@ def test_template_overridable_per_call_and_per_family(puzzles: dict) -> None:
     assert latin.prompt(instance, template="[$family] $answer_format").startswith("[latin] ")
 
     class Terse(type(latin)):  # type: ignore[misc]
-        prompt_templates = {"plain": "Q: $puzzle", "oneline": "$family!"}
+        info = type(latin).info.replace(
+            prompt_templates={"plain": "Q: $puzzle", "oneline": "$family!"}
+        )
 
     terse = Terse()
     assert terse.prompt(instance) == "Q: " + latin.prompt_puzzle(instance)
@@ -131,9 +133,9 @@ def test_template_overridable_per_call_and_per_family(puzzles: dict) -> None:
 class Pair(Family):
     """Two cells a and b in 1..2 that differ; a ``given`` clue fixes a."""
 
-    name = "promptprobe"
-    description = "two different numbers"
-    clue_kinds = ("given",)
+    info = FamilyInfo(
+        name="promptprobe", description="two different numbers", clue_kinds=("given",)
+    )
 
     def normalize_params(self, params: Mapping[str, Any]) -> dict[str, Any]:
         return {}
@@ -141,7 +143,7 @@ class Pair(Family):
     def build_schema(self, params: Mapping[str, Any]) -> Schema:
         variables = (Variable(("a",), "a", (1, 2)), Variable(("b",), "b", (1, 2)))
         rule = AllDifferent(("a", "b"), Origin("rule", "differ"))
-        return Schema(self.name, (), variables, (rule,), self.clue_kinds)
+        return Schema(self.info.name, (), variables, (rule,), self.info.clue_kinds)
 
     def clue_constraints(self, schema: Schema, clue: Clue) -> tuple[Constraint, ...]:
         value = clue.data_dict()["value"]

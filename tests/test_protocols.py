@@ -3,13 +3,8 @@ satisfy the protocols, verifiers declare their holdout, and each protocol has on
 
 from __future__ import annotations
 
-import ast
 import dataclasses
-import importlib
-import pkgutil
-import types
 from collections.abc import Iterator
-from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -18,9 +13,17 @@ import pytest
 import puzzlekit as pk
 import puzzlekit.families as families_mod
 from puzzlekit.core import protocols
-from puzzlekit.core.family import Family, Repair, pick_in_order
 from puzzlekit.core.model import Instance, SpecError
-from puzzlekit.core.protocols import Holdout, Strategy, UniquenessSession, Verifier
+from puzzlekit.core.protocols import (
+    Family,
+    FamilyInfo,
+    Holdout,
+    Repair,
+    Strategy,
+    UniquenessSession,
+    Verifier,
+    pick_in_order,
+)
 from puzzlekit.core.report import Verdict
 from puzzlekit.families import register_family
 from puzzlekit.families.latin import Latin
@@ -42,13 +45,13 @@ LATIN = Latin()
 class Minimal(Family):
     """A family with the four required hooks only (a Latin square under another name)."""
 
-    name = "minimal-latin"
+    info = FamilyInfo(name="minimal-latin")
 
     def normalize_params(self, params):
         return LATIN.normalize_params(params)
 
     def build_schema(self, params):
-        return dataclasses.replace(LATIN.build_schema(params), family=self.name)
+        return dataclasses.replace(LATIN.build_schema(params), family=self.info.name)
 
     def clue_constraints(self, schema, clue):
         return LATIN.clue_constraints(schema, clue)
@@ -61,7 +64,7 @@ class Minimal(Family):
 def minimal() -> Iterator[Minimal]:
     fam = register_family(Minimal(), replace=True)
     yield fam
-    families_mod.FAMILIES.unregister(fam.name)
+    families_mod.FAMILIES.unregister(fam.info.name)
 
 
 def _solution(fam: Family) -> tuple[Any, dict[str, int]]:
@@ -77,7 +80,7 @@ def test_a_family_without_optional_hooks_gets_their_defaults(minimal: Minimal) -
     assert minimal.sample_solution(schema, np.random.default_rng(0)) is None
     got = minimal.initial_clues(schema, sol, 5, np.random.default_rng(1))
     assert got == pick_in_order(truth, 5, np.random.default_rng(1))
-    empty = Instance.make(minimal.name, {"size": 4}, [])
+    empty = Instance.make(minimal.info.name, {"size": 4}, [])
     (move,) = minimal.repair_moves(schema, empty, sol, (1, 2), found=[sol])
     assert move == Repair("reveal", (1, 2), add=(truth[6],))
     assert minimal.schema_id({"size": 4}) == "minimal-latin-4x4"
@@ -205,80 +208,6 @@ def test_a_holdout_subclass_gets_a_close_that_does_nothing() -> None:
 
     assert isinstance(Echo(), Holdout) and Echo().close() is None
     assert isinstance(InlineHoldout(get_verifier("sat")), Holdout)
-
-
-#: each protocol, and each record the hooks exchange, with its one home: ``Family`` (and the
-#: ``Repair`` and ``pick_in_order`` beside it) lives in ``core.family``, which ``core.protocols``
-#: names as its home; every other one in ``core.protocols``
-HOMES = {
-    "Family": "puzzlekit.core.family",
-    "Repair": "puzzlekit.core.family",
-    "pick_in_order": "puzzlekit.core.family",
-    **{
-        name: "puzzlekit.core.protocols"
-        for name in (
-            "Verifier",
-            "Strategy",
-            "Holdout",
-            "UniquenessSession",
-            "OrderedRemoval",
-            "SearchBudget",
-            "Step",
-        )
-    },
-}
-
-
-def exposed_names(module: types.ModuleType) -> set[str]:
-    """The names ``module`` offers to importers: its ``__all__``, and every name it imports with
-    the explicit re-export idiom ``import X as X`` (a plain import for its own use is not one)."""
-    names = set(getattr(module, "__all__", ()))
-    path = getattr(module, "__file__", None)
-    if path and path.endswith(".py"):
-        tree = ast.parse(Path(path).read_text(encoding="utf-8"))
-        for node in ast.walk(tree):
-            if isinstance(node, ast.ImportFrom | ast.Import):
-                names.update(a.asname for a in node.names if a.asname == a.name.split(".")[-1])
-    return names
-
-
-def package_modules() -> Iterator[types.ModuleType]:
-    for info in pkgutil.walk_packages(pk.__path__, "puzzlekit."):
-        if not info.name.endswith("__main__"):  # running it would start the command line
-            yield importlib.import_module(info.name)
-
-
-@pytest.mark.parametrize("name", sorted(HOMES))
-def test_each_protocol_is_defined_in_its_home(name: str) -> None:
-    home = importlib.import_module(HOMES[name])
-    assert getattr(home, name).__module__ == HOMES[name]
-
-
-def test_core_protocols_names_the_home_of_family() -> None:
-    assert "puzzlekit.core.family" in (protocols.__doc__ or "")
-    assert not hasattr(protocols, "Family")
-
-
-def test_no_other_module_exposes_a_protocol() -> None:
-    objects = {id(getattr(importlib.import_module(h), n)): n for n, h in HOMES.items()}
-    found = [
-        f"{module.__name__}.{name} is {HOMES[objects[id(value)]]}.{objects[id(value)]}"
-        for module in package_modules()
-        for name in sorted(exposed_names(module))
-        if id(value := getattr(module, name, None)) in objects
-        and module.__name__ != HOMES[objects[id(value)]]
-    ]
-    facade = [name for name in HOMES if hasattr(pk, name)]
-    assert not found and not facade, "a second import path:\n" + "\n".join(found + facade)
-
-
-def test_exposed_names_sees_all_and_the_reexport_idiom(tmp_path: Path) -> None:
-    source = "from puzzlekit.core.protocols import Verifier as Verifier\nfrom os import path\n"
-    probe = tmp_path / "probe.py"
-    probe.write_text(source + "__all__ = ['listed']\n", encoding="utf-8")
-    module = types.ModuleType("probe")
-    module.__file__, module.__all__ = str(probe), ["listed"]
-    assert exposed_names(module) == {"Verifier", "listed"}
 
 
 def test_protocol_members_list_required_and_optional_hooks() -> None:

@@ -12,7 +12,6 @@ from typing import Any
 
 import pytest
 
-from puzzlekit.core.family import Family
 from puzzlekit.core.model import (
     AllDifferent,
     Automaton,
@@ -31,7 +30,7 @@ from puzzlekit.core.model import (
     Variable,
     Violation,
 )
-from puzzlekit.core.protocols import SearchBudget
+from puzzlekit.core.protocols import Family, FamilyInfo, SearchBudget
 from puzzlekit.core.report import Verdict
 from puzzlekit.families import get_family, register_family
 from puzzlekit.verifiers.enumerative import EnumerativeVerifier
@@ -88,8 +87,7 @@ CASES: dict[str, tuple[Constraint, ...]] = {
 
 
 class Probe(Family):
-    name = "satprobe"
-    clue_kinds = ("given", "linear")
+    info = FamilyInfo(name="satprobe", clue_kinds=("given", "linear"))
 
     def normalize_params(self, params: Mapping[str, Any]) -> dict[str, Any]:
         if params.get("case") not in CASES:
@@ -102,7 +100,9 @@ class Probe(Family):
             variables = tuple(Variable((i,), n, (0, 1)) for i, n in enumerate(LINE))
         else:
             variables = tuple(Variable((i,), n, (-1, 0, 1, 2)) for i, n in enumerate(X))
-        return Schema(self.name, tuple(sorted(params.items())), variables, rules, self.clue_kinds)
+        return Schema(
+            self.info.name, tuple(sorted(params.items())), variables, rules, self.info.clue_kinds
+        )
 
     def clue_constraints(self, schema: Schema, clue: Clue) -> tuple[Constraint, ...]:
         d = clue.data_dict()

@@ -17,6 +17,14 @@ import puzzlekit
 PACKAGE = Path(puzzlekit.__file__).resolve().parent
 MAX_MODULE_LINES = 500
 MAX_FUNCTION_LINES = 80
+#: modules allowed past :data:`MAX_MODULE_LINES`: path -> (their limit, why)
+LARGER_MODULES: dict[str, tuple[int, str]] = {
+    "puzzlekit/core/protocols.py": (
+        960,
+        "every plug point (Family, Verifier, Strategy, Holdout, Game) and the records its hooks "
+        "exchange in one module: their one import path (tests/test_protocol_homes.py)",
+    ),
+}
 
 
 def floors() -> list[str]:
@@ -37,8 +45,9 @@ def oversized(path: Path, root: Path = PACKAGE.parent) -> list[str]:
     where = path.relative_to(root).as_posix()
     found = []
     lines = len(source.splitlines())
-    if lines > MAX_MODULE_LINES:
-        found.append(f"{where}: {lines} lines (limit {MAX_MODULE_LINES})")
+    limit = LARGER_MODULES.get(where, (MAX_MODULE_LINES, ""))[0]
+    if lines > limit:
+        found.append(f"{where}: {lines} lines (limit {limit})")
     for node in ast.walk(ast.parse(source, filename=str(path))):
         if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
             start = min([node.lineno, *(d.lineno for d in node.decorator_list)])
@@ -68,6 +77,16 @@ def test_the_check_names_what_is_too_long(tmp_path: Path):
         f"pkg/probe.py: {len(source.splitlines())} lines (limit {MAX_MODULE_LINES})",
         f"pkg/probe.py:4 long_one(): {MAX_FUNCTION_LINES + 1} lines (limit {MAX_FUNCTION_LINES})",
     ]
+
+
+def test_a_larger_module_is_held_to_its_own_limit(tmp_path: Path):
+    (where, (limit, why)) = next(iter(LARGER_MODULES.items()))
+    probe = tmp_path / where
+    probe.parent.mkdir(parents=True)
+    probe.write_text('"""A module."""\n' + "\n" * (limit - 1))
+    assert why and oversized(probe, tmp_path) == []
+    probe.write_text('"""A module."""\n' + "\n" * limit)
+    assert oversized(probe, tmp_path) == [f"{where}: {limit + 1} lines (limit {limit})"]
 
 
 def test_a_small_module_passes(tmp_path: Path):

@@ -22,11 +22,11 @@ from puzzlekit.envs.solve import DEFAULT_SOLVE_REWARDS, FEEDBACK, SolveEnv
 from puzzlekit.families import families
 
 GRID = [  # the built-in ones (a test file run before this one may have registered a plugin's)
-    (f.name, dict(f.listed_params[0]))
+    (f.info.name, dict(f.info.listed_params[0]))
     for f in families()
     if type(f).__module__.startswith("puzzlekit.families.")
-    and f.listed_params
-    and layout_of(f, f.schema(dict(f.listed_params[0]))).kind in ("grid", "sparse")
+    and f.info.listed_params
+    and layout_of(f, f.schema(dict(f.info.listed_params[0]))).kind in ("grid", "sparse")
 ]
 STEP = DEFAULT_SOLVE_REWARDS["step"]
 

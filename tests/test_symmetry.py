@@ -101,7 +101,7 @@ def test_jigsaw_relabels_digits_only() -> None:
 def test_families_without_a_group_and_unreadable_puzzles_keep_their_digest() -> None:
     grid = Instance.make("logicgrid", {"size": 4, "categories": 3}, [])
     assert grid.canonical_digest() == grid.digest
-    assert get_family("logicgrid").symmetry_group == ""
+    assert get_family("logicgrid").info.symmetry_group == ""
     odd = Instance.make("no-such-family", {}, [])
     assert odd.canonical_digest() == odd.digest
     bad = Instance.make("sudoku", {"size": 4}, [Clue.make("x", "given", {"value": 9}, [(0, 0)])])
@@ -146,4 +146,4 @@ def test_nonogram_reflections_and_turns_merge(shape: tuple[int, int]) -> None:
         )
         assert one.canonical_digest() == turned.canonical_digest()
     assert len(digests) == 10  # distinct random images stay apart
-    assert get_family("nonogram").symmetry_group
+    assert get_family("nonogram").info.symmetry_group

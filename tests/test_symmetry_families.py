@@ -74,7 +74,7 @@ def test_every_image_under_the_group_merges_and_distinct_puzzles_stay_apart(
                 assert image.canonical_digest() == inst.canonical_digest(), (turn, rev)
         digests.add(inst.canonical_digest())
     assert len(digests) == len({p.digest for p, _ in puzzles})
-    assert get_family(family).symmetry_group
+    assert get_family(family).info.symmetry_group
 
 
 def test_skyscrapers_edge_clues_move_with_their_lines() -> None:

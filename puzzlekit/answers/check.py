@@ -21,7 +21,7 @@ import numpy as np
 from puzzlekit.answers.compiled import Broken, Compiled, as_arrays, compiled
 from puzzlekit.answers.reading import Cell, Unreadable, alphabet_of, read_cells
 from puzzlekit.answers.report import AnswerReport, AnswerVerdict, AnswerViolation
-from puzzlekit.core.family import Family
+from puzzlekit.core import protocols
 from puzzlekit.core.model import Instance
 from puzzlekit.families import get_family
 
@@ -241,7 +241,7 @@ def _read(instance: Instance, schema: Any, answer: Any) -> list[Cell]:
     """The cells of one answer: through the family's own :meth:`Family.parse_answer` when it
     overrides it and the answer is text, else :func:`read_cells`."""
     fam = get_family(instance.family)
-    if isinstance(answer, str) and type(fam).parse_answer is not Family.parse_answer:
+    if isinstance(answer, str) and type(fam).parse_answer is not protocols.Family.parse_answer:
         values = fam.parse_answer(answer, instance)
         return [values.get(name) for name in schema.names]
     return read_cells(instance, schema, answer)[0]

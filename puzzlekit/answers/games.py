@@ -56,7 +56,7 @@ def _read_move(fam: OnlyWinningMove, problem: Any, game: Any, state: Any, answer
         return ("unreadable", f"a move is text or a mapping, not {type(answer).__name__}")
     text = _norm(answer)
     labels: dict[str, Any] = {}
-    for m in game.legal_moves(state):
+    for m in game.legal_actions(state):
         labels[_norm(game.move_label(state, m))] = m
     cells = {v.name.lower(): v for v in schema.variables}
     words = sorted({*labels, *cells}, key=len, reverse=True)

@@ -4,7 +4,7 @@
 question is whether a completion still exists. A placed value that breaks a rule with other
 placed values, overwrites a given or lies outside its domain makes the board dead at once
 (``deadKind`` ``direct``, those cells). Otherwise the placed cells become clues
-(:meth:`~puzzlekit.core.family.Family.placement_clue`) and the default verifier looks for a
+(:meth:`~puzzlekit.core.protocols.Family.placement_clue`) and the default verifier looks for a
 completion; when there is none, the placed cells are shrunk to the smallest set that is still
 dead with the puzzle's clues (the conflict machinery of :mod:`puzzlekit.verifiers.conflicts`:
 a minimal set by deletion, then a minimum by implicit hitting sets while its check budget lasts;
@@ -100,7 +100,7 @@ def _partial(
             continue
         clue = family.placement_clue(schema, comp.names[i], x)
         if clue is None:
-            note = f"{family.name} has no placement clue: completability is not checked"
+            note = f"{family.info.name} has no placement clue: completability is not checked"
             return replace(rep, diagnostics=(*rep.diagnostics, note))
         placed[clue.id] = clue
         where[clue.id] = comp.coords[i]

@@ -30,7 +30,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from puzzlekit.answers.reading import Unreadable, read_cells
-from puzzlekit.core.family import Family
+from puzzlekit.core import protocols
 from puzzlekit.core.model import Instance, Schema, Solution
 
 STYLES = ("plain", "brief", "json")
@@ -56,10 +56,10 @@ class Layout:
     cols: int = 0
 
 
-_LAYOUTS: dict[tuple[int, int], tuple[Family, Schema, Layout]] = {}
+_LAYOUTS: dict[tuple[int, int], tuple[protocols.Family, Schema, Layout]] = {}
 
 
-def layout_of(family: Family, schema: Schema) -> Layout:
+def layout_of(family: protocols.Family, schema: Schema) -> Layout:
     """The answer layout of ``schema`` (module docstring); worked out once per family and
     schema object (a dataset export asks it twice a row)."""
     key = (id(family), id(schema))
@@ -73,7 +73,7 @@ def layout_of(family: Family, schema: Schema) -> Layout:
     return made
 
 
-def _layout_of(family: Family, schema: Schema) -> Layout:
+def _layout_of(family: protocols.Family, schema: Schema) -> Layout:
     if _is_game(family):
         return Layout("move")
     coords = [v.coord for v in schema.variables]
@@ -98,7 +98,7 @@ def _layout_of(family: Family, schema: Schema) -> Layout:
     return Layout("grid" if full else "sparse", lines, cols)
 
 
-def _is_game(family: Family) -> bool:
+def _is_game(family: protocols.Family) -> bool:
     from puzzlekit.families.games import OnlyWinningMove
 
     return isinstance(family, OnlyWinningMove)
@@ -113,14 +113,14 @@ def _wide(schema: Schema) -> bool:
     return bool(found)
 
 
-def _symbol(family: Family, value: int) -> str:
-    symbols = family.answer_symbols
+def _symbol(family: protocols.Family, value: int) -> str:
+    symbols = family.info.answer_symbols
     if symbols is not None and value in symbols:
         return symbols[value]
     return str(value)
 
 
-def answer_format(family: Family, instance: Instance, style: str = "plain") -> str:
+def answer_format(family: protocols.Family, instance: Instance, style: str = "plain") -> str:
     """The sentence that tells a solver how to write its answer to ``instance``."""
     schema = family.schema(instance.params_dict())
     lay = layout_of(family, schema)
@@ -135,8 +135,8 @@ def answer_format(family: Family, instance: Instance, style: str = "plain") -> s
             f"a JSON object giving each of the {len(names)} unknowns ({', '.join(names[:6])}"
             f"{', ...' if len(names) > 6 else ''}) {what}: {{{shown}}}."
         )
-    if family.answer_symbols is not None:
-        cell = " or ".join(f"`{s}`" for s in family.answer_symbols.values())
+    if family.info.answer_symbols is not None:
+        cell = " or ".join(f"`{s}`" for s in family.info.answer_symbols.values())
         each = f"one symbol per cell ({cell}), no spaces"
     elif _wide(schema):
         each = "the numbers of its cells separated by spaces"
@@ -154,9 +154,9 @@ def answer_format(family: Family, instance: Instance, style: str = "plain") -> s
     )
 
 
-def _move_format(family: Family, instance: Instance) -> str:
+def _move_format(family: protocols.Family, instance: Instance) -> str:
     game, state, _ = _game_of(family, instance)
-    labels = [game.move_label(state, m) for m in game.legal_moves(state)]
+    labels = [game.move_label(state, m) for m in game.legal_actions(state)]
     example = labels[0] if labels else "a move"
     return (
         f"the one winning move for the player to move, written as the moves are labelled "
@@ -164,7 +164,7 @@ def _move_format(family: Family, instance: Instance) -> str:
     )
 
 
-def _game_of(family: Family, instance: Instance) -> tuple[Any, Any, Any]:
+def _game_of(family: protocols.Family, instance: Instance) -> tuple[Any, Any, Any]:
     from puzzlekit.families import resolve
 
     problem = resolve(instance)
@@ -173,17 +173,17 @@ def _game_of(family: Family, instance: Instance) -> tuple[Any, Any, Any]:
 
 
 def render_prompt(
-    family: Family, instance: Instance, style: str = "plain", template: str | None = None
+    family: protocols.Family, instance: Instance, style: str = "plain", template: str | None = None
 ) -> str:
     """:meth:`Family.prompt`: the style's template (the family's own first) filled in."""
     if template is None:
-        template = family.prompt_templates.get(style) or TEMPLATES.get(style)
+        template = family.info.prompt_templates.get(style) or TEMPLATES.get(style)
         if template is None:
-            known = sorted({*TEMPLATES, *family.prompt_templates})
+            known = sorted({*TEMPLATES, *family.info.prompt_templates})
             raise ValueError(f"unknown prompt style {style!r}; known: {', '.join(known)}")
     schema = family.schema(instance.params_dict())
     fields = {
-        "family": family.name,
+        "family": family.info.name,
         "rules": rules_of(family, schema),
         "puzzle": family.prompt_puzzle(instance),
         "answer_format": answer_format(family, instance, style),
@@ -196,10 +196,10 @@ class _Params(dict):
         return "{" + key + "}"
 
 
-def rules_of(family: Family, schema: Schema) -> str:
+def rules_of(family: protocols.Family, schema: Schema) -> str:
     """The family's rules in plain words, its ``{param}`` fields filled in."""
-    described = family.description.strip().rstrip(".")
-    text = family.rules_text or (described[:1].upper() + described[1:] + ".")
+    described = family.info.description.strip().rstrip(".")
+    text = family.info.rules_text or (described[:1].upper() + described[1:] + ".")
     try:
         return text.format_map(_Params(schema.params_dict()))
     except (IndexError, KeyError, ValueError, AttributeError):
@@ -207,7 +207,7 @@ def rules_of(family: Family, schema: Schema) -> str:
 
 
 def format_answer(
-    family: Family, instance: Instance, solution: Solution, style: str = "plain"
+    family: protocols.Family, instance: Instance, solution: Solution, style: str = "plain"
 ) -> str:
     """:meth:`Family.format_answer`: ``solution`` in the format the prompt asks for."""
     schema = family.schema(instance.params_dict())
@@ -231,7 +231,7 @@ def format_answer(
     )
 
 
-def parse_answer(family: Family, instance: Instance, text: str) -> dict[str, int | None]:
+def parse_answer(family: protocols.Family, instance: Instance, text: str) -> dict[str, int | None]:
     """:meth:`Family.parse_answer`: cell name -> value read from ``text``."""
     schema = family.schema(instance.params_dict())
     if _is_game(family):

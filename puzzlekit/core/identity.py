@@ -89,7 +89,7 @@ def duplicate_clues(clues: Sequence[_ClueLike]) -> list[Violation]:
 
 
 def clue_violations(family: Any, schema: Any, clues: Sequence[Any]) -> list[Violation]:
-    """``family.validate_clues`` (:class:`~puzzlekit.core.family.Family`) plus a
+    """``family.validate_clues`` (:class:`~puzzlekit.core.protocols.Family`) plus a
     ``duplicate-clue`` violation for every clue id used twice, also when an override of the hook
     does not check ids; one ``duplicate-clue`` violation per clue (an identical duplicate also
     gives the same cell, pair or line twice)."""

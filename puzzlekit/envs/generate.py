@@ -136,7 +136,7 @@ class GenerateEnv(gymnasium.Env):
         self.family = get_family(family)
         self.schema = self.family.schema(dict(params or {}))
         self.params = self.schema.params_dict()
-        self.filter_name = filter or default_filter_name(self.family.name)
+        self.filter_name = filter or default_filter_name(self.family.info.name)
         self.filter = get_verifier(self.filter_name, **dict(filter_settings or {}))
         # solutions are sampled under the filter's rules, as the loop's strategies sample them
         self.sample_schema = self.filter.believed_schema(self.schema)

@@ -121,8 +121,8 @@ class SolveEnv(gymnasium.Env):
         lay = layout_of(self.family, self.schema)
         if lay.kind not in ("grid", "sparse"):
             raise ValueError(
-                f"Solve-v0 takes grid families (every cell a (row, col)); {self.family.name}'s "
-                f"answer is a {lay.kind}, not a grid"
+                "Solve-v0 takes grid families (every cell a (row, col)); "
+                f"{self.family.info.name}'s answer is a {lay.kind}, not a grid"
             )
         self.names = self.schema.names
         self.coords = [tuple(v.coord) for v in self.schema.variables]
@@ -170,7 +170,7 @@ class SolveEnv(gymnasium.Env):
         options = dict(options or {})
         if "instance" in options:
             self.instance = _instance(options["instance"])
-            if self.instance.family != self.family.name:
+            if self.instance.family != self.family.info.name:
                 raise ValueError(f"options['instance'] is a {self.instance.family} puzzle")
         elif self.puzzles is not None:
             self.instance = self.puzzles[int(self.np_random.integers(len(self.puzzles)))]
@@ -269,7 +269,7 @@ class SolveEnv(gymnasium.Env):
         if not out:
             raise ValueError("puzzles is empty")
         for p in out:
-            if (p.family, p.params_dict()) != (self.family.name, self.params):
+            if (p.family, p.params_dict()) != (self.family.info.name, self.params):
                 raise ValueError(f"a puzzle of {p.family} {p.params_dict()} is not ours")
         return out
 
@@ -298,19 +298,19 @@ class SolveEnv(gymnasium.Env):
 
         s = self.generate_settings
         config = GenerateConfig(
-            family=self.family.name,
+            family=self.family.info.name,
             params=self.params,
             count=1,
             strategy=s["strategy"],
             minimize=s["minimize"],
             clues=s["clues"],
-            filter=s["filter"] or default_filter_name(self.family.name),
+            filter=s["filter"] or default_filter_name(self.family.info.name),
             holdout=None,
             seed=seed,
         )
         record = next((r for r in generate(config) if r["status"] == "accepted"), None)
         if record is None:
-            raise RuntimeError(f"no {self.family.name} puzzle accepted for loop seed {seed}")
+            raise RuntimeError(f"no {self.family.info.name} puzzle accepted for loop seed {seed}")
         raw = record["instance"]
         made = raw if isinstance(raw, Instance) else Instance.from_json_obj(raw)
         self._made[seed] = made

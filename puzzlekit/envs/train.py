@@ -181,7 +181,7 @@ def train(
         env_settings["sampler"] = settings.sampler
     return PolicyFile(
         policy=LinearPolicy.from_vector(mean, n),
-        family=env.family.name,
+        family=env.family.info.name,
         params=env.params,
         slots=env.layout.ids,
         observation=settings.obs_mode,

@@ -3,13 +3,13 @@
 A family knows one kind of puzzle: its schema for given params, its clue kinds, how a clue turns
 into constraints, the true clues of a solution, its customary text format and its renderings.
 The table of every hook a family has, required and optional, each with its default, is the base
-class :class:`Family`, with :class:`Repair` and :func:`pick_in_order`: import them from their one
-home, ``from puzzlekit.core.family import Family`` (not re-exported here). Required:
-``normalize_params``, ``build_schema``, ``clue_constraints``, ``clues_from_solution``; optional:
+class ``Family``, with the record ``FamilyInfo`` it declares its facts in, ``Repair`` and
+``pick_in_order``: import them from their one home, ``puzzlekit.core.protocols`` (not
+re-exported here). Required: ``info = FamilyInfo(name=...)``, ``normalize_params``,
+``build_schema``, ``clue_constraints``, ``clues_from_solution``; optional:
 ``parse_text``/``format_text``, ``render_ascii``/``render_mpl``/``mark_center``,
 ``place_of``/``validate_clues``, ``sample_solution``, ``initial_clues``, ``repair_moves(..., *,
-found=())`` (an override must accept ``found``), ``schema_id``, ``golden_instances``, and the
-attributes ``default_verifier``, ``golden_verifier``, ``listed_params``, ``value_clue_kind``.
+found=())`` (an override must accept ``found``), ``schema_id``, ``golden_instances``.
 
 This package is part of the ground floor: it imports only :mod:`puzzlekit.core`.
 """
@@ -21,7 +21,7 @@ import contextvars
 from collections.abc import Iterator
 from typing import Any
 
-from puzzlekit.core.family import Family
+from puzzlekit.core import protocols
 from puzzlekit.core.identity import clue_violations
 from puzzlekit.core.model import Instance, Problem, Schema, SpecError, Violation
 from puzzlekit.core.plugins import Registry, UnknownName
@@ -62,21 +62,28 @@ BUILTIN: dict[str, str] = {
 }
 
 #: the registered families by name (built-ins, then plugins)
-FAMILIES: Registry[Family] = Registry("family", entries=BUILTIN)
+FAMILIES: Registry[protocols.Family] = Registry("family", entries=BUILTIN)
 
 
-def register_family(family: Family, *, replace: bool = False) -> Family:
+def register_family(family: protocols.Family, *, replace: bool = False) -> protocols.Family:
     """Register a family under its name (third parties call this for their own families).
 
     A name already registered raises :class:`~puzzlekit.core.plugins.DuplicateName` unless
     ``replace``: a plugin never hides a built-in by accident. TypeError when ``family`` has no
-    string ``name`` (a plugin registering something that is not a family is told so at import)."""
-    if not isinstance(getattr(family, "name", None), str):
-        raise TypeError(f"register_family: {family!r} is not a family (it has no string name)")
-    return FAMILIES.register(family.name, family, replace=replace)
+    :class:`~puzzlekit.core.protocols.FamilyInfo` record ``info`` (a plugin registering something
+    that is not a family is told so at import), or sets a field of that record as an attribute
+    of its own (the message says what to write instead)."""
+    old = protocols.declared_outside_info(family)
+    if old:
+        raise TypeError(protocols.outside_info_message(type(family).__qualname__, old))
+    if not isinstance(getattr(family, "info", None), protocols.FamilyInfo):
+        raise TypeError(
+            f"register_family: {family!r} is not a family (it has no info = FamilyInfo(...))"
+        )
+    return FAMILIES.register(family.info.name, family, replace=replace)
 
 
-def get_family(name: str) -> Family:
+def get_family(name: str) -> protocols.Family:
     """The registered family ``name``; raises SpecError (``unknown-family``) otherwise, whose
     detail names the closest known families."""
     try:
@@ -85,24 +92,24 @@ def get_family(name: str) -> Family:
         raise SpecError([Violation("unknown-family", None, "family", str(exc))]) from None
 
 
-def families() -> list[Family]:
+def families() -> list[protocols.Family]:
     """Every registered family, by name."""
     return [fam for _, fam in FAMILIES.items()]
 
 
 def registered_schemas() -> list[dict[str, Any]]:
     """One row per registered schema: family, params, clue kinds, variables, domain size."""
-    return [fam.describe(params) for fam in families() for params in fam.listed_params]
+    return [fam.describe(params) for fam in families() for params in fam.info.listed_params]
 
 
-def default_params(family: Family) -> dict[str, Any]:
+def default_params(family: protocols.Family) -> dict[str, Any]:
     """The params a command uses when none are given: ``{}`` when the family completes them
     itself (sudoku: 9x9), else its first listed params (a family with required params: kakuro
     5x5, toolcall its first example tool)."""
     try:
         family.normalize_params({})
     except SpecError:
-        return dict(family.listed_params[0]) if family.listed_params else {}
+        return dict(family.info.listed_params[0]) if family.info.listed_params else {}
     return {}
 
 
@@ -129,8 +136,8 @@ def hooks_are_strict() -> bool:
     return _STRICT.get()
 
 
-def _misread(family: Family, field: str, coord: Any, exc: Exception) -> Violation:
-    detail = f"{family.name} cannot read this ({type(exc).__name__}: {exc})"
+def _misread(family: protocols.Family, field: str, coord: Any, exc: Exception) -> Violation:
+    detail = f"{family.info.name} cannot read this ({type(exc).__name__}: {exc})"
     return Violation("malformed", coord, field, detail[:500])
 
 

@@ -14,8 +14,8 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any
 
-from puzzlekit.core.family import Repair
 from puzzlekit.core.model import Clue, Constraint, Instance, Schema, Solution, SpecError, Violation
+from puzzlekit.core.protocols import Repair
 from puzzlekit.families._cagedraw import json_label, render_groups, render_groups_mpl
 from puzzlekit.families._grid import SYMBOLS, cell_name
 from puzzlekit.families._tatham import decode_block_structure, encode_block_structure

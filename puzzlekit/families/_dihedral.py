@@ -156,18 +156,20 @@ def canonical_square(
     return least_image(instance, images)
 
 
+#: Kakuro's group, in words (``FamilyInfo.symmetry_group``)
+KAKURO_GROUP = (
+    "the rectangle's reflections and its transposes (8 images: a 5x7 layout turns into a "
+    "7x5 one), the layout, runs and givens moved with their cells; a transpose or quarter "
+    "turn makes across runs down runs and back (a sum is the same read either way); the "
+    "representative gives its layout as params.layout"
+)
+
+
 class KakuroSymmetry:
     """Kakuro's clue builders and its group (a mixin of the family's class)."""
 
-    symmetry_group = (
-        "the rectangle's reflections and its transposes (8 images: a 5x7 layout turns into a "
-        "7x5 one), the layout, runs and givens moved with their cells; a transpose or quarter "
-        "turn makes across runs down runs and back (a sum is the same read either way); the "
-        "representative gives its layout as params.layout"
-    )
-
     def canonical_instance(self, instance: Instance) -> Instance:
-        """The least image over :attr:`symmetry_group` (the whole orbit)."""
+        """The least image over :data:`KAKURO_GROUP` (the whole orbit)."""
         family: Any = self
         try:
             layout = family.layout_of(family.normalize_params(instance.params_dict()))
@@ -204,14 +206,16 @@ class KakuroSymmetry:
         return self.run_clue(kind, cells, total)
 
 
+#: Star Battle's group, in words (``FamilyInfo.symmetry_group``)
+STAR_BATTLE_GROUP = (
+    "the square's rotations and reflections, regions (clues or the regions param), stars "
+    "and empty cells moved with their cells"
+)
+
+
 class StarBattleSymmetry:
     """Star Battle's clue builders and its group (a mixin of
     :class:`~puzzlekit.families.starbattle.StarBattle`)."""
-
-    symmetry_group = (
-        "the square's rotations and reflections, regions (clues or the regions param), stars and "
-        "empty cells moved with their cells"
-    )
 
     @staticmethod
     def reveal(coord: tuple[int, int], value: int) -> Clue:

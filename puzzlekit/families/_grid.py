@@ -9,7 +9,7 @@ import math
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
-from puzzlekit.core.family import Family, Repair
+from puzzlekit.core import protocols
 from puzzlekit.core.jsondata import freeze, typed_key
 from puzzlekit.core.model import (
     AllDifferent,
@@ -24,6 +24,7 @@ from puzzlekit.core.model import (
     Variable,
     Violation,
 )
+from puzzlekit.core.protocols import Repair
 from puzzlekit.families._gridline import GridLine
 
 SYMBOLS = "123456789ABCDEFGHIJKLMNOP"  # value v is SYMBOLS[v - 1]; '.' or '0' is a blank
@@ -96,18 +97,15 @@ def _line_problems(line: str, n: int) -> list[Violation]:
     return problems
 
 
-class GivensGrid(Family):
+class GivensGrid(protocols.Family):
     """An N×N grid of values 1..N, rows and columns all different, clues are given values."""
 
-    clue_kinds = ("given",)
     param_keys: tuple[str, ...] = ("size",)
-
-    size_limits: Mapping[str, int] = {"size": MAX_SIZE}
 
     # -- params -----------------------------------------------------------------------------
     def _check_size(self, params: Mapping[str, Any], default: int | None) -> int:
         problems = [
-            Violation("unknown-field", None, f"params.{k}", f"{self.name} has no param {k!r}")
+            Violation("unknown-field", None, f"params.{k}", f"{self.info.name} has no param {k!r}")
             for k in sorted(set(params) - set(self.param_keys))
         ]
         size = params.get("size", default)
@@ -144,7 +142,8 @@ class GivensGrid(Family):
             )
             for rid, cells in units
         )
-        return Schema(self.name, tuple(sorted(params.items())), variables, rules, self.clue_kinds)
+        key = tuple(sorted(params.items()))
+        return Schema(self.info.name, key, variables, rules, self.info.clue_kinds)
 
     # -- clues ------------------------------------------------------------------------------
     def clue_constraints(self, schema: Schema, clue: Clue) -> tuple[Constraint, ...]:
@@ -205,8 +204,6 @@ class GivensGrid(Family):
             else:
                 seen[coord] = clue.id
         return out
-
-    value_clue_kind = "given"
 
     def repair_moves(
         self,
@@ -282,8 +279,8 @@ class GivensGrid(Family):
             if problems:
                 raise SpecError(problems)
             values = bytes(0 if ch in ".0" else SYMBOLS.find(ch.upper()) + 1 for ch in line)
-        source = GridLine(self.name, frozen_params, n, values)
-        return Instance.deferred(self.name, frozen_params, source, key)
+        source = GridLine(self.info.name, frozen_params, n, values)
+        return Instance.deferred(self.info.name, frozen_params, source, key)
 
     def _line_params(
         self, line: str, params: Mapping[str, Any] | None
@@ -293,7 +290,7 @@ class GivensGrid(Family):
         costs more than reading the line)."""
         try:
             given_key = typed_key(freeze(dict(params))) if params else ""
-            key = (self.name, id(self), len(line), given_key)
+            key = (self.info.name, id(self), len(line), given_key)
         except ValueError:  # params nested too deep: the schema lookup says what is wrong
             key = None
         found = _LINE_PARAMS.get(key) if key is not None else None
@@ -306,7 +303,7 @@ class GivensGrid(Family):
             schema = self.schema(given)  # raises SpecError for unusable params: not cached
             norm = schema.params_dict()
             frozen = freeze(dict(norm))
-            found = (frozen, norm["size"], (self.name, typed_key(frozen)))
+            found = (frozen, norm["size"], (self.info.name, typed_key(frozen)))
             if key is not None:
                 if len(_LINE_PARAMS) > 256:
                     _LINE_PARAMS.clear()

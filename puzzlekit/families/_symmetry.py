@@ -25,7 +25,7 @@ from collections.abc import Iterator, Sequence
 
 import numpy as np
 
-from puzzlekit.core.family import Family
+from puzzlekit.core import protocols
 from puzzlekit.core.jsondata import freeze
 from puzzlekit.core.model import Instance, SpecError
 from puzzlekit.families._gridline import GridLine
@@ -177,7 +177,13 @@ def canonical_grid(
 
 
 def canonical_givens(
-    family: Family, instance: Instance, band: int, stack: int, *, transpose: bool, rows: bool = True
+    family: protocols.Family,
+    instance: Instance,
+    band: int,
+    stack: int,
+    *,
+    transpose: bool,
+    rows: bool = True,
 ) -> Instance:
     """The representative of a puzzle of one-cell ``given`` clues (values 1..n): the givens of
     :func:`canonical_grid` (``rows=False``: values relabelled only, the cells stay) under the
@@ -199,8 +205,8 @@ def canonical_givens(
     # the representative as a grid line: its clues are built only if read, its bytes joined
     # from cached per-cell bytes (the same bytes as the instance of the clue objects)
     frozen = freeze(params)
-    line = GridLine(family.name, frozen, n, bytes(canon.astype(np.uint8).ravel().tolist()))
-    return Instance.deferred(family.name, frozen, line)
+    line = GridLine(family.info.name, frozen, n, bytes(canon.astype(np.uint8).ravel().tolist()))
+    return Instance.deferred(family.info.name, frozen, line)
 
 
 def _givens_grid(instance: Instance, n: int) -> np.ndarray | None:

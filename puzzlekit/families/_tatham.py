@@ -262,4 +262,4 @@ def parse_solo(game_id: str) -> Instance:
         if isinstance(exc, SpecError):
             raise
         raise bad(str(exc)) from None
-    return Instance.make(family.name, schema.params_dict(), clues)
+    return Instance.make(family.info.name, schema.params_dict(), clues)

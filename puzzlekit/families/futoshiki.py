@@ -29,7 +29,6 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from puzzlekit.core.family import Repair
 from puzzlekit.core.model import (
     Clue,
     Compare,
@@ -42,10 +41,12 @@ from puzzlekit.core.model import (
     Violation,
     text_int,
 )
+from puzzlekit.core.protocols import FamilyInfo, Repair
 from puzzlekit.core.reading import is_digits
 from puzzlekit.families import register_family
 from puzzlekit.families._dihedral import Move, canonical_square, moved_cells, moved_given
 from puzzlekit.families._grid import (
+    MAX_SIZE,
     SYMBOLS,
     GappedDrawing,
     GivensGrid,
@@ -115,21 +116,26 @@ def _split_cells(body: str, n: int) -> tuple[dict[int, tuple[int, str]], list[Vi
 
 
 class Futoshiki(GappedDrawing, GivensGrid):
-    name = "futoshiki"
-    description = "N×N Latin square with givens and < > between orthogonal neighbours"
-    rules_text = (
-        "Fill every cell of the {size}×{size} grid with a number from 1 to {size} so that every "
-        "row and every column holds each number exactly once, and every sign between two "
-        "neighbouring cells holds: `<` and `>` between cells of a row, `^` and `v` between a "
-        "cell and the one below it, each pointing at the smaller number. Given numbers stay."
+    info = FamilyInfo(
+        name="futoshiki",
+        description="N×N Latin square with givens and < > between orthogonal neighbours",
+        clue_kinds=("given", "inequality"),
+        listed_params=({"size": 4}, {"size": 5}, {"size": 6}, {"size": 7}),
+        size_limits={"size": MAX_SIZE},
+        value_clue_kind="given",
+        symmetry_group=(
+            "the square's rotations and reflections, each sign moved and turned with its two "
+            "cells, and the value reversal v -> n + 1 - v with every sign reversed"
+        ),
+        rules_text=(
+            "Fill every cell of the {size}×{size} grid with a number from 1 to {size} so that "
+            "every row and every column holds each number exactly once, and every sign between "
+            "two neighbouring cells holds: `<` and `>` between cells of a row, `^` and `v` "
+            "between a cell and the one below it, each pointing at the smaller number. Given "
+            "numbers stay."
+        ),
     )
-    clue_kinds = ("given", "inequality")
     param_keys = ("size",)
-    listed_params = ({"size": 4}, {"size": 5}, {"size": 6}, {"size": 7})
-    symmetry_group = (
-        "the square's rotations and reflections, each sign moved and turned with its two cells, "
-        "and the value reversal v -> n + 1 - v with every sign reversed"
-    )
 
     def normalize_params(self, params: Mapping[str, Any]) -> dict[str, Any]:
         return {"size": self._check_size(params, default=5)}
@@ -272,7 +278,7 @@ class Futoshiki(GappedDrawing, GivensGrid):
                 clues.append(clue)
         if problems:
             raise SpecError(problems)
-        return Instance.make(self.name, schema.params_dict(), clues)
+        return Instance.make(self.info.name, schema.params_dict(), clues)
 
     def format_text(self, instance: Instance) -> str:
         n = instance.params_dict()["size"]

@@ -39,7 +39,6 @@ from typing import Any
 
 import numpy as np
 
-from puzzlekit.core.family import Repair, pick_in_order
 from puzzlekit.core.model import (
     Clue,
     Constraint,
@@ -51,9 +50,11 @@ from puzzlekit.core.model import (
     Table,
     Violation,
 )
+from puzzlekit.core.protocols import FamilyInfo, Repair, pick_in_order
 from puzzlekit.families import register_family
 from puzzlekit.families._dihedral import Move, canonical_square, moved_cells, moved_given
 from puzzlekit.families._grid import (
+    MAX_SIZE,
     GappedDrawing,
     GivensGrid,
     cell_name,
@@ -186,24 +187,29 @@ def _pair_kinds(cells: list[tuple[int, str]], n: int, partial: bool) -> dict[tup
 
 
 class FutoshikiAdjacent(GappedDrawing, GivensGrid):
-    name = "futoshiki-adjacent"
-    description = "N×N Latin square; neighbours with consecutive values are marked (Adjacent)"
-    rules_text = (
-        "Fill every cell of the {size}×{size} grid with a number from 1 to {size} so that every "
-        "row and every column holds each number exactly once. A bar between two neighbouring "
-        "cells (`|` between cells of a row, `-` under a cell for the one below it) means their "
-        "numbers differ by exactly one; where every pair is shown, no bar means they differ by "
-        "more. Given numbers stay."
+    info = FamilyInfo(
+        name="futoshiki-adjacent",
+        description="N×N Latin square; neighbours with consecutive values are marked (Adjacent)",
+        clue_kinds=("given", *PAIR_KINDS),
+        listed_params=({"size": 4}, {"size": 5}, {"size": 6}),
+        # its reports' backend since 0.1 (bitmask reads it too: not measured)
+        default_verifier="sat",
+        size_limits={"size": MAX_SIZE},
+        value_clue_kind="given",
+        place_name="pair",
+        symmetry_group=(
+            "the square's rotations and reflections, each bar moved with its two cells, and the "
+            "value reversal v -> n + 1 - v (which keeps every difference)"
+        ),
+        rules_text=(
+            "Fill every cell of the {size}×{size} grid with a number from 1 to {size} so that "
+            "every row and every column holds each number exactly once. A bar between two "
+            "neighbouring cells (`|` between cells of a row, `-` under a cell for the one below "
+            "it) means their numbers differ by exactly one; where every pair is shown, no bar "
+            "means they differ by more. Given numbers stay."
+        ),
     )
-    clue_kinds = ("given", *PAIR_KINDS)
-    default_verifier = "sat"  # its reports' backend since 0.1 (bitmask reads it too: not measured)
     param_keys = ("size",)
-    listed_params = ({"size": 4}, {"size": 5}, {"size": 6})
-    place_name = "pair"
-    symmetry_group = (
-        "the square's rotations and reflections, each bar moved with its two cells, and the value "
-        "reversal v -> n + 1 - v (which keeps every difference)"
-    )
 
     def normalize_params(self, params: Mapping[str, Any]) -> dict[str, Any]:
         return {"size": self._check_size(params, default=5)}
@@ -299,7 +305,7 @@ class FutoshikiAdjacent(GappedDrawing, GivensGrid):
             raise SpecError(problems)
         kinds = _pair_kinds(cells, n, partial)
         clues += [pair_clue(a, b, kinds[(a, b)]) for a, b in _pairs(n) if (a, b) in kinds]
-        return Instance.make(self.name, schema.params_dict(), clues)
+        return Instance.make(self.info.name, schema.params_dict(), clues)
 
     def format_text(self, instance: Instance) -> str:
         n = instance.params_dict()["size"]

@@ -40,7 +40,7 @@ from typing import Any
 
 import numpy as np
 
-from puzzlekit.core.family import Family, Repair, pick_in_order
+from puzzlekit.core import protocols
 from puzzlekit.core.model import (
     AllDifferent,
     Clue,
@@ -53,9 +53,10 @@ from puzzlekit.core.model import (
     SpecError,
     Variable,
 )
+from puzzlekit.core.protocols import FamilyInfo, Repair, pick_in_order
 from puzzlekit.core.reading import is_digits
 from puzzlekit.families import register_family
-from puzzlekit.families._dihedral import KakuroSymmetry
+from puzzlekit.families._dihedral import KAKURO_GROUP, KakuroSymmetry
 from puzzlekit.families._regions import (
     cell_name,
     check_keys,
@@ -137,24 +138,31 @@ def sum_range(length: int) -> tuple[int, int]:
 MAX_LAYOUT_SIDE = 30
 
 
-class Kakuro(KakuroSymmetry, Family):
-    name = "kakuro"
-    size_limits = {"rows": 12, "cols": 12, "layout": MAX_LAYOUT_SIDE}
-    description = "Blocks and white cells; each run's digits differ and add up to its sum"
-    rules_text = (
-        "Fill every white cell `.` with a digit 1..9. A block `D\\A` gives the sums of the runs of "
-        "white cells below it (D) and right of it (A); a run's digits differ and add up to its sum."
-    )
-    clue_kinds = ("run", "given")
-    default_verifier = "sat"  # its reports' backend since 0.1 (bitmask reads it too: not measured)
-    listed_params = (
-        {"rows": 5, "cols": 5, "seed": 1},
-        {"rows": 7, "cols": 7, "seed": 1},
-        {"rows": 9, "cols": 9, "seed": 1},
+class Kakuro(KakuroSymmetry, protocols.Family):
+    info = FamilyInfo(
+        name="kakuro",
+        description="Blocks and white cells; each run's digits differ and add up to its sum",
+        clue_kinds=("run", "given"),
+        listed_params=(
+            {"rows": 5, "cols": 5, "seed": 1},
+            {"rows": 7, "cols": 7, "seed": 1},
+            {"rows": 9, "cols": 9, "seed": 1},
+        ),
+        # its reports' backend since 0.1 (bitmask reads it too: not measured)
+        default_verifier="sat",
+        size_limits={"rows": 12, "cols": 12, "layout": MAX_LAYOUT_SIDE},
+        value_clue_kind="given",
+        place_name="run or cell",
+        symmetry_group=KAKURO_GROUP,
+        rules_text=(
+            "Fill every white cell `.` with a digit 1..9. A block `D\\A` gives the sums of the "
+            "runs of white cells below it (D) and right of it (A); a run's digits differ and add "
+            "up to its sum."
+        ),
     )
 
     def normalize_params(self, params: Mapping[str, Any]) -> dict[str, Any]:
-        check_keys(params, ("layout", "rows", "cols", "seed"), self.name)
+        check_keys(params, ("layout", "rows", "cols", "seed"), self.info.name)
         if "layout" in params:
             extra = sorted({"rows", "cols", "seed"} & set(params))
             if extra:
@@ -197,8 +205,8 @@ class Kakuro(KakuroSymmetry, Family):
 
     def schema_id(self, params: Mapping[str, Any]) -> str:
         if "layout" in params:
-            return f"{self.name}-{len(params['layout'])}x{len(params['layout'][0])}-fixed"
-        return f"{self.name}-{params['rows']}x{params['cols']}-s{params['seed']}"
+            return f"{self.info.name}-{len(params['layout'])}x{len(params['layout'][0])}-fixed"
+        return f"{self.info.name}-{params['rows']}x{params['cols']}-s{params['seed']}"
 
     @staticmethod
     def layout_of(params: Mapping[str, Any]) -> list[str]:
@@ -232,7 +240,8 @@ class Kakuro(KakuroSymmetry, Family):
             for kind in ("across", "down")
             for run in _runs_of(white, kind)
         )
-        return Schema(self.name, tuple(sorted(params.items())), variables, rules, self.clue_kinds)
+        key = tuple(sorted(params.items()))
+        return Schema(self.info.name, key, variables, rules, self.info.clue_kinds)
 
     # -- clues ------------------------------------------------------------------------------
     def clue_constraints(self, schema: Schema, clue: Clue) -> tuple[Constraint, ...]:
@@ -259,9 +268,6 @@ class Kakuro(KakuroSymmetry, Family):
         names = tuple(cell_name(*c) for c in cells)
         origin = Origin("clue", clue.id, tuple(cells))
         return (Linear(names, (1,) * len(names), "==", total, origin),)
-
-    value_clue_kind = "given"
-    place_name = "run or cell"
 
     def place_of(self, clue: Clue) -> Any:
         if clue.kind not in ("run", "given") or not clue.coords:
@@ -312,7 +318,7 @@ class Kakuro(KakuroSymmetry, Family):
         """One line ``RxC:`` then rows joined by ``/`` (what :meth:`format_text` writes), or the
         rows on lines of their own (tokens: ``#`` block, ``down\\across`` sums, ``.``, digits)."""
         if text.lstrip().startswith("{"):  # what format_text writes when the grid cannot
-            return Family.parse_text(self, text, params)
+            return protocols.Family.parse_text(self, text, params)
         rows = [ln.split() for ln in _text_rows(text)]
         if not rows or len({len(r) for r in rows}) != 1:
             raise fail("malformed", None, "text", "expected rows of equally many tokens")
@@ -353,7 +359,7 @@ class Kakuro(KakuroSymmetry, Family):
         if sums:
             (kind, cell), _ = next(iter(sums.items()))
             raise fail("shape-mismatch", cell, cell_name(*cell), f"no {kind} run after this sum")
-        return Instance.make(self.name, schema.params_dict(), clues + givens)
+        return Instance.make(self.info.name, schema.params_dict(), clues + givens)
 
     def format_text(self, instance: Instance) -> str:
         layout = self.layout_of(instance.params_dict())

@@ -40,8 +40,7 @@ import math
 from collections.abc import Mapping
 from typing import Any
 
-from puzzlekit.core import deadline
-from puzzlekit.core.family import Family
+from puzzlekit.core import deadline, protocols
 from puzzlekit.core.model import (
     Clue,
     Constraint,
@@ -56,6 +55,7 @@ from puzzlekit.core.model import (
     Violation,
     text_int,
 )
+from puzzlekit.core.protocols import FamilyInfo
 from puzzlekit.core.reading import is_digits
 from puzzlekit.families import register_family
 from puzzlekit.families._cages import (
@@ -168,24 +168,27 @@ def pair_tuples(n: int, op: str, target: int) -> frozenset[tuple[int, int]]:
 
 
 class KenKen(CageGrid, GivensGrid):
-    name = "kenken"
-    size_limits = {"size": 9}
-    description = "N×N Latin square in cages with + − × ÷ targets (Tatham's Keen)"
-    rules_text = (
-        "Fill every cell of the {size}×{size} grid with a number from 1 to {size} so that every "
-        "row and every column holds each number exactly once, and the numbers of every cage "
-        "(outlined in the drawing and listed below it) make its target with its operation: `+` "
-        "their sum, `*` their product, `-` the difference and `/` the quotient of its two "
-        "cells (larger by smaller); a cage with a number alone is that number."
+    info = FamilyInfo(
+        name="kenken",
+        description="N×N Latin square in cages with + − × ÷ targets (Tatham's Keen)",
+        clue_kinds=("cage", "given"),
+        listed_params=({"size": 3}, {"size": 4}, {"size": 5}, {"size": 6}),
+        size_limits={"size": 9},
+        value_clue_kind="given",
+        symmetry_group=(
+            "the square's rotations and reflections, each cage and given moved with its cells (no "
+            "relabelling of values: a sum, product or quotient is not kept by one)"
+        ),
+        rules_text=(
+            "Fill every cell of the {size}×{size} grid with a number from 1 to {size} so that "
+            "every row and every column holds each number exactly once, and the numbers of every "
+            "cage (outlined in the drawing and listed below it) make its target with its "
+            "operation: `+` their sum, `*` their product, `-` the difference and `/` the quotient "
+            "of its two cells (larger by smaller); a cage with a number alone is that number."
+        ),
     )
-    clue_kinds = ("cage", "given")
     param_keys = ("size",)
-    listed_params = ({"size": 3}, {"size": 4}, {"size": 5}, {"size": 6})
     max_cage = 4
-    symmetry_group = (
-        "the square's rotations and reflections, each cage and given moved with its cells (no "
-        "relabelling of values: a sum, product or quotient is not kept by one)"
-    )
 
     def canonical_instance(self, instance: Instance) -> Instance:
         return canonical_square(self, instance, moved_cage)
@@ -250,7 +253,7 @@ class KenKen(CageGrid, GivensGrid):
     def parse_text(self, text: str, params: Mapping[str, Any] | None = None) -> Instance:
         line = text.strip()
         if line.startswith("{"):  # what format_text writes when keen cannot say it
-            return Family.parse_text(self, line, params)
+            return protocols.Family.parse_text(self, line, params)
         head, sep, body = line.partition(":")
         if not sep or not is_digits(head):
             raise SpecError(
@@ -286,7 +289,7 @@ class KenKen(CageGrid, GivensGrid):
             clues.append(self.cage(cells, {"op": op, "target": target}))
         if pos != len(clue_text):
             raise SpecError([Violation("malformed", None, "line", "more clues than cages")])
-        return Instance.make(self.name, schema.params_dict(), clues)
+        return Instance.make(self.info.name, schema.params_dict(), clues)
 
     def format_text(self, instance: Instance) -> str:
         n = instance.params_dict()["size"]

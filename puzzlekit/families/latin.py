@@ -11,26 +11,33 @@ from collections.abc import Mapping
 from typing import Any
 
 from puzzlekit.core.model import Instance
+from puzzlekit.core.protocols import FamilyInfo
 from puzzlekit.families import register_family
 from puzzlekit.families._dihedral import given
-from puzzlekit.families._grid import GivensGrid
+from puzzlekit.families._grid import MAX_SIZE, GivensGrid
 from puzzlekit.families._symmetry import canonical_givens
 
 
 class Latin(GivensGrid):
-    name = "latin"
-    description = "N×N Latin square with givens; each row and column holds 1..N once"
-    rules_text = (
-        "Fill every empty cell of the {size}×{size} grid with a number from 1 to {size} so that "
-        "every row and every column holds each number exactly once. The given numbers stay."
+    info = FamilyInfo(
+        name="latin",
+        description="N×N Latin square with givens; each row and column holds 1..N once",
+        clue_kinds=("given",),
+        listed_params=({"size": 4}, {"size": 5}, {"size": 6}, {"size": 9}),
+        size_limits={"size": MAX_SIZE},
+        value_clue_kind="given",
+        symmetry_group=(
+            "paratopy: symbol relabelling, row permutations, column permutations, and the six "
+            "conjugates (any permutation of the roles of row, column and symbol; the transpose "
+            "among them)"
+        ),
+        rules_text=(
+            "Fill every empty cell of the {size}×{size} grid with a number from 1 to {size} so "
+            "that every row and every column holds each number exactly once. The given numbers "
+            "stay."
+        ),
     )
     param_keys = ("size",)
-    symmetry_group = (
-        "paratopy: symbol relabelling, row permutations, column permutations, and the six "
-        "conjugates (any permutation of the roles of row, column and symbol; the transpose "
-        "among them)"
-    )
-    listed_params = ({"size": 4}, {"size": 5}, {"size": 6}, {"size": 9})
 
     def normalize_params(self, params: Mapping[str, Any]) -> dict[str, Any]:
         return {"size": self._check_size(params, default=None)}
@@ -51,7 +58,7 @@ class Latin(GivensGrid):
         for swap in ((2, 1, 0), (0, 2, 1)):  # rows <-> symbols, columns <-> symbols
             moved = [tuple(t[i] for i in swap) for t in triples]
             clues = [given((r, c), v + 1) for r, c, v in moved]
-            image = Instance.make(self.name, instance.params_dict(), clues)
+            image = Instance.make(self.info.name, instance.params_dict(), clues)
             reps.append(canonical_givens(self, image, n, n, transpose=True))
         return min(reps, key=lambda i: i.digest)
 

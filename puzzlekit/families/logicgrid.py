@@ -38,7 +38,7 @@ import dataclasses
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from puzzlekit.core.family import Family, Repair, pick_in_order
+from puzzlekit.core import protocols
 from puzzlekit.core.model import (
     AllDifferent,
     Clue,
@@ -51,6 +51,7 @@ from puzzlekit.core.model import (
     Variable,
     freeze,
 )
+from puzzlekit.core.protocols import FamilyInfo, Repair, pick_in_order
 from puzzlekit.families import register_family
 from puzzlekit.families._logicgrid_clues import (
     CLUE_KINDS,
@@ -66,20 +67,22 @@ from puzzlekit.families._logicgrid_generate import _candidates, _pair, _true_clu
 from puzzlekit.families._logicgrid_text import clue_text, solution_json
 
 
-class LogicGrid(Family):
+class LogicGrid(protocols.Family):
     """Logic-grid puzzles: categories, one bijection per category, statement clues."""
 
-    name = "logicgrid"
-    size_limits = {"size": 8, "categories": 6}
-    description = "zebra / whodunit puzzles: categories matched by statement clues"
-    rules_text = (
-        "A logic-grid puzzle: every value of every category belongs to exactly one entity and "
-        "no two entities share one; each numbered statement is true. The cells of the answer "
-        "are named `category@entity` (`color@1`: the color of entity 1)."
+    info = FamilyInfo(
+        name="logicgrid",
+        description="zebra / whodunit puzzles: categories matched by statement clues",
+        clue_kinds=CLUE_KINDS,
+        listed_params=({"size": 4, "categories": 3}, {"preset": "einstein"}),
+        default_verifier="sat",
+        size_limits={"size": 8, "categories": 6},
+        rules_text=(
+            "A logic-grid puzzle: every value of every category belongs to exactly one entity and "
+            "no two entities share one; each numbered statement is true. The cells of the answer "
+            "are named `category@entity` (`color@1`: the color of entity 1)."
+        ),
     )
-    clue_kinds = CLUE_KINDS
-    listed_params = ({"size": 4, "categories": 3}, {"preset": "einstein"})
-    default_verifier = "sat"
 
     # -- schema --------------------------------------------------------------------------------
     def normalize_params(self, params: Mapping[str, Any]) -> dict[str, Any]:
@@ -138,7 +141,7 @@ class LogicGrid(Family):
             )
             for c in grid.others
         )
-        return Schema(self.name, freeze(dict(params)), variables, rules, CLUE_KINDS)
+        return Schema(self.info.name, freeze(dict(params)), variables, rules, CLUE_KINDS)
 
     # -- clues ---------------------------------------------------------------------------------
     def clue_constraints(self, schema: Schema, clue: Clue) -> tuple[Constraint, ...]:
@@ -236,7 +239,7 @@ class LogicGrid(Family):
         if len(body) != 1:
             raise _bad("text", "expected one line of instance JSON (sentences as # comments)")
         inst = Instance.from_json(body[0])
-        if inst.family != self.name:
+        if inst.family != self.info.name:
             raise _bad("family", f"not a logicgrid instance: {inst.family!r}")
         return inst
 

@@ -38,7 +38,7 @@ import functools
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from puzzlekit.core.family import Family, Repair, pick_in_order
+from puzzlekit.core import protocols
 from puzzlekit.core.model import (
     Automaton,
     Clue,
@@ -52,6 +52,7 @@ from puzzlekit.core.model import (
     SpecError,
     Variable,
 )
+from puzzlekit.core.protocols import FamilyInfo, Repair, pick_in_order
 from puzzlekit.core.reading import is_digits
 from puzzlekit.families import register_family
 from puzzlekit.families._regions import (
@@ -100,27 +101,38 @@ def runs_automaton(runs: tuple[int, ...]) -> Automaton:
     return Automaton(0, frozenset({t}), tuple(sorted(set(transitions))))
 
 
-class Nonogram(Family):
-    name = "nonogram"
-    size_limits = {"rows": MAX_SIDE, "cols": MAX_SIDE}
-    description = "R×C black-and-white picture; row and column clues give the runs of filled cells"
-    rules_text = (
-        "Shade cells of the {rows}×{cols} grid so that the numbers left of each row (above "
-        "each column) give, in order, the lengths of its runs of consecutive shaded cells, "
-        "with at least one empty cell between runs. In the drawing `#` is a cell known to be "
-        "shaded, `.` one known to be empty, `?` one to decide. In the answer write `#` for a "
-        "shaded cell and `-` for an empty one."
-    )
-    answer_symbols = {1: "#", 0: "-"}
-    clue_kinds = ("row", "col", "cell")
-    listed_params = (
-        {"rows": 5, "cols": 5},
-        {"rows": 8, "cols": 8},
-        {"rows": 10, "cols": 10},
+class Nonogram(protocols.Family):
+    info = FamilyInfo(
+        name="nonogram",
+        description=(
+            "R×C black-and-white picture; row and column clues give the runs of filled cells"
+        ),
+        clue_kinds=("row", "col", "cell"),
+        listed_params=(
+            {"rows": 5, "cols": 5},
+            {"rows": 8, "cols": 8},
+            {"rows": 10, "cols": 10},
+        ),
+        size_limits={"rows": MAX_SIDE, "cols": MAX_SIDE},
+        value_clue_kind="cell",
+        place_name="line or cell",
+        symmetry_group=(
+            "the rectangle's reflections (rows reversed, columns reversed, both), and on a square "
+            "grid the transpose and the quarter turns too: each line clue moved with its line, "
+            "its runs reversed when its line is"
+        ),
+        rules_text=(
+            "Shade cells of the {rows}×{cols} grid so that the numbers left of each row (above "
+            "each column) give, in order, the lengths of its runs of consecutive shaded cells, "
+            "with at least one empty cell between runs. In the drawing `#` is a cell known to be "
+            "shaded, `.` one known to be empty, `?` one to decide. In the answer write `#` for a "
+            "shaded cell and `-` for an empty one."
+        ),
+        answer_symbols={1: "#", 0: "-"},
     )
 
     def normalize_params(self, params: Mapping[str, Any]) -> dict[str, Any]:
-        check_keys(params, ("rows", "cols", "density"), self.name)
+        check_keys(params, ("rows", "cols", "density"), self.info.name)
         return {
             "rows": int_param(params, "rows", 1, MAX_SIDE, None),
             "cols": int_param(params, "cols", 1, MAX_SIDE, None),
@@ -128,7 +140,7 @@ class Nonogram(Family):
         }
 
     def schema_id(self, params: Mapping[str, Any]) -> str:
-        base = f"{self.name}-{params['rows']}x{params['cols']}"
+        base = f"{self.info.name}-{params['rows']}x{params['cols']}"
         return base if params["density"] == 50 else f"{base}-d{params['density']}"
 
     def build_schema(self, params: Mapping[str, Any]) -> Schema:
@@ -136,7 +148,8 @@ class Nonogram(Family):
         variables = tuple(
             Variable((r, c), cell_name(r, c), (0, 1)) for r in range(h) for c in range(w)
         )
-        return Schema(self.name, tuple(sorted(params.items())), variables, (), self.clue_kinds)
+        key = tuple(sorted(params.items()))
+        return Schema(self.info.name, key, variables, (), self.info.clue_kinds)
 
     # -- clues ------------------------------------------------------------------------------
     @staticmethod
@@ -178,14 +191,6 @@ class Nonogram(Family):
         names = tuple(cell_name(*c) for c in cells)
         return (Regular(names, runs_automaton(tuple(runs)), Origin("clue", clue.id, tuple(cells))),)
 
-    value_clue_kind = "cell"
-    place_name = "line or cell"
-    symmetry_group = (
-        "the rectangle's reflections (rows reversed, columns reversed, both), and on a square "
-        "grid the transpose and the quarter turns too: each line clue moved with its line, its "
-        "runs reversed when its line is"
-    )
-
     def canonical_instance(self, instance: Instance) -> Instance:
         """The image of least digest over :attr:`symmetry_group` (the whole orbit: at most 8
         images, each rebuilt by :meth:`line_clue` and :meth:`cell`); ``instance`` itself when a
@@ -201,7 +206,7 @@ class Nonogram(Family):
             ]
         except (SpecError, KeyError, TypeError, ValueError):
             return instance
-        moved = [Instance.make(self.name, schema.params_dict(), clues) for clues in images]
+        moved = [Instance.make(self.info.name, schema.params_dict(), clues) for clues in images]
         return min(moved, key=lambda inst: inst.digest)
 
     def place_of(self, clue: Clue) -> Any:
@@ -310,7 +315,7 @@ class Nonogram(Family):
                 if skip < 25 and pos < w * h:
                     clues.append(self.cell(divmod(pos, w), int(ch.isupper())))
                     pos += 1
-        return Instance.make(self.name, schema.params_dict(), clues)
+        return Instance.make(self.info.name, schema.params_dict(), clues)
 
     def format_text(self, instance: Instance) -> str:
         p = instance.params_dict()

@@ -34,7 +34,7 @@ import functools
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from puzzlekit.core.family import Family, Repair, pick_in_order
+from puzzlekit.core import protocols
 from puzzlekit.core.model import (
     AllDifferent,
     Automaton,
@@ -50,6 +50,7 @@ from puzzlekit.core.model import (
     Variable,
     text_int,
 )
+from puzzlekit.core.protocols import FamilyInfo, Repair, pick_in_order
 from puzzlekit.core.reading import is_digits
 from puzzlekit.families import register_family
 from puzzlekit.families._dihedral import Move, canonical_square, moved_cells, moved_given
@@ -117,24 +118,28 @@ def visibility_automaton(n: int, value: int) -> Automaton:
     return Automaton(0, accepting, tuple(sorted(transitions)))
 
 
-class Skyscrapers(Family):
-    name = "skyscrapers"
-    size_limits = {"size": 9}
-    description = "N×N Latin square of heights; edge clues count the buildings seen"
-    rules_text = (
-        "Fill every cell of the {size}×{size} grid with a building height from 1 to {size} so "
-        "that every row and every column holds each height exactly once. A number outside the "
-        "grid counts the buildings seen from there looking along that row or column: a taller "
-        "building hides every lower one behind it. Given heights stay."
-    )
-    clue_kinds = ("edge", "given")
-    #: its edge clues are ``Regular`` constraints, which the compiled ``bitmask`` backend cannot
-    #: take, though its all-different rules compile: every loop's filter is ``sat``
-    default_verifier = "sat"
-    listed_params = ({"size": 4}, {"size": 5}, {"size": 6}, {"size": 8})
-    symmetry_group = (
-        "the square's rotations and reflections, each edge clue moved to the side its line and "
-        "its viewpoint go to (a reflection across a line swaps the line's two ends)"
+class Skyscrapers(protocols.Family):
+    info = FamilyInfo(
+        name="skyscrapers",
+        description="N×N Latin square of heights; edge clues count the buildings seen",
+        clue_kinds=("edge", "given"),
+        listed_params=({"size": 4}, {"size": 5}, {"size": 6}, {"size": 8}),
+        # its edge clues are ``Regular`` constraints, which the compiled ``bitmask`` backend cannot
+        # take, though its all-different rules compile: every loop's filter is ``sat``
+        default_verifier="sat",
+        size_limits={"size": 9},
+        value_clue_kind="given",
+        place_name="place",
+        symmetry_group=(
+            "the square's rotations and reflections, each edge clue moved to the side its line "
+            "and its viewpoint go to (a reflection across a line swaps the line's two ends)"
+        ),
+        rules_text=(
+            "Fill every cell of the {size}×{size} grid with a building height from 1 to {size} so "
+            "that every row and every column holds each height exactly once. A number outside the "
+            "grid counts the buildings seen from there looking along that row or column: a taller "
+            "building hides every lower one behind it. Given heights stay."
+        ),
     )
 
     def canonical_instance(self, instance: Instance) -> Instance:
@@ -154,12 +159,12 @@ class Skyscrapers(Family):
         return self.edge(n, "top" if r1 > r0 else "bottom", c0, value)
 
     def normalize_params(self, params: Mapping[str, Any]) -> dict[str, Any]:
-        check_keys(params, ("size",), self.name)
+        check_keys(params, ("size",), self.info.name)
         return {"size": int_param(params, "size", 3, 9, None)}
 
     def schema_id(self, params: Mapping[str, Any]) -> str:
         n = params["size"]
-        return f"{self.name}-{n}x{n}"
+        return f"{self.info.name}-{n}x{n}"
 
     def build_schema(self, params: Mapping[str, Any]) -> Schema:
         n = params["size"]
@@ -176,9 +181,8 @@ class Skyscrapers(Family):
             ):
                 names = tuple(cell_name(*cell) for cell in cells)
                 rules.append(AllDifferent(names, Origin("rule", rid, tuple(cells))))
-        return Schema(
-            self.name, tuple(sorted(params.items())), variables, tuple(rules), self.clue_kinds
-        )
+        key = tuple(sorted(params.items()))
+        return Schema(self.info.name, key, variables, tuple(rules), self.info.clue_kinds)
 
     # -- clues ------------------------------------------------------------------------------
     @staticmethod
@@ -206,9 +210,6 @@ class Skyscrapers(Family):
         names = tuple(cell_name(*c) for c in cells)
         origin = Origin("clue", clue.id, tuple(cells))
         return (Regular(names, visibility_automaton(n, value), origin),)
-
-    value_clue_kind = "given"
-    place_name = "place"
 
     def place_of(self, clue: Clue) -> Any:
         if clue.kind == "edge":
@@ -323,7 +324,7 @@ class Skyscrapers(Family):
                     raise fail("malformed", None, "grid", f"unexpected character {ch!r}")
             if pos != n * n:
                 raise fail("shape-mismatch", None, "grid", f"grid covers {pos} of {n * n} cells")
-        return Instance.make(self.name, schema.params_dict(), clues)
+        return Instance.make(self.info.name, schema.params_dict(), clues)
 
     def format_text(self, instance: Instance) -> str:
         n = instance.params_dict()["size"]

@@ -9,7 +9,7 @@ the schema (rules ``region-A`` ...).
 
 Where the layout lives: a puzzle is mostly its region layout, and the generator grows a new layout
 for every puzzle and reshapes it where a reject points, so generated layouts are **clues** (kind
-``region``), which a :class:`~puzzlekit.core.family.Repair` can add and remove and which the sat
+``region``), which a :class:`~puzzlekit.core.protocols.Repair` can add and remove and which the sat
 backend passes as assumptions to one solver per size. The ``regions`` param is for importing a
 fixed layout as schema rules; both forms mean the same constraints.
 
@@ -48,7 +48,7 @@ from typing import Any
 
 import numpy as np
 
-from puzzlekit.core.family import Family, Repair, pick_in_order
+from puzzlekit.core import protocols
 from puzzlekit.core.model import (
     Clue,
     Constraint,
@@ -62,9 +62,10 @@ from puzzlekit.core.model import (
     Variable,
     Violation,
 )
+from puzzlekit.core.protocols import FamilyInfo, Repair, pick_in_order
 from puzzlekit.core.reading import is_digits
 from puzzlekit.families import register_family
-from puzzlekit.families._dihedral import StarBattleSymmetry
+from puzzlekit.families._dihedral import STAR_BATTLE_GROUP, StarBattleSymmetry
 from puzzlekit.families._regions import (
     cell_name,
     check_keys,
@@ -81,22 +82,25 @@ from puzzlekit.families._starlayout import RULES_TEXT, _merge, _place, _row_choi
 LETTERS = string.ascii_uppercase
 
 
-class StarBattle(StarBattleSymmetry, Family):
-    name = "starbattle"
-    size_limits = {"size": 14, "stars": 3, "regions": 14}
-    description = "N×N grid; k stars per row, column and region, no two stars touching"
-    rules_text = RULES_TEXT
-    answer_symbols = {1: "*", 0: "-"}
-    placement_kinds = {1: "star", 0: "empty"}
-    clue_kinds = ("region", "star", "empty")
-    listed_params = (
-        {"size": 5, "stars": 1},
-        {"size": 6, "stars": 1},
-        {"size": 8, "stars": 1},
+class StarBattle(StarBattleSymmetry, protocols.Family):
+    info = FamilyInfo(
+        name="starbattle",
+        description="N×N grid; k stars per row, column and region, no two stars touching",
+        clue_kinds=("region", "star", "empty"),
+        listed_params=(
+            {"size": 5, "stars": 1},
+            {"size": 6, "stars": 1},
+            {"size": 8, "stars": 1},
+        ),
+        size_limits={"size": 14, "stars": 3, "regions": 14},
+        placement_kinds={1: "star", 0: "empty"},
+        symmetry_group=STAR_BATTLE_GROUP,
+        rules_text=RULES_TEXT,
+        answer_symbols={1: "*", 0: "-"},
     )
 
     def normalize_params(self, params: Mapping[str, Any]) -> dict[str, Any]:
-        check_keys(params, ("size", "stars", "regions"), self.name)
+        check_keys(params, ("size", "stars", "regions"), self.info.name)
         n = int_param(params, "size", 4, 14, None)
         k = int_param(params, "stars", 1, 3, 1)
         if n < 4 * k:
@@ -119,7 +123,7 @@ class StarBattle(StarBattleSymmetry, Family):
 
     def schema_id(self, params: Mapping[str, Any]) -> str:
         n, k = params["size"], params["stars"]
-        base = f"{self.name}-{n}x{n}-{k}star"
+        base = f"{self.info.name}-{n}x{n}-{k}star"
         return base if "regions" not in params else base + "-fixed"
 
     def build_schema(self, params: Mapping[str, Any]) -> Schema:
@@ -148,9 +152,8 @@ class StarBattle(StarBattleSymmetry, Family):
                         a, b = cell_name(r, c), cell_name(r2, c2)
                         origin = Origin("rule", f"touch-{a}-{b}", ((r, c), (r2, c2)))
                         rules.append(Linear((a, b), (1, 1), "<=", 1, origin))
-        return Schema(
-            self.name, tuple(sorted(params.items())), variables, tuple(rules), self.clue_kinds
-        )
+        key = tuple(sorted(params.items()))
+        return Schema(self.info.name, key, variables, tuple(rules), self.info.clue_kinds)
 
     # -- clues ------------------------------------------------------------------------------
     def clue_constraints(self, schema: Schema, clue: Clue) -> tuple[Constraint, ...]:
@@ -319,7 +322,7 @@ class StarBattle(StarBattleSymmetry, Family):
                 if count < cap:
                     break
         if multiple is None:
-            raise RuntimeError(f"{self.name} {norm}: no clue of the unique case is needed")
+            raise RuntimeError(f"{self.info.name} {norm}: no clue of the unique case is needed")
         capped = regions[:1] if len(star_solutions(n, k, regions[:1], cap)) >= cap else []
         star = next(x for x in cells if sol[cell_name(*x)] and self.reveal(x, 1) not in unique)
         wrong = self.reveal(star, 0)
@@ -349,7 +352,9 @@ class StarBattle(StarBattleSymmetry, Family):
             ),
             ("invalid-duplicate", f"clue id {first.id} on two clues", [first, twin]),
         )
-        return {case: (note, Instance.make(self.name, norm, cs), cap) for case, note, cs in cases}
+        return {
+            case: (note, Instance.make(self.info.name, norm, cs), cap) for case, note, cs in cases
+        }
 
     # -- text -------------------------------------------------------------------------------
     def parse_text(self, text: str, params: Mapping[str, Any] | None = None) -> Instance:
@@ -397,7 +402,7 @@ class StarBattle(StarBattleSymmetry, Family):
                         clues.append(self.reveal((r, c), int(ch == "*")))
                     elif ch != ".":
                         raise fail("malformed", (r, c), cell_name(r, c), f"not *, - or .: {ch!r}")
-        return Instance.make(self.name, schema.params_dict(), clues)
+        return Instance.make(self.info.name, schema.params_dict(), clues)
 
     def format_text(self, instance: Instance) -> str:
         p = instance.params_dict()

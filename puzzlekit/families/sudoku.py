@@ -17,8 +17,9 @@ from collections.abc import Mapping
 from typing import Any
 
 from puzzlekit.core.model import Instance, SpecError, Violation
+from puzzlekit.core.protocols import FamilyInfo
 from puzzlekit.families import register_family
-from puzzlekit.families._grid import GivensGrid
+from puzzlekit.families._grid import MAX_SIZE, GivensGrid
 from puzzlekit.families._symmetry import canonical_givens
 
 
@@ -34,25 +35,30 @@ def default_box(n: int) -> tuple[int, int] | None:
 
 
 class Sudoku(GivensGrid):
-    name = "sudoku"
-    description = "N×N grid with rectangular boxes; each row, column and box holds 1..N once"
-    rules_text = (
-        "Fill every empty cell of the {size}×{size} grid with a number from 1 to {size} so that "
-        "every row, every column and every box of {box[0]}×{box[1]} cells (outlined in the "
-        "drawing) holds each number exactly once. The given numbers stay as they are."
+    info = FamilyInfo(
+        name="sudoku",
+        description="N×N grid with rectangular boxes; each row, column and box holds 1..N once",
+        clue_kinds=("given",),
+        listed_params=(
+            {"size": 4, "box": [2, 2]},
+            {"size": 6, "box": [2, 3]},
+            {"size": 9, "box": [3, 3]},
+            {"size": 12, "box": [3, 4]},
+            {"size": 16, "box": [4, 4]},
+        ),
+        size_limits={"size": MAX_SIZE},
+        value_clue_kind="given",
+        symmetry_group=(
+            "digit relabelling, rows within bands, columns within stacks, bands, stacks, and the "
+            "transpose when boxes are square"
+        ),
+        rules_text=(
+            "Fill every empty cell of the {size}×{size} grid with a number from 1 to {size} so "
+            "that every row, every column and every box of {box[0]}×{box[1]} cells (outlined in "
+            "the drawing) holds each number exactly once. The given numbers stay as they are."
+        ),
     )
     param_keys = ("size", "box")
-    symmetry_group = (
-        "digit relabelling, rows within bands, columns within stacks, bands, stacks, and the "
-        "transpose when boxes are square"
-    )
-    listed_params = (
-        {"size": 4, "box": [2, 2]},
-        {"size": 6, "box": [2, 3]},
-        {"size": 9, "box": [3, 3]},
-        {"size": 12, "box": [3, 4]},
-        {"size": 16, "box": [4, 4]},
-    )
 
     def normalize_params(self, params: Mapping[str, Any]) -> dict[str, Any]:
         n = self._check_size(params, default=9)

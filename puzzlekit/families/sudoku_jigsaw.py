@@ -38,6 +38,7 @@ from typing import Any
 import numpy as np
 
 from puzzlekit.core.model import Instance, Solution, SpecError, Violation
+from puzzlekit.core.protocols import FamilyInfo
 from puzzlekit.families import register_family
 from puzzlekit.families._cages import (
     grow_regions,
@@ -86,21 +87,25 @@ MAX_GROWN = 9
 
 
 class SudokuJigsaw(GivensGrid):
-    name = "sudoku-jigsaw"
-    description = "Sudoku with N irregular regions of N cells instead of boxes"
-    rules_text = (
-        "Fill every empty cell of the {size}×{size} grid with a number from 1 to {size} so that "
-        "every row, every column and every one of the {size} irregular regions (outlined in "
-        "the drawing) holds each number exactly once. The given numbers stay as they are."
+    info = FamilyInfo(
+        name="sudoku-jigsaw",
+        description="Sudoku with N irregular regions of N cells instead of boxes",
+        clue_kinds=("given",),
+        listed_params=({"size": 4}, {"size": 6}, {"size": 9}),
+        size_limits={"size": 25, "regions": 25, "grown layout size": MAX_GROWN},
+        value_clue_kind="given",
+        symmetry_group=(
+            "the square's rotations and reflections with the regions (params.regions) moved and "
+            "renamed, and digit relabelling (not the row and column permutations that move an "
+            "unconnected layout along)"
+        ),
+        rules_text=(
+            "Fill every empty cell of the {size}×{size} grid with a number from 1 to {size} so "
+            "that every row, every column and every one of the {size} irregular regions (outlined "
+            "in the drawing) holds each number exactly once. The given numbers stay as they are."
+        ),
     )
     param_keys = ("size", "regions", "seed")
-    symmetry_group = (
-        "the square's rotations and reflections with the regions (params.regions) moved and "
-        "renamed, and digit relabelling (not the row and column permutations that move an "
-        "unconnected layout along)"
-    )
-    listed_params = ({"size": 4}, {"size": 6}, {"size": 9})
-    size_limits = {"size": 25, "regions": 25, "grown layout size": MAX_GROWN}
 
     def normalize_params(self, params: Mapping[str, Any]) -> dict[str, Any]:
         n = self._check_size(params, default=9)
@@ -164,7 +169,7 @@ class SudokuJigsaw(GivensGrid):
 
     def schema_id(self, params: Mapping[str, Any]) -> str:
         n = params["size"]
-        base = f"{self.name}-{n}x{n}"
+        base = f"{self.info.name}-{n}x{n}"
         if list(params["regions"]) == list(seeded_regions(n, 0)):
             return base
         digest = hashlib.sha256("/".join(params["regions"]).encode()).hexdigest()
@@ -176,15 +181,15 @@ class SudokuJigsaw(GivensGrid):
 
     # -- text -------------------------------------------------------------------------------
     def parse_text(self, text: str, params: Mapping[str, Any] | None = None) -> Instance:
-        from puzzlekit.core.family import Family
+        from puzzlekit.core import protocols
         from puzzlekit.families._tatham import parse_solo
 
         line = text.strip()
         if line.startswith("{"):
-            return Family.parse_text(self, line, params)
+            return protocols.Family.parse_text(self, line, params)
         if ":" in line:
             inst = parse_solo(line)
-            if inst.family != self.name:
+            if inst.family != self.info.name:
                 raise SpecError(
                     [Violation("malformed", None, "text", "not a jigsaw game ID (no 'j')")]
                 )
@@ -256,7 +261,7 @@ class SudokuJigsaw(GivensGrid):
             for move, _, _ in moves(n, n):
                 moved = {"size": n, "regions": regions_to_rows(n, [map(move, g) for g in groups])}
                 clues = [moved_given(c, move, n) for c in instance.clues]
-                image = Instance.make(self.name, moved, clues)
+                image = Instance.make(self.info.name, moved, clues)
                 images.append(canonical_givens(self, image, 1, 1, transpose=False, rows=False))
         except UNMOVABLE:
             return instance

@@ -32,7 +32,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from puzzlekit.core.family import Family
+from puzzlekit.core import protocols
 from puzzlekit.core.model import (
     AllDifferent,
     Clue,
@@ -43,35 +43,40 @@ from puzzlekit.core.model import (
     Schema,
     Solution,
 )
+from puzzlekit.core.protocols import FamilyInfo
 from puzzlekit.families import register_family
 from puzzlekit.families._cages import CageGrid, Cell, int_field
 from puzzlekit.families._dihedral import canonical_square, moved_cage
-from puzzlekit.families._grid import cell_name
+from puzzlekit.families._grid import MAX_SIZE, cell_name
 from puzzlekit.families.sudoku import Sudoku
 
 
 class SudokuKiller(CageGrid, Sudoku):
-    name = "sudoku-killer"
-    description = "Sudoku with cages: each cage's digits differ and add up to its sum"
-    rules_text = (
-        "Fill every cell of the {size}×{size} grid with a number from 1 to {size} so that every "
-        "row, every column and every box holds each number exactly once, and in every cage "
-        "(outlined in the drawing and listed below it as `name: sum [cells]`) the numbers "
-        "differ and add up to the cage's sum. The given numbers stay as they are."
-    )
-    clue_kinds = ("cage", "given")
-    listed_params = (
-        {"size": 4, "box": [2, 2]},
-        {"size": 6, "box": [2, 3]},
-        {"size": 9, "box": [3, 3]},
+    info = FamilyInfo(
+        name="sudoku-killer",
+        description="Sudoku with cages: each cage's digits differ and add up to its sum",
+        clue_kinds=("cage", "given"),
+        listed_params=(
+            {"size": 4, "box": [2, 2]},
+            {"size": 6, "box": [2, 3]},
+            {"size": 9, "box": [3, 3]},
+        ),
+        size_limits={"size": MAX_SIZE},
+        value_clue_kind="given",
+        symmetry_group=(
+            "the square's rotations and reflections when boxes are square, the reflections alone "
+            "otherwise, cages and givens moved with their cells (no digit relabelling: sums are "
+            "not kept by one; no row or column swap within a band or stack: a cage across the two "
+            "rows would come apart)"
+        ),
+        rules_text=(
+            "Fill every cell of the {size}×{size} grid with a number from 1 to {size} so that "
+            "every row, every column and every box holds each number exactly once, and in every "
+            "cage (outlined in the drawing and listed below it as `name: sum [cells]`) the "
+            "numbers differ and add up to the cage's sum. The given numbers stay as they are."
+        ),
     )
     max_cage = 5
-    symmetry_group = (
-        "the square's rotations and reflections when boxes are square, the reflections alone "
-        "otherwise, cages and givens moved with their cells (no digit relabelling: sums are "
-        "not kept by one; no row or column swap within a band or stack: a cage across the two "
-        "rows would come apart)"
-    )
 
     def canonical_instance(self, instance: Instance) -> Instance:
         br, bc = self.box_shape(self.normalize_params(instance.params_dict()))
@@ -102,7 +107,7 @@ class SudokuKiller(CageGrid, Sudoku):
         from puzzlekit.families._tatham import parse_solo
 
         if text.lstrip().startswith("{"):
-            return Family.parse_text(self, text, params)
+            return protocols.Family.parse_text(self, text, params)
         return parse_solo(text)
 
     def format_text(self, instance: Instance) -> str:

@@ -24,7 +24,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from puzzlekit.core.family import Family, Repair
+from puzzlekit.core import protocols
 from puzzlekit.core.model import (
     Clue,
     Constraint,
@@ -40,6 +40,7 @@ from puzzlekit.core.model import (
     freeze,
 )
 from puzzlekit.core.plugins import UnknownName
+from puzzlekit.core.protocols import FamilyInfo, Repair
 from puzzlekit.families import register_family
 from puzzlekit.families.tools import Tool, field_domain, get_tool
 
@@ -156,22 +157,24 @@ def _safe(spec: CallSpec) -> Any:
     return holds
 
 
-class ToolCall(Family):
+class ToolCall(protocols.Family):
     """Partial tool inputs whose completions an oracle judges."""
 
-    name = "toolcall"
-    description = "tool-schema puzzles: hidden input fields, an oracle, an expected verdict"
-    rules_text = (
-        "A tool call with hidden inputs: choose a value, from those listed, for every field "
-        "marked `?` so that the call returns the result shown. Fixed and given fields stay."
+    info = FamilyInfo(
+        name="toolcall",
+        description="tool-schema puzzles: hidden input fields, an oracle, an expected verdict",
+        clue_kinds=("given",),
+        listed_params=(
+            {"tool": "shipping-rate", "expectedVerdict": "mid", "fixedInput": {"note": ""}},
+            {"tool": "shipping-rate", "expectedVerdict": "high", "fixedInput": {"note": "gift"}},
+        ),
+        default_verifier="oracle",
+        golden_verifier="oracle",
+        rules_text=(
+            "A tool call with hidden inputs: choose a value, from those listed, for every field "
+            "marked `?` so that the call returns the result shown. Fixed and given fields stay."
+        ),
     )
-    clue_kinds = ("given",)
-    listed_params = (
-        {"tool": "shipping-rate", "expectedVerdict": "mid", "fixedInput": {"note": ""}},
-        {"tool": "shipping-rate", "expectedVerdict": "high", "fixedInput": {"note": "gift"}},
-    )
-    default_verifier = "oracle"
-    golden_verifier = "oracle"
 
     def normalize_params(self, params: Mapping[str, Any]) -> dict[str, Any]:
         read_params(params)
@@ -190,7 +193,9 @@ class ToolCall(Family):
         rule = Predicate(
             tuple(v.name for v in variables), _safe(spec), Origin("rule", "oracle", coords)
         )
-        return Schema(self.name, freeze(dict(params)), variables, (rule,), self.clue_kinds)
+        return Schema(
+            self.info.name, freeze(dict(params)), variables, (rule,), self.info.clue_kinds
+        )
 
     def answer_values(self, schema: Schema) -> dict[str, dict[int, Any]]:
         return {f.name: {x: f.decode(x) for x in f.domain()} for f in self.spec(schema).fields}

@@ -30,9 +30,9 @@ from typing import Any
 
 import numpy as np
 
-from puzzlekit.core.family import Family, Repair
+from puzzlekit.core import protocols
 from puzzlekit.core.model import Instance, Schema, Solution
-from puzzlekit.core.protocols import FIELD_VERDICTS, Step
+from puzzlekit.core.protocols import FIELD_VERDICTS, Repair, Step
 from puzzlekit.core.report import GapItem, Verdict, VerifierReport
 from puzzlekit.core.solutions import rule_out_share
 from puzzlekit.families import get_family
@@ -153,7 +153,7 @@ def _best_ranked(options: list[tuple[tuple, list[Repair]]]) -> list[tuple[tuple,
 
 
 def conflict_changes(
-    fam: Family,
+    fam: protocols.Family,
     schema: Schema,
     instance: Instance,
     solution: Solution,

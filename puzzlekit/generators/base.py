@@ -13,13 +13,14 @@ from typing import Any
 
 import numpy as np
 
+from puzzlekit.core import protocols
 from puzzlekit.core.model import Clue, Instance, Schema, Solution
-from puzzlekit.core.protocols import Step, Strategy
+from puzzlekit.core.protocols import Step
 from puzzlekit.core.solutions import random_solution
 from puzzlekit.families import get_family
 
 
-class FreshStart(Strategy):
+class FreshStart(protocols.Strategy):
     """Strategies that start from ``k`` initial clues of a random solution (``blind``,
     ``adaptive``) and start over the same way. ``sampler`` names a solution sampler of
     :data:`puzzlekit.generators.samplers.SAMPLERS` to draw the solutions with (None: the

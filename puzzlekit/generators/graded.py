@@ -64,7 +64,7 @@ class _Givens:
         fam = get_family(instance.family)
         self.family = fam
         self.schema = fam.schema(instance.params_dict())
-        kind = fam.value_clue_kind
+        kind = fam.info.value_clue_kind
         self.name_of: dict[str, str] = {}
         self.clue: dict[str, Clue] = {}
         self.given: dict[str, int] = {}
@@ -91,10 +91,10 @@ class _Givens:
         for move in self.family.repair_moves(self.schema, reveal, self.solution, var.coord):
             if move.action == "reveal":
                 for clue in move.add:
-                    if clue.kind == self.family.value_clue_kind:
+                    if clue.kind == self.family.info.value_clue_kind:
                         self.clue[name] = clue
                         return clue
-        raise ValueError(f"family {self.family.name} offers no value clue for {name}")
+        raise ValueError(f"family {self.family.info.name} offers no value clue for {name}")
 
     def build(self) -> Instance:
         kept = [self.clue_for(name) for name in self.given]

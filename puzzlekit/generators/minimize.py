@@ -14,8 +14,8 @@ from typing import Any
 
 import numpy as np
 
+from puzzlekit.core import protocols
 from puzzlekit.core.model import Clue, Instance
-from puzzlekit.core.protocols import OrderedRemoval, Verifier
 from puzzlekit.core.report import Verdict
 
 
@@ -39,7 +39,7 @@ def _partner(clue: Clue, by_coord: dict[tuple, Clue], size: int | None) -> Clue 
 
 def minimize(
     instance: Instance,
-    verifier: Verifier,
+    verifier: protocols.Verifier,
     rng: np.random.Generator,
     *,
     symmetric: bool = False,
@@ -67,7 +67,7 @@ def _minimize(instance, verifier, rng, symmetric, solution_cap, session) -> Mini
     clues = list(instance.clues)
     groups = removal_groups(instance, rng, symmetric)
     kept = {c.id for c in clues}
-    if isinstance(session, OrderedRemoval):
+    if isinstance(session, protocols.OrderedRemoval):
         kept = _remove_noting(session, groups, kept, len(clues))
     else:
         for group in groups:

@@ -40,9 +40,9 @@ from typing import Any
 
 import numpy as np
 
-from puzzlekit.core.family import Family, Repair
+from puzzlekit.core import protocols
 from puzzlekit.core.model import Clue, Instance, Schema
-from puzzlekit.core.protocols import Step
+from puzzlekit.core.protocols import Repair, Step
 from puzzlekit.core.report import VerifierReport
 from puzzlekit.families import get_family
 from puzzlekit.generators.adaptive import Adaptive
@@ -175,7 +175,9 @@ class Pattern(Adaptive):
         fam = get_family(schema.family)
         solution = draw_solution(schema, rng, self.sampler)
         pool = fam.clues_from_solution(schema, solution)
-        if type(fam).initial_clues is not Family.initial_clues:  # a layout: the family's own
+        if (
+            type(fam).initial_clues is not protocols.Family.initial_clues
+        ):  # a layout: the family's own
             clues = fam.initial_clues(schema, solution, self.k, rng)
         else:
             clues = self.choose(pool, rng)

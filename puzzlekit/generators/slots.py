@@ -2,7 +2,7 @@
 reject detail as per-coordinate channels on their grid (:func:`fill_detail`).
 
 A schema's candidate clues are the family's true clues of a solution
-(:meth:`~puzzlekit.core.family.Family.clues_from_solution`). Their ids and coordinates do not
+(:meth:`~puzzlekit.core.protocols.Family.clues_from_solution`). Their ids and coordinates do not
 depend on the solution (a Sudoku's ``r1c1`` is always the given at ``(0, 0)``; a Futoshiki-
 adjacent edge is ``consecutive`` or ``apart`` by the solution, at the same two cells), so one
 :class:`SlotLayout` per schema maps the action "toggle slot ``i``" to the clue it reveals or

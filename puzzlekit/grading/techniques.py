@@ -239,7 +239,7 @@ class _Solver(_PencilTechniques):
             self.cand[name] = {x for x in self.cand[name] if c.holds({name: x})}
         self.givens = sum(1 for c in unary if isinstance(c, Linear) and c.op == "==")
         has_boxes = any(k == "box" for k in self.kind.values())
-        kinds = get_family(schema.family).clue_kinds
+        kinds = get_family(schema.family).info.clue_kinds
         has_clues = bool(self.filters) or any(k != "given" for k in kinds)
         kept = [
             t

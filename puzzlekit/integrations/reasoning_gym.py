@@ -81,7 +81,7 @@ class PuzzlekitConfig:
             raise ValueError(f"size must be a non-negative integer, got {self.size!r}")
         if self.seed is not None and (not isinstance(self.seed, int) or self.seed < 0):
             raise ValueError(f"seed must be a non-negative integer, got {self.seed!r}")
-        styles = {*STYLES, *family.prompt_templates}
+        styles = {*STYLES, *family.info.prompt_templates}
         if self.style not in styles:
             raise ValueError(f"style {self.style!r} is not one of {', '.join(sorted(styles))}")
         for what, name in (("filter", self.filter), ("holdout", self.holdout)):
@@ -96,10 +96,10 @@ def _generate_config(config: PuzzlekitConfig, seed: int) -> Any:
 
     family = get_family(config.family)
     params = dict(config.params) if config.params is not None else default_params(family)
-    filter_name = config.filter or default_filter_name(family.name)
+    filter_name = config.filter or default_filter_name(family.info.name)
     holdout = config.holdout or default_holdout_name(filter_name)
     return GenerateConfig(
-        family=family.name,
+        family=family.info.name,
         params=params,
         count=1,
         strategy=config.strategy,
@@ -244,16 +244,16 @@ def register(families: list[str] | None = None) -> list[str]:
     from puzzlekit.families import families as all_families
     from puzzlekit.families import get_family
 
-    names = [get_family(f).name for f in families] if families else None
+    names = [get_family(f).info.name for f in families] if families else None
     dataset_cls = _dataset_class()
     out = []
     for fam in all_families():
-        if names is not None and fam.name not in names:
+        if names is not None and fam.info.name not in names:
             continue
-        name = dataset_name(fam.name)
+        name = dataset_name(fam.info.name)
         held = DATASETS.get(name)
         if held is None:
-            rg.register_dataset(name, dataset_cls, _config_class(fam.name))
+            rg.register_dataset(name, dataset_cls, _config_class(fam.info.name))
         elif held[0] is not dataset_cls:
             raise ValueError(f"reasoning-gym already holds a dataset {name!r} that is not ours")
         out.append(name)

@@ -181,7 +181,7 @@ def provenance(config: GenerateConfig) -> dict[str, Any]:
 
 def k_raised(config: GenerateConfig) -> dict[str, int] | None:
     """``{"k": clues, "least": least}`` when the batch asks for fewer clues (``clues``) than
-    its family starts a puzzle with (:meth:`~puzzlekit.core.family.Family.least_k`), so the
+    its family starts a puzzle with (:meth:`~puzzlekit.core.protocols.Family.least_k`), so the
     loops start from at least ``least``; ``None`` when ``clues`` is honoured (or not given)."""
     if config.clues is None:
         return None

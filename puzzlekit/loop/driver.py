@@ -35,8 +35,9 @@ from typing import Any
 
 import numpy as np
 
+from puzzlekit.core import protocols
 from puzzlekit.core.model import Instance, Schema
-from puzzlekit.core.protocols import Holdout, StrategyFailed, report_extras, strategy_hook
+from puzzlekit.core.protocols import StrategyFailed, report_extras, strategy_hook
 from puzzlekit.core.report import Verdict, VerifierReport, top_coord
 from puzzlekit.loop.attempts import CONTAMINATED, Attempt, guarded_verify
 from puzzlekit.loop.attempts import attempt as _attempt
@@ -125,7 +126,7 @@ def run_loop(
     schema: Schema,
     strategy: Any,
     filter: Any,
-    holdout: Holdout | None,
+    holdout: protocols.Holdout | None,
     budget: LoopBudget,
     seed: int,
     *,
@@ -180,7 +181,7 @@ def _loop(
     schema: Schema,
     strategy: Any,
     filter: Any,
-    holdout: Holdout | None,
+    holdout: protocols.Holdout | None,
     budget: LoopBudget,
     seed: int,
     minimize: Callable[..., Any] | None,
@@ -254,7 +255,7 @@ def _accept(
     instance: Instance,
     report: VerifierReport,
     filter: Any,
-    holdout: Holdout | None,
+    holdout: protocols.Holdout | None,
     rng: np.random.Generator,
     minimize: Callable[..., Any] | None,
     cap: int,
@@ -367,7 +368,7 @@ class LoopDriver:
         spec: LoopSpec,
         *,
         wrap_filter: Callable[[Any], Any] | None = None,
-        holdout: Holdout | None = None,
+        holdout: protocols.Holdout | None = None,
     ) -> None:
         from puzzlekit.families import get_family
         from puzzlekit.generators import STRATEGIES
@@ -481,7 +482,7 @@ class FilterRecord:
     name: str
 
 
-def judged(result: LoopResult, holdout: Holdout | None, cap: int) -> LoopResult:
+def judged(result: LoopResult, holdout: protocols.Holdout | None, cap: int) -> LoopResult:
     """``result`` with the holdout's report on its accepted instance (from fresh bytes)."""
     if holdout is None or not result.accepted or result.instance is None:
         return result

@@ -15,7 +15,7 @@ import sys
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from puzzlekit.core.family import Family
+from puzzlekit.core import protocols
 from puzzlekit.core.model import SpecError
 from puzzlekit.core.report import VerifierReport
 from puzzlekit.families import get_family
@@ -61,7 +61,7 @@ def fingerprint(
 
 def check_cross_process(
     ck: Checker,
-    fam: Family,
+    fam: protocols.Family,
     params: Mapping[str, Any],
     seed: int,
     samples: Sequence[Sample],
@@ -84,7 +84,7 @@ def check_cross_process(
         paths=[p for p in sys.path if p],
         module=cls.__module__,
         qualname=cls.__qualname__,
-        name=fam.name,
+        name=fam.info.name,
         params=dict(params),
         seed=seed,
         cap=cap,

@@ -9,7 +9,7 @@ is reproducible from the seed printed in the message. In order (a step that fail
 later steps, which depend on it):
 
 0. ``family-protocol``/``repair-found``: the family has every hook of
-   :class:`puzzlekit.core.family.Family` (subclass it to get the defaults), and its
+   :class:`puzzlekit.core.protocols.Family` (subclass it to get the defaults), and its
    ``repair_moves`` accepts ``found``.
 1. ``schema``: the schema builds, names and coordinates are unique, every domain is non-empty;
    ``not-registered``: the family is registered under its name.
@@ -55,7 +55,7 @@ import json
 from collections.abc import Mapping
 from typing import Any
 
-from puzzlekit.core.family import Family
+from puzzlekit.core import protocols
 from puzzlekit.core.model import Schema, SpecError
 from puzzlekit.families import get_family
 from puzzlekit.quality.contract import Checker, CheckSummary, where
@@ -83,7 +83,7 @@ from puzzlekit.quality.verifying import (
 
 
 def check_family(
-    family: Family | str,
+    family: protocols.Family | str,
     params: Mapping[str, Any] | None = None,
     *,
     seed: int = 0,
@@ -104,7 +104,8 @@ def check_family(
     """
     fam: Any = as_family(family)
     params = dict(params if params is not None else default_params(fam))
-    subject = f"check_family({getattr(fam, 'name', fam)!r}, {json.dumps(params)}, seed={seed})"
+    name = getattr(getattr(fam, "info", None), "name", fam)
+    subject = f"check_family({name!r}, {json.dumps(params)}, seed={seed})"
     ck = Checker(subject)
     budget, cap = CHECK_BUDGET, solution_cap
     schema = check_structure(ck, fam, params)
@@ -114,7 +115,7 @@ def check_family(
     check_full_reveal(ck, all_verifiers[REFERENCE], fulls, cap, budget)
     ck.gate()
     if not check_round_trip(ck, fam, samples):
-        ck.note(f"family {fam.name} has no text format: parse/format round-trip skipped")
+        ck.note(f"family {fam.info.name} has no text format: parse/format round-trip skipped")
     ck.gate()
     check_identity(ck, fam, samples, seed)
     ck.gate()
@@ -143,21 +144,22 @@ def check_structure(ck: Checker, fam: Any, params: Mapping[str, Any]) -> Schema:
     ck.gate()
     assert schema is not None
     try:
-        registered = get_family(fam.name)
+        registered = get_family(fam.info.name)
     except SpecError:
         registered = None
     if registered is not fam and type(registered) is not type(fam):
         ck.fail(
             "not-registered",
-            f"no family named {fam.name!r} of this class is registered; verifiers look families up "
-            "by name, so call puzzlekit.families.register_family(family) at import time.",
+            f"no family named {fam.info.name!r} of this class is registered; verifiers look "
+            "families up by name, so call puzzlekit.families.register_family(family) at import "
+            "time.",
         )
     ck.gate()
     return schema
 
 
 def check_samples(
-    ck: Checker, fam: Family, params: Mapping[str, Any], schema: Schema, seed: int, n: int
+    ck: Checker, fam: protocols.Family, params: Mapping[str, Any], schema: Schema, seed: int, n: int
 ) -> list[Sample]:
     """Step 2: the sample instances build and the clues of each full reveal hold (gated)."""
     samples: list[Sample] = []

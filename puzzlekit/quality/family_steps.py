@@ -15,7 +15,7 @@ import inspect
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from puzzlekit.core.family import Family
+from puzzlekit.core import protocols
 from puzzlekit.core.model import Clue, Instance, Schema, SpecError
 from puzzlekit.core.protocols import SearchBudget, protocol_members
 from puzzlekit.core.report import Verdict, VerifierReport
@@ -37,16 +37,19 @@ from puzzlekit.quality.verifying import (
 
 
 def check_protocol(ck: Checker, fam: Any) -> None:
-    """The family has every member of :class:`~puzzlekit.core.family.Family` and its
+    """The family has every member of :class:`~puzzlekit.core.protocols.Family` and its
     ``repair_moves`` accepts ``found`` (codes ``family-protocol``, ``repair-found``)."""
-    missing = [m for m in protocol_members(Family) if not hasattr(fam, m)]
-    if missing:
+    missing = [m for m in protocol_members(protocols.Family) if not hasattr(fam, m)]
+    old = protocols.declared_outside_info(fam)
+    if missing or old:
+        owner = type(fam).__name__
         ck.fail(
             "family-protocol",
-            f"{type(fam).__name__} lacks {', '.join(missing)}; subclass "
-            "puzzlekit.core.family.Family, which defines every optional hook with its default, and "
-            "fill in the required ones (normalize_params, build_schema, clue_constraints, "
-            "clues_from_solution).",
+            (f"{owner} lacks {', '.join(missing)}; subclass " if missing else "Subclass ")
+            + "puzzlekit.core.protocols.Family, which defines every optional hook with its "
+            "default, declare info = FamilyInfo(name=...) and fill in the required hooks "
+            "(normalize_params, build_schema, clue_constraints, clues_from_solution)."
+            + (f" Also: {protocols.outside_info_message(owner, old)}." if old else ""),
         )
         return
     try:
@@ -68,7 +71,7 @@ def check_protocol(ck: Checker, fam: Any) -> None:
         )
 
 
-def check_schema(ck: Checker, fam: Family, params: Mapping[str, Any]) -> Schema | None:
+def check_schema(ck: Checker, fam: protocols.Family, params: Mapping[str, Any]) -> Schema | None:
     try:
         schema = fam.schema(params)
     except SpecError as exc:
@@ -84,11 +87,11 @@ def check_schema(ck: Checker, fam: Family, params: Mapping[str, Any]) -> Schema 
     if not isinstance(schema, Schema):
         ck.fail("schema", f"schema() returned {type(schema).__name__}, not a model.Schema")
         return None
-    if schema.family != fam.name:
+    if schema.family != fam.info.name:
         ck.fail(
             "schema",
-            f"schema().family is {schema.family!r} but the family is named {fam.name!r}; "
-            "build the Schema with family=self.name.",
+            f"schema().family is {schema.family!r} but the family is named {fam.info.name!r}; "
+            "build the Schema with family=self.info.name.",
         )
     names = [v.name for v in schema.variables]
     coords = [v.coord for v in schema.variables]
@@ -111,7 +114,7 @@ def check_schema(ck: Checker, fam: Family, params: Mapping[str, Any]) -> Schema 
     return schema
 
 
-def check_clues_hold(ck: Checker, fam: Family, schema: Schema, s: Sample) -> None:
+def check_clues_hold(ck: Checker, fam: protocols.Family, schema: Schema, s: Sample) -> None:
     sol = s.solution or {}
     clues = s.instance.clues
     at = f"{s.label}: clues_from_solution()"
@@ -222,7 +225,7 @@ def _clue_key(c: Clue) -> tuple:
 
 
 def check_round_trip(
-    ck: Checker, fam: Family, samples: Sequence[Sample], code: str = "round-trip"
+    ck: Checker, fam: protocols.Family, samples: Sequence[Sample], code: str = "round-trip"
 ) -> bool:
     """``parse_text(format_text(x))`` gives ``x`` back, and formatting it again the same text,
     for every sample; failures under ``code``. False when the family has no text format."""
@@ -243,7 +246,7 @@ def check_round_trip(
     return True
 
 
-def _round_trip_text(ck: Checker, fam: Family, s: Sample, text: Any, code: str) -> None:
+def _round_trip_text(ck: Checker, fam: protocols.Family, s: Sample, text: Any, code: str) -> None:
     inst = s.instance
     if not isinstance(text, str):
         ck.fail(code, f"format_text() returned {type(text).__name__}, not str.")
@@ -331,7 +334,7 @@ def check_agreement(
 
 def check_deterministic(
     ck: Checker,
-    fam: Family,
+    fam: protocols.Family,
     params: Mapping[str, Any],
     seed: int,
     n: int,
@@ -381,7 +384,7 @@ def check_deterministic(
 
 def check_malformed(
     ck: Checker,
-    fam: Family,
+    fam: protocols.Family,
     params: Mapping[str, Any],
     seed: int,
     verifiers: Mapping[str, Any],

@@ -26,9 +26,9 @@ from typing import Any
 
 import numpy as np
 
-from puzzlekit.core.family import Family
+from puzzlekit.core import protocols
 from puzzlekit.core.model import Clue, Instance, Schema, Solution, SpecError
-from puzzlekit.core.protocols import Step, Strategy
+from puzzlekit.core.protocols import Step
 from puzzlekit.core.report import VerifierReport
 from puzzlekit.quality.contract import Checker, where
 from puzzlekit.quality.family_steps import check_round_trip
@@ -45,11 +45,13 @@ GEN_CAP = 2
 SHOWN = 3
 
 
-class WatchedStrategy(Strategy):
+class WatchedStrategy(protocols.Strategy):
     """A strategy whose every step is checked: the clues a step adds must hold in its solution
     (a fresh start's under ``initial-clues``, a repair's under ``repair-true``)."""
 
-    def __init__(self, inner: Strategy, ck: Checker, fam: Family, label: str) -> None:
+    def __init__(
+        self, inner: protocols.Strategy, ck: Checker, fam: protocols.Family, label: str
+    ) -> None:
         self.inner, self.ck, self.fam, self.label = inner, ck, fam, label
         self.name = inner.name
         self.extras = frozenset(inner.extras)
@@ -92,7 +94,7 @@ class WatchedStrategy(Strategy):
         )
 
 
-def false_clues(fam: Family, step: Step, clues: Sequence[Clue]) -> list[tuple[Clue, str]]:
+def false_clues(fam: protocols.Family, step: Step, clues: Sequence[Clue]) -> list[tuple[Clue, str]]:
     """The clues of ``clues`` that are not true of ``step.solution``, each with why."""
     if step.solution is None or not clues:
         return []
@@ -115,7 +117,7 @@ def false_clues(fam: Family, step: Step, clues: Sequence[Clue]) -> list[tuple[Cl
     return out
 
 
-def generate_watched(ck: Checker, fam: Family, schema: Schema, seed: int) -> list[Sample]:
+def generate_watched(ck: Checker, fam: protocols.Family, schema: Schema, seed: int) -> list[Sample]:
     """:data:`GEN_PUZZLES` loops of the adaptive strategy, watched; each loop's last instance
     (accepted or not) with its solution."""
     from puzzlekit.generators.adaptive import Adaptive
@@ -123,7 +125,7 @@ def generate_watched(ck: Checker, fam: Family, schema: Schema, seed: int) -> lis
     from puzzlekit.loop.driver import LoopBudget, run_loop
     from puzzlekit.verifiers.registry import default_verifier_name, get_verifier
 
-    name = default_verifier_name(Instance.make(fam.name, schema.params_dict(), []))
+    name = default_verifier_name(Instance.make(fam.info.name, schema.params_dict(), []))
     filt = get_verifier(name)
     budget = LoopBudget(max_calls=GEN_MAX_CALLS, solution_cap=GEN_CAP)
     k = default_clues(len(schema.variables))
@@ -149,7 +151,7 @@ def generate_watched(ck: Checker, fam: Family, schema: Schema, seed: int) -> lis
     return made
 
 
-def check_renderers(ck: Checker, fam: Family, schema: Schema, sample: Sample) -> None:
+def check_renderers(ck: Checker, fam: protocols.Family, schema: Schema, sample: Sample) -> None:
     """``render_ascii`` returns text and ``render`` draws on an Agg figure (codes
     ``render-ascii``, ``render``); a family without ``render_mpl`` is noted, not failed."""
     inst, sol = sample.instance, sample.solution
@@ -173,7 +175,7 @@ def check_renderers(ck: Checker, fam: Family, schema: Schema, sample: Sample) ->
 
 def _check_render_mpl(
     ck: Checker,
-    fam: Family,
+    fam: protocols.Family,
     inst: Instance,
     sol: Solution | None,
     marks: dict[tuple, str],
@@ -189,7 +191,7 @@ def _check_render_mpl(
         drawn: Any = fam.render(inst, solution=sol, marks=marks, ax=ax)
         canvas.draw()
     except NotImplementedError:
-        ck.note(f"family {fam.name} has no matplotlib rendering: render check skipped")
+        ck.note(f"family {fam.info.name} has no matplotlib rendering: render check skipped")
         return
     except Exception as exc:
         ck.fail(
@@ -207,7 +209,7 @@ def _check_render_mpl(
         )
 
 
-def check_generation(ck: Checker, fam: Family, schema: Schema, seed: int) -> None:
+def check_generation(ck: Checker, fam: protocols.Family, schema: Schema, seed: int) -> None:
     """The generation step (see the module docstring)."""
     made = generate_watched(ck, fam, schema, seed)
     if not made:

@@ -18,7 +18,7 @@ from typing import Any
 
 import numpy as np
 
-from puzzlekit.core.family import Family
+from puzzlekit.core import protocols
 from puzzlekit.core.model import Clue, Instance, Schema
 from puzzlekit.core.report import Verdict, VerifierReport
 from puzzlekit.families import get_family
@@ -52,11 +52,11 @@ def _fast_exact(instance: Instance, fallback: str = REFERENCE) -> Any:
     return get_verifier(fallback)
 
 
-def recorder_of(family: Family | str) -> str:
+def recorder_of(family: protocols.Family | str) -> str:
     """The verifier that records a family's corpora: its ``golden_verifier`` (the reference,
     ``enumerative``, unless the family names its own exact backend: ``oracle``, ``gametree``)."""
     fam = get_family(family) if isinstance(family, str) else family
-    return fam.golden_verifier
+    return fam.info.golden_verifier
 
 
 def _quick(verifier: Any, instance: Instance, cap: int) -> bool:
@@ -81,7 +81,7 @@ def _quick(verifier: Any, instance: Instance, cap: int) -> bool:
 
 
 def build_entries(
-    family: Family | str,
+    family: protocols.Family | str,
     params: Mapping[str, Any],
     *,
     seed: int = 0,
@@ -150,7 +150,7 @@ class _Builder:
     """One schema being built: its family and params, the solution cap of its entries, the
     backend that searches for cases and the one that records them (named ``verifier``)."""
 
-    fam: Family
+    fam: protocols.Family
     schema: Schema
     pdict: dict[str, Any]
     nvars: int
@@ -160,12 +160,14 @@ class _Builder:
     verifier: str
 
     @classmethod
-    def make(cls, fam: Family, params: Mapping[str, Any], recorder: Any, verifier: str) -> _Builder:
+    def make(
+        cls, fam: protocols.Family, params: Mapping[str, Any], recorder: Any, verifier: str
+    ) -> _Builder:
         schema = fam.schema(dict(params))
         pdict = schema.params_dict()
         nvars = len(schema.variables)
         cap = CAP_SMALL if nvars <= SMALL_VARIABLES else CAP_BIG
-        search = _fast_exact(Instance.make(fam.name, pdict, []), verifier)
+        search = _fast_exact(Instance.make(fam.info.name, pdict, []), verifier)
         return cls(fam, schema, pdict, nvars, cap, search, recorder, verifier)
 
     @property
@@ -175,7 +177,7 @@ class _Builder:
         return self.nvars > DENSE_VARIABLES
 
     def inst(self, clues: Sequence[Clue]) -> Instance:
-        return Instance.make(self.fam.name, self.pdict, clues)
+        return Instance.make(self.fam.info.name, self.pdict, clues)
 
     def verdict(self, clues: Sequence[Clue], k: int = 2) -> VerifierReport:
         return self.search.verify(self.inst(clues), solution_cap=k)
@@ -204,7 +206,7 @@ def _multiple_case(b: _Builder, current: list[Clue]) -> list[Clue]:
             if rep.solution_count < b.cap:  # prefer an exact count
                 break
     if multiple is None:
-        raise RuntimeError(f"{b.fam.name} {b.pdict}: no clue drop breaks uniqueness")
+        raise RuntimeError(f"{b.fam.info.name} {b.pdict}: no clue drop breaks uniqueness")
     return multiple
 
 
@@ -230,7 +232,7 @@ def _unsolvable_case(
         found = _by_false_clue(b, clues, current, other)
         if found is not None:
             return found
-    raise RuntimeError(f"{b.fam.name} {b.pdict}: no clue swap made the puzzle unsolvable")
+    raise RuntimeError(f"{b.fam.info.name} {b.pdict}: no clue swap made the puzzle unsolvable")
 
 
 def _by_swap(b: _Builder, base: list[Clue], other: Mapping[str, Clue]) -> list[Clue] | None:
@@ -312,7 +314,9 @@ def _invalid_cases(b: _Builder, current: list[Clue]) -> dict[str, tuple[str, lis
 
     valued = next((c for c in current if out_of_domain(c) != c.data_dict()), None)
     if valued is None:
-        raise RuntimeError(f"{b.fam.name} {b.pdict}: no clue of the unique case holds a number")
+        raise RuntimeError(
+            f"{b.fam.info.name} {b.pdict}: no clue of the unique case holds a number"
+        )
     bad = Clue.make(valued.id, valued.kind, out_of_domain(valued), valued.coords)
     invalid["invalid-value"] = (
         f"clue {valued.id} with {top + 1}, out of the domain",
@@ -332,7 +336,7 @@ def _record(b: _Builder, cases: list[tuple[str, str, list[Clue], Verdict]]) -> l
         rep = b.recorder.verify(instance, solution_cap=b.cap)
         if rep.verdict is not expected:
             raise RuntimeError(
-                f"{b.fam.name} {b.pdict} case {case}: {b.verifier} says {rep.verdict.value}, "
+                f"{b.fam.info.name} {b.pdict} case {case}: {b.verifier} says {rep.verdict.value}, "
                 f"the search said {expected.value}; the backends disagree"
             )
         out.append(GoldenEntry.record(case, note, instance, b.verifier, b.cap, rep))
@@ -340,7 +344,7 @@ def _record(b: _Builder, cases: list[tuple[str, str, list[Clue], Verdict]]) -> l
 
 
 def _record_own(
-    fam: Family,
+    fam: protocols.Family,
     cases: Mapping[str, tuple[str, Instance, int]],
     recorder: Any,
     verifier: str,
@@ -348,7 +352,7 @@ def _record_own(
     """Record a family's own cases (``golden_instances``), in :data:`CASES` order."""
     missing = [c for c in CASES if c not in cases]
     if missing:
-        raise RuntimeError(f"{fam.name}: golden_instances gave no {', '.join(missing)}")
+        raise RuntimeError(f"{fam.info.name}: golden_instances gave no {', '.join(missing)}")
     out = []
     for case in CASES:
         note, instance, cap = cases[case]

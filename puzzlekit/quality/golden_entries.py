@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from puzzlekit.core.family import Family
+from puzzlekit.core import protocols
 from puzzlekit.core.model import Instance, SpecError, canonical_json, sha256_digest
 from puzzlekit.core.reading import ReadError, loads
 from puzzlekit.core.report import VerifierReport
@@ -35,21 +35,21 @@ CASES = (
 # --- naming -------------------------------------------------------------------------------------
 
 
-def schema_id(family: Family | str, params: Mapping[str, Any] | None = None) -> str:
+def schema_id(family: protocols.Family | str, params: Mapping[str, Any] | None = None) -> str:
     """The stable file name (without ``.jsonl``) of a schema's corpus: the family's
     ``schema_id`` of its normalized params (``Family.schema_id``)."""
     fam = get_family(family) if isinstance(family, str) else family
     return str(fam.schema_id(fam.normalize_params(dict(params or {}))))
 
 
-def registered_ids() -> dict[str, tuple[Family, dict[str, Any]]]:
+def registered_ids() -> dict[str, tuple[protocols.Family, dict[str, Any]]]:
     """Every registered schema by its id, with its family and params."""
     from puzzlekit.families import families
 
     return {
         schema_id(fam, params): (fam, dict(params))
         for fam in families()
-        for params in fam.listed_params
+        for params in fam.info.listed_params
     }
 
 

@@ -23,7 +23,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from puzzlekit.core.family import Family
+from puzzlekit.core import protocols
 from puzzlekit.core.model import Instance
 from puzzlekit.quality.contract import Checker, describe, where
 from puzzlekit.quality.sampling import Sample
@@ -38,7 +38,7 @@ def shuffled_json(instance: Instance, rng: np.random.Generator) -> str:
 
 
 def read_back_digests(
-    fam: Family, instance: Instance, rng: np.random.Generator
+    fam: protocols.Family, instance: Instance, rng: np.random.Generator
 ) -> dict[str, str | Exception]:
     """The digest of ``instance`` read back from each of its forms (``text`` when the family
     has a text format, ``json`` with shuffled clues); an exception when reading one raised."""
@@ -63,7 +63,7 @@ def read_back_digests(
 
 
 def check_identity(
-    ck: Checker, fam: Family, samples: Sequence[Sample], seed: int, code: str = "identity"
+    ck: Checker, fam: protocols.Family, samples: Sequence[Sample], seed: int, code: str = "identity"
 ) -> None:
     """Every sample's text and shuffled JSON read back to its digest (the module docstring)."""
     rng = np.random.default_rng([seed, 27])

@@ -27,7 +27,7 @@ from dataclasses import dataclass, field
 from functools import partial
 from typing import Any
 
-from puzzlekit.core.family import Family
+from puzzlekit.core import protocols
 from puzzlekit.quality.contract import Checker, CheckSummary
 from puzzlekit.quality.cross_process import check_cross_process
 from puzzlekit.quality.family_check import check_samples, check_structure, with_reference
@@ -69,7 +69,7 @@ _CONTEXTS: dict[tuple, _Context] = {}
 
 
 def _checker(ctx: _Context, step: str) -> Checker:
-    name = getattr(ctx.fam, "name", ctx.fam)
+    name = getattr(getattr(ctx.fam, "info", None), "name", ctx.fam)
     return Checker(f"{step} of check_family({name!r}, {json.dumps(ctx.params)}, seed={ctx.seed})")
 
 
@@ -100,7 +100,7 @@ def _step(ck: Checker, ctx: _Context, step: str) -> None:
         check_full_reveal(ck, v[REFERENCE], fulls, cap, budget)
     elif step == "round-trip":
         if not check_round_trip(ck, fam, ctx.samples or []):
-            ck.note(f"family {fam.name} has no text format: parse/format round-trip skipped")
+            ck.note(f"family {fam.info.name} has no text format: parse/format round-trip skipped")
     elif step == "deterministic":
         args = (ctx.params, ctx.seed, ctx.n, ctx.samples, v, ctx.reports, cap, budget)
         check_deterministic(ck, fam, *args)
@@ -128,7 +128,7 @@ CHECKS: tuple[tuple[str, bool], ...] = (
 
 def run_check(
     step: str,
-    family: Family | str,
+    family: protocols.Family | str,
     params: Mapping[str, Any] | None = None,
     seed: int = 0,
     n: int = 2,
@@ -150,7 +150,7 @@ def run_check(
 
 
 def family_checks(
-    families: Sequence[Family | str | tuple[Family | str, Mapping[str, Any]]],
+    families: Sequence[protocols.Family | str | tuple[protocols.Family | str, Mapping[str, Any]]],
     *,
     seed: int = 0,
     n: int = 2,
@@ -167,7 +167,7 @@ def family_checks(
             if step == "cross-process" and not cross_process:
                 continue
             check = partial(_bound, step, params=params, seed=seed, n=n)
-            out.append((fam, check, f"{fam.name}{tag}-{step}"))
+            out.append((fam, check, f"{fam.info.name}{tag}-{step}"))
     return out
 
 
@@ -176,7 +176,7 @@ def _bound(step: str, family: Any, *, params: Any, seed: int, n: int) -> CheckSu
 
 
 def parametrize_with_checks(
-    families: Sequence[Family | str | tuple[Family | str, Mapping[str, Any]]],
+    families: Sequence[protocols.Family | str | tuple[protocols.Family | str, Mapping[str, Any]]],
     *,
     seed: int = 0,
     n: int = 2,

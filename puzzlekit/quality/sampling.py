@@ -17,7 +17,7 @@ from typing import Any
 
 import numpy as np
 
-from puzzlekit.core.family import Family
+from puzzlekit.core import protocols
 from puzzlekit.core.model import Clue, Instance, Schema
 from puzzlekit.core.report import Verdict
 from puzzlekit.families import get_family
@@ -35,14 +35,16 @@ class Sample:
     solution: Mapping[str, int] | None
 
 
-def as_family(family: Family | str) -> Family:
+def as_family(family: protocols.Family | str) -> protocols.Family:
     """A family object from a family or a registered family name."""
     return get_family(family) if isinstance(family, str) else family
 
 
-def default_params(family: Family) -> dict[str, Any]:
-    """The params a check uses when none are given: the family's first listed params, else {}."""
-    return dict(family.listed_params[0]) if family.listed_params else {}
+def default_params(family: protocols.Family) -> dict[str, Any]:
+    """The params a check uses when none are given: the family's first listed params, else {}
+    (also for an object without a ``FamilyInfo``, which the protocol step names)."""
+    listed = getattr(getattr(family, "info", None), "listed_params", ())
+    return dict(listed[0]) if listed else {}
 
 
 def seeded_rng(seed: int, *stream: int) -> np.random.Generator:
@@ -58,7 +60,7 @@ def subset(clues: Sequence[Clue], keep: float, rng: np.random.Generator) -> list
 
 
 def sample_instances(
-    family: Family | str,
+    family: protocols.Family | str,
     params: Mapping[str, Any] | None = None,
     *,
     seed: int = 0,
@@ -81,20 +83,20 @@ def sample_instances(
         rng = seeded_rng(seed, i)
         sol = random_solution(schema, rng)
         clues = list(fam.clues_from_solution(schema, sol))
-        out.append(Sample(f"seed{seed}.{i}.full", Instance.make(fam.name, pdict, clues), sol))
+        out.append(Sample(f"seed{seed}.{i}.full", Instance.make(fam.info.name, pdict, clues), sol))
         subsets = []
         for keep in KEEP_FRACTIONS:
             sub = subset(clues, keep, rng)
             subsets.append(sub)
             label = f"seed{seed}.{i}.keep{round(keep * 100)}"
-            out.append(Sample(label, Instance.make(fam.name, pdict, sub), sol))
+            out.append(Sample(label, Instance.make(fam.info.name, pdict, sub), sol))
         other = fam.clues_from_solution(schema, random_solution(schema, rng))
         base = clues
         ids = {c.id for c in base}
         swapped = perturb(base, other, ids, rng)
         if swapped is not None:
             label = f"seed{seed}.{i}.perturbed"
-            out.append(Sample(label, Instance.make(fam.name, pdict, swapped), None))
+            out.append(Sample(label, Instance.make(fam.info.name, pdict, swapped), None))
     return out
 
 
@@ -148,7 +150,7 @@ def has_int(value: Any) -> bool:
 
 
 def malformed_instances(
-    family: Family | str, params: Mapping[str, Any] | None = None, *, seed: int = 0
+    family: protocols.Family | str, params: Mapping[str, Any] | None = None, *, seed: int = 0
 ) -> list[tuple[str, Instance, frozenset[str]]]:
     """Instances that are wrong on purpose, each with the verdicts it may get.
 
@@ -171,7 +173,7 @@ def malformed_instances(
     out: list[tuple[str, Instance, frozenset[str]]] = []
 
     def with_first(clue: Clue) -> Instance:
-        return Instance.make(fam.name, pdict, [clue, *base[1:]])
+        return Instance.make(fam.info.name, pdict, [clue, *base[1:]])
 
     if first.coords:
         outside = outside_coord(schema, first.coords[0])
@@ -193,11 +195,13 @@ def malformed_instances(
     out.append(("unknown clue kind", with_first(unknown), invalid))
     if len(base) > 1:
         twin = Clue(first.id, base[1].kind, base[1].data, base[1].coords)
-        out.append(("clue id used twice", Instance.make(fam.name, pdict, [first, twin]), invalid))
+        out.append(
+            ("clue id used twice", Instance.make(fam.info.name, pdict, [first, twin]), invalid)
+        )
     out.append(
         (
             "unknown param",
-            Instance.make(fam.name, {**pdict, "no_such_param": 1}, base[:2]),
+            Instance.make(fam.info.name, {**pdict, "no_such_param": 1}, base[:2]),
             invalid,
         )
     )

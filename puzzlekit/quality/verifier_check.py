@@ -17,9 +17,9 @@ import inspect
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-from puzzlekit.core.family import Family
+from puzzlekit.core import protocols
 from puzzlekit.core.model import Instance
-from puzzlekit.core.protocols import Verifier, protocol_members
+from puzzlekit.core.protocols import protocol_members
 from puzzlekit.core.report import Verdict, VerifierReport, validate_report_json
 from puzzlekit.quality.contract import Checker, CheckSummary
 from puzzlekit.quality.sampling import (
@@ -38,12 +38,14 @@ from puzzlekit.quality.verifying import (
     run_verifier,
 )
 
-FamilySpec = Family | str | tuple[Family | str, Mapping[str, Any]]
+FamilySpec = protocols.Family | str | tuple[protocols.Family | str, Mapping[str, Any]]
 #: the types of the attributes every verifier declares
 _TYPES = {"name": str, "version": str, "exact": bool, "holdout_name": str}
 
 
-def _family_specs(families: Iterable[FamilySpec] | None) -> list[tuple[Family, dict[str, Any]]]:
+def _family_specs(
+    families: Iterable[FamilySpec] | None,
+) -> list[tuple[protocols.Family, dict[str, Any]]]:
     from puzzlekit.families import families as all_families
 
     if families is None:
@@ -97,7 +99,7 @@ def check_verifier(
             accepted[f"<{what}>"] = verdicts
         ck.summary.instances += len(samples)
         for s in samples:
-            label = f"{fam.name}:{s.label}"
+            label = f"{fam.info.name}:{s.label}"
             rep = run_verifier(ck, name, verifier, s.instance, label, solution_cap, CHECK_BUDGET)
             if rep is None:
                 continue
@@ -118,7 +120,7 @@ def check_verifier(
 
 def _check_members(ck: Checker, verifier: Any) -> None:
     """Every member of the Verifier protocol is there, the attributes of the right type."""
-    missing = [m for m in protocol_members(Verifier) if not hasattr(verifier, m)]
+    missing = [m for m in protocol_members(protocols.Verifier) if not hasattr(verifier, m)]
     if missing:
         ck.fail(
             "protocol",

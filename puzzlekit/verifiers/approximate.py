@@ -17,9 +17,9 @@ from collections.abc import Callable, Collection
 
 import numpy as np
 
-from puzzlekit.core import dispatch
+from puzzlekit.core import dispatch, protocols
 from puzzlekit.core.model import Instance, Problem, Schema
-from puzzlekit.core.protocols import SearchBudget, Verifier
+from puzzlekit.core.protocols import SearchBudget
 from puzzlekit.core.report import HONEST_SCOPE, RejectDetail, Verdict, VerifierReport
 from puzzlekit.core.solutions import random_solution
 from puzzlekit.verifiers.base import (
@@ -41,7 +41,7 @@ from puzzlekit.verifiers.enumerative import EnumerativeVerifier, _Backend
 VERSION = "1.0"
 
 
-class SamplingVerifier(Verifier):
+class SamplingVerifier(protocols.Verifier):
     """``k`` randomized complete searches, seeded by the instance digest (deterministic)."""
 
     name = "sampling"
@@ -148,7 +148,7 @@ class SamplingVerifier(Verifier):
         )
 
 
-class BudgetedVerifier(Verifier):
+class BudgetedVerifier(protocols.Verifier):
     """The reference search with a small node budget; an UNDECIDED result is accepted."""
 
     name = "budgeted"
@@ -188,7 +188,7 @@ class BudgetedVerifier(Verifier):
         return dataclasses.replace(rep, source=src)
 
 
-class FaultyVerifier(Verifier):
+class FaultyVerifier(protocols.Verifier):
     """Exact search over the rules minus one rule class (rule ids starting with ``ignore``)."""
 
     name = "faulty"

@@ -42,11 +42,10 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from puzzlekit.core import deadline
-from puzzlekit.core.family import Family
+from puzzlekit.core import deadline, protocols
 from puzzlekit.core.identity import clue_violations
 from puzzlekit.core.model import Instance, Problem, Schema, SpecError, Violation
-from puzzlekit.core.protocols import SearchBudget, Verifier
+from puzzlekit.core.protocols import SearchBudget
 from puzzlekit.core.report import Conflict, VerifierReport
 from puzzlekit.families._grid import GivensGrid
 from puzzlekit.families._gridline import GridLine
@@ -179,7 +178,7 @@ def _plain_givens(family: Any) -> bool:
         isinstance(family, GivensGrid)
         and cls.validate_clues is GivensGrid.validate_clues
         and cls.clue_constraints is GivensGrid.clue_constraints
-        and cls.place_of is Family.place_of
+        and cls.place_of is protocols.Family.place_of
     )
 
 
@@ -192,7 +191,7 @@ class _View:
         self.schema = schema
 
 
-class BitmaskVerifier(Verifier):
+class BitmaskVerifier(protocols.Verifier):
     """Exact compiled verifier for the all-different families (see the module docstring).
 
     Settings: ``max_cartesian_log10`` (as the other backends), ``forced_cells`` (always compute

@@ -25,8 +25,7 @@ from typing import Any
 
 import numpy as np
 
-from puzzlekit.core import deadline
-from puzzlekit.core.family import Family
+from puzzlekit.core import deadline, protocols
 from puzzlekit.core.model import (
     AllDifferent,
     Clue,
@@ -109,7 +108,7 @@ def _csr(groups: Sequence[Sequence[int]]) -> tuple[np.ndarray, np.ndarray]:
 class CompiledSchema:
     """One schema's variables, values and rules as masks and arrays (see the module docstring)."""
 
-    def __init__(self, family: Family, schema: Schema) -> None:
+    def __init__(self, family: protocols.Family, schema: Schema) -> None:
         self.family = family
         self.schema = schema
         self.names = schema.names
@@ -332,10 +331,10 @@ class CompiledSchema:
 
 
 _COMPILED: dict[tuple[str, Any], CompiledSchema | NotCompilable] = {}
-_BY_INSTANCE: dict[tuple[str, Any], tuple[Family, CompiledSchema]] = {}
+_BY_INSTANCE: dict[tuple[str, Any], tuple[protocols.Family, CompiledSchema]] = {}
 
 
-def compiled_schema(family: Family, schema: Schema) -> CompiledSchema:
+def compiled_schema(family: protocols.Family, schema: Schema) -> CompiledSchema:
     """The schema compiled (cached for the process). Raises :class:`NotCompilable`."""
     key = (schema.family, typed_key(freeze(schema.params_dict())))
     found = _COMPILED.get(key)
@@ -350,7 +349,7 @@ def compiled_schema(family: Family, schema: Schema) -> CompiledSchema:
     return found
 
 
-def compiled_for(instance: Instance) -> tuple[Family, CompiledSchema]:
+def compiled_for(instance: Instance) -> tuple[protocols.Family, CompiledSchema]:
     """The family and compiled schema of ``instance`` (cached by family name and params, so
     that a check does not rebuild the schema). Raises SpecError for an unknown family or bad
     params, :class:`NotCompilable` for a schema the compiled search cannot take."""
@@ -374,9 +373,9 @@ def family_units(family_name: str) -> bool:
         family = get_family(family_name)
     except SpecError:
         return False
-    for params in ({}, *family.listed_params):
+    for params in ({}, *family.info.listed_params):
         try:
-            _, cs = compiled_for(Instance.make(family.name, dict(params), []))
+            _, cs = compiled_for(Instance.make(family.info.name, dict(params), []))
         except NotCompilable:
             return False
         except SpecError:

@@ -29,7 +29,7 @@ from collections.abc import Collection, Mapping, Sequence
 
 import constraint as pc
 
-from puzzlekit.core import dispatch
+from puzzlekit.core import dispatch, protocols
 from puzzlekit.core.model import (
     AllDifferent,
     Automaton,
@@ -44,7 +44,7 @@ from puzzlekit.core.model import (
     Table,
     compare,
 )
-from puzzlekit.core.protocols import SearchBudget, Verifier
+from puzzlekit.core.protocols import SearchBudget
 from puzzlekit.core.report import VerifierReport
 from puzzlekit.verifiers.base import (
     DEFAULT_CAP,
@@ -289,7 +289,7 @@ class _Backend:
         return sort_solutions(found, order)  # a history-free order, as sat reports them
 
 
-class EnumerativeVerifier(Verifier):
+class EnumerativeVerifier(protocols.Verifier):
     """Reference verifier: every constraint kind, exact, slow on hard instances."""
 
     name = "enumerative"

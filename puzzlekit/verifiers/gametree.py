@@ -33,8 +33,9 @@ from collections.abc import Callable, Collection
 from dataclasses import dataclass, replace
 from typing import Any
 
+from puzzlekit.core import protocols
 from puzzlekit.core.model import Instance, Problem, SpecError
-from puzzlekit.core.protocols import SearchBudget, Verifier
+from puzzlekit.core.protocols import SearchBudget
 from puzzlekit.core.report import (
     BudgetSpent,
     Conflict,
@@ -44,7 +45,7 @@ from puzzlekit.core.report import (
     VerifierReport,
 )
 from puzzlekit.families import get_family
-from puzzlekit.families.games import Game, Move, OnlyWinningMove, State, Unfinished
+from puzzlekit.families.games import Move, OnlyWinningMove, PuzzleGame, State, Unfinished
 from puzzlekit.verifiers.base import (
     DEFAULT_CAP,
     BudgetExceeded,
@@ -135,16 +136,16 @@ class GameBudgetExceeded(BudgetExceeded):
 
 
 class _AlphaBeta:
-    def __init__(self, game: Game, meter: Meter) -> None:
+    def __init__(self, game: PuzzleGame, meter: Meter) -> None:
         self.game = game
         self.meter = meter
         self.table: dict[Any, tuple[int, int]] = {}
 
     def terminal_score(self, state: State, ply: int) -> int:
-        winner = self.game.outcome(state)
-        if winner == 0:
+        mine = self.game.returns(state)[self.game.current_player(state) - 1]
+        if mine == 0:
             return 0
-        return MATE - ply if winner == self.game.to_move(state) else -(MATE - ply)
+        return MATE - ply if mine > 0 else -(MATE - ply)
 
     def search(self, state: State, ply: int, alpha: int, beta: int) -> int:
         self.meter.tick()
@@ -164,8 +165,8 @@ class _AlphaBeta:
                 return score
         alpha0 = alpha
         best = -MATE - 1
-        for m in game.legal_moves(state):
-            score = -self.search(game.play(state, m), ply + 1, -beta, -alpha)
+        for m in game.legal_actions(state):
+            score = -self.search(game.apply_action(state, m), ply + 1, -beta, -alpha)
             if score > best:
                 best = score
             if best > alpha:
@@ -195,47 +196,51 @@ def _from_rel(score: int, ply: int) -> int:
     return score
 
 
-def _alphabeta_move_scores(game: Game, state: State, meter: Meter) -> list[tuple[Move, int]]:
+def _alphabeta_move_scores(game: PuzzleGame, state: State, meter: Meter) -> list[tuple[Move, int]]:
     ab = _AlphaBeta(game, meter)
     out = []
-    for m in game.legal_moves(state):
-        out.append((m, -ab.search(game.play(state, m), 1, -MATE - 1, MATE + 1)))
+    for m in game.legal_actions(state):
+        out.append((m, -ab.search(game.apply_action(state, m), 1, -MATE - 1, MATE + 1)))
     return out
 
 
 # --- plain minimax ----------------------------------------------------------------------------
 
 
-def _minimax(game: Game, state: State, ply: int, meter: Meter) -> int:
+def _minimax(game: PuzzleGame, state: State, ply: int, meter: Meter) -> int:
     meter.tick()
     if game.is_terminal(state):
-        winner = game.outcome(state)
-        if winner == 0:
+        mine = game.returns(state)[game.current_player(state) - 1]
+        if mine == 0:
             return 0
-        return MATE - ply if winner == game.to_move(state) else -(MATE - ply)
+        return MATE - ply if mine > 0 else -(MATE - ply)
     return max(
-        -_minimax(game, game.play(state, m), ply + 1, meter) for m in game.legal_moves(state)
+        -_minimax(game, game.apply_action(state, m), ply + 1, meter)
+        for m in game.legal_actions(state)
     )
 
 
-def _minimax_move_scores(game: Game, state: State, meter: Meter) -> list[tuple[Move, int]]:
-    return [(m, -_minimax(game, game.play(state, m), 1, meter)) for m in game.legal_moves(state)]
+def _minimax_move_scores(game: PuzzleGame, state: State, meter: Meter) -> list[tuple[Move, int]]:
+    return [
+        (m, -_minimax(game, game.apply_action(state, m), 1, meter))
+        for m in game.legal_actions(state)
+    ]
 
 
-SOLVERS: dict[str, Callable[[Game, State, Meter], list[tuple[Move, int]]]] = {
+SOLVERS: dict[str, Callable[[PuzzleGame, State, Meter], list[tuple[Move, int]]]] = {
     "alphabeta": _alphabeta_move_scores,
     "minimax": _minimax_move_scores,
 }
 
 
-def _result(score: int, game: Game, after: State) -> tuple[str, int]:
+def _result(score: int, game: PuzzleGame, after: State) -> tuple[str, int]:
     if score == 0:
         return "DRAW", 1 + game.plies_left(after)
     return ("WIN" if score > 0 else "LOSS"), MATE - abs(score)
 
 
 def _scored_moves(
-    game: Game, position: State, solver: str, budget: SearchBudget
+    game: PuzzleGame, position: State, solver: str, budget: SearchBudget
 ) -> tuple[list[tuple[Move, str, int]], int]:
     """Every legal move's result and distance by ``solver``, and the nodes searched."""
     if solver not in SOLVER_NAMES:
@@ -258,12 +263,12 @@ def _scored_moves(
         raise GameBudgetExceeded(exc.resource, exc.limit, meter.nodes, meter.seconds) from None
     out = []
     for m, score in scores:
-        out.append((m, *_result(score, game, game.play(position, m))))
+        out.append((m, *_result(score, game, game.apply_action(position, m))))
     return out, meter.nodes
 
 
 def game_verdict(
-    game: Game,
+    game: PuzzleGame,
     position: State,
     *,
     solver: str = "auto",
@@ -273,10 +278,10 @@ def game_verdict(
     docstring). ``solver`` is one of :data:`SOLVER_NAMES`; ``budget`` defaults to
     :data:`GAME_BUDGET`. Raises :class:`GameBudgetExceeded` (a BudgetExceeded with what was
     spent) when the budget runs out."""
-    to_move = game.to_move(position)
+    to_move = game.current_player(position)
     if game.is_terminal(position):
-        winner = game.outcome(position)
-        result = "DRAW" if winner == 0 else ("WIN" if winner == to_move else "LOSS")
+        mine = game.returns(position)[to_move - 1]
+        result = "DRAW" if mine == 0 else ("WIN" if mine > 0 else "LOSS")
         return GameVerdict(result, 0, to_move, (), 0)
     scored, nodes = _scored_moves(game, position, solver, budget or GAME_BUDGET)
     moves = []
@@ -304,7 +309,7 @@ def _rank(m: MoveValue) -> tuple[int, int]:
 # --- the verifiers ----------------------------------------------------------------------------
 
 
-class GameTreeVerifier(Verifier):
+class GameTreeVerifier(protocols.Verifier):
     """Exact verdicts of only-winning-move instances by game-tree search."""
 
     name = "gametree"
@@ -457,7 +462,7 @@ def _undecided(
     )
 
 
-def _diagnostics(game: Game, verdict: GameVerdict, wins: list[MoveValue]) -> list[str]:
+def _diagnostics(game: PuzzleGame, verdict: GameVerdict, wins: list[MoveValue]) -> list[str]:
     """The position's value for the side to move, then the winning moves with their distance."""
     side = game.side_name(verdict.to_move)
     head = f"{side} to move: {verdict.result}"

@@ -30,8 +30,9 @@ from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
+from puzzlekit.core import protocols
 from puzzlekit.core.model import Instance, Problem
-from puzzlekit.core.protocols import FIELD_VERDICTS, SearchBudget, Verifier
+from puzzlekit.core.protocols import FIELD_VERDICTS, SearchBudget
 from puzzlekit.core.report import FieldCardinality, RejectDetail, Verdict, VerifierReport
 from puzzlekit.verifiers.base import (
     DEFAULT_CAP,
@@ -59,7 +60,7 @@ def _decline(instance: Instance, name: str) -> None:
         raise NotImplementedError(f"{name} verifies only {FAMILY} instances")
 
 
-class OracleVerifier(Verifier):
+class OracleVerifier(protocols.Verifier):
     """Exact verifier of oracle families: full enumeration with a verdict distribution."""
 
     name = "oracle"

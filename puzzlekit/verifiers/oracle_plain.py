@@ -14,8 +14,9 @@ from collections.abc import Collection, Mapping, Sequence
 from dataclasses import replace
 from typing import Any
 
+from puzzlekit.core import protocols
 from puzzlekit.core.model import Instance, Violation
-from puzzlekit.core.protocols import SearchBudget, Verifier
+from puzzlekit.core.protocols import SearchBudget
 from puzzlekit.core.report import FieldCardinality, RejectDetail, Verdict, VerifierReport
 from puzzlekit.verifiers.base import (
     DEFAULT_CAP,
@@ -54,7 +55,7 @@ def _plain_code(prop: dict, values: list[Any], value: Any) -> int | None:
     return None
 
 
-class PlainOracleVerifier(Verifier):
+class PlainOracleVerifier(protocols.Verifier):
     """Holdout for oracle families: reads the JSON, enumerates with itertools, counts."""
 
     name = "oracle-plain"

@@ -18,12 +18,11 @@ from collections import OrderedDict
 from collections.abc import Callable, Collection, Iterable, Mapping
 from typing import Any
 
-from puzzlekit.core import deadline
+from puzzlekit.core import deadline, protocols
 from puzzlekit.core.deadline import BudgetExceeded
 from puzzlekit.core.jsondata import freeze
 from puzzlekit.core.model import Instance
 from puzzlekit.core.plugins import Registry
-from puzzlekit.core.protocols import SearchBudget, Verifier
 from puzzlekit.families import get_family
 from puzzlekit.families._gridline import GridLine
 
@@ -43,12 +42,12 @@ BUILTIN: dict[str, str] = {
 }
 
 #: verifier factories by name: ``factory(**settings)`` gives a new verifier
-VERIFIERS: Registry[Callable[..., Verifier]] = Registry("verifier", entries=BUILTIN)
+VERIFIERS: Registry[Callable[..., protocols.Verifier]] = Registry("verifier", entries=BUILTIN)
 
 
 def register_verifier(
-    name: str, factory: Callable[..., Verifier], *, replace: bool = False
-) -> Callable[..., Verifier]:
+    name: str, factory: Callable[..., protocols.Verifier], *, replace: bool = False
+) -> Callable[..., protocols.Verifier]:
     """Make ``factory(**settings)`` available as verifier ``name`` (never hides a built-in);
     TypeError when ``factory`` is not callable."""
     if not callable(factory):
@@ -61,7 +60,7 @@ def verifier_names() -> list[str]:
     return VERIFIERS.names()
 
 
-def get_verifier(name: str, **settings: Any) -> Verifier:
+def get_verifier(name: str, **settings: Any) -> protocols.Verifier:
     """A new verifier ``name`` with ``settings``; :class:`~puzzlekit.core.plugins.UnknownName`
     (a LookupError naming the closest known names) otherwise."""
     return VERIFIERS.get(name)(**settings)
@@ -74,7 +73,7 @@ KEPT_IDLE = 4
 
 _kept_lock = threading.Lock()
 _NO_SETTINGS = freeze({})
-_kept: OrderedDict[Any, list[Verifier]] = OrderedDict()
+_kept: OrderedDict[Any, list[protocols.Verifier]] = OrderedDict()
 
 
 class kept_verifier:  # noqa: N801 - a context manager called as a function
@@ -96,7 +95,7 @@ class kept_verifier:  # noqa: N801 - a context manager called as a function
         self._name = name
         self._settings = settings
 
-    def __enter__(self) -> Verifier:
+    def __enter__(self) -> protocols.Verifier:
         settings = self._settings
         factory = VERIFIERS.get(self._name)
         try:
@@ -138,13 +137,13 @@ def drop_kept() -> None:
 #: of all-different units and what compiles beside them (measured faster than ``sat`` on the
 #: built-in families it takes, README "Performance"); ``sat``: CDCL, every constraint but
 #: ``Predicate``; ``enumerative``: the reference, every constraint. A family that names its own
-#: backend (:attr:`~puzzlekit.core.family.Family.default_verifier`: games ``gametree``, tool
+#: backend (:attr:`~puzzlekit.core.protocols.Family.default_verifier`: games ``gametree``, tool
 #: calls ``oracle``) is not asked about; a plugin's verifier is never a default choice (name
 #: it). This order is the only place the default backend is decided.
 PREFERENCE: tuple[str, ...] = ("bitmask", "sat", "enumerative")
 
 #: one verifier per (name, factory) whose ``accepts`` the choice asks (never used to verify)
-_judges: dict[tuple[str, Any], Verifier] = {}
+_judges: dict[tuple[str, Any], protocols.Verifier] = {}
 
 
 def _declared(family: str) -> str | None:
@@ -152,7 +151,7 @@ def _declared(family: str) -> str | None:
     from puzzlekit.core.model import SpecError
 
     try:
-        own = get_family(family).default_verifier
+        own = get_family(family).info.default_verifier
     except SpecError:
         return None
     return own if own in VERIFIERS else None
@@ -248,7 +247,7 @@ def choice_seconds(budget: Any) -> float | None:
     return None if seconds is None else seconds / 2
 
 
-_DEFAULT_BUDGET = SearchBudget()  # frozen: made once
+_DEFAULT_BUDGET = protocols.SearchBudget()  # frozen: made once
 
 
 def default_filter_name(family: str, params: Mapping[str, Any] | None = None) -> str:
@@ -257,7 +256,9 @@ def default_filter_name(family: str, params: Mapping[str, Any] | None = None) ->
     family's defaults) without clues, so chosen by the family's declaration and its rules
     alone. A family whose rules compile but some of whose clues do not names ``sat`` as its
     own (``check_family`` fails with ``default-filter-declines`` otherwise)."""
-    return default_verifier_name(Instance.make(get_family(family).name, dict(params or {}), []))
+    return default_verifier_name(
+        Instance.make(get_family(family).info.name, dict(params or {}), [])
+    )
 
 
 def default_holdout_name(filter_name: str) -> str:
@@ -278,16 +279,16 @@ def registry_verify_fn(instance_json: str, verifier_name: str, budget_seconds: f
     """
     budget = None
     if budget_seconds is not None:
-        default = SearchBudget()
+        default = protocols.SearchBudget()
         scale = max(1.0, budget_seconds / default.seconds) if default.seconds else 1.0
         nodes = round(default.nodes * scale) if default.nodes is not None else None
-        budget = SearchBudget(nodes=nodes, seconds=budget_seconds)
+        budget = protocols.SearchBudget(nodes=nodes, seconds=budget_seconds)
     verifier = get_verifier(verifier_name)
     return verifier.verify(Instance.from_json(instance_json), budget=budget).to_json_obj()
 
 
 def verify_or_decline(
-    verifier: Verifier,
+    verifier: protocols.Verifier,
     instance: Instance,
     *,
     solution_cap: int,

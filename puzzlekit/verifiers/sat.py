@@ -56,8 +56,7 @@ from collections import OrderedDict
 from collections.abc import Collection, Iterable, Mapping, Sequence
 from typing import Any
 
-from puzzlekit.core import deadline
-from puzzlekit.core.family import Family
+from puzzlekit.core import deadline, protocols
 from puzzlekit.core.identity import clue_violations
 from puzzlekit.core.model import (
     Instance,
@@ -68,7 +67,7 @@ from puzzlekit.core.model import (
     freeze,
     typed_key,
 )
-from puzzlekit.core.protocols import FORCED_CELLS, SearchBudget, Verifier
+from puzzlekit.core.protocols import FORCED_CELLS, SearchBudget
 from puzzlekit.core.report import Conflict, Verdict, VerifierReport
 from puzzlekit.families import MISREAD_ERRORS, get_family
 from puzzlekit.verifiers.base import (
@@ -169,7 +168,7 @@ class _SatSession:
         self.close()
 
 
-class SatVerifier(Verifier):
+class SatVerifier(protocols.Verifier):
     """Exact verifier on an incremental SAT solver, one per schema; fast, no ``Predicate``.
 
     Settings: ``solver`` (a python-sat name, see :data:`SOLVERS`), ``max_cartesian_log10`` (as
@@ -210,7 +209,7 @@ class SatVerifier(Verifier):
         self.max_cartesian_log10 = max_cartesian_log10
         self.forced_cells = forced_cells
         self.canonical = canonical
-        self._schemas: dict[tuple[str, Any], tuple[Family, Schema, Any] | None] = {}
+        self._schemas: dict[tuple[str, Any], tuple[protocols.Family, Schema, Any] | None] = {}
         self._engines: OrderedDict[tuple[str, Any, bool], _Engine] = OrderedDict()
         self._src = source(self.name, self.version)
 

@@ -22,9 +22,11 @@ from puzzlekit.verifiers.sat import SatVerifier
 
 
 class FixtureLatin(Latin):
-    name = "pkfix-latin"
-    description = "a Latin square registered by a plugin"
-    listed_params = ({"size": 4}, {"size": 5})
+    info = Latin.info.replace(
+        name="pkfix-latin",
+        description="a Latin square registered by a plugin",
+        listed_params=({"size": 4}, {"size": 5}),
+    )
 
 
 def parity(inp: Mapping[str, Any]) -> str:

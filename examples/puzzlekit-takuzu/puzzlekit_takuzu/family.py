@@ -39,7 +39,6 @@ import math
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
-from puzzlekit.core.family import Family, Repair
 from puzzlekit.core.model import (
     Automaton,
     Clue,
@@ -54,6 +53,7 @@ from puzzlekit.core.model import (
     Variable,
     Violation,
 )
+from puzzlekit.core.protocols import Family, FamilyInfo, Repair
 from puzzlekit.families import register_family
 
 from puzzlekit_takuzu.lines import (
@@ -108,13 +108,14 @@ def _fail(vtype: str, coord: Any, field: str, detail: str) -> SpecError:
 
 
 class Takuzu(Family):
-    name = "takuzu"
-    description = "n×n grid of 0/1; balanced lines, no three equal adjacent, no two lines equal"
-    clue_kinds = ("given",)
-    #: 8×8 and up are not listed: see the module docstring
-    listed_params = ({"size": 4}, {"size": 6})
-    value_clue_kind = "given"
-    place_name = "cell"
+    info = FamilyInfo(
+        name="takuzu",
+        description="n×n grid of 0/1; balanced lines, no three equal adjacent, no two lines equal",
+        clue_kinds=("given",),
+        listed_params=({"size": 4}, {"size": 6}),  # 8×8 and up are not: see the docstring
+        value_clue_kind="given",
+        place_name="cell",
+    )
 
     # -- schema -----------------------------------------------------------------------------
     def normalize_params(self, params: Mapping[str, Any]) -> dict[str, Any]:
@@ -154,9 +155,8 @@ class Takuzu(Family):
                 names = tuple(cell_name(*x) for x in pairs)
                 origin = Origin("rule", spec.id, (*cells, *other))
                 rules.append(Regular(names, DIFFER, origin))
-        return Schema(
-            self.name, tuple(sorted(params.items())), variables, tuple(rules), self.clue_kinds
-        )
+        key = tuple(sorted(params.items()))
+        return Schema(self.info.name, key, variables, tuple(rules), self.info.clue_kinds)
 
     # -- clues ------------------------------------------------------------------------------
     def clue_constraints(self, schema: Schema, clue: Clue) -> tuple[Constraint, ...]:
@@ -276,7 +276,7 @@ class Takuzu(Family):
                 )
         if problems:
             raise SpecError(problems)
-        return Instance.make(self.name, schema.params_dict(), clues)
+        return Instance.make(self.info.name, schema.params_dict(), clues)
 
     def format_text(self, instance: Instance) -> str:
         n = instance.params_dict()["size"]

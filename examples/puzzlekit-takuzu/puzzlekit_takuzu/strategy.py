@@ -15,7 +15,7 @@ comparison a researcher wants:
   puzzle from) rules out the most solutions of the report, the share the design calls the
   discriminative power; any cell where some found solution differs from the true one is a
   candidate, not only the gap's. Ties are broken uniformly; among the cell's moves, those the
-  family ranks best (``rules_out``, see ``puzzlekit.core.family.Repair``) are preferred.
+  family ranks best (``rules_out``, see ``puzzlekit.core.protocols.Repair``) are preferred.
 
 Every other case (UNSOLVABLE, UNDECIDED, DOMAIN_TOO_LARGE, INVALID_SPEC) is handled as
 ``adaptive`` handles it. Both read only what every report carries, so they work for every family;
@@ -27,8 +27,7 @@ Not for: choosing among a family's kinds of moves (both take the family's moves 
 from __future__ import annotations
 
 import numpy as np
-from puzzlekit.core.family import Repair
-from puzzlekit.core.protocols import Step
+from puzzlekit.core.protocols import Repair, Step
 from puzzlekit.core.report import Verdict, VerifierReport
 from puzzlekit.families import get_family
 from puzzlekit.generators import register_strategy

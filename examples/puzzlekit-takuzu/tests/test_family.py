@@ -16,7 +16,9 @@ from puzzlekit_takuzu.lines import line_patterns, rule_specs
 from .helpers import parse, valid_line
 
 
-@pytest.mark.parametrize("params", Takuzu.listed_params, ids=lambda p: f"{p['size']}x{p['size']}")
+@pytest.mark.parametrize(
+    "params", Takuzu.info.listed_params, ids=lambda p: f"{p['size']}x{p['size']}"
+)
 def test_family_keeps_the_puzzlekit_family_contract(params):
     summary = check_family(TAKUZU, params)
     assert summary.instances > 0

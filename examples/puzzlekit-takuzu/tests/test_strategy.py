@@ -79,8 +79,8 @@ def test_other_rejects_are_handled_as_adaptive_handles_them():
 
 def _families():
     for fam in families():
-        params = dict(fam.listed_params[0]) if fam.listed_params else {}
-        yield pytest.param(fam.name, params, id=fam.name)
+        params = dict(fam.info.listed_params[0]) if fam.info.listed_params else {}
+        yield pytest.param(fam.info.name, params, id=fam.info.name)
 
 
 @pytest.mark.parametrize("name", STRATEGY_NAMES)

@@ -18,7 +18,7 @@ LINES = TakuzuLines()
 
 
 def test_verifier_keeps_the_puzzlekit_verifier_contract():
-    specs = [("takuzu", p) for p in Takuzu.listed_params]
+    specs = [("takuzu", p) for p in Takuzu.info.listed_params]
     summary = check_verifier(LINES, specs)
     assert summary.reports["takuzu-lines"] >= summary.instances
 

@@ -14,7 +14,7 @@ from puzzlekit.app.cli import UsageError
 from puzzlekit.app.progress import add_quiet
 
 if TYPE_CHECKING:
-    from puzzlekit.core.family import Family
+    from puzzlekit.core import protocols
     from puzzlekit.loop.batch import GenerateConfig
 
 
@@ -137,7 +137,7 @@ def cmd_generate(args: argparse.Namespace) -> int:
     return 0
 
 
-def _strategy_settings(args: argparse.Namespace, family: Family, params: dict) -> dict:
+def _strategy_settings(args: argparse.Namespace, family: protocols.Family, params: dict) -> dict:
     """The strategy's settings from its options (``--policy``; ``--cmd``, ``--cmd-timeout``;
     ``--sampler``)."""
     return {
@@ -147,7 +147,7 @@ def _strategy_settings(args: argparse.Namespace, family: Family, params: dict) -
     }
 
 
-def _sampler_settings(args: argparse.Namespace, family: Family, params: dict) -> dict:
+def _sampler_settings(args: argparse.Namespace, family: protocols.Family, params: dict) -> dict:
     """``--sampler`` as the strategy's setting, checked against the schema (exit 2 otherwise)."""
     if args.sampler is None:
         return {}
@@ -161,7 +161,7 @@ def _sampler_settings(args: argparse.Namespace, family: Family, params: dict) ->
     return {"sampler": args.sampler}
 
 
-def _policy_settings(args: argparse.Namespace, family: Family, params: dict) -> dict:
+def _policy_settings(args: argparse.Namespace, family: protocols.Family, params: dict) -> dict:
     """``--policy`` as the policy strategy's settings (the file read and checked against the
     schema here: one line naming the file, exit 2); a usage error when it is given to another
     strategy or missing."""
@@ -214,7 +214,7 @@ def _params(text: str | None) -> dict:
     return params_arg(text) or {}
 
 
-def _check_names(args: argparse.Namespace) -> tuple[Family, str]:
+def _check_names(args: argparse.Namespace) -> tuple[protocols.Family, str]:
     """Look up the family, strategy and verifiers named; fill in the default filter on ``args``.
 
     Returns the family and the holdout name ("none" to skip). Unknown names (UnknownName) give
@@ -246,7 +246,7 @@ def _check_names(args: argparse.Namespace) -> tuple[Family, str]:
     return family, holdout
 
 
-def _check_values(args: argparse.Namespace, family: Family, params: dict) -> None:
+def _check_values(args: argparse.Namespace, family: protocols.Family, params: dict) -> None:
     """The params, counts, difficulty level and output directories, each against its range."""
     import os
 

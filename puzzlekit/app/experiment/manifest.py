@@ -29,7 +29,7 @@ class RunError(Exception):
 
 def k_raised(config: ExperimentConfig) -> list[dict[str, Any]]:
     """Every (schema, strategy, k) whose ``k`` is below the family's
-    :meth:`~puzzlekit.core.family.Family.least_k`: its puzzles start with at least ``least``
+    :meth:`~puzzlekit.core.protocols.Family.least_k`: its puzzles start with at least ``least``
     clues, not ``k``. Known before the first trial."""
     from puzzlekit.families import get_family
 

@@ -206,7 +206,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = ap.parse_args(argv)
     count, puzzles = (500, 10) if args.quick else (args.count, args.puzzles)
     parts = args.part or list(PARTS)
-    names = [f.name for f in families() if not isinstance(f, OnlyWinningMove)]
+    names = [f.info.name for f in families() if not isinstance(f, OnlyWinningMove)]
     print(f"# answers_bench on {platform.node()} ({platform.processor() or platform.machine()})")
     if "throughput" in parts:
         print(f"\n## throughput (9x9 Sudoku) {_load()}")

@@ -44,10 +44,10 @@ def builtin_schemas() -> list[tuple[str, dict[str, Any]]]:
     from puzzlekit.families import families
 
     return [
-        (fam.name, dict(params))
+        (fam.info.name, dict(params))
         for fam in families()
         if type(fam).__module__.startswith("puzzlekit.families.")
-        for params in fam.listed_params
+        for params in fam.info.listed_params
     ]
 
 

@@ -1,12 +1,14 @@
 """Two-player perfect-information games, and the only-winning-move puzzle family built on them.
 
-A **game** (one module per game: ``tictactoe``, ``mnk``, ``connect``, ``nim``) fills in the small
-uniform protocol of :class:`Game`, in this order, OpenSpiel style: ``initial``, ``to_move``,
-``legal_moves``, ``play``, ``is_terminal``, ``outcome``, ``key`` (canonical key for
-transpositions, symmetric positions share one), the move coordinates (``move_coord``,
-``move_name``, ``move_value``, ``move_at``), and the text format (``parse``, ``format``,
-``violations``). States are immutable tuples, so a solver may keep them in tables; a game
-describes itself with a :class:`GameInfo` record instead of special cases in the core.
+A **game** (one module per game: ``tictactoe``, ``mnk``, ``connect``, ``nim``) fills in
+OpenSpiel's State API, the protocol :class:`puzzlekit.core.protocols.Game`, in this order:
+``initial``, ``current_player``, ``legal_actions``, ``apply_action``, ``is_terminal``,
+``returns``; and beside it the helpers of :class:`PuzzleGame` the only-winning-move family
+needs: ``key`` (canonical key for transpositions, symmetric positions share one), the move
+coordinates (``move_coord``, ``move_name``, ``move_value``, ``move_at``), and the text format
+(``parse``, ``format``, ``violations``). States are immutable tuples, so a solver may keep them
+in tables; a game describes itself with a ``GameInfo`` record instead of special cases in the
+core.
 
 The **only-winning-move family** (:class:`OnlyWinningMove`, one registered family per game,
 named ``owm-<game>``) turns a position into a puzzle: "find the only move that wins under
@@ -30,9 +32,10 @@ Not for: games with chance, hidden information or more than two players, nor pos
 exhaustive search within a budget (early Connect Four positions take the compiled solver
 seconds to minutes; other games the Python search).
 
-Layout: the protocol, the results and the negamax oracle are in
-:mod:`~puzzlekit.families.games._game`, the family in :mod:`~puzzlekit.families.games._owm`;
-this package re-exports both, and each game module registers its family.
+Layout: the protocol is in :mod:`puzzlekit.core.protocols`; ``PuzzleGame``, the results and
+the negamax oracle are in :mod:`~puzzlekit.families.games._game`, the family in
+:mod:`~puzzlekit.families.games._owm`; this package re-exports both, and each game module
+registers its family.
 """
 
 from __future__ import annotations
@@ -42,9 +45,8 @@ from puzzlekit.families.games._game import (
     LOSS,
     RESULT_NAMES,
     WIN,
-    Game,
-    GameInfo,
     Move,
+    PuzzleGame,
     State,
     Unfinished,
     int_param,
@@ -60,10 +62,9 @@ __all__ = [
     "LOSS",
     "RESULT_NAMES",
     "WIN",
-    "Game",
-    "GameInfo",
     "Move",
     "OnlyWinningMove",
+    "PuzzleGame",
     "State",
     "Unfinished",
     "int_param",

@@ -1,21 +1,23 @@
-"""The game protocol and its oracle: :class:`Game` (the small uniform API every game module fills
-in, OpenSpiel style), :class:`GameInfo` (the record a game describes itself with), the results
-``WIN``/``DRAW``/``LOSS``, the memoized negamax that values every move (:func:`move_values`,
-:func:`winning_moves`) and the integer-param check games share (:func:`int_param`).
+"""What the only-winning-move family needs of a game beyond the protocol, and its oracle:
+:class:`PuzzleGame` (the helpers every built-in game fills in beside
+:class:`~puzzlekit.core.protocols.Game`'s State API: move coordinates, the text format, the
+position clue, a compiled solver), the results ``WIN``/``DRAW``/``LOSS``, the memoized negamax
+that values every move (:func:`move_values`, :func:`winning_moves`) and the integer-param check
+games share (:func:`int_param`).
 
 Re-exported by :mod:`puzzlekit.families.games`, where games import them from. Not for puzzles:
 the only-winning-move family that turns positions into puzzles is
-:mod:`puzzlekit.families.games._owm`.
+:mod:`puzzlekit.families.games._owm`; not for the protocol itself
+(:class:`~puzzlekit.core.protocols.Game`, its one home).
 """
 
 from __future__ import annotations
 
 import functools
 from collections.abc import Hashable, Mapping
-from dataclasses import dataclass
 from typing import Any
 
-from puzzlekit.core import deadline
+from puzzlekit.core import deadline, protocols
 from puzzlekit.core.model import (
     Coord,
     Variable,
@@ -26,20 +28,6 @@ from puzzlekit.core.protocols import SearchBudget
 #: result of a position or move for the side to move
 WIN, DRAW, LOSS = "WIN", "DRAW", "LOSS"
 RESULT_NAMES = {1: WIN, 0: DRAW, -1: LOSS}
-
-
-@dataclass(frozen=True)
-class GameInfo:
-    """What kind of game this is (OpenSpiel's ``GameType``): the core reads it, never the name."""
-
-    name: str
-    description: str
-    players: int = 2
-    dynamics: str = "sequential"
-    information: str = "perfect"
-    utility: str = "zero-sum"
-    chance: str = "deterministic"
-    draws: bool = True
 
 
 State = Hashable
@@ -57,47 +45,22 @@ class Unfinished(Exception):
         self.seconds = seconds
 
 
-class Game:
-    """The protocol of a game; each game module subclasses it and fills in every method.
-
-    Players are ``1`` (moves first; ``x`` on boards) and ``2`` (``o``). States are immutable
-    and hashable. A game object is built from its params and compares equal by them.
+class PuzzleGame(protocols.Game):
+    """A :class:`~puzzlekit.core.protocols.Game` the only-winning-move family can turn into
+    puzzles. Each built-in game subclasses it and fills in the protocol (``initial``,
+    ``current_player``, ``legal_actions``, ``apply_action``, ``is_terminal``, ``returns``) and the
+    helpers below: a transposition key, move coordinates, the text format, the position clue,
+    and optionally a compiled exact solver and repair alternatives. A state is an immutable,
+    hashable value (:data:`State`); an action is a move (:data:`Move`).
     """
 
-    info: GameInfo
-
-    def __init__(self, **params: Any) -> None:
-        self.params = dict(params)
-
-    def __eq__(self, other: object) -> bool:
-        return type(other) is type(self) and other.params == self.params  # type: ignore[attr-defined]
-
-    def __hash__(self) -> int:
-        return hash((type(self).__name__, tuple(sorted(self.params.items()))))
-
-    def __repr__(self) -> str:
-        return f"{type(self).__name__}({self.params})"
-
-    # -- dynamics ---------------------------------------------------------------------------
-    def initial(self) -> State:
-        raise NotImplementedError
-
-    def to_move(self, state: State) -> int:
-        raise NotImplementedError
-
-    def legal_moves(self, state: State) -> list[Move]:
-        """Moves of the side to move, in a fixed order; empty when the game is over."""
-        raise NotImplementedError
-
-    def play(self, state: State, move: Move) -> State:
-        raise NotImplementedError
-
-    def is_terminal(self, state: State) -> bool:
-        raise NotImplementedError
-
     def outcome(self, state: State) -> int | None:
-        """The winner (1 or 2), 0 for a draw, None while the game goes on."""
-        raise NotImplementedError
+        """The winner (1 or 2), 0 for a draw, None while the game goes on: read from
+        :meth:`returns`."""
+        if not self.is_terminal(state):
+            return None
+        first, second = self.returns(state)
+        return 1 if first > second else 2 if second > first else 0
 
     def key(self, state: State) -> Hashable:
         """Canonical transposition key: equal for positions with equal value (symmetries)."""
@@ -128,7 +91,7 @@ class Game:
 
     def move_at(self, state: State, coord: Coord, value: int) -> Move | None:
         """The legal move written as ``coord = value``, or None."""
-        for m in self.legal_moves(state):
+        for m in self.legal_actions(state):
             if self.move_coord(state, m) == tuple(coord) and self.move_value(state, m) == value:
                 return m
         return None
@@ -187,7 +150,7 @@ def _better(a: tuple[int, int], b: tuple[int, int]) -> bool:
     return a[1] < b[1] if a[0] > 0 else a[1] > b[1]
 
 
-def _value(game: Game, state: State, memo: dict) -> tuple[int, int]:
+def _value(game: PuzzleGame, state: State, memo: dict) -> tuple[int, int]:
     k = game.key(state)
     hit = memo.get(k)
     if hit is not None:
@@ -195,12 +158,12 @@ def _value(game: Game, state: State, memo: dict) -> tuple[int, int]:
     if (len(memo) & 1023) == 0:
         deadline.check()  # the deadline of a search calling this rule (none: solve it all)
     if game.is_terminal(state):
-        winner = game.outcome(state)
-        best = (0 if winner == 0 else (1 if winner == game.to_move(state) else -1), 0)
+        mine = game.returns(state)[game.current_player(state) - 1]
+        best = (0 if mine == 0 else (1 if mine > 0 else -1), 0)
     else:
         best = None
-        for m in game.legal_moves(state):
-            r, d = _value(game, game.play(state, m), memo)
+        for m in game.legal_actions(state):
+            r, d = _value(game, game.apply_action(state, m), memo)
             cand = (-r, d + 1)
             if best is None or _better(cand, best):
                 best = cand
@@ -214,13 +177,13 @@ ORACLE_BUDGET = SearchBudget(nodes=None, seconds=600.0)
 
 
 @functools.lru_cache(maxsize=4096)
-def move_values(game: Game, state: State) -> tuple[tuple[Move, int, int], ...]:
+def move_values(game: PuzzleGame, state: State) -> tuple[tuple[Move, int, int], ...]:
     """Every legal move with its result (1 win, 0 draw, -1 loss for the mover) and distance
     (plies to the end under perfect play, the move included). Exhaustive, memoized per call;
-    a game's compiled solver (:meth:`Game.solve_moves`) answers where it has one. Called under a
-    search's deadline (:mod:`puzzlekit.core.deadline`: a verifier's search reaching it through
-    the family's rule), it raises :class:`~puzzlekit.core.deadline.BudgetExceeded` once that
-    deadline passes."""
+    a game's compiled solver (:meth:`PuzzleGame.solve_moves`) answers where it has one. Called
+    under a search's deadline (:mod:`puzzlekit.core.deadline`: a verifier's search reaching it
+    through the family's rule), it raises :class:`~puzzlekit.core.deadline.BudgetExceeded` once
+    that deadline passes."""
     if not game.is_terminal(state):
         left = deadline.remaining()
         if left is None:
@@ -238,13 +201,13 @@ def move_values(game: Game, state: State) -> tuple[tuple[Move, int, int], ...]:
             return fast[0]
     memo: dict = {}
     out = []
-    for m in game.legal_moves(state):
-        r, d = _value(game, game.play(state, m), memo)
+    for m in game.legal_actions(state):
+        r, d = _value(game, game.apply_action(state, m), memo)
         out.append((m, -r, d + 1))
     return tuple(out)
 
 
-def winning_moves(game: Game, state: State, fastest: bool = False) -> list[Move]:
+def winning_moves(game: PuzzleGame, state: State, fastest: bool = False) -> list[Move]:
     """The moves that win (with ``fastest``: the moves that win in the fewest plies)."""
     wins = [(m, d) for m, r, d in move_values(game, state) if r > 0]
     if fastest and wins:

@@ -15,7 +15,7 @@ from typing import Any
 
 import numpy as np
 
-from puzzlekit.core.family import Family, Repair
+from puzzlekit.core import protocols
 from puzzlekit.core.model import (
     Clue,
     Constraint,
@@ -31,7 +31,7 @@ from puzzlekit.core.model import (
     Table,
     Violation,
 )
-from puzzlekit.families.games._game import Game, Move, State, move_values, winning_moves
+from puzzlekit.families.games._game import Move, PuzzleGame, State, move_values, winning_moves
 
 # --- the only-winning-move family ------------------------------------------------------------
 
@@ -43,18 +43,15 @@ PUZZLE_KEYS = ("variant", "distance")
 PLAYOUTS = 400
 
 
-class OnlyWinningMove(Family):
+class OnlyWinningMove(protocols.Family):
     """ "Find the only winning move" for one game (see the module docstring)."""
 
-    clue_kinds = ("position",)
-    default_verifier = "gametree"
-    golden_verifier = "gametree"
     game_keys: tuple[str, ...] = ()
     #: generation: positions have at most this many legal moves left (keeps the holdout feasible)
     max_moves_left = 9
 
     # -- params -----------------------------------------------------------------------------
-    def make_game(self, params: Mapping[str, Any]) -> Game:
+    def make_game(self, params: Mapping[str, Any]) -> PuzzleGame:
         raise NotImplementedError
 
     def game_params(self, params: Mapping[str, Any]) -> dict[str, Any]:
@@ -64,7 +61,7 @@ class OnlyWinningMove(Family):
     def normalize_params(self, params: Mapping[str, Any]) -> dict[str, Any]:
         known = {*self.game_keys, *PUZZLE_KEYS}
         problems = [
-            Violation("unknown-field", None, f"params.{k}", f"{self.name} has no param {k!r}")
+            Violation("unknown-field", None, f"params.{k}", f"{self.info.name} has no param {k!r}")
             for k in sorted(set(params) - known)
         ]
         variant = params.get("variant", "win")
@@ -90,7 +87,7 @@ class OnlyWinningMove(Family):
             out["distance"] = distance
         return out
 
-    def game(self, params: Mapping[str, Any]) -> Game:
+    def game(self, params: Mapping[str, Any]) -> PuzzleGame:
         norm = self.normalize_params(params)
         game_only = tuple(sorted((k, v) for k, v in norm.items() if k not in PUZZLE_KEYS))
         return _cached_game(self, game_only)
@@ -118,16 +115,17 @@ class OnlyWinningMove(Family):
         rules.append(
             Linear(tuple(names), (1,) * len(names), ">=", 1, Origin("rule", "a-move", coords))
         )
-        return Schema(
-            self.name, tuple(sorted(params.items())), variables, tuple(rules), self.clue_kinds
-        )
+        key = tuple(sorted(params.items()))
+        return Schema(self.info.name, key, variables, tuple(rules), self.info.clue_kinds)
 
     def schema_id(self, params: Mapping[str, Any]) -> str:
         base = self.game_id(params)
         d = params.get("distance")
         return base + ("-fastest" if self.fastest(params) else "") + (f"-d{d}" if d else "")
 
-    def at_distance(self, game: Game, state: State, move: Move, params: Mapping[str, Any]) -> bool:
+    def at_distance(
+        self, game: PuzzleGame, state: State, move: Move, params: Mapping[str, Any]
+    ) -> bool:
         """Whether ``move`` wins in the params' ``distance`` plies (True when none is named)."""
         d = params.get("distance")
         return d is None or any(
@@ -135,7 +133,7 @@ class OnlyWinningMove(Family):
         )
 
     def game_id(self, params: Mapping[str, Any]) -> str:
-        return self.name
+        return self.info.name
 
     # -- clues ------------------------------------------------------------------------------
     def state_of(self, schema: Schema, clue: Clue) -> State:
@@ -177,7 +175,7 @@ class OnlyWinningMove(Family):
         fastest = self.fastest(params)
         origin = Origin("clue", clue.id, clue.coords)
         allowed: dict[Coord, set[int]] = {v.coord: {0} for v in schema.variables}
-        for m in game.legal_moves(state):
+        for m in game.legal_actions(state):
             allowed[tuple(game.move_coord(state, m))].add(game.move_value(state, m))
         out: list[Constraint] = []
         for v in schema.variables:
@@ -186,7 +184,7 @@ class OnlyWinningMove(Family):
         coords = tuple(v.coord for v in schema.variables)
         if not game.is_terminal(state) and all(len(a) <= 2 for a in allowed.values()):
             # boards: every move writes the mover's piece, so "one move" is an exact sum
-            out.append(Linear(names, (1,) * len(names), "==", game.to_move(state), origin))
+            out.append(Linear(names, (1,) * len(names), "==", game.current_player(state), origin))
 
         def wins(*values: int) -> bool:
             played = [(coords[i], x) for i, x in enumerate(values) if x]
@@ -213,27 +211,31 @@ class OnlyWinningMove(Family):
             )
         return out
 
-    def position_clue(self, game: Game, state: State) -> Clue:
+    def position_clue(self, game: PuzzleGame, state: State) -> Clue:
         return Clue.make(
             "position", "position", game.position_data(state), game.position_coords(state)
         )
 
     def instance_of(self, params: Mapping[str, Any], state: State) -> Instance:
         norm = self.normalize_params(params)
-        return Instance.make(self.name, norm, [self.position_clue(self.game(norm), state)])
+        return Instance.make(self.info.name, norm, [self.position_clue(self.game(norm), state)])
 
     def position_of(self, problem: Problem) -> State:
         """The position of a resolved instance."""
         clue = next(c for c in problem.clues if c.kind == "position")
         return self.state_of(problem.schema, clue)
 
-    def solution_of(self, schema: Schema, game: Game, state: State, move: Move) -> dict[str, int]:
+    def solution_of(
+        self, schema: Schema, game: PuzzleGame, state: State, move: Move
+    ) -> dict[str, int]:
         """A move written as an assignment of the schema's variables."""
         coord = tuple(game.move_coord(state, move))
         value = game.move_value(state, move)
         return {v.name: (value if v.coord == coord else 0) for v in schema.variables}
 
-    def move_of(self, schema: Schema, game: Game, state: State, solution: Solution) -> Move | None:
+    def move_of(
+        self, schema: Schema, game: PuzzleGame, state: State, solution: Solution
+    ) -> Move | None:
         """The legal move a solution assignment writes, or None."""
         played = [(v.coord, solution[v.name]) for v in schema.variables if solution.get(v.name)]
         if len(played) != 1:
@@ -254,8 +256,8 @@ class OnlyWinningMove(Family):
         return [self.position_clue(game, found)]
 
     # -- generation hooks ---------------------------------------------------------------------
-    def _targets_ok(self, game: Game, state: State) -> bool:
-        return not game.is_terminal(state) and len(game.legal_moves(state)) <= self.max_moves_left
+    def _targets_ok(self, game: PuzzleGame, state: State) -> bool:
+        return not game.is_terminal(state) and len(game.legal_actions(state)) <= self.max_moves_left
 
     def sample_solution(self, schema: Schema, rng: Any) -> Solution | None:
         """A winning move of a random position reached by a random playout."""
@@ -271,23 +273,25 @@ class OnlyWinningMove(Family):
             if wins:
                 move = wins[int(rng.integers(len(wins)))]
                 return self.solution_of(schema, game, state, move)
-        raise RuntimeError(f"{self.name}: no position with a winning move in {PLAYOUTS} playouts")
+        raise RuntimeError(
+            f"{self.info.name}: no position with a winning move in {PLAYOUTS} playouts"
+        )
 
-    def _pick(self, game: Game, state: State, moves: list[Move], rng: Any) -> Move:
+    def _pick(self, game: PuzzleGame, state: State, moves: list[Move], rng: Any) -> Move:
         """The next move of a random playout (uniform over ``moves``)."""
         return moves[int(rng.integers(len(moves)))]
 
-    def _playout(self, game: Game, rng: Any, avoid: Coord | None = None) -> State | None:
+    def _playout(self, game: PuzzleGame, rng: Any, avoid: Coord | None = None) -> State | None:
         """A random legal non-terminal position with few moves left (not playing at ``avoid``)."""
         state = game.initial()
         path = [state]
         while not game.is_terminal(state):
             moves = [
-                m for m in game.legal_moves(state) if tuple(game.move_coord(state, m)) != avoid
+                m for m in game.legal_actions(state) if tuple(game.move_coord(state, m)) != avoid
             ]
             if not moves:
                 break
-            state = game.play(state, self._pick(game, state, moves, rng))
+            state = game.apply_action(state, self._pick(game, state, moves, rng))
             path.append(state)
         ok = [s for s in path if self._targets_ok(game, s)]
         return ok[int(rng.integers(len(ok)))] if ok else None
@@ -311,11 +315,13 @@ class OnlyWinningMove(Family):
                     if m is not None:
                         candidates.append(state)
                 moves = [
-                    m for m in game.legal_moves(state) if tuple(game.move_coord(state, m)) != coord
+                    m
+                    for m in game.legal_actions(state)
+                    if tuple(game.move_coord(state, m)) != coord
                 ]
                 if not moves:
                     break
-                state = game.play(state, self._pick(game, state, moves, rng))
+                state = game.apply_action(state, self._pick(game, state, moves, rng))
             for state in candidates[::-1]:
                 m = game.move_at(state, coord, value)
                 wins = winning_moves(game, state, fastest)
@@ -341,7 +347,7 @@ class OnlyWinningMove(Family):
         coord: tuple,
         *,
         found: Sequence[Solution] = (),
-    ) -> list[Repair]:
+    ) -> list[protocols.Repair]:
         """Edits of the position that keep ``solution`` winning, stop the winning move at
         ``coord`` from winning and leave fewer winning moves than before (so repairs never
         cycle), keeping the position legal (see the game's ``alternatives``)."""
@@ -374,7 +380,7 @@ class OnlyWinningMove(Family):
             if any(tuple(game.move_coord(new, w)) == tuple(coord) for w in wins):
                 continue
             out.append(
-                Repair(
+                protocols.Repair(
                     action, tuple(coord), add=(self.position_clue(game, new),), remove=(clue.id,)
                 )
             )
@@ -410,7 +416,7 @@ class OnlyWinningMove(Family):
                 break
         missing = {"unique", "multiple", "multiple-capped", "unsolvable"} - set(found)
         if missing:
-            raise RuntimeError(f"{self.name} {norm}: no playout gave {sorted(missing)}")
+            raise RuntimeError(f"{self.info.name} {norm}: no playout gave {sorted(missing)}")
         out: dict[str, tuple[str, Instance, int]] = {}
         for case, note, cap in (
             ("unique", "a position with one winning move", 8),
@@ -426,7 +432,7 @@ class OnlyWinningMove(Family):
         moved = Clue.make(clue.id, clue.kind, clue.data_dict(), coords)
         out["invalid-outside"] = (
             f"the position's first coordinate moved to {coords[0]}, outside the board",
-            Instance.make(self.name, norm, [moved]),
+            Instance.make(self.info.name, norm, [moved]),
             8,
         )
         data = clue.data_dict()
@@ -437,10 +443,10 @@ class OnlyWinningMove(Family):
             data["rows"] = "z" + data["rows"][1:]
             note = "a piece that is neither x nor o"
         bad = Clue.make(clue.id, clue.kind, data, clue.coords)
-        out["invalid-value"] = (note, Instance.make(self.name, norm, [bad]), 8)
+        out["invalid-value"] = (note, Instance.make(self.info.name, norm, [bad]), 8)
         out["invalid-duplicate"] = (
             "the position clue twice",
-            Instance.make(self.name, norm, [clue, clue]),
+            Instance.make(self.info.name, norm, [clue, clue]),
             8,
         )
         return out
@@ -490,5 +496,5 @@ class OnlyWinningMove(Family):
 
 
 @functools.lru_cache(maxsize=64)
-def _cached_game(family: OnlyWinningMove, frozen: tuple) -> Game:
+def _cached_game(family: OnlyWinningMove, frozen: tuple) -> PuzzleGame:
     return family.make_game(dict(frozen))

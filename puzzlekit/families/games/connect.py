@@ -19,9 +19,9 @@ from collections.abc import Mapping
 from typing import Any
 
 from puzzlekit.core.model import SpecError, Violation
-from puzzlekit.core.protocols import SearchBudget
+from puzzlekit.core.protocols import GameInfo, SearchBudget
 from puzzlekit.families import register_family
-from puzzlekit.families.games import Game, GameInfo, Move, State, int_param
+from puzzlekit.families.games import Move, PuzzleGame, State, int_param
 from puzzlekit.families.games.mnk import MAX_SIDE, MNKFamily, MNKGame
 
 #: generated 7×6 positions have at least this many stones (the holdouts follow in seconds)
@@ -45,23 +45,25 @@ class Connect(MNKGame):
 
         cells, side, _ = state
         results, spent = connect4.move_results(connect4.bitboards(cells, side), budget)
-        moves = self.legal_moves(state)
+        moves = self.legal_actions(state)
         out = tuple((m, *results[int(m) % self.cols]) for m in moves)  # type: ignore[call-overload]
         return out, spent.nodes
 
 
 class ConnectFamily(MNKFamily):
-    name = "owm-connect"
-    description = "only winning move in a connect (gravity) position"
-    rules_text = (
-        "A connect game on a board of {cols} columns and {rows} rows: two players take turns "
-        "dropping `x` and `o` into a column, where the piece falls to the lowest empty cell "
-        "(`.` is empty; x moves first). The first to get {k} in a row across, down or "
-        "diagonally wins. Find the move that wins for the player to move under perfect play "
-        "by both (if several win, the fastest); a move is named by the cell it fills."
+    info = MNKFamily.info.replace(  # the same kinds, backends and limits
+        name="owm-connect",
+        description="only winning move in a connect (gravity) position",
+        listed_params=({"cols": 4, "rows": 4, "k": 3},),
+        rules_text=(
+            "A connect game on a board of {cols} columns and {rows} rows: two players take turns "
+            "dropping `x` and `o` into a column, where the piece falls to the lowest empty cell "
+            "(`.` is empty; x moves first). The first to get {k} in a row across, down or "
+            "diagonally wins. Find the move that wins for the player to move under perfect play "
+            "by both (if several win, the fastest); a move is named by the cell it fills."
+        ),
     )
     game_keys = ("cols", "rows", "k")
-    listed_params = ({"cols": 4, "rows": 4, "k": 3},)
     max_moves_left = 4
     game_class = Connect
     default_k = 4
@@ -78,7 +80,7 @@ class ConnectFamily(MNKFamily):
             raise SpecError(problems)
         return {"rows": rows, "cols": cols, "k": k}
 
-    def _pick(self, game: Game, state: State, moves: list[Move], rng: Any) -> Move:
+    def _pick(self, game: PuzzleGame, state: State, moves: list[Move], rng: Any) -> Move:
         """Connect Four playouts avoid one-ply blunders (completing four, or letting the other
         side complete four next), so that games reach the middle and the end of the board."""
         if isinstance(game, Connect) and game.is_connect_four():
@@ -86,7 +88,7 @@ class ConnectFamily(MNKFamily):
             moves = quiet or moves
         return moves[int(rng.integers(len(moves)))]
 
-    def _targets_ok(self, game: Game, state: Any) -> bool:
+    def _targets_ok(self, game: PuzzleGame, state: Any) -> bool:
         if game.is_terminal(state):
             return False
         if isinstance(game, Connect) and game.is_connect_four():
@@ -103,21 +105,21 @@ def _trivial(game: Connect, state: State) -> bool:
     """Whether one ply of reading settles the position: the side to move wins at once, or must
     block the other side's four (a forced move, or a lost position when there are two)."""
     cells, side, _ = state  # type: ignore[misc]
-    for m in game.legal_moves(state):
-        if game.play(state, m)[2]:
+    for m in game.legal_actions(state):
+        if game.apply_action(state, m)[2]:
             return True
         other = (cells, 3 - side, 0)
-        if game.play(other, m)[2]:
+        if game.apply_action(other, m)[2]:
             return True
     return False
 
 
 def _blunder(game: Connect, state: State, move: Move) -> bool:
     """Whether ``move`` ends the game or lets the other side complete four at once."""
-    after = game.play(state, move)
+    after = game.apply_action(state, move)
     if after[2]:  # type: ignore[index]
         return True
-    return any(game.play(after, m)[2] for m in game.legal_moves(after))  # type: ignore[index]
+    return any(game.apply_action(after, m)[2] for m in game.legal_actions(after))  # type: ignore[index]
 
 
 CONNECT = register_family(ConnectFamily())

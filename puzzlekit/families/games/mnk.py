@@ -16,8 +16,9 @@ from collections.abc import Hashable, Mapping
 from typing import Any
 
 from puzzlekit.core.model import Coord, SpecError, Variable, Violation
+from puzzlekit.core.protocols import FamilyInfo, GameInfo
 from puzzlekit.families import register_family
-from puzzlekit.families.games import Game, GameInfo, Move, OnlyWinningMove, State, int_param
+from puzzlekit.families.games import Move, OnlyWinningMove, PuzzleGame, State, int_param
 
 PIECES = {".": 0, "x": 1, "o": 2}
 SYMBOL = ".xo"
@@ -29,7 +30,7 @@ def cell_name(r: int, c: int) -> str:
     return f"r{r + 1}c{c + 1}"
 
 
-class MNKGame(Game):
+class MNKGame(PuzzleGame):
     """The m,n,k-game; ``gravity = True`` makes pieces drop to the lowest empty cell."""
 
     gravity = False
@@ -75,10 +76,10 @@ class MNKGame(Game):
     def initial(self) -> State:
         return ((0,) * self.n, 1, 0)
 
-    def to_move(self, state: State) -> int:
+    def current_player(self, state: State) -> int:
         return state[1]
 
-    def legal_moves(self, state: State) -> list[Move]:
+    def legal_actions(self, state: State) -> list[Move]:
         cells, _, winner = state
         if winner:
             return []
@@ -92,7 +93,7 @@ class MNKGame(Game):
                     break
         return out
 
-    def play(self, state: State, move: Move) -> State:
+    def apply_action(self, state: State, move: Move) -> State:
         cells, p, _ = state
         i = int(move)  # type: ignore[arg-type]
         new = cells[:i] + (p,) + cells[i + 1 :]
@@ -102,10 +103,11 @@ class MNKGame(Game):
     def is_terminal(self, state: State) -> bool:
         return bool(state[2]) or 0 not in state[0]
 
-    def outcome(self, state: State) -> int | None:
-        if state[2]:
-            return state[2]
-        return 0 if 0 not in state[0] else None
+    def returns(self, state: State) -> tuple[float, float]:
+        winner = state[2]
+        if not winner:
+            return (0.0, 0.0)  # a draw, or play goes on
+        return (1.0, -1.0) if winner == 1 else (-1.0, 1.0)
 
     def key(self, state: State) -> Hashable:
         cells = state[0]
@@ -135,7 +137,7 @@ class MNKGame(Game):
         if len(coord) != 2 or value != state[1]:
             return None
         i = coord[0] * self.cols + coord[1]
-        return i if i in self.legal_moves(state) else None
+        return i if i in self.legal_actions(state) else None
 
     # -- legality -----------------------------------------------------------------------------
     def _winners(self, cells: tuple[int, ...]) -> dict[int, list[tuple[int, ...]]]:
@@ -344,7 +346,7 @@ class MNKGame(Game):
         if cells[i] == 0:
             blocked = cells[:i] + (q,) + cells[i + 1 :]
             probe = (blocked, p, 0)
-            for z in self.legal_moves(probe):
+            for z in self.legal_actions(probe):
                 if z in (i, keep):
                     continue
                 new = blocked[:z] + (p,) + blocked[z + 1 :]
@@ -364,18 +366,23 @@ class MNKGame(Game):
 
 
 class MNKFamily(OnlyWinningMove):
-    name = "owm-mnk"
-    size_limits = {"rows": MAX_SIDE, "cols": MAX_SIDE, "k": MAX_SIDE}
-    description = "only winning move in an m,n,k-game (k in a row on an m×n board)"
-    rules_text = (
-        "An m,n,k-game on a {rows}×{cols} board: two players take turns placing `x` and `o` "
-        "(`.` is empty; x moves first, so x is to move when both have as many pieces); the "
-        "first to get {k} in a row across, down or diagonally wins. Find the move that wins "
-        "for the player to move under perfect play by both (if several win, the fastest)."
+    info = FamilyInfo(
+        name="owm-mnk",
+        description="only winning move in an m,n,k-game (k in a row on an m×n board)",
+        clue_kinds=("position",),
+        listed_params=({"rows": 4, "cols": 4, "k": 3},),
+        default_verifier="gametree",
+        golden_verifier="gametree",
+        size_limits={"rows": MAX_SIDE, "cols": MAX_SIDE, "k": MAX_SIDE},
+        rules_text=(
+            "An m,n,k-game on a {rows}×{cols} board: two players take turns placing `x` and `o` "
+            "(`.` is empty; x moves first, so x is to move when both have as many pieces); the "
+            "first to get {k} in a row across, down or diagonally wins. Find the move that wins "
+            "for the player to move under perfect play by both (if several win, the fastest)."
+        ),
     )
     #: the params, in the order the schema id names them
     game_keys = ("rows", "cols", "k")
-    listed_params = ({"rows": 4, "cols": 4, "k": 3},)
     max_moves_left = 7
     game_class: type[MNKGame] = MNKGame
     default_k = 3
@@ -391,11 +398,11 @@ class MNKFamily(OnlyWinningMove):
             raise SpecError(problems)
         return {"rows": rows, "cols": cols, "k": k}
 
-    def make_game(self, params: Mapping[str, Any]) -> Game:
+    def make_game(self, params: Mapping[str, Any]) -> PuzzleGame:
         return self.game_class(params["rows"], params["cols"], params["k"])
 
     def game_id(self, params: Mapping[str, Any]) -> str:
-        return self.name + "-" + "x".join(str(params[key]) for key in self.game_keys)
+        return self.info.name + "-" + "x".join(str(params[key]) for key in self.game_keys)
 
     def params_from_text(self, text: str, params: Mapping[str, Any]) -> dict[str, Any]:
         rows = text.split("/")

@@ -16,14 +16,15 @@ from operator import xor
 from typing import Any
 
 from puzzlekit.core.model import Coord, SpecError, Variable, Violation
+from puzzlekit.core.protocols import FamilyInfo, GameInfo
 from puzzlekit.core.reading import is_digits
 from puzzlekit.families import register_family
-from puzzlekit.families.games import Game, GameInfo, Move, OnlyWinningMove, State, int_param
+from puzzlekit.families.games import Move, OnlyWinningMove, PuzzleGame, State, int_param
 
 MAX_HEAPS, MAX_STONES = 8, 31
 
 
-class Nim(Game):
+class Nim(PuzzleGame):
     info = GameInfo("nim", "heaps of stones; who takes the last stone wins", draws=False)
 
     def __init__(self, heaps: int, max: int) -> None:  # noqa: A002 (the param's name)
@@ -33,13 +34,13 @@ class Nim(Game):
     def initial(self) -> State:
         return ((self.max,) * self.heaps, 1)
 
-    def to_move(self, state: State) -> int:
+    def current_player(self, state: State) -> int:
         return state[1]
 
-    def legal_moves(self, state: State) -> list[Move]:
+    def legal_actions(self, state: State) -> list[Move]:
         return [(i, t) for i, h in enumerate(state[0]) for t in range(1, h + 1)]
 
-    def play(self, state: State, move: Move) -> State:
+    def apply_action(self, state: State, move: Move) -> State:
         heaps, p = state
         i, t = move  # type: ignore[misc]
         return (heaps[:i] + (heaps[i] - t,) + heaps[i + 1 :], 3 - p)
@@ -47,8 +48,10 @@ class Nim(Game):
     def is_terminal(self, state: State) -> bool:
         return not any(state[0])
 
-    def outcome(self, state: State) -> int | None:
-        return 3 - state[1] if not any(state[0]) else None
+    def returns(self, state: State) -> tuple[float, float]:
+        if any(state[0]):
+            return (0.0, 0.0)
+        return (1.0, -1.0) if state[1] == 2 else (-1.0, 1.0)  # who took the last stone won
 
     def key(self, state: State) -> Hashable:
         return tuple(sorted(state[0]))
@@ -149,22 +152,27 @@ class Nim(Game):
 
 
 class NimFamily(OnlyWinningMove):
-    name = "owm-nim"
-    size_limits = {"heaps": MAX_HEAPS, "max": MAX_STONES}
-    description = "only winning move in a Nim position (normal play)"
-    rules_text = (
-        "Nim: the counts are heaps of counters (heap 1 first). Players take turns removing "
-        "any number of counters, at least one, from one heap; whoever takes the last counter "
-        "wins. Find the move that wins for the player to move under perfect play by both, "
-        "written `hH-N`: take N counters from heap H."
+    info = FamilyInfo(
+        name="owm-nim",
+        description="only winning move in a Nim position (normal play)",
+        clue_kinds=("position",),
+        listed_params=({"heaps": 3, "max": 4},),
+        default_verifier="gametree",
+        golden_verifier="gametree",
+        size_limits={"heaps": MAX_HEAPS, "max": MAX_STONES},
+        rules_text=(
+            "Nim: the counts are heaps of counters (heap 1 first). Players take turns removing "
+            "any number of counters, at least one, from one heap; whoever takes the last counter "
+            "wins. Find the move that wins for the player to move under perfect play by both, "
+            "written `hH-N`: take N counters from heap H."
+        ),
     )
     game_keys = ("heaps", "max")
-    listed_params = ({"heaps": 3, "max": 4},)
     max_moves_left = 12
 
-    def _targets_ok(self, game: Game, state: Any) -> bool:
+    def _targets_ok(self, game: PuzzleGame, state: Any) -> bool:
         # at least two heaps left: one heap is won by taking it all, not a puzzle
-        return sum(1 for h in state[0] if h) >= 2 and len(game.legal_moves(state)) <= 12
+        return sum(1 for h in state[0] if h) >= 2 and len(game.legal_actions(state)) <= 12
 
     def game_params(self, params: Mapping[str, Any]) -> dict[str, Any]:
         heaps, p1 = int_param(params, "heaps", None, 1, MAX_HEAPS)
@@ -173,11 +181,11 @@ class NimFamily(OnlyWinningMove):
             raise SpecError(p1 + p2)
         return {"heaps": heaps, "max": top}
 
-    def make_game(self, params: Mapping[str, Any]) -> Game:
+    def make_game(self, params: Mapping[str, Any]) -> PuzzleGame:
         return Nim(params["heaps"], params["max"])
 
     def game_id(self, params: Mapping[str, Any]) -> str:
-        return f"{self.name}-{params['heaps']}x{params['max']}"
+        return f"{self.info.name}-{params['heaps']}x{params['max']}"
 
     def params_from_text(self, text: str, params: Mapping[str, Any]) -> dict[str, Any]:
         parts = text.split(",")

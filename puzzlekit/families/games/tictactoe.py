@@ -10,8 +10,9 @@ from collections.abc import Mapping
 from typing import Any
 
 from puzzlekit.core.model import SpecError, Violation
+from puzzlekit.core.protocols import FamilyInfo, GameInfo
 from puzzlekit.families import register_family
-from puzzlekit.families.games import Game, GameInfo, OnlyWinningMove
+from puzzlekit.families.games import OnlyWinningMove, PuzzleGame
 from puzzlekit.families.games.mnk import MNKGame
 
 
@@ -23,15 +24,20 @@ class TicTacToe(MNKGame):
 
 
 class TicTacToeFamily(OnlyWinningMove):
-    name = "owm-tictactoe"
-    description = "only winning move in a tic-tac-toe position"
-    rules_text = (
-        "Tic-tac-toe: two players take turns placing `x` and `o` on the 3×3 board (`.` is "
-        "empty; x moves first, so x is to move when both have as many pieces); three in a row "
-        "across, down or diagonally wins. Find the move that wins for the player to move "
-        "under perfect play by both (if several win, the fastest)."
+    info = FamilyInfo(
+        name="owm-tictactoe",
+        description="only winning move in a tic-tac-toe position",
+        clue_kinds=("position",),
+        listed_params=({}, {"variant": "fastest"}),
+        default_verifier="gametree",
+        golden_verifier="gametree",
+        rules_text=(
+            "Tic-tac-toe: two players take turns placing `x` and `o` on the 3×3 board (`.` is "
+            "empty; x moves first, so x is to move when both have as many pieces); three in a row "
+            "across, down or diagonally wins. Find the move that wins for the player to move "
+            "under perfect play by both (if several win, the fastest)."
+        ),
     )
-    listed_params = ({}, {"variant": "fastest"})
 
     def game_params(self, params: Mapping[str, Any]) -> dict[str, Any]:
         if params:
@@ -43,7 +49,7 @@ class TicTacToeFamily(OnlyWinningMove):
             )
         return {}
 
-    def make_game(self, params: Mapping[str, Any]) -> Game:
+    def make_game(self, params: Mapping[str, Any]) -> PuzzleGame:
         return TicTacToe()
 
 
