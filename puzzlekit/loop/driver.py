@@ -131,8 +131,13 @@ def run_loop(
     *,
     minimize: Callable[..., Any] | None = None,
     extras: Collection[str] = (),
+    trace_reports: bool = True,
 ) -> LoopResult:
     """Run one loop; see the module docstring. One seed gives one result (timings aside).
+
+    ``trace_reports=False``: nothing will read the filter reports of the trace, so steps that
+    can run on arrays do (:mod:`puzzlekit.loop.givens_steps`: the same result, trace entries
+    without a report).
 
     The filter is asked for the report extras the strategy declares (``strategy.extras``) and
     ``extras`` (what the run's rows want), nothing more. A strategy that raises
@@ -141,7 +146,7 @@ def run_loop(
     and its call count (never the holdout's report); one with ``state`` has its state recorded."""
     t0 = time.perf_counter()
     trace: list[Attempt] = []
-    args = (schema, strategy, filter, holdout, budget, seed, minimize, extras, t0)
+    args = (schema, strategy, filter, holdout, budget, seed, minimize, extras, t0, trace_reports)
     try:
         result = _loop(trace, *args)
     except StrategyFailed as exc:
@@ -186,6 +191,7 @@ def _loop(
     minimize: Callable[..., Any] | None,
     extras: Collection[str],
     t0: float,
+    trace_reports: bool,
 ) -> LoopResult:
     rng = np.random.default_rng(seed)
     extras = report_extras([*strategy.extras, *extras])
@@ -194,7 +200,11 @@ def _loop(
     start_clues = len(step.instance.clues)
     report: VerifierReport | None = None
     noted = t0
-    for i in range(budget.max_calls):
+    fast = _fast_steps(schema, strategy, filter, extras, budget, trace_reports)
+    while len(trace) < budget.max_calls:
+        if fast is not None:  # the MULTIPLE steps on arrays, the same as below (givens_steps)
+            step, noted = fast.advance(step, rng, trace, budget, seed, t0, noted)
+        i = len(trace)
         report, seconds = guarded_verify(
             filter, step.instance, budget.solution_cap, extras, budget.filter_budget
         )
@@ -237,6 +247,22 @@ def _loop(
         seed=seed,
         start_clues=start_clues,
     )
+
+
+def _fast_steps(
+    schema: Schema,
+    strategy: Any,
+    filter: Any,
+    extras: Collection[str],
+    budget: LoopBudget,
+    trace_reports: bool,
+) -> Any:
+    """The array steps of :mod:`puzzlekit.loop.givens_steps` when this loop may run them."""
+    if trace_reports:
+        return None
+    from puzzlekit.loop.givens_steps import eligible
+
+    return eligible(schema, strategy, filter, extras, budget)
 
 
 @dataclass(frozen=True)
@@ -338,6 +364,10 @@ class LoopSpec:
     extras: tuple[str, ...] = ()
     #: search nodes per filter call (:data:`FILTER_NODES`; None: the verifier's own budget)
     filter_nodes: int | None = FILTER_NODES
+    #: whether the trace keeps each filter call's report (the rows' gap and conflict columns);
+    #: off (``puzzlekit generate``, whose records have no trace), the loop may run its steps on
+    #: arrays (:mod:`puzzlekit.loop.givens_steps`) and a loop process sends no trace reports
+    trace_reports: bool = True
 
     @property
     def budget(self) -> LoopBudget:
@@ -427,6 +457,7 @@ class LoopDriver:
             seed,
             minimize=self.minimize,
             extras=self.spec.extras,
+            trace_reports=self.spec.trace_reports,
         )
         return replace(result, **self._names())
 

@@ -78,8 +78,8 @@ def _report_json(a: Any) -> Any:
     return a.report_json if a.report_json is not None else a.report.to_json_obj()
 
 
-def _attempt_json(a: Any) -> dict[str, Any]:
-    return {**a.to_json_obj(), "seconds": a.seconds, "report": _report_json(a)}
+def _attempt_json(a: Any, report: bool = True) -> dict[str, Any]:
+    return {**a.to_json_obj(), "seconds": a.seconds, "report": _report_json(a) if report else None}
 
 
 def _attempt_from(o: Mapping[str, Any]) -> Any:
@@ -112,9 +112,11 @@ def _filter_report_json(result: Any) -> Any:
     return rep.to_json_obj()
 
 
-def result_to_json(result: Any) -> dict[str, Any]:
+def result_to_json(result: Any, trace_reports: bool = True) -> dict[str, Any]:
     """A holdout-free :class:`~puzzlekit.loop.driver.LoopResult` as plain JSON. The instance is
-    serialized afresh from its content (never from a cache a verifier could have rewritten)."""
+    serialized afresh from its content (never from a cache a verifier could have rewritten).
+    ``trace_reports=False`` (``LoopSpec.trace_reports``): the trace's entries without their
+    reports (nothing reads them; the loop's filter report is sent all the same)."""
     if result.holdout_report is not None:
         raise LoopWorkerError("a loop process never holds a holdout report")
     inst = result.instance
@@ -123,7 +125,7 @@ def result_to_json(result: Any) -> dict[str, Any]:
         "instance": inst.fresh_canonical_json().decode("utf-8") if inst is not None else None,
         "solution": plain(result.solution),
         "filterReport": _filter_report_json(result),
-        "trace": [_attempt_json(a) for a in result.trace],
+        "trace": [_attempt_json(a, trace_reports) for a in result.trace],
         "filterCalls": result.filter_calls,
         "minimizeCalls": result.minimize_calls,
         "seconds": result.seconds,
@@ -216,7 +218,7 @@ class _Loops:
             result = replace(
                 result, replay_verdict=again.verdict.value if again is not None else CONTAMINATED
             )
-        return result_to_json(result)
+        return result_to_json(result, driver.spec.trace_reports)
 
 
 def _handle(loops: _Loops, request: Mapping[str, Any]) -> dict[str, Any]:
