@@ -143,14 +143,16 @@ class GivensSteps:
             self._clues[(i, value)] = clue
         return clue
 
-    def digest(self, cells: dict[int, int]) -> str:
+    def digest(self, cells: dict[int, int], parts: dict[int, bytes] | None = None) -> str:
         """The digest of the instance of the givens ``cells`` (its canonical bytes joined from
-        each clue's cached bytes, in the canonical order)."""
-        rank = self._rank
-        joined = b",".join(
-            self._clue(i, cells[i]).canonical_json() for i in sorted(cells, key=rank.__getitem__)
-        )
-        return sha256_digest(self._head + joined + self._tail)
+        each clue's cached bytes, in the canonical order). ``parts``: each cell's clue bytes,
+        where the caller keeps them (filled in here)."""
+        if parts is None:
+            parts = {}
+        for i in cells.keys() - parts.keys():
+            parts[i] = self._clue(i, cells[i]).canonical_json()
+        order = sorted(cells, key=self._rank.__getitem__)
+        return sha256_digest(self._head + b",".join([parts[i] for i in order]) + self._tail)
 
     def instance(self, cells: dict[int, int]) -> Instance:
         """The instance of the givens ``cells``."""
@@ -210,9 +212,10 @@ class GivensSteps:
         tbits = np.array([bit[target[n]] for n in names], np.int64)
         variables = self.schema.variables
         action, coord, ran = step.action, step.coord, False
+        parts: dict[int, bytes] = {}
         while len(trace) < budget.max_calls - 1:
             t1 = time.perf_counter()
-            digest = self.digest(cells)
+            digest = self.digest(cells, parts)
             bits = self._found(cells, digest, search_budget)
             if bits is None or bits.shape[0] != 2:
                 break
