@@ -111,6 +111,10 @@ class LoopResult:
     strategy_failure: str | None = None
     #: a strategy that learns across loops: its state after this loop (``Strategy.state``)
     strategy_state: Mapping[str, Any] | None = None
+    #: the instance's canonical bytes as the judging process received them from a loop process,
+    #: checked there against a fresh serialization of the content read from them (None: the
+    #: loop ran in this process)
+    received: bytes | None = field(default=None, compare=False, repr=False)
 
     @property
     def accepted(self) -> bool:
@@ -516,7 +520,7 @@ def judged(result: LoopResult, holdout: Holdout | None, cap: int) -> LoopResult:
     """``result`` with the holdout's report on its accepted instance (from fresh bytes)."""
     if holdout is None or not result.accepted or result.instance is None:
         return result
-    report, seconds = _judge(holdout, result.instance, cap)
+    report, seconds = _judge(holdout, result.instance, cap, result.received)
     if report is None:
         return replace(result, status=CONTAMINATED_HOLDOUT, holdout_seconds=seconds)
     return replace(result, holdout_report=report, holdout_seconds=seconds)

@@ -42,7 +42,7 @@ from multiprocessing.connection import Connection
 from typing import Any
 
 from puzzlekit.core.jsondata import plain
-from puzzlekit.core.model import Instance, sha256_digest
+from puzzlekit.core.model import sha256_digest
 from puzzlekit.core.report import VerifierReport
 from puzzlekit.loop.channel import Channel
 
@@ -145,14 +145,16 @@ def result_from_json(obj: Mapping[str, Any]) -> Any:
     instance comes from its canonical bytes, and the filter report of an accepted instance must
     name the digest of those bytes."""
     from puzzlekit.loop.driver import LoopResult
+    from puzzlekit.loop.holdout import read_material
 
     text = obj["instance"]
-    instance = Instance.from_json(text) if text is not None else None
+    received = text.encode("utf-8") if text is not None else None
+    instance = read_material(received) if received is not None else None
     rep = obj["filterReport"]
     report = VerifierReport.from_json_obj(rep) if rep is not None else None
     if instance is not None:
-        digest = sha256_digest(text.encode("utf-8"))
-        if instance.fresh_digest() != digest:
+        digest = sha256_digest(received)
+        if instance.fresh_canonical_json() != received:
             raise LoopWorkerError("the loop process sent an instance in a non-canonical form")
         if obj["status"] == "accepted" and (report is None or report.instance_digest != digest):
             raise LoopWorkerError(
@@ -176,6 +178,7 @@ def result_from_json(obj: Mapping[str, Any]) -> Any:
         replay_verdict=obj["replayVerdict"],
         strategy_failure=obj.get("strategyFailure"),
         strategy_state=obj.get("strategyState"),
+        received=received,
     )
 
 
