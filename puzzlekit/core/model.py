@@ -306,6 +306,14 @@ class Instance:
         the publish gate), so a rewritten cache cannot pass for the puzzle."""
         return canonical_json(self.to_json_obj(), keys_are_strings=True)
 
+    def keep_fresh(self, fresh: bytes) -> None:
+        """Keep ``fresh``, this instance's :meth:`fresh_canonical_json` that the caller has just
+        computed (a boundary check), as its canonical bytes when none are cached yet, so its
+        digest costs no second serialization. :meth:`cache_intact` still compares them with the
+        content."""
+        if "_canonical" not in self.__dict__:
+            object.__setattr__(self, "_canonical", bytes(fresh))
+
     def fresh_digest(self) -> str:
         """The digest of :meth:`fresh_canonical_json`."""
         return sha256_digest(self.fresh_canonical_json())

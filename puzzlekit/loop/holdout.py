@@ -96,6 +96,7 @@ def _check_material(verifier: Any, canonical: bytes, digest: str, cap: int) -> d
     before = instance.fresh_canonical_json()
     if before != canonical:
         raise ValueError(f"holdout material {digest} is not in canonical form")
+    instance.keep_fresh(before)
     content = instance.content()
     registries = registry_state()
     report = verifier.verify(instance, solution_cap=cap)

@@ -154,8 +154,10 @@ def result_from_json(obj: Mapping[str, Any]) -> Any:
     report = VerifierReport.from_json_obj(rep) if rep is not None else None
     if instance is not None:
         digest = sha256_digest(received)
-        if instance.fresh_canonical_json() != received:
+        fresh = instance.fresh_canonical_json()
+        if fresh != received:
             raise LoopWorkerError("the loop process sent an instance in a non-canonical form")
+        instance.keep_fresh(fresh)
         if obj["status"] == "accepted" and (report is None or report.instance_digest != digest):
             raise LoopWorkerError(
                 f"the loop process accepted {digest} under a filter report of another instance"
