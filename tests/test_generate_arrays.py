@@ -178,3 +178,37 @@ def test_the_holdout_judges_received_bytes_as_it_judges_a_fresh_serialization():
         received, _ = judge(holdout, inst, 2, inst.fresh_canonical_json())
         assert fresh.verdict == received.verdict and fresh.solutions == received.solutions
         assert received.instance_digest == inst.digest
+
+
+def test_plain_clues_read_as_the_general_reading_reads_them(monkeypatch):
+    import puzzlekit.core.instance_json as reading
+
+    lines = [
+        '{"family":"sudoku","params":{"size":4},"clues":[{"id":"r1c1","kind":"given",'
+        '"data":{"value":1},"coords":[[0,0]]},{"id":"r2c3","kind":"given","data":{"value":4},'
+        '"coords":[[1,2]]}]}',
+        '{"family":"kenken","params":{"size":4},"clues":[{"id":"c1","kind":"cage",'
+        '"data":{"target":3,"op":"+"},"coords":[[0,0],[0,1]]}]}',
+    ]
+    fast = [Instance.from_json(t) for t in lines]
+    monkeypatch.setattr(reading, "_plain_clue", lambda rc: None)
+    general = [Instance.from_json(t) for t in lines]
+    for a, b in zip(fast, general, strict=True):
+        assert a == b and a.fresh_canonical_json() == b.fresh_canonical_json()
+        assert [type(c.data) for c in a.clues] == [type(c.data) for c in b.clues]
+
+
+@pytest.mark.parametrize(
+    "data", ['{"value":true}', '{"value":9007199254740993}', '{"value":1.5}'],
+    ids=["bool", "beyond-safe", "float"],
+)  # fmt: skip
+def test_clues_outside_the_plain_shape_still_meet_the_general_reading(data):
+    from puzzlekit.core.instance_json import _plain_clue
+
+    text = (
+        '{"family":"sudoku","params":{"size":4},"clues":[{"id":"r1c1","kind":"given",'
+        f'"data":{data},"coords":[[0,0]]}}]}}'
+    )
+    import json
+
+    assert _plain_clue(json.loads(text)["clues"][0]) is None
