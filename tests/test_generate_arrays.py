@@ -212,3 +212,20 @@ def test_clues_outside_the_plain_shape_still_meet_the_general_reading(data):
     import json
 
     assert _plain_clue(json.loads(text)["clues"][0]) is None
+
+
+@pytest.mark.parametrize("kept", [30, 81], ids=["not-unique-at-first", "unique-at-first"])
+def test_the_9x9_removals_agree_whether_or_not_the_clues_kept_start_unique(kept):
+    from puzzlekit.generators.base import sample_solution
+
+    fam = get_family("sudoku")
+    schema = fam.schema({"size": 9})
+    solution = sample_solution(schema, np.random.default_rng(11))
+    full = Instance.make("sudoku", {"size": 9}, fam.clues_from_solution(schema, solution))
+    ids = [c.id for c in full.clues][:kept]
+    groups = [g for g in removal_groups(full, np.random.default_rng(5)) if g <= set(ids)]
+    board = CountingSession(*BITMASK._prepare(full))
+    general = CountingSession(*BITMASK._prepare(full))
+    general._grid9 = None
+    assert board._grid9 is not None
+    assert board.remove_in_order(groups, ids) == general.remove_in_order(groups, ids)
