@@ -31,6 +31,7 @@ import time
 from collections import deque
 from collections.abc import Callable, Collection, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field, replace
+from functools import partial
 from typing import Any
 
 import numpy as np
@@ -207,7 +208,14 @@ def _loop(
     fast = _fast_steps(schema, strategy, filter, extras, budget, trace_reports)
     while len(trace) < budget.max_calls:
         if fast is not None:  # the MULTIPLE steps on arrays, the same as below (givens_steps)
-            step, noted = fast.advance(step, rng, trace, budget, seed, t0, noted)
+            step, noted, unique = fast.advance(step, rng, trace, budget, seed, t0, noted)
+            if unique:  # its UNIQUE is in the trace: the report, where one is read, made then
+                cap, nodes = budget.solution_cap, budget.filter_budget
+                first = partial(filter.verify, step.instance, solution_cap=cap, budget=nodes,
+                                extras=extras)  # fmt: skip
+                done = _accept(step.instance, None, filter, holdout, rng, minimize, cap, extras,
+                               (step.solution, first))  # fmt: skip
+                return _accepted(done, trace, t0, strategy, seed, start_clues)
         i = len(trace)
         report, seconds = guarded_verify(
             filter, step.instance, budget.solution_cap, extras, budget.filter_budget
@@ -219,24 +227,9 @@ def _loop(
             step = strategy.start(gen_schema, rng)
             continue
         if report.verdict is Verdict.UNIQUE:
-            head = (tuple(trace), len(trace))
             cap = budget.solution_cap
             done = _accept(step.instance, report, filter, holdout, rng, minimize, cap, extras)
-            return LoopResult(
-                done.status,
-                done.instance,
-                dict(done.report.solutions[0]) if done.report.solutions else None,
-                done.report,
-                done.holdout_report,
-                *head,
-                done.minimize_calls,
-                time.perf_counter() - t0,
-                strategy.name,
-                seed,
-                start_clues,
-                holdout_seconds=done.holdout_seconds,
-                shaping=done.shaping,
-            )
+            return _accepted(done, trace, t0, strategy, seed, start_clues)
         step = strategy.propose(step, report, rng)
     return LoopResult(
         "exhausted",
@@ -269,6 +262,28 @@ def _fast_steps(
     return eligible(schema, strategy, filter, extras, budget)
 
 
+def _accepted(
+    done: _Accepted, trace: list[Attempt], t0: float, strategy: Any, seed: int, start_clues: int
+) -> LoopResult:
+    """The result of a loop whose filter said UNIQUE (``done``: what followed)."""
+    return LoopResult(
+        done.status,
+        done.instance,
+        dict(done.report.solutions[0]) if done.report.solutions else None,
+        done.report,
+        done.holdout_report,
+        tuple(trace),
+        len(trace),
+        done.minimize_calls,
+        time.perf_counter() - t0,
+        strategy.name,
+        seed,
+        start_clues,
+        holdout_seconds=done.holdout_seconds,
+        shaping=done.shaping,
+    )
+
+
 @dataclass(frozen=True)
 class _Accepted:
     status: str  # "accepted" or "dropped"
@@ -282,18 +297,22 @@ class _Accepted:
 
 def _accept(
     instance: Instance,
-    report: VerifierReport,
+    report: VerifierReport | None,
     filter: Any,
     holdout: Holdout | None,
     rng: np.random.Generator,
     minimize: Callable[..., Any] | None,
     cap: int,
     extras: Collection[str],
+    unread: tuple[Mapping[str, Any], Callable[[], VerifierReport]] | None = None,
 ) -> _Accepted:
     """What follows the filter's UNIQUE: the minimize hook, then the holdout's check (skipped
-    when the hook dropped the puzzle). Only bytes and a digest go to the holdout."""
+    when the hook dropped the puzzle). Only bytes and a digest go to the holdout. ``report``
+    None: the UNIQUE came from the array steps, and ``unread`` holds the solution (the one the
+    strategy built towards, the only one) and the filter call that gives the report, made only
+    where the report is the loop's own (no minimization, or one that kept every clue)."""
     instance, report, calls, shaped = _minimized(
-        instance, report, filter, rng, minimize, cap, extras
+        instance, report, filter, rng, minimize, cap, extras, unread
     )
     shaping = shaped.shaping if shaped is not None else None
     if shaped is not None and shaped.dropped:
@@ -308,20 +327,27 @@ def _accept(
 
 def _minimized(
     instance: Instance,
-    report: VerifierReport,
+    report: VerifierReport | None,
     filter: Any,
     rng: np.random.Generator,
     minimize: Callable[..., Any] | None,
     cap: int,
     extras: Collection[str],
+    unread: tuple[Mapping[str, Any], Callable[[], VerifierReport]] | None = None,
 ) -> tuple[Instance, VerifierReport, int, Any]:
     """The accepted instance after minimization (when asked), its filter report, the calls and
-    the hook's own result. A changed instance is verified again by the filter."""
+    the hook's own result. A changed instance is verified again by the filter. ``report`` None:
+    see :func:`_accept`."""
+    if report is None and unread is None:
+        raise ValueError("a UNIQUE without its report needs its solution and filter call")
     if minimize is None:
-        return instance, report, 0, None
-    result = minimize(instance, filter, rng, solution=report.solutions[0])
+        return instance, report if report is not None else unread[1](), 0, None  # type: ignore[index]
+    solution = report.solutions[0] if report is not None else unread[0]  # type: ignore[index]
+    result = minimize(instance, filter, rng, solution=solution)
     if result.instance.digest != instance.digest and not result.dropped:
         report = filter.verify(result.instance, solution_cap=cap, extras=report_extras(extras))
+    elif report is None:
+        report = unread[1]()  # type: ignore[index]
     return result.instance, report, result.calls, result
 
 

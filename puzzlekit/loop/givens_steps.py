@@ -10,15 +10,17 @@ instance's search order, the cells where the two solutions differ ranked as the 
 true value rules out the most found solutions (:func:`puzzlekit.generators.adaptive.top_cells`)
 and the reveal the strategy's rng picks there. :class:`GivensSteps` does exactly that on a
 set of cells, joining each clue's cached canonical bytes, and builds an
-:class:`~puzzlekit.core.model.Instance` only where the loop goes on in general (a UNIQUE step,
-anything else): the loop's results for a seed are those of the general path, which the tests
-compare seed by seed.
+:class:`~puzzlekit.core.model.Instance` only where the loop goes on from it: a UNIQUE step
+(its trace entry made here too; its only solution is the one the strategy built towards, and
+the filter's report is made only where the loop reports it: no minimization, or one that kept
+every clue) or anything else (the general path). The loop's results for a seed are those of
+the general path, which the tests compare seed by seed.
 
 Used only where nothing reads the filter reports of the trace (``LoopSpec.trace_reports`` off,
 as ``puzzlekit generate`` runs): its trace entries carry no report. No third-party code runs
 in these steps (the filter and the strategy are the built-in ones, checked by type), so there
-is no evaluation to guard here; the guarded call (:func:`~puzzlekit.loop.attempts.guarded_verify`)
-still makes every UNIQUE verdict the loop accepts.
+is no evaluation to guard (:func:`~puzzlekit.loop.attempts.guarded_verify` guards the calls of
+the general path); what leaves the loop process is serialized afresh at the boundary, as ever.
 
 Not for: other strategies, filters or families, solution caps above two, or extras: they run
 the general path (:func:`eligible` says which).
@@ -193,17 +195,18 @@ class GivensSteps:
         seed: int,
         t0: float,
         noted: float,
-    ) -> tuple[Step, float]:
+    ) -> tuple[Step, float, bool]:
         """Run ``step``'s MULTIPLE steps (each a trace entry) until a step that is not
         MULTIPLE, or until one call is left of ``budget`` (the last call is the general path's:
         an exhausted loop reports its last filter report). Returns the step the general path
-        goes on from (``step`` itself when no step ran here) and the time of the last progress
-        line."""
+        goes on from (``step`` itself when no step ran here), the time of the last progress
+        line, and whether that step's instance is UNIQUE (its trace entry made here: its only
+        solution is the step's, of which every clue is true)."""
         from puzzlekit.verifiers.search import STREAM_TIES, digest_permutation
 
         cells = self._cells(step)
         if cells is None:
-            return step, noted
+            return step, noted, False
         search_budget = budget.filter_budget or SearchBudget()
         target = step.solution
         assert target is not None
@@ -211,12 +214,20 @@ class GivensSteps:
         bit = self._bit
         tbits = np.array([bit[target[n]] for n in names], np.int64)
         variables = self.schema.variables
-        action, coord, ran = step.action, step.coord, False
+        action, coord, ran, unique = step.action, step.coord, False, False
         parts: dict[int, bytes] = {}
         while len(trace) < budget.max_calls - 1:
             t1 = time.perf_counter()
             digest = self.digest(cells, parts)
             bits = self._found(cells, digest, search_budget)
+            if bits is not None and bits.shape[0] == 1:
+                seconds = time.perf_counter() - t1
+                entry = Attempt(len(trace), digest, len(cells), Verdict.UNIQUE.value, action,
+                                coord, None, None, 1, seconds)  # fmt: skip
+                trace.append(entry)
+                noted = note_progress(noted, t0, seed, entry)
+                unique = True
+                break
             if bits is None or bits.shape[0] != 2:
                 break
             # the gap: the cells where the two solutions differ (in the schema's order), all of
@@ -250,6 +261,8 @@ class GivensSteps:
             noted = note_progress(noted, t0, seed, trace[-1])
             cells[chosen] = target[names[chosen]]
             action, coord, ran = "reveal", variables[chosen].coord, True
+        if not ran and not unique:
+            return step, noted, False
         if not ran:
-            return step, noted
-        return Step(self.instance(cells), action, coord, step.solution, step.schema), noted
+            return step, noted, True
+        return Step(self.instance(cells), action, coord, step.solution, step.schema), noted, unique
