@@ -39,6 +39,8 @@ import numpy as np
 from puzzlekit.core.model import Instance, Schema
 from puzzlekit.core.protocols import Holdout, StrategyFailed, report_extras, strategy_hook
 from puzzlekit.core.report import Verdict, VerifierReport, top_coord
+from puzzlekit.loop.accepting import Accepted
+from puzzlekit.loop.accepting import accept as _accept
 from puzzlekit.loop.attempts import CONTAMINATED, Attempt, guarded_verify
 from puzzlekit.loop.attempts import attempt as _attempt
 from puzzlekit.loop.budget import FILTER_NODES, LoopBudget, default_clues, note_progress
@@ -263,7 +265,7 @@ def _fast_steps(
 
 
 def _accepted(
-    done: _Accepted, trace: list[Attempt], t0: float, strategy: Any, seed: int, start_clues: int
+    done: Accepted, trace: list[Attempt], t0: float, strategy: Any, seed: int, start_clues: int
 ) -> LoopResult:
     """The result of a loop whose filter said UNIQUE (``done``: what followed)."""
     return LoopResult(
@@ -282,73 +284,6 @@ def _accepted(
         holdout_seconds=done.holdout_seconds,
         shaping=done.shaping,
     )
-
-
-@dataclass(frozen=True)
-class _Accepted:
-    status: str  # "accepted" or "dropped"
-    instance: Instance
-    report: VerifierReport
-    minimize_calls: int
-    holdout_report: VerifierReport | None
-    holdout_seconds: float | None
-    shaping: Mapping[str, Any] | None
-
-
-def _accept(
-    instance: Instance,
-    report: VerifierReport | None,
-    filter: Any,
-    holdout: Holdout | None,
-    rng: np.random.Generator,
-    minimize: Callable[..., Any] | None,
-    cap: int,
-    extras: Collection[str],
-    unread: tuple[Mapping[str, Any], Callable[[], VerifierReport]] | None = None,
-) -> _Accepted:
-    """What follows the filter's UNIQUE: the minimize hook, then the holdout's check (skipped
-    when the hook dropped the puzzle). Only bytes and a digest go to the holdout. ``report``
-    None: the UNIQUE came from the array steps, and ``unread`` holds the solution (the one the
-    strategy built towards, the only one) and the filter call that gives the report, made only
-    where the report is the loop's own (no minimization, or one that kept every clue)."""
-    instance, report, calls, shaped = _minimized(
-        instance, report, filter, rng, minimize, cap, extras, unread
-    )
-    shaping = shaped.shaping if shaped is not None else None
-    if shaped is not None and shaped.dropped:
-        return _Accepted("dropped", instance, report, calls, None, None, shaping)
-    hold = hold_seconds = None
-    status = "accepted"
-    if holdout is not None:
-        hold, hold_seconds = _judge(holdout, instance, cap)
-        status = "accepted" if hold is not None else CONTAMINATED_HOLDOUT
-    return _Accepted(status, instance, report, calls, hold, hold_seconds, shaping)
-
-
-def _minimized(
-    instance: Instance,
-    report: VerifierReport | None,
-    filter: Any,
-    rng: np.random.Generator,
-    minimize: Callable[..., Any] | None,
-    cap: int,
-    extras: Collection[str],
-    unread: tuple[Mapping[str, Any], Callable[[], VerifierReport]] | None = None,
-) -> tuple[Instance, VerifierReport, int, Any]:
-    """The accepted instance after minimization (when asked), its filter report, the calls and
-    the hook's own result. A changed instance is verified again by the filter. ``report`` None:
-    see :func:`_accept`."""
-    if report is None and unread is None:
-        raise ValueError("a UNIQUE without its report needs its solution and filter call")
-    if minimize is None:
-        return instance, report if report is not None else unread[1](), 0, None  # type: ignore[index]
-    solution = report.solutions[0] if report is not None else unread[0]  # type: ignore[index]
-    result = minimize(instance, filter, rng, solution=solution)
-    if result.instance.digest != instance.digest and not result.dropped:
-        report = filter.verify(result.instance, solution_cap=cap, extras=report_extras(extras))
-    elif report is None:
-        report = unread[1]()  # type: ignore[index]
-    return result.instance, report, result.calls, result
 
 
 # --- the one driver -------------------------------------------------------------------------
