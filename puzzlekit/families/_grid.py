@@ -9,8 +9,8 @@ import math
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
-from puzzlekit.core.family import Family, Repair, pick_in_order
-from puzzlekit.core.jsondata import freeze, typed_key
+from puzzlekit.core.family import Family, Repair
+from puzzlekit.core.jsondata import FrozenMap, freeze, typed_key
 from puzzlekit.core.model import (
     AllDifferent,
     Clue,
@@ -254,18 +254,14 @@ class GivensGrid(Family):
 
     @staticmethod
     def given(schema: Schema, coord: tuple[int, int], value: int) -> Clue:
-        return Clue.make(schema.var_at(coord).name, "given", {"value": value}, [coord])
+        if type(value) is not int:  # anything but a plain digit: frozen the general way
+            return Clue.make(schema.var_at(coord).name, "given", {"value": value}, [coord])
+        # Clue.make's result, built directly (a fresh puzzle builds one per cell)
+        data = FrozenMap((("value", value),))
+        return Clue(schema.var_at(coord).name, "given", data, (tuple(coord),))
 
     def clues_from_solution(self, schema: Schema, solution: Solution) -> list[Clue]:
         return [self.given(schema, v.coord, solution[v.name]) for v in schema.variables]
-
-    def initial_clues(self, schema: Schema, solution: Solution, k: int, rng: Any) -> list[Clue]:
-        """The default's ``k`` random clues of :meth:`clues_from_solution` (the same draws and
-        clues), building only the ``k`` drawn when the pool is one given per cell."""
-        if type(self).clues_from_solution is not GivensGrid.clues_from_solution:
-            return super().initial_clues(schema, solution, k, rng)
-        picked = pick_in_order(schema.variables, k, rng)
-        return [self.given(schema, v.coord, solution[v.name]) for v in picked]
 
     # -- the one-line text format -----------------------------------------------------------
     def parse_text(self, text: str, params: Mapping[str, Any] | None = None) -> Instance:
