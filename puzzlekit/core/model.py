@@ -286,7 +286,7 @@ class Instance:
     def canonical_digest(self) -> str:
         """The digest of one representative of this puzzle's symmetry class, where its family
         defines a group (``Family.canonical_instance``; each family states its group in
-        ``Family.symmetry_group`` and docs/models.md, e.g. Sudoku's digit relabelling, row and
+        ``FamilyInfo.symmetry_group`` and docs/models.md, e.g. Sudoku's digit relabelling, row and
         column permutations within bands and stacks, band and stack permutations, transpose);
         else :attr:`digest`. Equal for two puzzles when one is the other moved by an element of
         the stated group (a group smaller than the rules allow keeps some equivalent puzzles
@@ -305,6 +305,14 @@ class Instance:
         instance's and its clues'): what crosses a boundary (a filter call, the holdout hand-off,
         the publish gate), so a rewritten cache cannot pass for the puzzle."""
         return canonical_json(self.to_json_obj(), keys_are_strings=True)
+
+    def keep_fresh(self, fresh: bytes) -> None:
+        """Keep ``fresh``, this instance's :meth:`fresh_canonical_json` that the caller has just
+        computed (a boundary check), as its canonical bytes when none are cached yet, so its
+        digest costs no second serialization. :meth:`cache_intact` still compares them with the
+        content."""
+        if "_canonical" not in self.__dict__:
+            object.__setattr__(self, "_canonical", bytes(fresh))
 
     def fresh_digest(self) -> str:
         """The digest of :meth:`fresh_canonical_json`."""

@@ -10,7 +10,7 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from puzzlekit.core import protocols
-from puzzlekit.core.jsondata import freeze, typed_key
+from puzzlekit.core.jsondata import FrozenMap, freeze, typed_key
 from puzzlekit.core.model import (
     AllDifferent,
     Clue,
@@ -251,7 +251,11 @@ class GivensGrid(protocols.Family):
 
     @staticmethod
     def given(schema: Schema, coord: tuple[int, int], value: int) -> Clue:
-        return Clue.make(schema.var_at(coord).name, "given", {"value": value}, [coord])
+        if type(value) is not int:  # anything but a plain digit: frozen the general way
+            return Clue.make(schema.var_at(coord).name, "given", {"value": value}, [coord])
+        # Clue.make's result, built directly (a fresh puzzle builds one per cell)
+        data = FrozenMap((("value", value),))
+        return Clue(schema.var_at(coord).name, "given", data, (tuple(coord),))
 
     def clues_from_solution(self, schema: Schema, solution: Solution) -> list[Clue]:
         return [self.given(schema, v.coord, solution[v.name]) for v in schema.variables]

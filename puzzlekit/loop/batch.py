@@ -75,6 +75,7 @@ class GenerateConfig:
             symmetric=self.symmetric,
             difficulty=self.difficulty,
             extras=self.extras,
+            trace_reports=False,  # a record has no trace
         )
 
 

@@ -31,6 +31,7 @@ import time
 from collections import deque
 from collections.abc import Callable, Collection, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field, replace
+from functools import partial
 from typing import Any
 
 import numpy as np
@@ -39,6 +40,8 @@ from puzzlekit.core import protocols
 from puzzlekit.core.model import Instance, Schema
 from puzzlekit.core.protocols import StrategyFailed, report_extras, strategy_hook
 from puzzlekit.core.report import Verdict, VerifierReport, top_coord
+from puzzlekit.loop.accepting import Accepted
+from puzzlekit.loop.accepting import accept as _accept
 from puzzlekit.loop.attempts import CONTAMINATED, Attempt, guarded_verify
 from puzzlekit.loop.attempts import attempt as _attempt
 from puzzlekit.loop.budget import FILTER_NODES, LoopBudget, default_clues, note_progress
@@ -112,6 +115,10 @@ class LoopResult:
     strategy_failure: str | None = None
     #: a strategy that learns across loops: its state after this loop (``Strategy.state``)
     strategy_state: Mapping[str, Any] | None = None
+    #: the instance's canonical bytes as the judging process received them from a loop process,
+    #: checked there against a fresh serialization of the content read from them (None: the
+    #: loop ran in this process)
+    received: bytes | None = field(default=None, compare=False, repr=False)
 
     @property
     def accepted(self) -> bool:
@@ -132,8 +139,13 @@ def run_loop(
     *,
     minimize: Callable[..., Any] | None = None,
     extras: Collection[str] = (),
+    trace_reports: bool = True,
 ) -> LoopResult:
     """Run one loop; see the module docstring. One seed gives one result (timings aside).
+
+    ``trace_reports=False``: nothing will read the filter reports of the trace, so steps that
+    can run on arrays do (:mod:`puzzlekit.loop.givens_steps`: the same result, trace entries
+    without a report).
 
     The filter is asked for the report extras the strategy declares (``strategy.extras``) and
     ``extras`` (what the run's rows want), nothing more. A strategy that raises
@@ -142,7 +154,7 @@ def run_loop(
     and its call count (never the holdout's report); one with ``state`` has its state recorded."""
     t0 = time.perf_counter()
     trace: list[Attempt] = []
-    args = (schema, strategy, filter, holdout, budget, seed, minimize, extras, t0)
+    args = (schema, strategy, filter, holdout, budget, seed, minimize, extras, t0, trace_reports)
     try:
         result = _loop(trace, *args)
     except StrategyFailed as exc:
@@ -187,6 +199,7 @@ def _loop(
     minimize: Callable[..., Any] | None,
     extras: Collection[str],
     t0: float,
+    trace_reports: bool,
 ) -> LoopResult:
     rng = np.random.default_rng(seed)
     extras = report_extras([*strategy.extras, *extras])
@@ -195,7 +208,18 @@ def _loop(
     start_clues = len(step.instance.clues)
     report: VerifierReport | None = None
     noted = t0
-    for i in range(budget.max_calls):
+    fast = _fast_steps(schema, strategy, filter, extras, budget, trace_reports)
+    while len(trace) < budget.max_calls:
+        if fast is not None:  # the MULTIPLE steps on arrays, the same as below (givens_steps)
+            step, noted, unique = fast.advance(step, rng, trace, budget, seed, t0, noted)
+            if unique:  # its UNIQUE is in the trace: the report, where one is read, made then
+                cap, nodes = budget.solution_cap, budget.filter_budget
+                first = partial(filter.verify, step.instance, solution_cap=cap, budget=nodes,
+                                extras=extras)  # fmt: skip
+                done = _accept(step.instance, None, filter, holdout, rng, minimize, cap, extras,
+                               (step.solution, first))  # fmt: skip
+                return _accepted(done, trace, t0, strategy, seed, start_clues)
+        i = len(trace)
         report, seconds = guarded_verify(
             filter, step.instance, budget.solution_cap, extras, budget.filter_budget
         )
@@ -206,24 +230,9 @@ def _loop(
             step = strategy.start(gen_schema, rng)
             continue
         if report.verdict is Verdict.UNIQUE:
-            head = (tuple(trace), len(trace))
             cap = budget.solution_cap
             done = _accept(step.instance, report, filter, holdout, rng, minimize, cap, extras)
-            return LoopResult(
-                done.status,
-                done.instance,
-                dict(done.report.solutions[0]) if done.report.solutions else None,
-                done.report,
-                done.holdout_report,
-                *head,
-                done.minimize_calls,
-                time.perf_counter() - t0,
-                strategy.name,
-                seed,
-                start_clues,
-                holdout_seconds=done.holdout_seconds,
-                shaping=done.shaping,
-            )
+            return _accepted(done, trace, t0, strategy, seed, start_clues)
         step = strategy.propose(step, report, rng)
     return LoopResult(
         "exhausted",
@@ -240,60 +249,42 @@ def _loop(
     )
 
 
-@dataclass(frozen=True)
-class _Accepted:
-    status: str  # "accepted" or "dropped"
-    instance: Instance
-    report: VerifierReport
-    minimize_calls: int
-    holdout_report: VerifierReport | None
-    holdout_seconds: float | None
-    shaping: Mapping[str, Any] | None
-
-
-def _accept(
-    instance: Instance,
-    report: VerifierReport,
+def _fast_steps(
+    schema: Schema,
+    strategy: Any,
     filter: Any,
-    holdout: protocols.Holdout | None,
-    rng: np.random.Generator,
-    minimize: Callable[..., Any] | None,
-    cap: int,
     extras: Collection[str],
-) -> _Accepted:
-    """What follows the filter's UNIQUE: the minimize hook, then the holdout's check (skipped
-    when the hook dropped the puzzle). Only bytes and a digest go to the holdout."""
-    instance, report, calls, shaped = _minimized(
-        instance, report, filter, rng, minimize, cap, extras
+    budget: LoopBudget,
+    trace_reports: bool,
+) -> Any:
+    """The array steps of :mod:`puzzlekit.loop.givens_steps` when this loop may run them."""
+    if trace_reports:
+        return None
+    from puzzlekit.loop.givens_steps import eligible
+
+    return eligible(schema, strategy, filter, extras, budget)
+
+
+def _accepted(
+    done: Accepted, trace: list[Attempt], t0: float, strategy: Any, seed: int, start_clues: int
+) -> LoopResult:
+    """The result of a loop whose filter said UNIQUE (``done``: what followed)."""
+    return LoopResult(
+        done.status,
+        done.instance,
+        dict(done.report.solutions[0]) if done.report.solutions else None,
+        done.report,
+        done.holdout_report,
+        tuple(trace),
+        len(trace),
+        done.minimize_calls,
+        time.perf_counter() - t0,
+        strategy.name,
+        seed,
+        start_clues,
+        holdout_seconds=done.holdout_seconds,
+        shaping=done.shaping,
     )
-    shaping = shaped.shaping if shaped is not None else None
-    if shaped is not None and shaped.dropped:
-        return _Accepted("dropped", instance, report, calls, None, None, shaping)
-    hold = hold_seconds = None
-    status = "accepted"
-    if holdout is not None:
-        hold, hold_seconds = _judge(holdout, instance, cap)
-        status = "accepted" if hold is not None else CONTAMINATED_HOLDOUT
-    return _Accepted(status, instance, report, calls, hold, hold_seconds, shaping)
-
-
-def _minimized(
-    instance: Instance,
-    report: VerifierReport,
-    filter: Any,
-    rng: np.random.Generator,
-    minimize: Callable[..., Any] | None,
-    cap: int,
-    extras: Collection[str],
-) -> tuple[Instance, VerifierReport, int, Any]:
-    """The accepted instance after minimization (when asked), its filter report, the calls and
-    the hook's own result. A changed instance is verified again by the filter."""
-    if minimize is None:
-        return instance, report, 0, None
-    result = minimize(instance, filter, rng, solution=report.solutions[0])
-    if result.instance.digest != instance.digest and not result.dropped:
-        report = filter.verify(result.instance, solution_cap=cap, extras=report_extras(extras))
-    return result.instance, report, result.calls, result
 
 
 # --- the one driver -------------------------------------------------------------------------
@@ -339,6 +330,10 @@ class LoopSpec:
     extras: tuple[str, ...] = ()
     #: search nodes per filter call (:data:`FILTER_NODES`; None: the verifier's own budget)
     filter_nodes: int | None = FILTER_NODES
+    #: whether the trace keeps each filter call's report (the rows' gap and conflict columns);
+    #: off (``puzzlekit generate``, whose records have no trace), the loop may run its steps on
+    #: arrays (:mod:`puzzlekit.loop.givens_steps`) and a loop process sends no trace reports
+    trace_reports: bool = True
 
     @property
     def budget(self) -> LoopBudget:
@@ -428,6 +423,7 @@ class LoopDriver:
             seed,
             minimize=self.minimize,
             extras=self.spec.extras,
+            trace_reports=self.spec.trace_reports,
         )
         return replace(result, **self._names())
 
@@ -486,7 +482,7 @@ def judged(result: LoopResult, holdout: protocols.Holdout | None, cap: int) -> L
     """``result`` with the holdout's report on its accepted instance (from fresh bytes)."""
     if holdout is None or not result.accepted or result.instance is None:
         return result
-    report, seconds = _judge(holdout, result.instance, cap)
+    report, seconds = _judge(holdout, result.instance, cap, result.received)
     if report is None:
         return replace(result, status=CONTAMINATED_HOLDOUT, holdout_seconds=seconds)
     return replace(result, holdout_report=report, holdout_seconds=seconds)

@@ -27,7 +27,7 @@ from collections.abc import Callable, Mapping, Sequence
 from functools import partial
 from typing import Any
 
-from puzzlekit.core.model import Instance, sha256_digest
+from puzzlekit.core.model import Clue, Instance, sha256_digest
 from puzzlekit.core.report import VerifierReport
 
 
@@ -63,18 +63,48 @@ class HoldoutContaminated(Exception):
     The loop driver records the loop as ``contaminated-holdout`` and the run goes on."""
 
 
+#: the content of material read lately, by its bytes (:func:`read_material`)
+_READ: dict[bytes, tuple[str, tuple[tuple[str, Any], ...], tuple[Any, ...]]] = {}
+
+
+def read_material(canonical: bytes) -> Instance:
+    """The instance of canonical JSON bytes, a new object each time: the bytes are read through
+    the reading boundary (:meth:`Instance.from_json`) once and their content remembered, so
+    that the same bytes read again in this process (the loop outcome, then the holdout's
+    material) cost no second reading. Content is immutable (frozen tuples all the way down),
+    so sharing it shares nothing a verifier could change; every object is new (no cache)."""
+    canonical = bytes(canonical)
+    known = _READ.get(canonical)
+    if known is None:
+        instance = Instance.from_json(canonical)
+        if len(_READ) >= 256:
+            _READ.clear()
+        _READ[canonical] = (
+            instance.family,
+            instance.params,
+            tuple((c.id, c.kind, c.data, c.coords) for c in instance.clues),
+        )
+        return instance
+    family, params, clues = known
+    return Instance(family, params, tuple(Clue(*c) for c in clues))
+
+
 def _check_material(verifier: Any, canonical: bytes, digest: str, cap: int) -> dict[str, Any]:
     if sha256_digest(canonical) != digest:
         raise ValueError(f"holdout material does not match its digest {digest}")
-    instance = Instance.from_json(canonical)
-    if instance.fresh_digest() != digest:
+    instance = read_material(canonical)
+    before = instance.fresh_canonical_json()
+    if before != canonical:
         raise ValueError(f"holdout material {digest} is not in canonical form")
+    instance.keep_fresh(before)
     content = instance.content()
     registries = registry_state()
     report = verifier.verify(instance, solution_cap=cap)
-    fresh = instance.fresh_canonical_json()
+    same = instance.content() == content
+    # the content as it was: its fresh bytes are those computed before the call
+    fresh = before if same else instance.fresh_canonical_json()
     if (
-        instance.content() != content
+        not same
         or sha256_digest(fresh) != digest
         or not instance.cache_intact(fresh)
         or report.instance_digest != digest
@@ -87,11 +117,16 @@ def _check_material(verifier: Any, canonical: bytes, digest: str, cap: int) -> d
 _WARNED: set[str] = set()
 
 
-def judge(holdout: Any, instance: Instance, cap: int) -> tuple[VerifierReport | None, float]:
+def judge(
+    holdout: Any, instance: Instance, cap: int, material: bytes | None = None
+) -> tuple[VerifierReport | None, float]:
     """The holdout's report on ``instance`` and its wall time; ``None`` when the holdout
     changed its input or a registry (one line on stderr names it; the run goes on). The material
-    handed over is serialized afresh from the content, never from a cache."""
-    material = instance.fresh_canonical_json()
+    handed over is serialized afresh from the content, never from a cache; ``material``: those
+    bytes, when the caller has just checked them against a fresh serialization (a loop
+    outcome read at the process boundary, :attr:`~puzzlekit.loop.driver.LoopResult.received`)."""
+    if material is None:
+        material = instance.fresh_canonical_json()
     h0 = time.perf_counter()
     try:
         report: VerifierReport | None = holdout.check(material, sha256_digest(material), cap)

@@ -1,8 +1,8 @@
 """The loop process: where the strategy and the filter run, out of reach of the holdout.
 
 A holdout is only an honest measure of the filter if nothing the strategy or the filter runs can
-reach it. Within one Python process nothing can promise that (a strategy can walk the call
-frames, scan ``gc`` or read module globals), so the two sides live in different processes:
+reach it. Within one Python process nothing can promise that (a strategy can walk the call frames,
+scan ``gc`` or read module globals), so the two sides live in different processes:
 
 - the **loop process** (:func:`serve`, started by :class:`LoopWorker`) builds the schema, the
   filter, the strategy and the minimize hook, runs :func:`~puzzlekit.loop.driver.run_loop`
@@ -10,17 +10,16 @@ frames, scan ``gc`` or read module globals), so the two sides live in different 
   holdout report or anything derived from one;
 - the **judging process**, the one that started it (a serial run's main process, a pool or Dask
   worker), holds the holdout. It receives each loop outcome as JSON (never a pickle, so the loop
-  process cannot run code in it), rebuilds the instance from its canonical bytes, recomputes
-  the digest from those bytes, and hands the bytes and digest to the holdout.
+  process cannot run code in it), rebuilds the instance from its canonical bytes, recomputes the
+  digest from those bytes, and hands the bytes and digest to the holdout.
 
-One loop process per judging process (and thread), started on first use and reused by every
-loop after, whatever the spec: a fresh Python with numpy and python-sat costs hundreds of
-milliseconds. It is started with :mod:`subprocess`, not :mod:`multiprocessing`, so daemonic
-executor workers (Dask's) may start it too; it exits when its pipe closes, and follows its parent
-(:mod:`puzzlekit.core.lifeline`): a SIGKILL of the judging process mid-loop leaves no loop
-process behind.
-Loop ``i`` runs the same :func:`~puzzlekit.loop.driver.run_loop` with the same seed as it would
-in one process, so one seed gives one output.
+One loop process per judging process (and thread), started on first use and reused by every loop
+after, whatever the spec: a fresh Python with numpy and python-sat costs hundreds of milliseconds.
+It is started with :mod:`subprocess`, not :mod:`multiprocessing`, so daemonic executor workers
+(Dask's) may start it too; it exits when its pipe closes, and follows its parent
+(:mod:`puzzlekit.core.lifeline`): a SIGKILL of the judging process mid-loop leaves no loop process
+behind. Loop ``i`` runs the same :func:`~puzzlekit.loop.driver.run_loop` with the same seed as it
+would in one process, so one seed gives one output.
 
 Not for: what a loop does (:mod:`puzzlekit.loop.driver`) or the holdout itself
 (:mod:`puzzlekit.loop.holdout`).
@@ -42,9 +41,10 @@ from multiprocessing.connection import Connection
 from typing import Any
 
 from puzzlekit.core.jsondata import plain
-from puzzlekit.core.model import Instance, sha256_digest
+from puzzlekit.core.model import sha256_digest
 from puzzlekit.core.report import VerifierReport
 from puzzlekit.loop.channel import Channel
+from puzzlekit.loop.holdout import read_material
 
 __all__ = [
     "LoopWorker",
@@ -67,34 +67,26 @@ class LoopWorkerError(RuntimeError):
 # --- the wire form of a loop outcome (no holdout field: the loop process has none) ----------
 
 
-def _coord(value: Any) -> Any:
-    return tuple(value) if value is not None else None
-
-
-def _report_json(a: Any) -> Any:
-    """An attempt's report as the loop recorded it when the filter returned it."""
-    if a.report is None:
+def _report_json(a: Any, keep: bool = True) -> Any:
+    """An attempt's report as the loop recorded it when the filter returned it (``keep``)."""
+    if a.report is None or not keep:
         return None
     return a.report_json if a.report_json is not None else a.report.to_json_obj()
-
-
-def _attempt_json(a: Any) -> dict[str, Any]:
-    return {**a.to_json_obj(), "seconds": a.seconds, "report": _report_json(a)}
 
 
 def _attempt_from(o: Mapping[str, Any]) -> Any:
     from puzzlekit.loop.driver import Attempt
 
-    rep = o["report"]
+    rep = o["report"]  # None where the loop kept no report (LoopSpec.trace_reports off)
     return Attempt(
         int(o["index"]),
         str(o["instanceDigest"]),
         int(o["clueCount"]),
         str(o["uniquenessVerdict"]),
         str(o["action"]),
-        _coord(o["actionCoord"]),
+        tuple(o["actionCoord"]) if o["actionCoord"] is not None else None,
         o["rejectCase"],
-        _coord(o["topCoord"]),
+        tuple(o["topCoord"]) if o["topCoord"] is not None else None,
         int(o["solutionCount"]),
         float(o["seconds"]),
         VerifierReport.from_json_obj(rep) if rep is not None else None,
@@ -112,9 +104,10 @@ def _filter_report_json(result: Any) -> Any:
     return rep.to_json_obj()
 
 
-def result_to_json(result: Any) -> dict[str, Any]:
+def result_to_json(result: Any, trace_reports: bool = True) -> dict[str, Any]:
     """A holdout-free :class:`~puzzlekit.loop.driver.LoopResult` as plain JSON. The instance is
-    serialized afresh from its content (never from a cache a verifier could have rewritten)."""
+    serialized afresh from its content (never from a cache a verifier could have rewritten).
+    ``trace_reports=False``: the trace's entries without their reports (nothing reads them)."""
     if result.holdout_report is not None:
         raise LoopWorkerError("a loop process never holds a holdout report")
     inst = result.instance
@@ -123,7 +116,10 @@ def result_to_json(result: Any) -> dict[str, Any]:
         "instance": inst.fresh_canonical_json().decode("utf-8") if inst is not None else None,
         "solution": plain(result.solution),
         "filterReport": _filter_report_json(result),
-        "trace": [_attempt_json(a) for a in result.trace],
+        "trace": [
+            {**a.to_json_obj(), "seconds": a.seconds, "report": _report_json(a, trace_reports)}
+            for a in result.trace
+        ],
         "filterCalls": result.filter_calls,
         "minimizeCalls": result.minimize_calls,
         "seconds": result.seconds,
@@ -144,14 +140,15 @@ def result_from_json(obj: Mapping[str, Any]) -> Any:
     name the digest of those bytes."""
     from puzzlekit.loop.driver import LoopResult
 
-    text = obj["instance"]
-    instance = Instance.from_json(text) if text is not None else None
+    received = obj["instance"].encode("utf-8") if obj["instance"] is not None else None
+    instance = read_material(received) if received is not None else None
     rep = obj["filterReport"]
     report = VerifierReport.from_json_obj(rep) if rep is not None else None
     if instance is not None:
-        digest = sha256_digest(text.encode("utf-8"))
-        if instance.fresh_digest() != digest:
+        digest = sha256_digest(received)
+        if instance.fresh_canonical_json() != received:
             raise LoopWorkerError("the loop process sent an instance in a non-canonical form")
+        instance.keep_fresh(received)  # equal to the fresh serialization, checked just now
         if obj["status"] == "accepted" and (report is None or report.instance_digest != digest):
             raise LoopWorkerError(
                 f"the loop process accepted {digest} under a filter report of another instance"
@@ -174,6 +171,7 @@ def result_from_json(obj: Mapping[str, Any]) -> Any:
         replay_verdict=obj["replayVerdict"],
         strategy_failure=obj.get("strategyFailure"),
         strategy_state=obj.get("strategyState"),
+        received=received,
     )
 
 
@@ -216,7 +214,7 @@ class _Loops:
             result = replace(
                 result, replay_verdict=again.verdict.value if again is not None else CONTAMINATED
             )
-        return result_to_json(result)
+        return result_to_json(result, driver.spec.trace_reports)
 
 
 def _handle(loops: _Loops, request: Mapping[str, Any]) -> dict[str, Any]:

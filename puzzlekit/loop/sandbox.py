@@ -103,6 +103,7 @@ COMPILED_MODULES = (
     "puzzlekit.verifiers.bitmask_kernel",
     "puzzlekit.verifiers.bitmask_search",
     "puzzlekit.verifiers.bitmask_minimize",
+    "puzzlekit.verifiers.bitmask_minimize9",
 )
 
 
@@ -163,14 +164,15 @@ def seed_compiled_cache(tmpdir: str) -> int:
 def _compile_default_searches() -> None:
     """Compile the bitmask searches (the general one, the 9×9 ones), the digest's compiled
     draw (the compiled code every loop's first filter call runs) and minimization's compiled
-    remove-and-check into this process's numba cache unless all are there (by one 4×4 Sudoku
-    check and its minimization, and one 9×9 check, a third of a second once they are
-    compiled)."""
+    remove-and-check (the general one and the 9×9 one) into this process's numba cache unless
+    all are there (by one 4×4 Sudoku check and its minimization, one 9×9 check and one 9×9
+    minimization, a third of a second once they are compiled)."""
     from puzzlekit.verifiers import (
         bitmask_band9,
         bitmask_kernel,
         bitmask_kernel9,
         bitmask_minimize,
+        bitmask_minimize9,
         digest_draw,
     )
 
@@ -181,6 +183,7 @@ def _compile_default_searches() -> None:
         digest_draw.digest_permutation,
         bitmask_minimize.remove_groups,
         bitmask_minimize.count_kept,
+        bitmask_minimize9.remove_groups9,
     )
     for function in compiled:
         impl = getattr(getattr(function, "_cache", None), "_impl", None)
@@ -202,7 +205,15 @@ def _compile_default_searches() -> None:
         ids = [c.id for c in instance.clues]
         session.unique_with(ids)
         session.remove_in_order([{i} for i in ids], ids)
+    grid = sudoku.parse_text(_SOLVED9)
+    report = bitmask.verify(grid, solution_cap=2)
+    with bitmask.uniqueness_session(grid, report.solutions[0]) as session:
+        session.remove_in_order([{c.id} for c in grid.clues[:2]], [c.id for c in grid.clues])
     bitmask.verify(sudoku.parse_text("123456789" + "." * 72), solution_cap=2)
+
+
+#: a solved 9×9 grid: its minimization runs the 9×9 remove-and-check once
+_SOLVED9 = "123456789456789123789123456214365897365897214897214365531642978642978531978531642"
 
 
 def landlock_abi() -> int:

@@ -17,6 +17,7 @@ which :class:`CountingSession` hands those questions to).
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
+from typing import Any
 
 import numpy as np
 from numba import njit
@@ -104,6 +105,8 @@ class CountingSession:
         self._sols = np.zeros((2, nv), np.int64)
         self._order = np.arange(nv, dtype=np.int64)
         self._vrank = np.zeros((0, 0), np.float64)
+        #: the 9×9 bitboards' removals where the schema fits them (the same answers)
+        self._grid9 = _grid9_removal(cs, structure) if self._plain else None
 
     def _mask(self, clue_ids: Iterable[str]) -> np.ndarray:
         kept = np.zeros(len(self._ids), np.uint8)
@@ -145,9 +148,16 @@ class CountingSession:
         for group in groups:
             members.extend(self._index[c] for c in group)
             starts.append(len(members))
+        group_start, group_clues = np.asarray(starts, np.int64), np.asarray(members, np.int64)
+        if self._grid9 is not None:
+            self._grid9.remove(
+                self._base, self._clue_start, self._un_idx, self._un_mask, mask, group_start,
+                group_clues,
+            )  # fmt: skip
+            return tuple(c for c, k in zip(self._ids, mask.tolist(), strict=True) if k)
         remove_groups(
             self._base, self._clue_start, self._un_idx, self._un_mask, mask,
-            np.asarray(starts, np.int64), np.asarray(members, np.int64), self._doms,
+            group_start, group_clues, self._doms,
             self._dones, self._branch, self._state, self._sols, self._order, self._vrank,
             self._kargs,
         )  # fmt: skip
@@ -163,3 +173,28 @@ class CountingSession:
 
     def __exit__(self, *exc: object) -> None:
         self.close()
+
+
+#: the bitboard workspaces of minimization, by thread and compiled schema (one search at a time
+#: per thread, as the verifier's workspaces)
+_GRID9: dict[tuple[int, int], tuple[CompiledSchema, Any]] = {}
+
+
+def _grid9_removal(cs: CompiledSchema, structure: Any) -> Any:
+    """The 9×9 removal workspace of ``cs`` (kept and reused), or None when the schema does not
+    fit the bitboards (:func:`~puzzlekit.verifiers.bitmask_kernel9.grid9_arrays`)."""
+    import threading
+
+    key = (threading.get_ident(), id(cs))
+    found = _GRID9.get(key)
+    if found is not None and found[0] is cs:
+        return found[1]
+    from puzzlekit.verifiers.bitmask_kernel9 import grid9_arrays
+    from puzzlekit.verifiers.bitmask_minimize9 import Grid9Removal
+
+    arrays = grid9_arrays(structure, cs.values)
+    removal = None if arrays is None else Grid9Removal(arrays, len(cs.names))
+    if len(_GRID9) > 16:
+        _GRID9.clear()
+    _GRID9[key] = (cs, removal)
+    return removal

@@ -78,7 +78,6 @@ from puzzlekit.verifiers.base import (
     invalid_report,
     narrow_domains,
     outcome_report,
-    search_order,
     shrink_conflict,
     source,
     too_large_report,
@@ -104,6 +103,7 @@ from puzzlekit.verifiers.sat_session import (
     _enumerate,
     _Run,
 )
+from puzzlekit.verifiers.search import LazyOrder
 
 __all__ = [
     "AMO_ENCODINGS",
@@ -250,7 +250,7 @@ class SatVerifier(protocols.Verifier):
                         problem.get(), src, cap, domains, narrowed, limit, run.seconds
                     )
         try:
-            order = search_order(engine.names, instance.digest)
+            order = LazyOrder(engine.names, instance.digest)  # drawn only for two or more
             solutions = _enumerate(engine, assumptions, cap, run, order, lex_first=self.canonical)
         except BudgetExceeded as exc:
             return undecided_report(

@@ -13,9 +13,9 @@ import functools
 import math
 import sys
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from contextlib import AbstractContextManager
-from typing import Protocol
+from typing import Any, Protocol
 
 import numpy as np
 
@@ -131,7 +131,32 @@ def sort_solutions(
     """``solutions`` sorted lexicographically over the variables taken in ``order`` (a
     :func:`search_order`): a history-free order whose first solution, the target of the
     discriminative gap when no other is known, carries no reading-order bias."""
+    if len(solutions) < 2:  # nothing to order: the order is not drawn (see sat's lazy order)
+        return [dict(s) for s in solutions]
     return sorted((dict(s) for s in solutions), key=lambda s: [s[n] for n in order])
+
+
+class LazyOrder(Sequence[str]):
+    """:func:`search_order` of ``names`` and ``digest``, drawn when first read: a verification
+    that finds one solution (UNIQUE) or none never needs it."""
+
+    def __init__(self, names: Sequence[str], digest: str) -> None:
+        self._names, self._digest = names, digest
+        self._order: list[str] | None = None
+
+    def _drawn(self) -> list[str]:
+        if self._order is None:
+            self._order = search_order(self._names, self._digest)
+        return self._order
+
+    def __getitem__(self, i: Any) -> Any:
+        return self._drawn()[i]
+
+    def __len__(self) -> int:
+        return len(self._names)
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._drawn())
 
 
 # --- domain narrowing -----------------------------------------------------------------------

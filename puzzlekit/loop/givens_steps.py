@@ -1,0 +1,268 @@
+"""The adaptive strategy's MULTIPLE steps on a givens grid, run on arrays: the same steps, the
+same trace and the same random draws as the strategy reading full ``bitmask`` reports, at the
+cost of the search.
+
+When the filter is the built-in ``bitmask`` verifier, the strategy the built-in ``adaptive``
+and the family a plain givens grid (one given per cell, each a value of the solution), each
+MULTIPLE step of a loop is: the instance's canonical bytes and digest, a count to two in the
+instance's search order, the cells where the two solutions differ ranked as the report's
+``discriminativeGap`` ranks them (ties in the order drawn from the digest), the cells whose
+true value rules out the most found solutions (:func:`puzzlekit.generators.adaptive.top_cells`)
+and the reveal the strategy's rng picks there. :class:`GivensSteps` does exactly that on a
+set of cells, joining each clue's cached canonical bytes, and builds an
+:class:`~puzzlekit.core.model.Instance` only where the loop goes on from it: a UNIQUE step
+(its trace entry made here too; its only solution is the one the strategy built towards, and
+the filter's report is made only where the loop reports it: no minimization, or one that kept
+every clue) or anything else (the general path). The loop's results for a seed are those of
+the general path, which the tests compare seed by seed.
+
+Used only where nothing reads the filter reports of the trace (``LoopSpec.trace_reports`` off,
+as ``puzzlekit generate`` runs): its trace entries carry no report. No third-party code runs
+in these steps (the filter and the strategy are the built-in ones, checked by type), so there
+is no evaluation to guard (:func:`~puzzlekit.loop.attempts.guarded_verify` guards the calls of
+the general path); what leaves the loop process is serialized afresh at the boundary, as ever.
+
+Not for: other strategies, filters or families, solution caps above two, or extras: they run
+the general path (:func:`eligible` says which).
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Collection
+from typing import Any
+
+import numpy as np
+
+from puzzlekit.core.model import Clue, Instance, Schema, sha256_digest
+from puzzlekit.core.protocols import SearchBudget, Step
+from puzzlekit.core.report import Verdict
+from puzzlekit.loop.attempts import Attempt
+from puzzlekit.loop.budget import LoopBudget, note_progress
+
+#: the fast steps of each compiled schema (a few per process: one per schema generated)
+_BY_SCHEMA: dict[int, GivensSteps] = {}
+
+
+def eligible(
+    schema: Schema,
+    strategy: Any,
+    filter: Any,
+    extras: Collection[str],
+    budget: LoopBudget,
+) -> GivensSteps | None:
+    """The fast steps for this loop, or None when it runs the general path: the strategy must
+    be the built-in ``adaptive`` (no sampler, no fixed region), the filter the built-in
+    ``bitmask`` verifier (no forced cells asked for, its cartesian limit not reached by the
+    schema), a cap of two, and the family a plain givens grid whose schema compiles."""
+    from puzzlekit.families._grid import GivensGrid
+    from puzzlekit.generators.adaptive import Adaptive
+    from puzzlekit.verifiers.bitmask import BitmaskVerifier, NotCompilable, _plain_givens
+    from puzzlekit.verifiers.bitmask_compile import compiled_for
+
+    if type(strategy) is not Adaptive or strategy.sampler is not None or strategy.fix_region:
+        return None
+    if type(filter) is not BitmaskVerifier or filter.forced_cells or "forcedCells" in extras:
+        return None
+    if budget.solution_cap != 2:
+        return None
+    probe = Instance.make(schema.family, schema.params_dict(), ())
+    try:
+        family, cs = compiled_for(probe)
+    except Exception:  # noqa: BLE001 - SpecError, NotCompilable: the general path reports it
+        return None
+    limit = filter.max_cartesian_log10
+    if (
+        not _plain_givens(family)
+        or type(family).repair_moves is not GivensGrid.repair_moves
+        or (limit is not None and cs.full_log10 > limit)
+        or tuple(cs.names) != schema.names
+        or cs.schema is not schema
+    ):
+        return None
+    found = _BY_SCHEMA.get(id(cs))
+    if found is None or found.cs is not cs:
+        if len(_BY_SCHEMA) > 16:
+            _BY_SCHEMA.clear()
+        try:
+            found = _BY_SCHEMA[id(cs)] = GivensSteps(family, cs, probe)
+        except NotCompilable:
+            return None
+    return found
+
+
+class GivensSteps:
+    """The MULTIPLE steps of one givens schema on arrays (see the module docstring)."""
+
+    def __init__(self, family: Any, cs: Any, probe: Instance) -> None:
+        from puzzlekit.core.identity import clue_key
+
+        self.family, self.cs, self.schema = family, cs, cs.schema
+        self.params = probe.params
+        empty = probe.canonical_json()
+        cut = empty.index(b"[]") + 1
+        self._head, self._tail = empty[:cut], empty[cut:]  # b'{"clues":[' and b'],"family":...}'
+        variables = self.schema.variables
+        self._index = {v.coord: i for i, v in enumerate(variables)}
+        # the canonical order of clues is by id: a given's id is its cell's name
+        keys = [clue_key(family.given(self.schema, v.coord, v.domain[0])) for v in variables]
+        rank = sorted(range(len(variables)), key=keys.__getitem__)
+        self._rank = [0] * len(variables)
+        for r, i in enumerate(rank):
+            self._rank[i] = r
+        self._clues: dict[tuple[int, int], Clue] = {}
+        self._bit = {int(v): b for b, v in enumerate(cs.values.tolist())}
+
+    # -- the cells of an instance ----------------------------------------------------------
+    def _cells(self, step: Step) -> dict[int, int] | None:
+        """``{variable: value}`` of ``step``'s givens, or None when the instance is not a set
+        of true givens of the step's solution in this schema (the general path takes it)."""
+        solution = step.solution
+        if solution is None or step.schema is not self.schema:
+            return None
+        inst = step.instance
+        if inst.family != self.schema.family or inst.params != self.params:
+            return None
+        names = self.cs.names
+        out: dict[int, int] = {}
+        for clue in inst.clues:
+            if clue.kind != "given" or len(clue.coords) != 1:
+                return None
+            i = self._index.get(clue.coords[0])
+            if i is None or clue.id != names[i] or i in out:
+                return None
+            value = solution.get(names[i])
+            if clue.data != (("value", value),) or type(value) is not int:
+                return None
+            out[i] = value
+            self._clues.setdefault((i, value), clue)
+        return out
+
+    def _clue(self, i: int, value: int) -> Clue:
+        clue = self._clues.get((i, value))
+        if clue is None:
+            clue = self.family.given(self.schema, self.schema.variables[i].coord, value)
+            self._clues[(i, value)] = clue
+        return clue
+
+    def digest(self, cells: dict[int, int], parts: dict[int, bytes] | None = None) -> str:
+        """The digest of the instance of the givens ``cells`` (its canonical bytes joined from
+        each clue's cached bytes, in the canonical order). ``parts``: each cell's clue bytes,
+        where the caller keeps them (filled in here)."""
+        if parts is None:
+            parts = {}
+        for i in cells.keys() - parts.keys():
+            parts[i] = self._clue(i, cells[i]).canonical_json()
+        order = sorted(cells, key=self._rank.__getitem__)
+        return sha256_digest(self._head + b",".join([parts[i] for i in order]) + self._tail)
+
+    def instance(self, cells: dict[int, int]) -> Instance:
+        """The instance of the givens ``cells``."""
+        return Instance(
+            self.schema.family, self.params, tuple(self._clue(i, v) for i, v in cells.items())
+        )
+
+    # -- one step ---------------------------------------------------------------------------
+    def _found(self, cells: dict[int, int], digest: str, budget: SearchBudget) -> Any:
+        """The solutions (value bits, one row each) of a count to two from the givens
+        ``cells`` in the instance's search order (as the filter searches); None when the
+        search runs out of its budget."""
+        from puzzlekit.verifiers.bitmask import workspace
+        from puzzlekit.verifiers.search import STREAM_ORDER, BudgetExceeded, digest_permutation
+
+        cs = self.cs
+        search = workspace(cs, cs.base_structure, 2)
+        search.reset()
+        search.set_order(
+            np.array(digest_permutation(digest, STREAM_ORDER, len(cs.names)), np.int64)
+        )
+        dom = cs.base_dom.copy()
+        bit = self._bit
+        for i, v in cells.items():
+            dom[i] &= 1 << bit[v]
+        try:
+            search.run(dom, budget.nodes, budget.seconds)
+        except BudgetExceeded:
+            return None
+        return search.bits()
+
+    def advance(
+        self,
+        step: Step,
+        rng: np.random.Generator,
+        trace: list[Attempt],
+        budget: LoopBudget,
+        seed: int,
+        t0: float,
+        noted: float,
+    ) -> tuple[Step, float, bool]:
+        """Run ``step``'s MULTIPLE steps (each a trace entry) until a step that is not
+        MULTIPLE, or until one call is left of ``budget`` (the last call is the general path's:
+        an exhausted loop reports its last filter report). Returns the step the general path
+        goes on from (``step`` itself when no step ran here), the time of the last progress
+        line, and whether that step's instance is UNIQUE (its trace entry made here: its only
+        solution is the step's, of which every clue is true)."""
+        from puzzlekit.verifiers.search import STREAM_TIES, digest_permutation
+
+        cells = self._cells(step)
+        if cells is None:
+            return step, noted, False
+        search_budget = budget.filter_budget or SearchBudget()
+        target = step.solution
+        assert target is not None
+        names = self.cs.names
+        bit = self._bit
+        tbits = np.array([bit[target[n]] for n in names], np.int64)
+        variables = self.schema.variables
+        action, coord, ran, unique = step.action, step.coord, False, False
+        parts: dict[int, bytes] = {}
+        while len(trace) < budget.max_calls - 1:
+            t1 = time.perf_counter()
+            digest = self.digest(cells, parts)
+            bits = self._found(cells, digest, search_budget)
+            if bits is not None and bits.shape[0] == 1:
+                seconds = time.perf_counter() - t1
+                entry = Attempt(len(trace), digest, len(cells), Verdict.UNIQUE.value, action,
+                                coord, None, None, 1, seconds)  # fmt: skip
+                trace.append(entry)
+                noted = note_progress(noted, t0, seed, entry)
+                unique = True
+                break
+            if bits is None or bits.shape[0] != 2:
+                break
+            # the gap: the cells where the two solutions differ (in the schema's order), all of
+            # one power against either solution, so ordered by the draw from the digest
+            differ = np.flatnonzero(bits[0] != bits[1]).tolist()
+            draw = digest_permutation(digest, STREAM_TIES, len(differ))
+            gap = [differ[i] for i in sorted(range(len(differ)), key=draw.__getitem__)]
+            # the strategy's ranking against its own solution: how many found solutions each
+            # cell's true value rules out (top_cells), every best one offered in gap order
+            out = (bits[0] != tbits).astype(np.int64) + (bits[1] != tbits)
+            shares = [int(out[i]) for i in gap]
+            best = max(shares)
+            offered = [i for i, s in zip(gap, shares, strict=True) if s == best]
+            chosen = offered[int(rng.integers(len(offered)))]
+            int(rng.integers(1))  # the move among the cell's moves: a reveal is the only one
+            seconds = time.perf_counter() - t1
+            trace.append(
+                Attempt(
+                    len(trace),
+                    digest,
+                    len(cells),
+                    Verdict.MULTIPLE.value,
+                    action,
+                    coord,
+                    Verdict.MULTIPLE.value,
+                    variables[gap[0]].coord,
+                    2,
+                    seconds,
+                )
+            )
+            noted = note_progress(noted, t0, seed, trace[-1])
+            cells[chosen] = target[names[chosen]]
+            action, coord, ran = "reveal", variables[chosen].coord, True
+        if not ran and not unique:
+            return step, noted, False
+        if not ran:
+            return step, noted, True
+        return Step(self.instance(cells), action, coord, step.solution, step.schema), noted, unique
