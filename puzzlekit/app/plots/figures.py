@@ -40,6 +40,7 @@ from puzzlekit.app.plots.panels import (
     say,
     titled,
 )
+from puzzlekit.app.plots.pool import draw_all
 from puzzlekit.app.plots.tables import (
     COORD_PANELS,
     Scale,
@@ -421,26 +422,38 @@ def draw_figures(
     scales: dict[str, Scale] | None = None,
     shapes: dict[str, tuple[int, int]] | None = None,
     fmt: str = "png",
+    workers: int | None = None,
 ) -> list[str]:
     """Every figure of :data:`FIGURES` into ``out``, and :data:`GRADE_FIGURE` when some puzzle
     has a grade, as ``fmt`` files (one of :data:`~puzzlekit.app.plots.panels.FIGURE_FORMATS`;
-    the names keep their stem, ``reject_cases.svg``); the names of the figures drawn."""
+    the names keep their stem, ``reject_cases.svg``); the names of the figures drawn.
+
+    ``workers`` processes draw them side by side (default: one per usable core, see
+    :func:`~puzzlekit.app.plots.pool.drawing_workers`); the files are the same bytes however
+    many draw."""
     if fmt not in FIGURE_FORMATS:
         raise ValueError(f"figure format {fmt!r}; expected one of {', '.join(FIGURE_FORMATS)}")
 
     def at(name: str) -> Path:
         return out / as_format(name, fmt)
 
-    plot_reject_cases(attempts, at("reject_cases.png"))
-    plot_calls_cdf(puzzles, at("calls_cdf.png"))
-    plot_calls_vs_clues(puzzles, at("calls_vs_clues.png"))
-    plot_coord_heatmap(attempts, puzzles, at("reject_coords.png"), shapes)
-    plot_verdict_matrix(puzzles, at("verdict_matrix.png"))
-    plot_holdout_reject_rate(puzzles, at("holdout_reject_rate.png"))
-    plot_expressive_range(puzzles, at("expressive_range.png"))
-    plot_settlement(puzzles, at("settlement.png"))
+    # (weight, draw): the coordinate figure has three panels a row, the others one
+    draw_all(
+        [
+            (3.0, lambda: plot_coord_heatmap(attempts, puzzles, at("reject_coords.png"), shapes)),
+            (1.5, lambda: plot_grade_range(puzzles, at(GRADE_FIGURE), scales)),
+            (1.0, lambda: plot_reject_cases(attempts, at("reject_cases.png"))),
+            (1.0, lambda: plot_calls_cdf(puzzles, at("calls_cdf.png"))),
+            (1.0, lambda: plot_calls_vs_clues(puzzles, at("calls_vs_clues.png"))),
+            (1.0, lambda: plot_verdict_matrix(puzzles, at("verdict_matrix.png"))),
+            (1.0, lambda: plot_holdout_reject_rate(puzzles, at("holdout_reject_rate.png"))),
+            (1.0, lambda: plot_expressive_range(puzzles, at("expressive_range.png"))),
+            (1.0, lambda: plot_settlement(puzzles, at("settlement.png"))),
+        ],
+        workers,
+    )
     drawn = [as_format(name, fmt) for name in FIGURES]
-    if plot_grade_range(puzzles, at(GRADE_FIGURE), scales) is not None:
+    if at(GRADE_FIGURE).exists():  # drawn when some accepted puzzle has a grade
         drawn.append(as_format(GRADE_FIGURE, fmt))
     return drawn
 

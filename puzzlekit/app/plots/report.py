@@ -299,9 +299,12 @@ def _relink(line: str, links: dict[str, str]) -> str:
     return line
 
 
-def write_report(run_dir: str | Path, figure_format: str = "png") -> Path:
-    """Draw the figures (as ``figure_format`` files: png, svg or pdf) and write
-    ``report/report.md``, which links them; returns its path.
+def write_report(
+    run_dir: str | Path, figure_format: str = "png", workers: int | None = None
+) -> Path:
+    """Draw the figures (as ``figure_format`` files: png, svg or pdf; in ``workers`` processes,
+    by default one per usable core: :func:`~puzzlekit.app.plots.figures.draw_figures`) and
+    write ``report/report.md``, which links them; returns its path.
 
     Every number in the report is computed here from ``attempts.parquet``, ``puzzles.parquet``
     and ``manifest.json``.
@@ -311,7 +314,13 @@ def write_report(run_dir: str | Path, figure_format: str = "png") -> Path:
     out = run / "report"
     out.mkdir(exist_ok=True)
     drawn = draw_figures(
-        attempts, puzzles, out, grade_scales(manifest), grid_shapes(manifest), figure_format
+        attempts,
+        puzzles,
+        out,
+        grade_scales(manifest),
+        grid_shapes(manifest),
+        figure_format,
+        workers,
     )
     drawn = [as_format(name, "png") for name in drawn]  # the sections name the png
     lines = [
