@@ -5,13 +5,14 @@ parent as the error itself."""
 from __future__ import annotations
 
 import os
+import shutil
 import sys
 from pathlib import Path
 
 import pytest
 
 from puzzlekit.app.cli import UsageError
-from puzzlekit.app.plots import draw_figures, grade_scales, grid_shapes, load_run
+from puzzlekit.app.plots import draw_figures, load_run, write_report
 from puzzlekit.app.plots.pool import WORKERS_ENV, draw_all, drawing_workers, shares
 
 forking = pytest.mark.skipif(not sys.platform.startswith("linux"), reason="forks on Linux")
@@ -44,16 +45,14 @@ def test_the_number_of_drawing_processes(monkeypatch):
 
 @forking
 def test_forked_drawing_writes_the_same_bytes_as_serial(two_family_run, tmp_path):
-    attempts, puzzles, manifest = load_run(two_family_run)
-    scales, shapes = grade_scales(manifest), grid_shapes(manifest)
+    """The whole report (every figure and report.md) by one process and by three."""
     files = {}
     for workers in (1, 3):
-        out = tmp_path / f"w{workers}"
-        out.mkdir()
-        drawn = draw_figures(attempts, puzzles, out, scales, shapes, "png", workers)
-        files[workers] = {p.name: p.read_bytes() for p in sorted(out.iterdir())}
-        assert sorted(files[workers]) == sorted(drawn)
-    assert len(files[1]) == 9  # the two-family run has grades: every figure is drawn
+        run = tmp_path / f"w{workers}"
+        shutil.copytree(two_family_run, run)
+        write_report(run, workers=workers)
+        files[workers] = {p.name: p.read_bytes() for p in sorted((run / "report").iterdir())}
+    assert len(files[1]) == 10  # the two-family run has grades: every figure, and report.md
     assert files[1] == files[3]
 
 

@@ -40,7 +40,7 @@ from puzzlekit.app.plots.panels import (
     say,
     titled,
 )
-from puzzlekit.app.plots.pool import draw_all
+from puzzlekit.app.plots.pool import Job, draw_all
 from puzzlekit.app.plots.tables import (
     COORD_PANELS,
     Scale,
@@ -431,6 +431,22 @@ def draw_figures(
     ``workers`` processes draw them side by side (default: one per usable core, see
     :func:`~puzzlekit.app.plots.pool.drawing_workers`); the files are the same bytes however
     many draw."""
+    jobs, drawn = figure_jobs(attempts, puzzles, out, scales, shapes, fmt)
+    draw_all(jobs, workers)
+    return drawn
+
+
+def figure_jobs(
+    attempts: pd.DataFrame,
+    puzzles: pd.DataFrame,
+    out: Path,
+    scales: dict[str, Scale] | None = None,
+    shapes: dict[str, tuple[int, int]] | None = None,
+    fmt: str = "png",
+) -> tuple[list[Job], list[str]]:
+    """The figures of :func:`draw_figures`, each a job for
+    :func:`~puzzlekit.app.plots.pool.draw_all` (its weight, the call that draws and saves it),
+    and the names of the files they write."""
     if fmt not in FIGURE_FORMATS:
         raise ValueError(f"figure format {fmt!r}; expected one of {', '.join(FIGURE_FORMATS)}")
 
@@ -438,24 +454,21 @@ def draw_figures(
         return out / as_format(name, fmt)
 
     # (weight, draw): the coordinate figure has three panels a row, the others one
-    draw_all(
-        [
-            (3.0, lambda: plot_coord_heatmap(attempts, puzzles, at("reject_coords.png"), shapes)),
-            (1.5, lambda: plot_grade_range(puzzles, at(GRADE_FIGURE), scales)),
-            (1.0, lambda: plot_reject_cases(attempts, at("reject_cases.png"))),
-            (1.0, lambda: plot_calls_cdf(puzzles, at("calls_cdf.png"))),
-            (1.0, lambda: plot_calls_vs_clues(puzzles, at("calls_vs_clues.png"))),
-            (1.0, lambda: plot_verdict_matrix(puzzles, at("verdict_matrix.png"))),
-            (1.0, lambda: plot_holdout_reject_rate(puzzles, at("holdout_reject_rate.png"))),
-            (1.0, lambda: plot_expressive_range(puzzles, at("expressive_range.png"))),
-            (1.0, lambda: plot_settlement(puzzles, at("settlement.png"))),
-        ],
-        workers,
-    )
+    jobs: list[Job] = [
+        (3.0, lambda: plot_coord_heatmap(attempts, puzzles, at("reject_coords.png"), shapes)),
+        (1.5, lambda: plot_grade_range(puzzles, at(GRADE_FIGURE), scales)),
+        (1.0, lambda: plot_reject_cases(attempts, at("reject_cases.png"))),
+        (1.0, lambda: plot_calls_cdf(puzzles, at("calls_cdf.png"))),
+        (1.0, lambda: plot_calls_vs_clues(puzzles, at("calls_vs_clues.png"))),
+        (1.0, lambda: plot_verdict_matrix(puzzles, at("verdict_matrix.png"))),
+        (1.0, lambda: plot_holdout_reject_rate(puzzles, at("holdout_reject_rate.png"))),
+        (1.0, lambda: plot_expressive_range(puzzles, at("expressive_range.png"))),
+        (1.0, lambda: plot_settlement(puzzles, at("settlement.png"))),
+    ]
     drawn = [as_format(name, fmt) for name in FIGURES]
-    if at(GRADE_FIGURE).exists():  # drawn when some accepted puzzle has a grade
+    if not graded_rows(puzzles).empty:  # plot_grade_range draws when some puzzle has a grade
         drawn.append(as_format(GRADE_FIGURE, fmt))
-    return drawn
+    return jobs, drawn
 
 
 def as_format(name: str, fmt: str) -> str:
