@@ -95,3 +95,16 @@ def test_drawing_files_name_the_format(two_family_run, tmp_path):
     attempts, puzzles, manifest = load_run(two_family_run)
     with pytest.raises(ValueError, match="figure format"):
         draw_figures(attempts, puzzles, Path(tmp_path), fmt="gif", workers=1)
+
+
+def test_the_command_names_a_bad_worker_count_in_one_line(
+    two_family_run, tmp_path, monkeypatch, capsys
+):
+    from puzzlekit.app.cli import main
+
+    run = tmp_path / "run"
+    shutil.copytree(two_family_run, run)
+    monkeypatch.setenv(WORKERS_ENV, "many")
+    assert main(["report", str(run)]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert err == [f"puzzlekit: error: {WORKERS_ENV}='many': expected a whole number, 1 or more"]
