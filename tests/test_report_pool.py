@@ -50,6 +50,7 @@ def test_forked_drawing_writes_the_same_bytes_as_serial(two_family_run, tmp_path
     for workers in (1, 3):
         run = tmp_path / f"w{workers}"
         shutil.copytree(two_family_run, run)
+        shutil.rmtree(run / "report", ignore_errors=True)  # another test's figures, if any
         write_report(run, workers=workers)
         files[workers] = {p.name: p.read_bytes() for p in sorted((run / "report").iterdir())}
     assert len(files[1]) == 10  # the two-family run has grades: every figure, and report.md
