@@ -3,7 +3,8 @@
 Each figure is drawn and saved by one call that reads only what the parent already holds (its
 rows, its seeded jitter), so a figure's file is the same bytes whichever process draws it and
 however many draw (``tests/test_report_pool.py``). Forked copies need no new interpreter, no
-import and no pickling of the rows: they start drawing at once. Where a process cannot fork
+import and no pickling of the rows: they start drawing at once, and end with the parent like
+every child puzzlekit starts (:mod:`puzzlekit.core.lifeline`). Where a process cannot fork
 (not Linux), where one core is usable, or with ``PUZZLEKIT_REPORT_WORKERS=1``, the parent draws
 every figure itself. A copy that fails leaves its figures to the parent, which draws them
 again, so an error is raised where the report was asked for, with its own traceback.
@@ -17,6 +18,15 @@ import multiprocessing
 import os
 import sys
 from collections.abc import Callable, Sequence
+from typing import Any
+
+from puzzlekit.core.lifeline import (
+    ParentToken,
+    follow_parent,
+    in_lasting_thread,
+    parent_token,
+    sigint_ignored,
+)
 
 #: environment variable: how many processes draw a report's figures (1: the parent alone)
 WORKERS_ENV = "PUZZLEKIT_REPORT_WORKERS"
@@ -61,13 +71,26 @@ def _draw(jobs: Sequence[Job], share: Sequence[int]) -> None:
         jobs[i][1]()
 
 
-def _draw_quietly(jobs: Sequence[Job], share: Sequence[int]) -> None:
-    """A forked copy's work: its share, exit status 1 on any error (the parent redraws)."""
+def _draw_quietly(jobs: Sequence[Job], share: Sequence[int], token: ParentToken) -> None:
+    """A forked copy's work: its share, exit status 1 on any error (the parent redraws); it
+    ends with its parent (:func:`~puzzlekit.core.lifeline.follow_parent`)."""
     try:
+        follow_parent(token)
         _draw(jobs, share)
     except BaseException:  # noqa: BLE001 - the parent draws these again and raises the error
         sys.stderr.flush()
         os._exit(1)
+
+
+def _start(jobs: Sequence[Job], parts: Sequence[Sequence[int]]) -> list[Any]:
+    """One forked copy per share in ``parts``, started (SIGINT left to the parent)."""
+    fork = multiprocessing.get_context("fork")
+    token = parent_token()
+    copies = [fork.Process(target=_draw_quietly, args=(jobs, part, token)) for part in parts]
+    with sigint_ignored():
+        for copy in copies:
+            copy.start()
+    return copies
 
 
 def draw_all(jobs: Sequence[Job], workers: int | None = None) -> int:
@@ -78,12 +101,13 @@ def draw_all(jobs: Sequence[Job], workers: int | None = None) -> int:
         _draw(jobs, range(len(jobs)))
         return 1
     parts = shares([w for w, _ in jobs], n)
-    fork = multiprocessing.get_context("fork")
-    copies = [fork.Process(target=_draw_quietly, args=(jobs, part)) for part in parts[1:]]
-    for copy in copies:
-        copy.start()
+    copies = in_lasting_thread(lambda: _start(jobs, parts[1:]))
     try:
         _draw(jobs, parts[0])
+    except BaseException:  # Ctrl-C or an error here: the copies' work is not wanted
+        for copy in copies:
+            copy.terminate()
+        raise
     finally:
         for copy in copies:
             copy.join()
