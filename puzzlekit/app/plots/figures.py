@@ -25,7 +25,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 from matplotlib.figure import Figure
-from matplotlib.ticker import MaxNLocator, ScalarFormatter
+from matplotlib.ticker import MaxNLocator, NullLocator, ScalarFormatter
 
 from puzzlekit.app.plots.layout import grid, save
 from puzzlekit.app.plots.panels import (
@@ -40,6 +40,7 @@ from puzzlekit.app.plots.panels import (
     say,
     titled,
 )
+from puzzlekit.app.plots.pool import Job, draw_all
 from puzzlekit.app.plots.tables import (
     COORD_PANELS,
     Scale,
@@ -71,9 +72,27 @@ def plot_calls_vs_clues(puzzles: pd.DataFrame, path: Path) -> Figure:
             )
         ax.set_xlabel("final clue count")
         ax.set_ylabel("filter calls to acceptance")
-        ax.set_yscale("log")
+        log_call_ticks(ax, grp["filterCalls"].to_numpy(dtype=float))
         ax.legend(fontsize=7)
     return save(fig, path)
+
+
+def log_call_ticks(ax: Any, calls: np.ndarray) -> None:
+    """The y axis of ``ax`` as a log axis of filter calls: its view from the 1-2-5 step at or
+    below the fewest calls to the one at or above the most, each step a tick labelled in plain
+    digits (a fixed list: no locator, no minor ticks, no mathtext to lay out)."""
+    calls = calls[np.isfinite(calls) & (calls > 0)]
+    lo, hi = (float(calls.min()), float(calls.max())) if len(calls) else (1.0, 10.0)
+    steps = [m * 10**e for e in range(len(str(int(hi))) + 1) for m in (1, 2, 5)]
+    first = max([t for t in steps if t <= lo], default=1)
+    ticks = [t for t in steps if t >= first]
+    ticks = ticks[: max(2, next(i for i, t in enumerate(ticks) if t >= hi) + 1)]
+    if len(ticks) > 9:  # many decades: a tick at each, the ends kept
+        ticks = [t for i, t in enumerate(ticks) if i in (0, len(ticks) - 1) or str(t)[0] == "1"]
+    ax.set_yscale("log")
+    ax.yaxis.set_minor_locator(NullLocator())
+    ax.set_yticks(ticks, [str(t) for t in ticks])
+    ax.set_ylim(ticks[0] / 1.15, ticks[-1] * 1.15)  # a point on a step stays off the edge
 
 
 def _one_bar(table: pd.DataFrame) -> tuple[str, str] | None:
@@ -403,28 +422,53 @@ def draw_figures(
     scales: dict[str, Scale] | None = None,
     shapes: dict[str, tuple[int, int]] | None = None,
     fmt: str = "png",
+    workers: int | None = None,
 ) -> list[str]:
     """Every figure of :data:`FIGURES` into ``out``, and :data:`GRADE_FIGURE` when some puzzle
     has a grade, as ``fmt`` files (one of :data:`~puzzlekit.app.plots.panels.FIGURE_FORMATS`;
-    the names keep their stem, ``reject_cases.svg``); the names of the figures drawn."""
+    the names keep their stem, ``reject_cases.svg``); the names of the figures drawn.
+
+    ``workers`` processes draw them side by side (default: one per usable core, see
+    :func:`~puzzlekit.app.plots.pool.drawing_workers`); the files are the same bytes however
+    many draw."""
+    jobs, drawn = figure_jobs(attempts, puzzles, out, scales, shapes, fmt)
+    draw_all(jobs, workers)
+    return drawn
+
+
+def figure_jobs(
+    attempts: pd.DataFrame,
+    puzzles: pd.DataFrame,
+    out: Path,
+    scales: dict[str, Scale] | None = None,
+    shapes: dict[str, tuple[int, int]] | None = None,
+    fmt: str = "png",
+) -> tuple[list[Job], list[str]]:
+    """The figures of :func:`draw_figures`, each a job for
+    :func:`~puzzlekit.app.plots.pool.draw_all` (its weight, the call that draws and saves it),
+    and the names of the files they write."""
     if fmt not in FIGURE_FORMATS:
         raise ValueError(f"figure format {fmt!r}; expected one of {', '.join(FIGURE_FORMATS)}")
 
     def at(name: str) -> Path:
         return out / as_format(name, fmt)
 
-    plot_reject_cases(attempts, at("reject_cases.png"))
-    plot_calls_cdf(puzzles, at("calls_cdf.png"))
-    plot_calls_vs_clues(puzzles, at("calls_vs_clues.png"))
-    plot_coord_heatmap(attempts, puzzles, at("reject_coords.png"), shapes)
-    plot_verdict_matrix(puzzles, at("verdict_matrix.png"))
-    plot_holdout_reject_rate(puzzles, at("holdout_reject_rate.png"))
-    plot_expressive_range(puzzles, at("expressive_range.png"))
-    plot_settlement(puzzles, at("settlement.png"))
+    # (weight, draw): the coordinate figure has three panels a row, the others one
+    jobs: list[Job] = [
+        (3.0, lambda: plot_coord_heatmap(attempts, puzzles, at("reject_coords.png"), shapes)),
+        (1.5, lambda: plot_grade_range(puzzles, at(GRADE_FIGURE), scales)),
+        (1.0, lambda: plot_reject_cases(attempts, at("reject_cases.png"))),
+        (1.0, lambda: plot_calls_cdf(puzzles, at("calls_cdf.png"))),
+        (1.0, lambda: plot_calls_vs_clues(puzzles, at("calls_vs_clues.png"))),
+        (1.0, lambda: plot_verdict_matrix(puzzles, at("verdict_matrix.png"))),
+        (1.0, lambda: plot_holdout_reject_rate(puzzles, at("holdout_reject_rate.png"))),
+        (1.0, lambda: plot_expressive_range(puzzles, at("expressive_range.png"))),
+        (1.0, lambda: plot_settlement(puzzles, at("settlement.png"))),
+    ]
     drawn = [as_format(name, fmt) for name in FIGURES]
-    if plot_grade_range(puzzles, at(GRADE_FIGURE), scales) is not None:
+    if not graded_rows(puzzles).empty:  # plot_grade_range draws when some puzzle has a grade
         drawn.append(as_format(GRADE_FIGURE, fmt))
-    return drawn
+    return jobs, drawn
 
 
 def as_format(name: str, fmt: str) -> str:

@@ -22,9 +22,10 @@ from puzzlekit.app.plots.figures import (
     GRADE_FIGURE,
     GRADE_FIGURE_TITLE,
     as_format,
-    draw_figures,
+    figure_jobs,
 )
 from puzzlekit.app.plots.hypotheses import hypotheses_section, judge_all
+from puzzlekit.app.plots.pool import draw_all
 from puzzlekit.app.plots.tables import (
     ARM,
     calls_table,
@@ -299,9 +300,13 @@ def _relink(line: str, links: dict[str, str]) -> str:
     return line
 
 
-def write_report(run_dir: str | Path, figure_format: str = "png") -> Path:
+def write_report(
+    run_dir: str | Path, figure_format: str = "png", workers: int | None = None
+) -> Path:
     """Draw the figures (as ``figure_format`` files: png, svg or pdf) and write
-    ``report/report.md``, which links them; returns its path.
+    ``report/report.md``, which links them; returns its path. ``workers`` processes draw the
+    figures and write the Markdown side by side (by default one per usable core:
+    :func:`~puzzlekit.app.plots.pool.draw_all`).
 
     Every number in the report is computed here from ``attempts.parquet``, ``puzzles.parquet``
     and ``manifest.json``.
@@ -310,20 +315,29 @@ def write_report(run_dir: str | Path, figure_format: str = "png") -> Path:
     attempts, puzzles, manifest = load_run(run)
     out = run / "report"
     out.mkdir(exist_ok=True)
-    drawn = draw_figures(
-        attempts, puzzles, out, grade_scales(manifest), grid_shapes(manifest), figure_format
+    jobs, drawn = figure_jobs(
+        attempts,
+        puzzles,
+        out,
+        grade_scales(manifest),
+        grid_shapes(manifest),
+        figure_format,
     )
-    drawn = [as_format(name, "png") for name in drawn]  # the sections name the png
-    lines = [
-        *_head(run, attempts, puzzles, manifest),
-        *_rejects(attempts, puzzles),
-        *_holdout(puzzles),
-        *_expressive(puzzles, drawn),
-        *_settlement(attempts, puzzles, holdout_name(manifest)),
-    ]
-    if figure_format != "png":  # each figure's link names the file drawn
-        links = {f"]({name})": f"]({as_format(name, figure_format)})" for name in drawn}
-        lines = [_relink(line, links) for line in lines]
     report = out / "report.md"
-    report.write_text("\n".join(lines), encoding="utf-8")
+
+    def markdown() -> None:
+        names = [as_format(name, "png") for name in drawn]  # the sections name the png
+        lines = [
+            *_head(run, attempts, puzzles, manifest),
+            *_rejects(attempts, puzzles),
+            *_holdout(puzzles),
+            *_expressive(puzzles, names),
+            *_settlement(attempts, puzzles, holdout_name(manifest)),
+        ]
+        if figure_format != "png":  # each figure's link names the file drawn
+            links = {f"]({name})": f"]({as_format(name, figure_format)})" for name in names}
+            lines = [_relink(line, links) for line in lines]
+        report.write_text("\n".join(lines), encoding="utf-8")
+
+    draw_all([(2.0, markdown), *jobs], workers)  # the tables as much work as two figures
     return report
