@@ -228,6 +228,38 @@ def empty_board() -> dict[str, Any]:
     }
 
 
+def early_positions(data: Path, stones: int, count: int) -> list[str]:
+    """A fixed set of early positions: the first ``stones`` moves of the committed positions
+    (in file order, duplicates dropped), the first ``count`` of them."""
+    seen: list[str] = []
+    for p in json.loads(data.read_text())["positions"]:
+        m = p["moves"][:stones]
+        if len(m) == stones and m not in seen:
+            seen.append(m)
+    return seen[:count]
+
+
+def node_counts(
+    data: Path, stones: int, count: int, table_size: int = c4.TABLE_SIZE
+) -> dict[str, Any]:
+    """Nodes and CPU seconds of each early position's score (``connect4.score``, no budget):
+    the search's cost measured by its node count, which the machine's load does not change."""
+    from puzzlekit.app.studies.bench_fast import machine
+
+    c4.score(c4.bitboards(*cells_of(WARM_UP)))  # compile outside the timing
+    out: dict[str, Any] = {"machine": machine(), "stones": stones, "tableSize": table_size}
+    out["positions"] = []
+    for m in early_positions(data, stones, count):
+        cpu = time.process_time()
+        s, spent = c4.score(c4.bitboards(*cells_of(m)), table_size=table_size)
+        cpu = time.process_time() - cpu
+        out["positions"].append({"moves": m, "score": s, "nodes": spent.nodes, "cpuSeconds": cpu})
+    out["nodes"] = sum(p["nodes"] for p in out["positions"])
+    out["cpuSeconds"] = sum(p["cpuSeconds"] for p in out["positions"])
+    out["loadAtEnd"] = os.getloadavg()[0]
+    return out
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--data", type=Path, default=DEFAULT_DATA)
@@ -236,7 +268,18 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--bands", default="late,mid,early", help="bands to run, comma-separated")
     ap.add_argument("--rounds", type=int, default=1, help="passes; each position's fastest")
     ap.add_argument("--empty", action="store_true", help="solve the empty board instead")
+    ap.add_argument(
+        "--nodes", type=int, metavar="STONES", help="node counts of early positions of STONES"
+    )
+    ap.add_argument("--count", type=int, default=12, help="positions for --nodes")
+    ap.add_argument("--table-size", type=int, default=c4.TABLE_SIZE, help="table slots")
     args = ap.parse_args(argv)
+    if args.nodes is not None:
+        print(
+            json.dumps(node_counts(args.data, args.nodes, args.count, args.table_size), indent=1),
+            flush=True,
+        )
+        return 0
     if args.empty:
         print(json.dumps(empty_board()), flush=True)
         return 0

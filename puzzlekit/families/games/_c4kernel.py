@@ -38,6 +38,7 @@ import time
 
 import numba
 import numpy as np
+from numba.extending import intrinsic
 
 W, H = 7, 6
 H1 = H + 1
@@ -48,9 +49,17 @@ BOTTOM = 0
 for _c in range(W):
     BOTTOM |= 1 << (_c * H1)
 BOARD = BOTTOM * ((1 << H) - 1)
+COLUMN = (1 << H1) - 1
 ORDER = np.array([3, 2, 4, 1, 5, 0, 6], dtype=np.int64)
 
 NODES, LIMIT, INTERVAL, ABORTED, EPOCH = 0, 1, 2, 3, 4
+#: an entry's fields: value (7 bits), best move (3), stones played (6), then the quotient
+VALUE, MOVE_AT, MOVES_AT, QUOTIENT_AT = 127, 7, 10, 16
+#: the move field of an entry that has no move
+NO_MOVE = 7
+#: positions with fewer stones share one entry with their mirror image
+SYMMETRY_BELOW = 43
+TT_BONUS = 64
 #: the largest position key (``current + mask`` < 2**49)
 MAX_KEY = (1 << 49) - 1
 
@@ -70,13 +79,28 @@ def _winning_spots(pos: int, mask: int) -> int:
     return r & (BOARD ^ mask)
 
 
+@intrinsic
+def _ctpop(typingctx, x):  # type: ignore[no-untyped-def]
+    """The machine's population count (LLVM ``ctpop``) of an int64."""
+
+    def codegen(context, builder, signature, args):  # type: ignore[no-untyped-def]
+        return builder.ctpop(args[0])
+
+    return x(x), codegen
+
+
 @numba.njit(cache=True, inline="always")
 def _popcount(m: int) -> int:
-    c = 0
-    while m:
-        m &= m - 1
-        c += 1
-    return c
+    return _ctpop(m)
+
+
+@numba.njit(cache=True, inline="always")
+def _mirror(key: int) -> int:
+    """The key of the position mirrored left to right (column ``c`` becomes ``6 - c``)."""
+    r = 0
+    for c in range(W):
+        r |= ((key >> (c * H1)) & COLUMN) << ((W - 1 - c) * H1)
+    return r
 
 
 @numba.njit(cache=True)
@@ -114,6 +138,39 @@ def _tick(ctl: np.ndarray, deadline: np.ndarray) -> bool:
     return False
 
 
+@numba.njit(cache=True, inline="always")
+def _column_of(move: int) -> int:
+    """The column of a single stone's bit."""
+    return (_popcount(move - 1)) // H1
+
+
+@numba.njit(cache=True, inline="always")
+def _store(
+    table: np.ndarray, b: int, tag: int, epoch: int, moves: int, best: int, val: int
+) -> None:
+    """Store a bound in bucket ``b``: over the position's own entry if it has one; else in the
+    first slot when that one is stale or holds a position as deep or deeper (a smaller
+    search), in the second slot (always replaced) otherwise. An upper bound without a move
+    keeps the move already stored."""
+    new = tag | (moves << MOVES_AT) | val
+    e0 = table[b]
+    if (e0 >> QUOTIENT_AT) == (tag >> QUOTIENT_AT):
+        if best == NO_MOVE:
+            best = (e0 >> MOVE_AT) & 7
+        table[b] = new | (best << MOVE_AT)
+        return
+    e1 = table[b + 1]
+    if (e1 >> QUOTIENT_AT) == (tag >> QUOTIENT_AT):
+        if best == NO_MOVE:
+            best = (e1 >> MOVE_AT) & 7
+        table[b + 1] = new | (best << MOVE_AT)
+        return
+    if e0 < epoch or ((e0 >> MOVES_AT) & 63) >= moves:
+        table[b] = new | (best << MOVE_AT)
+    else:
+        table[b + 1] = new | (best << MOVE_AT)
+
+
 @numba.njit(cache=True)
 def negamax(
     current: int,
@@ -142,12 +199,24 @@ def negamax(
             return alpha
     hi = (SIZE - 1 - moves) // 2
     key = current + mask
-    size = table.shape[0]
-    slot = key % size
-    tag = ctl[EPOCH] | ((key // size) << 8)
-    entry = table[slot]
-    if (entry >> 8) == (tag >> 8):
-        val = entry & 255
+    flip = False
+    if moves < SYMMETRY_BELOW:
+        mkey = _mirror(key)
+        if mkey < key:
+            key = mkey
+            flip = True
+    buckets = table.shape[0] >> 1
+    b = (key % buckets) << 1
+    tag = ctl[EPOCH] | ((key // buckets) << QUOTIENT_AT)
+    tt_move = NO_MOVE
+    entry = table[b]
+    if (entry >> QUOTIENT_AT) != (tag >> QUOTIENT_AT):
+        entry = table[b + 1]
+    if (entry >> QUOTIENT_AT) == (tag >> QUOTIENT_AT):
+        val = entry & VALUE
+        tt_move = (entry >> MOVE_AT) & 7
+        if tt_move != NO_MOVE and flip:
+            tt_move = W - 1 - tt_move
         if val > MAX_SCORE - MIN_SCORE + 1:
             lo = val + 2 * MIN_SCORE - MAX_SCORE - 2
             if alpha < lo:
@@ -160,15 +229,17 @@ def negamax(
         beta = hi
         if alpha >= beta:
             return beta
-    # order: most new threats first, centre first among equals (a stable insertion sort)
+    # order: the table's move first, then most new threats, centre first among equals
     cand = work[moves, :W]
     score = work[moves, W:]
     n = 0
     for i in range(W):
         col = ORDER[i]
-        move = nxt & (((1 << H) - 1) << (col * H1))
+        move = nxt & (COLUMN << (col * H1))
         if move:
             s = _popcount(_winning_spots(current | move, mask))
+            if col == tt_move:
+                s += TT_BONUS
             j = n
             while j > 0 and score[j - 1] < s:
                 cand[j] = cand[j - 1]
@@ -177,20 +248,27 @@ def negamax(
             cand[j] = move
             score[j] = s
             n += 1
+    best = NO_MOVE
+    best_v = -SIZE
     for i in range(n):
         move = cand[i]
         child = current ^ mask
         v = -negamax(child, mask | move, moves + 1, -beta, -alpha, table, work, ctl, deadline)
         if ctl[ABORTED]:
             return 0
+        if v > best_v:
+            best_v = v
+            best = _column_of(move)
         if v >= beta:
             if v <= MAX_SCORE:
-                table[slot] = tag | (v + MAX_SCORE - 2 * MIN_SCORE + 2)
+                if flip:
+                    best = W - 1 - best
+                _store(table, b, tag, ctl[EPOCH], moves, best, v + MAX_SCORE - 2 * MIN_SCORE + 2)
             return v
         if v > alpha:
             alpha = v
     if alpha >= MIN_SCORE:
-        table[slot] = tag | (alpha - MIN_SCORE + 1)
+        _store(table, b, tag, ctl[EPOCH], moves, NO_MOVE, alpha - MIN_SCORE + 1)
     return alpha
 
 

@@ -89,15 +89,17 @@ class Table:
     solver's scratch space, budget control and output arrays (filled in place per query)."""
 
     def __init__(self, size: int) -> None:
-        if size < 1:
-            raise ValueError(f"a table needs at least one slot, not {size}")
-        self.slots = np.zeros(size, dtype=np.int64)
+        if size < 2:
+            raise ValueError(f"a table needs at least two slots (one bucket), not {size}")
+        #: two slots per bucket, a prime number of buckets (keys are far from random)
+        self.buckets = _prime_at_most(size // 2)
+        self.slots = np.zeros(2 * self.buckets, dtype=np.int64)
         self.work = np.zeros((K.SIZE + 1, 2 * K.W), dtype=np.int64)
         self.ctl = np.zeros(5, dtype=np.int64)
         self.deadline = np.zeros(1)
         self.out = np.zeros(K.W, dtype=np.int64)
-        #: the epoch sits above the value (8 bits) and the key's quotient by the size
-        self.shift = 8 + (K.MAX_KEY // size).bit_length()
+        #: the epoch sits above the entry's fields and the key's quotient by the bucket count
+        self.shift = K.QUOTIENT_AT + (K.MAX_KEY // self.buckets).bit_length()
         self.epoch = 0
 
     def next_tag(self) -> int:
@@ -108,6 +110,13 @@ class Table:
             self.slots.fill(0)
             self.epoch = 1
         return self.epoch << self.shift
+
+
+def _prime_at_most(n: int) -> int:
+    """The largest prime not above ``n`` (``n >= 2``)."""
+    while any(n % d == 0 for d in range(2, int(n**0.5) + 1)):
+        n -= 1
+    return n
 
 
 _local = threading.local()
