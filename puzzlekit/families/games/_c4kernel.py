@@ -59,6 +59,7 @@ VALUE, MOVE_AT, MOVES_AT, QUOTIENT_AT = 127, 7, 10, 16
 NO_MOVE = 7
 #: positions with fewer stones share one entry with their mirror image
 SYMMETRY_BELOW = 43
+#: the ordering score that puts the table's move first (threat counts are at most 42)
 TT_BONUS = 64
 #: the largest position key (``current + mask`` < 2**49)
 MAX_KEY = (1 << 49) - 1
@@ -171,6 +172,47 @@ def _store(
         table[b + 1] = new | (best << MOVE_AT)
 
 
+@numba.njit(cache=True, inline="always")
+def _entry(table: np.ndarray, key: int, moves: int, epoch: int) -> int:
+    """The table's entry of a position (0: none), its key mirrored first if that is smaller."""
+    if moves < SYMMETRY_BELOW:
+        mkey = _mirror(key)
+        if mkey < key:
+            key = mkey
+    buckets = table.shape[0] >> 1
+    b = (key % buckets) << 1
+    want = (epoch | ((key // buckets) << QUOTIENT_AT)) >> QUOTIENT_AT
+    if (table[b] >> QUOTIENT_AT) == want:
+        return table[b]
+    if (table[b + 1] >> QUOTIENT_AT) == want:
+        return table[b + 1]
+    return 0
+
+
+@numba.njit(cache=True)
+def _child_cutoff(
+    current: int, mask: int, moves: int, nxt: int, beta: int, table: np.ndarray, epoch: int
+) -> int:
+    """The best lower bound the table's entries of the children give (an enhanced
+    transposition cutoff when it reaches ``beta``); ``-SIZE`` when none does."""
+    best = -SIZE
+    child = current ^ mask
+    for col in range(W):
+        move = nxt & (COLUMN << (col * H1))
+        if move:
+            cmask = mask | move
+            entry = _entry(table, child + cmask, moves + 1, epoch)
+            if entry:
+                val = entry & VALUE
+                if val <= MAX_SCORE - MIN_SCORE + 1:
+                    v = -(val + MIN_SCORE - 1)
+                    if v > best:
+                        best = v
+                        if v >= beta:
+                            return v
+    return best
+
+
 @numba.njit(cache=True)
 def negamax(
     current: int,
@@ -229,6 +271,10 @@ def negamax(
         beta = hi
         if alpha >= beta:
             return beta
+    # enhanced transposition cutoff: a child's upper bound may already refute this node
+    v = _child_cutoff(current, mask, moves, nxt, beta, table, ctl[EPOCH])
+    if v >= beta:
+        return v
     # order: the table's move first, then most new threats, centre first among equals
     cand = work[moves, :W]
     score = work[moves, W:]
