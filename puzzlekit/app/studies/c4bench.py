@@ -18,7 +18,10 @@ with ``moves s1 .. s7 nodes wall_us cpu_us`` (``-1000`` for a full column): Pons
 with a main that calls ``reset()`` (not timed) and ``analyze()`` between two clock reads
 (docs/games.md has it and the build command). ``--empty`` solves the empty board's value (a
 first-player win) and prints the wall and CPU seconds and nodes.
-Nothing here asserts a time: these are reported figures.
+Nothing here asserts a time: these are reported figures. The command exits 1 when our scores
+or a peer's disagree with the committed ones. ``--nodes STONES`` solves the first STONES moves
+of the committed positions (a fixed set) and prints each one's nodes and CPU seconds: the
+search's cost in a measure the machine's load does not change.
 
 Not for: tests (``tests/test_connect4.py`` checks the values without timing anything).
 """
@@ -31,6 +34,7 @@ import os
 import shlex
 import statistics
 import subprocess
+import sys
 import time
 from pathlib import Path
 from typing import Any
@@ -260,6 +264,31 @@ def node_counts(
     return out
 
 
+def other_first_moves() -> list[dict[str, Any]]:
+    """After :func:`empty_board` (on the same thread, so the table still holds that search's
+    entries under its epoch): proves that no first move but the centre wins, by one
+    null-window search per column left of the centre (the board is its own mirror image, so
+    column ``6 - c`` scores as column ``c``): the reply's score is at least 0 (a draw or
+    better for the second player). Each column's verdict, nodes and CPU seconds."""
+    from puzzlekit.families.games import _c4kernel as K
+
+    t = c4._table(c4.TABLE_SIZE)
+    out = []
+    for col in range(K.W // 2 - 1, -1, -1):
+        move = K.column_move(0, col)
+        nodes, cpu = t.ctl[K.NODES], time.process_time()
+        v = K.negamax(0, move, 1, -1, 0, t.slots, t.work, t.ctl, t.deadline)
+        out.append(
+            {
+                "columns": [col + 1, K.W - col],
+                "replyScoreAtLeast0": bool(v >= 0),
+                "nodes": int(t.ctl[K.NODES] - nodes),
+                "cpuSeconds": time.process_time() - cpu,
+            }
+        )
+    return out
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--data", type=Path, default=DEFAULT_DATA)
@@ -268,6 +297,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--bands", default="late,mid,early", help="bands to run, comma-separated")
     ap.add_argument("--rounds", type=int, default=1, help="passes; each position's fastest")
     ap.add_argument("--empty", action="store_true", help="solve the empty board instead")
+    ap.add_argument(
+        "--only-centre", action="store_true", help="with --empty: no other first move wins"
+    )
     ap.add_argument(
         "--nodes", type=int, metavar="STONES", help="node counts of early positions of STONES"
     )
@@ -282,6 +314,10 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     if args.empty:
         print(json.dumps(empty_board()), flush=True)
+        if args.only_centre:
+            proofs = other_first_moves()
+            print(json.dumps({"otherFirstMoves": proofs, "loadAtEnd": os.getloadavg()[0]}))
+            return 0 if all(p["replyScoreAtLeast0"] for p in proofs) else 1
         return 0
     bands = tuple(b for b in args.bands.split(",") if b)
     unknown = sorted(set(bands) - {b[0] for b in BANDS})
@@ -289,7 +325,10 @@ def main(argv: list[str] | None = None) -> int:
         ap.error(f"--bands: unknown band(s) {', '.join(unknown)}")
     res = run(args.data, not args.no_bitbully, args.pons, bands, max(1, args.rounds))
     print(json.dumps(res, indent=2))
-    return 1 if res["wrong"] else 0
+    for side, key in (("ours", "wrong"), ("the peer's", "peerWrong")):
+        if res[key]:
+            print(f"c4bench: {len(res[key])} of {side} answers disagree", file=sys.stderr)
+    return 1 if res["wrong"] or res["peerWrong"] else 0
 
 
 if __name__ == "__main__":

@@ -378,12 +378,18 @@ def move_scores(
     out: np.ndarray,
 ) -> None:
     """The score of every column for the side to move (``out[col]``; -1000 for a full column):
-    a stone that makes four scores ``(43 - moves) // 2``, any other is minus its child's score."""
+    a stone that makes four scores ``(43 - moves) // 2``, any other is minus its child's score.
+    A position that is its own mirror image gives column ``6 - c`` the score of column ``c``."""
     win = _winning_spots(current, mask)
+    key = current + mask
+    symmetric = _mirror(key) == key
     for col in range(W):
         out[col] = -1000
     for i in range(W):
         col = ORDER[i]
+        if symmetric and col > W // 2:
+            out[col] = out[W - 1 - col]  # ORDER visits column 6 - c first
+            continue
         move = column_move(mask, col)
         if move == 0:
             continue
