@@ -16,14 +16,22 @@ wins, ``(43 - n) // 2`` where ``n`` stones were on the board before the winning 
 a win with one's last stone and 21 a win with one's first); the negative of that when the other
 side wins; 0 for a draw. The winner maximizes it (wins soonest), the loser delays.
 
-Transposition table: one int64 per slot, slot ``key % size`` (size a prime), always replaced;
-the entry is ``epoch << shift | (key // size) << 8 | value``: the slot and the quotient give
-the key back exactly, and the value packs an upper bound (``1..37``) or a lower bound
-(``38..74``). ``ctl[EPOCH]`` holds ``epoch << shift`` of the current query (the caller picks
-``shift`` above the quotient's bits): an entry of another epoch reads as empty, so one table
-serves query after query without clearing it, and each query sees exactly what a zeroed table
-would show (same values, same node counts). Its size is fixed when the caller allocates it:
-that is the memory bound.
+Transposition table: int64 slots in buckets of two, bucket ``key % buckets`` (a prime number
+of buckets) at slots ``2b`` and ``2b + 1``; the entry is ``epoch << shift | (key // buckets)
+<< 16 | stones << 10 | move << 7 | value``: the bucket and the quotient give the key back
+exactly, the value packs an upper bound (``1..37``) or a lower bound (``38..74``), ``move`` is
+the column that refuted the node or scored best (7: none), tried first when the node is met
+again, and ``stones`` how deep the position is. A bound goes over the position's own entry when
+it has one; else into the first slot when that one is stale or holds a position with as many
+stones or more (a smaller search: the larger searches stay), into the second (always replaced)
+otherwise. Positions with fewer than ``SYMMETRY_BELOW`` stones are stored under the smaller of
+their key and their mirror image's, so the two share one entry (the move mirrored). Before
+searching any move, a node looks up its children's entries: an upper bound of a child that
+already refutes the node ends it (an enhanced transposition cutoff). ``ctl[EPOCH]`` holds
+``epoch << shift`` of the current query (the caller picks ``shift`` above the quotient's bits):
+an entry of another epoch reads as empty, so one table serves query after query without
+clearing it, and each query sees exactly what a zeroed table would show (same values, same
+node counts). Its size is fixed when the caller allocates it: that is the memory bound.
 
 Budget: ``ctl`` is ``[nodes, node limit, clock-check interval mask, aborted, epoch tag]`` and
 ``deadline`` one float (``time.perf_counter`` seconds; checked every ``interval`` nodes through

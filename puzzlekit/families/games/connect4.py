@@ -14,12 +14,13 @@ side wins likewise; 0 a draw. :func:`result_distance` converts a score to the fa
 ``(result, distance)``: 1 win / 0 draw / -1 loss, and the plies to the end under perfect play
 (the winning stone included; a draw ends when the board is full).
 
-Memory: one table of ``table_size`` int64 slots (default a prime near 2**23: 64 MiB) per thread
-and size, allocated zeroed on the thread's first query and kept for the next ones (pages are
-only touched as they are used). Each query gets a new epoch tag, and entries of other epochs
-read as empty, so a query sees exactly what a freshly zeroed table would show: node counts, and
-so reports, do not depend on what was solved before, and no query pays for clearing or faulting
-in a fresh table. :func:`release_tables` drops the calling thread's tables.
+Memory: one table of about ``table_size`` int64 slots (twice the largest prime not above half
+of it: 8,388,574 slots, 64 MiB, by default) per thread and size, allocated zeroed on the
+thread's first query and kept for the next ones (pages are only touched as they are used).
+Each query gets a new epoch tag, and entries of other epochs read as empty, so a query sees
+exactly what a freshly zeroed table would show: node counts, and so reports, do not depend on
+what was solved before, and no query pays for clearing or faulting in a fresh table.
+:func:`release_tables` drops the calling thread's tables.
 """
 
 from __future__ import annotations
@@ -34,7 +35,7 @@ from puzzlekit.core.protocols import SearchBudget
 from puzzlekit.families.games import _c4kernel as K
 from puzzlekit.families.games._game import Unfinished
 
-#: transposition table slots (a prime near 2**23; 8 bytes each: 64 MiB)
+#: transposition table slots asked for (near 2**23; 8 bytes each: 64 MiB)
 TABLE_SIZE = 8_388_593
 #: nodes between two looks at the clock
 CLOCK_INTERVAL = 1 << 14
