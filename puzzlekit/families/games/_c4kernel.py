@@ -20,7 +20,7 @@ Transposition table: int64 slots in buckets of two, bucket ``key % buckets`` (a 
 of buckets) at slots ``2b`` and ``2b + 1``; the entry is ``epoch << shift | (key // buckets)
 << 16 | stones << 10 | move << 7 | value``: the bucket and the quotient give the key back
 exactly, the value packs an upper bound (``1..37``) or a lower bound (``38..74``), ``move`` is
-the column that refuted the node or scored best (7: none), tried first when the node is met
+the column that last refuted the node (7: none), tried first when the node is met
 again, and ``stones`` how deep the position is. A bound goes over the position's own entry when
 it has one; else into the first slot when that one is stale or holds a position with as many
 stones or more (a smaller search: the larger searches stay), into the second (always replaced)
@@ -181,20 +181,58 @@ def _store(
 
 
 @numba.njit(cache=True, inline="always")
-def _entry(table: np.ndarray, key: int, moves: int, epoch: int) -> int:
-    """The table's entry of a position (0: none), its key mirrored first if that is smaller."""
+def _canonical(key: int, moves: int) -> tuple[int, bool]:
+    """The key a position is stored under (its mirror image's when that is smaller, for
+    positions of fewer than ``SYMMETRY_BELOW`` stones) and whether it was mirrored."""
     if moves < SYMMETRY_BELOW:
         mkey = _mirror(key)
         if mkey < key:
-            key = mkey
-    buckets = table.shape[0] >> 1
-    b = (key % buckets) << 1
-    want = (epoch | ((key // buckets) << QUOTIENT_AT)) >> QUOTIENT_AT
-    if (table[b] >> QUOTIENT_AT) == want:
+            return mkey, True
+    return key, False
+
+
+@numba.njit(cache=True, inline="always")
+def _lookup(table: np.ndarray, b: int, tag: int) -> int:
+    """The entry of bucket ``b`` whose quotient and epoch are ``tag``'s (0: none)."""
+    if (table[b] >> QUOTIENT_AT) == (tag >> QUOTIENT_AT):
         return table[b]
-    if (table[b + 1] >> QUOTIENT_AT) == want:
+    if (table[b + 1] >> QUOTIENT_AT) == (tag >> QUOTIENT_AT):
         return table[b + 1]
     return 0
+
+
+@numba.njit(cache=True, inline="always")
+def _entry(table: np.ndarray, key: int, moves: int, epoch: int) -> int:
+    """The table's entry of a position (0: none)."""
+    key, _ = _canonical(key, moves)
+    buckets = table.shape[0] >> 1
+    return _lookup(table, (key % buckets) << 1, epoch | ((key // buckets) << QUOTIENT_AT))
+
+
+@numba.njit(cache=True, inline="always")
+def _order(
+    current: int, mask: int, nxt: int, tt_move: int, cand: np.ndarray, score: np.ndarray
+) -> int:
+    """The playable moves of ``nxt`` in ``cand`` in search order (their count returned): the
+    table's move first, then most new threats, centre first among equals (a stable insertion
+    sort)."""
+    n = 0
+    for i in range(W):
+        col = ORDER[i]
+        move = nxt & (COLUMN << (col * H1))
+        if move:
+            s = _popcount(_winning_spots(current | move, mask))
+            if col == tt_move:
+                s += TT_BONUS
+            j = n
+            while j > 0 and score[j - 1] < s:
+                cand[j] = cand[j - 1]
+                score[j] = score[j - 1]
+                j -= 1
+            cand[j] = move
+            score[j] = s
+            n += 1
+    return n
 
 
 @numba.njit(cache=True)
@@ -248,21 +286,13 @@ def negamax(
         if alpha >= beta:
             return alpha
     hi = (SIZE - 1 - moves) // 2
-    key = current + mask
-    flip = False
-    if moves < SYMMETRY_BELOW:
-        mkey = _mirror(key)
-        if mkey < key:
-            key = mkey
-            flip = True
+    key, flip = _canonical(current + mask, moves)
     buckets = table.shape[0] >> 1
     b = (key % buckets) << 1
     tag = ctl[EPOCH] | ((key // buckets) << QUOTIENT_AT)
     tt_move = NO_MOVE
-    entry = table[b]
-    if (entry >> QUOTIENT_AT) != (tag >> QUOTIENT_AT):
-        entry = table[b + 1]
-    if (entry >> QUOTIENT_AT) == (tag >> QUOTIENT_AT):
+    entry = _lookup(table, b, tag)
+    if entry:
         val = entry & VALUE
         tt_move = (entry >> MOVE_AT) & 7
         if tt_move != NO_MOVE and flip:
@@ -283,25 +313,8 @@ def negamax(
     v = _child_cutoff(current, mask, moves, nxt, beta, table, ctl[EPOCH])
     if v >= beta:
         return v
-    # order: the table's move first, then most new threats, centre first among equals
     cand = work[moves, :W]
-    score = work[moves, W:]
-    n = 0
-    for i in range(W):
-        col = ORDER[i]
-        move = nxt & (COLUMN << (col * H1))
-        if move:
-            s = _popcount(_winning_spots(current | move, mask))
-            if col == tt_move:
-                s += TT_BONUS
-            j = n
-            while j > 0 and score[j - 1] < s:
-                cand[j] = cand[j - 1]
-                score[j] = score[j - 1]
-                j -= 1
-            cand[j] = move
-            score[j] = s
-            n += 1
+    n = _order(current, mask, nxt, tt_move, cand, work[moves, W:])
     best = NO_MOVE
     best_v = -SIZE
     for i in range(n):
