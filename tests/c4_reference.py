@@ -3,7 +3,8 @@ one always-replaced slot per position, threat-count ordering, no enhanced cutoff
 sharing), kept as an independent reference for the tests: a different ordering and table
 change the node counts, never a score.
 
-Same bitboards and score convention as :mod:`puzzlekit.families.games._c4kernel`; no budget.
+Same bitboards, score convention, win test and move pruning as
+:mod:`puzzlekit.families.games._c4kernel` (imported from it); no budget.
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ from puzzlekit.families.games._c4kernel import (
     SIZE,
     H,
     W,
+    _non_losing,
     _winning_spots,
 )
 
@@ -32,18 +34,6 @@ def _count(m: int) -> int:
         m &= m - 1
         c += 1
     return c
-
-
-@numba.njit(cache=True)
-def _non_losing(current: int, mask: int) -> int:
-    possible = (mask + BOTTOM) & BOARD
-    threat = _winning_spots(current ^ mask, mask)
-    forced = possible & threat
-    if forced:
-        if forced & (forced - 1):
-            return 0
-        possible = forced
-    return possible & ~(threat >> 1)
 
 
 @numba.njit(cache=True)
@@ -80,17 +70,12 @@ def _negamax(current: int, mask: int, moves: int, alpha: int, beta: int, table: 
     for i in range(W):
         move = nxt & (((1 << H) - 1) << (ORDER[i] * H1))
         if move:
-            s = _count(_winning_spots(current | move, mask))
-            j = n
-            while j > 0 and score[j - 1] < s:
-                cand[j] = cand[j - 1]
-                score[j] = score[j - 1]
-                j -= 1
-            cand[j] = move
-            score[j] = s
+            cand[n] = move
+            score[n] = -_count(_winning_spots(current | move, mask))
             n += 1
-    for i in range(n):
-        v = -_negamax(current ^ mask, mask | cand[i], moves + 1, -beta, -alpha, table)
+    cand = cand[np.argsort(score[:n], kind="mergesort")]  # most threats first, stable
+    for move in cand:
+        v = -_negamax(current ^ mask, mask | move, moves + 1, -beta, -alpha, table)
         if v >= beta:
             if MIN_SCORE <= v <= MAX_SCORE:
                 table[slot, 0] = key
