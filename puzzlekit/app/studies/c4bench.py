@@ -17,7 +17,9 @@ load on the shared machine weighs on neither side alone.
 with ``moves s1 .. s7 nodes wall_us cpu_us`` (``-1000`` for a full column): Pons' ``Solver``
 with a main that calls ``reset()`` (not timed) and ``analyze()`` between two clock reads
 (docs/games.md has it and the build command). ``--empty`` solves the empty board's value (a
-first-player win) and prints the wall and CPU seconds and nodes.
+first-player win) and prints the wall and CPU seconds and nodes; ``--only-centre`` then proves
+that no other first move wins (a null-window search per mirror pair of columns, on the same
+table) and exits 1 if one might.
 Nothing here asserts a time: these are reported figures. The command exits 1 when our scores
 or a peer's disagree with the committed ones. ``--nodes STONES`` solves the first STONES moves
 of the committed positions (a fixed set) and prints each one's nodes and CPU seconds: the
