@@ -64,3 +64,30 @@ def test_a_driver_answering_another_position_is_an_error(tmp_path: Path) -> None
     script.write_text("import sys\nfor line in sys.stdin:\n    print('4', *[0] * 7, 1, 1, 1)\n")
     with pytest.raises(RuntimeError, match="the driver answered"):
         c4bench.pons_pass(shlex.join([sys.executable, str(script)]), list(table))
+
+
+def test_the_command_fails_when_the_peer_disagrees(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path, chosen = _subset(tmp_path)
+    table = {p["moves"]: dict(p["moveScores"]) for p in chosen}
+    argv = ["--data", str(path), "--bands", "late", "--no-bitbully", "--pons"]
+    assert c4bench.main([*argv, _driver(tmp_path, table)]) == 0
+    assert json.loads(capsys.readouterr().out)["peerWrong"] == []
+    spoiled = chosen[2]["moves"]
+    col = next(iter(table[spoiled]))
+    table[spoiled][col] -= 1
+    assert c4bench.main([*argv, _driver(tmp_path, table)]) == 1
+    captured = capsys.readouterr()
+    out = json.loads(captured.out)
+    assert out["peerWrong"] == [spoiled] and out["wrong"] == []
+    assert "1 of the peer's answers disagree" in captured.err
+
+
+def test_node_counts_cover_a_fixed_set_of_early_positions() -> None:
+    moves = c4bench.early_positions(DATA, 16, 3)
+    assert moves == c4bench.early_positions(DATA, 16, 3) and len(moves) == 3
+    assert all(len(m) == 16 for m in moves)
+    res = c4bench.node_counts(DATA, 16, 3)
+    assert [p["moves"] for p in res["positions"]] == moves
+    assert res["nodes"] == sum(p["nodes"] for p in res["positions"]) > 0

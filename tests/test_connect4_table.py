@@ -53,7 +53,8 @@ def test_the_epochs_wrap_by_zeroing_the_table_and_answers_stay_the_same() -> Non
     moves = SAMPLE[3]["moves"]
     want = _fresh(moves, 1009)
     table = connect4._table(1009)
-    assert table.shift == 8 + (((1 << 49) - 1) // 1009).bit_length()
+    assert table.buckets == 503 and table.slots.shape == (1006,)
+    assert table.shift == 16 + (((1 << 49) - 1) // 503).bit_length()
     last = (1 << (63 - table.shift)) - 1  # the last epoch the tag can hold
     table.epoch = last - 1
     assert _reused(moves, 1009) == want
@@ -81,6 +82,7 @@ def test_each_thread_has_its_own_table() -> None:
     assert connect4._table(connect4.TABLE_SIZE) is mine
 
 
-def test_a_table_needs_a_slot() -> None:
-    with pytest.raises(ValueError, match="at least one slot"):
-        connect4.Table(0)
+def test_a_table_needs_a_bucket() -> None:
+    for size in (0, 1):
+        with pytest.raises(ValueError, match="at least two slots"):
+            connect4.Table(size)

@@ -17,8 +17,13 @@ load on the shared machine weighs on neither side alone.
 with ``moves s1 .. s7 nodes wall_us cpu_us`` (``-1000`` for a full column): Pons' ``Solver``
 with a main that calls ``reset()`` (not timed) and ``analyze()`` between two clock reads
 (docs/games.md has it and the build command). ``--empty`` solves the empty board's value (a
-first-player win) and prints the wall and CPU seconds and nodes.
-Nothing here asserts a time: these are reported figures.
+first-player win) and prints the wall and CPU seconds and nodes; ``--only-centre`` then proves
+that no other first move wins (a null-window search per mirror pair of columns, on the same
+table) and exits 1 if one might.
+Nothing here asserts a time: these are reported figures. The command exits 1 when our scores
+or a peer's disagree with the committed ones. ``--nodes STONES`` solves the first STONES moves
+of the committed positions (a fixed set) and prints each one's nodes and CPU seconds: the
+search's cost in a measure the machine's load does not change.
 
 Not for: tests (``tests/test_connect4.py`` checks the values without timing anything).
 """
@@ -31,6 +36,7 @@ import os
 import shlex
 import statistics
 import subprocess
+import sys
 import time
 from pathlib import Path
 from typing import Any
@@ -228,6 +234,63 @@ def empty_board() -> dict[str, Any]:
     }
 
 
+def early_positions(data: Path, stones: int, count: int) -> list[str]:
+    """A fixed set of early positions: the first ``stones`` moves of the committed positions
+    (in file order, duplicates dropped), the first ``count`` of them."""
+    seen: list[str] = []
+    for p in json.loads(data.read_text())["positions"]:
+        m = p["moves"][:stones]
+        if len(m) == stones and m not in seen:
+            seen.append(m)
+    return seen[:count]
+
+
+def node_counts(
+    data: Path, stones: int, count: int, table_size: int = c4.TABLE_SIZE
+) -> dict[str, Any]:
+    """Nodes and CPU seconds of each early position's score (``connect4.score``, no budget):
+    the search's cost measured by its node count, which the machine's load does not change."""
+    from puzzlekit.app.studies.bench_fast import machine
+
+    c4.score(c4.bitboards(*cells_of(WARM_UP)))  # compile outside the timing
+    out: dict[str, Any] = {"machine": machine(), "stones": stones, "tableSize": table_size}
+    out["positions"] = []
+    for m in early_positions(data, stones, count):
+        cpu = time.process_time()
+        s, spent = c4.score(c4.bitboards(*cells_of(m)), table_size=table_size)
+        cpu = time.process_time() - cpu
+        out["positions"].append({"moves": m, "score": s, "nodes": spent.nodes, "cpuSeconds": cpu})
+    out["nodes"] = sum(p["nodes"] for p in out["positions"])
+    out["cpuSeconds"] = sum(p["cpuSeconds"] for p in out["positions"])
+    out["loadAtEnd"] = os.getloadavg()[0]
+    return out
+
+
+def other_first_moves() -> list[dict[str, Any]]:
+    """After :func:`empty_board` (on the same thread, so the table still holds that search's
+    entries under its epoch): proves that no first move but the centre wins, by one
+    null-window search per column left of the centre (the board is its own mirror image, so
+    column ``6 - c`` scores as column ``c``): the reply's score is at least 0 (a draw or
+    better for the second player). Each column's verdict, nodes and CPU seconds."""
+    from puzzlekit.families.games import _c4kernel as K
+
+    t = c4._table(c4.TABLE_SIZE)
+    out = []
+    for col in range(K.W // 2 - 1, -1, -1):
+        move = K.column_move(0, col)
+        nodes, cpu = t.ctl[K.NODES], time.process_time()
+        v = K.negamax(0, move, 1, -1, 0, t.slots, t.work, t.ctl, t.deadline)
+        out.append(
+            {
+                "columns": [col + 1, K.W - col],
+                "replyScoreAtLeast0": bool(v >= 0),
+                "nodes": int(t.ctl[K.NODES] - nodes),
+                "cpuSeconds": time.process_time() - cpu,
+            }
+        )
+    return out
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--data", type=Path, default=DEFAULT_DATA)
@@ -236,9 +299,27 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--bands", default="late,mid,early", help="bands to run, comma-separated")
     ap.add_argument("--rounds", type=int, default=1, help="passes; each position's fastest")
     ap.add_argument("--empty", action="store_true", help="solve the empty board instead")
+    ap.add_argument(
+        "--only-centre", action="store_true", help="with --empty: no other first move wins"
+    )
+    ap.add_argument(
+        "--nodes", type=int, metavar="STONES", help="node counts of early positions of STONES"
+    )
+    ap.add_argument("--count", type=int, default=12, help="positions for --nodes")
+    ap.add_argument("--table-size", type=int, default=c4.TABLE_SIZE, help="table slots")
     args = ap.parse_args(argv)
+    if args.nodes is not None:
+        print(
+            json.dumps(node_counts(args.data, args.nodes, args.count, args.table_size), indent=1),
+            flush=True,
+        )
+        return 0
     if args.empty:
         print(json.dumps(empty_board()), flush=True)
+        if args.only_centre:
+            proofs = other_first_moves()
+            print(json.dumps({"otherFirstMoves": proofs, "loadAtEnd": os.getloadavg()[0]}))
+            return 0 if all(p["replyScoreAtLeast0"] for p in proofs) else 1
         return 0
     bands = tuple(b for b in args.bands.split(",") if b)
     unknown = sorted(set(bands) - {b[0] for b in BANDS})
@@ -246,7 +327,10 @@ def main(argv: list[str] | None = None) -> int:
         ap.error(f"--bands: unknown band(s) {', '.join(unknown)}")
     res = run(args.data, not args.no_bitbully, args.pons, bands, max(1, args.rounds))
     print(json.dumps(res, indent=2))
-    return 1 if res["wrong"] else 0
+    for side, key in (("ours", "wrong"), ("the peer's", "peerWrong")):
+        if res[key]:
+            print(f"c4bench: {len(res[key])} of {side} answers disagree", file=sys.stderr)
+    return 1 if res["wrong"] or res["peerWrong"] else 0
 
 
 if __name__ == "__main__":

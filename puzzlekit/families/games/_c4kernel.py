@@ -16,14 +16,22 @@ wins, ``(43 - n) // 2`` where ``n`` stones were on the board before the winning 
 a win with one's last stone and 21 a win with one's first); the negative of that when the other
 side wins; 0 for a draw. The winner maximizes it (wins soonest), the loser delays.
 
-Transposition table: one int64 per slot, slot ``key % size`` (size a prime), always replaced;
-the entry is ``epoch << shift | (key // size) << 8 | value``: the slot and the quotient give
-the key back exactly, and the value packs an upper bound (``1..37``) or a lower bound
-(``38..74``). ``ctl[EPOCH]`` holds ``epoch << shift`` of the current query (the caller picks
-``shift`` above the quotient's bits): an entry of another epoch reads as empty, so one table
-serves query after query without clearing it, and each query sees exactly what a zeroed table
-would show (same values, same node counts). Its size is fixed when the caller allocates it:
-that is the memory bound.
+Transposition table: int64 slots in buckets of two, bucket ``key % buckets`` (a prime number
+of buckets) at slots ``2b`` and ``2b + 1``; the entry is ``epoch << shift | (key // buckets)
+<< 16 | stones << 10 | move << 7 | value``: the bucket and the quotient give the key back
+exactly, the value packs an upper bound (``1..37``) or a lower bound (``38..74``), ``move`` is
+the column that last refuted the node (7: none), tried first when the node is met
+again, and ``stones`` how deep the position is. A bound goes over the position's own entry when
+it has one; else into the first slot when that one is stale or holds a position with as many
+stones or more (a smaller search: the larger searches stay), into the second (always replaced)
+otherwise. Positions with fewer than ``SYMMETRY_BELOW`` stones are stored under the smaller of
+their key and their mirror image's, so the two share one entry (the move mirrored). Before
+searching any move, a node looks up its children's entries: an upper bound of a child that
+already refutes the node ends it (an enhanced transposition cutoff). ``ctl[EPOCH]`` holds
+``epoch << shift`` of the current query (the caller picks ``shift`` above the quotient's bits):
+an entry of another epoch reads as empty, so one table serves query after query without
+clearing it, and each query sees exactly what a zeroed table would show (same values, same
+node counts). Its size is fixed when the caller allocates it: that is the memory bound.
 
 Budget: ``ctl`` is ``[nodes, node limit, clock-check interval mask, aborted, epoch tag]`` and
 ``deadline`` one float (``time.perf_counter`` seconds; checked every ``interval`` nodes through
@@ -38,6 +46,7 @@ import time
 
 import numba
 import numpy as np
+from numba.extending import intrinsic
 
 W, H = 7, 6
 H1 = H + 1
@@ -48,9 +57,18 @@ BOTTOM = 0
 for _c in range(W):
     BOTTOM |= 1 << (_c * H1)
 BOARD = BOTTOM * ((1 << H) - 1)
+COLUMN = (1 << H1) - 1
 ORDER = np.array([3, 2, 4, 1, 5, 0, 6], dtype=np.int64)
 
 NODES, LIMIT, INTERVAL, ABORTED, EPOCH = 0, 1, 2, 3, 4
+#: an entry's fields: value (7 bits), best move (3), stones played (6), then the quotient
+VALUE, MOVE_AT, MOVES_AT, QUOTIENT_AT = 127, 7, 10, 16
+#: the move field of an entry that has no move
+NO_MOVE = 7
+#: positions with fewer stones share one entry with their mirror image
+SYMMETRY_BELOW = 43
+#: the ordering score that puts the table's move first (threat counts are at most 42)
+TT_BONUS = 64
 #: the largest position key (``current + mask`` < 2**49)
 MAX_KEY = (1 << 49) - 1
 
@@ -70,13 +88,28 @@ def _winning_spots(pos: int, mask: int) -> int:
     return r & (BOARD ^ mask)
 
 
+@intrinsic
+def _ctpop(typingctx, x):  # type: ignore[no-untyped-def]
+    """The machine's population count (LLVM ``ctpop``) of an int64."""
+
+    def codegen(context, builder, signature, args):  # type: ignore[no-untyped-def]
+        return builder.ctpop(args[0])
+
+    return x(x), codegen
+
+
 @numba.njit(cache=True, inline="always")
 def _popcount(m: int) -> int:
-    c = 0
-    while m:
-        m &= m - 1
-        c += 1
-    return c
+    return _ctpop(m)
+
+
+@numba.njit(cache=True, inline="always")
+def _mirror(key: int) -> int:
+    """The key of the position mirrored left to right (column ``c`` becomes ``6 - c``)."""
+    r = 0
+    for c in range(W):
+        r |= ((key >> (c * H1)) & COLUMN) << ((W - 1 - c) * H1)
+    return r
 
 
 @numba.njit(cache=True)
@@ -114,6 +147,118 @@ def _tick(ctl: np.ndarray, deadline: np.ndarray) -> bool:
     return False
 
 
+@numba.njit(cache=True, inline="always")
+def _column_of(move: int) -> int:
+    """The column of a single stone's bit."""
+    return (_popcount(move - 1)) // H1
+
+
+@numba.njit(cache=True, inline="always")
+def _store(
+    table: np.ndarray, b: int, tag: int, epoch: int, moves: int, best: int, val: int
+) -> None:
+    """Store a bound in bucket ``b``: over the position's own entry if it has one; else in the
+    first slot when that one is stale or holds a position as deep or deeper (a smaller
+    search), in the second slot (always replaced) otherwise. An upper bound without a move
+    keeps the move already stored."""
+    new = tag | (moves << MOVES_AT) | val
+    e0 = table[b]
+    if (e0 >> QUOTIENT_AT) == (tag >> QUOTIENT_AT):
+        if best == NO_MOVE:
+            best = (e0 >> MOVE_AT) & 7
+        table[b] = new | (best << MOVE_AT)
+        return
+    e1 = table[b + 1]
+    if (e1 >> QUOTIENT_AT) == (tag >> QUOTIENT_AT):
+        if best == NO_MOVE:
+            best = (e1 >> MOVE_AT) & 7
+        table[b + 1] = new | (best << MOVE_AT)
+        return
+    if e0 < epoch or ((e0 >> MOVES_AT) & 63) >= moves:
+        table[b] = new | (best << MOVE_AT)
+    else:
+        table[b + 1] = new | (best << MOVE_AT)
+
+
+@numba.njit(cache=True, inline="always")
+def _canonical(key: int, moves: int) -> tuple[int, bool]:
+    """The key a position is stored under (its mirror image's when that is smaller, for
+    positions of fewer than ``SYMMETRY_BELOW`` stones) and whether it was mirrored."""
+    if moves < SYMMETRY_BELOW:
+        mkey = _mirror(key)
+        if mkey < key:
+            return mkey, True
+    return key, False
+
+
+@numba.njit(cache=True, inline="always")
+def _lookup(table: np.ndarray, b: int, tag: int) -> int:
+    """The entry of bucket ``b`` whose quotient and epoch are ``tag``'s (0: none)."""
+    if (table[b] >> QUOTIENT_AT) == (tag >> QUOTIENT_AT):
+        return table[b]
+    if (table[b + 1] >> QUOTIENT_AT) == (tag >> QUOTIENT_AT):
+        return table[b + 1]
+    return 0
+
+
+@numba.njit(cache=True, inline="always")
+def _entry(table: np.ndarray, key: int, moves: int, epoch: int) -> int:
+    """The table's entry of a position (0: none)."""
+    key, _ = _canonical(key, moves)
+    buckets = table.shape[0] >> 1
+    return _lookup(table, (key % buckets) << 1, epoch | ((key // buckets) << QUOTIENT_AT))
+
+
+@numba.njit(cache=True, inline="always")
+def _order(
+    current: int, mask: int, nxt: int, tt_move: int, cand: np.ndarray, score: np.ndarray
+) -> int:
+    """The playable moves of ``nxt`` in ``cand`` in search order (their count returned): the
+    table's move first, then most new threats, centre first among equals (a stable insertion
+    sort)."""
+    n = 0
+    for i in range(W):
+        col = ORDER[i]
+        move = nxt & (COLUMN << (col * H1))
+        if move:
+            s = _popcount(_winning_spots(current | move, mask))
+            if col == tt_move:
+                s += TT_BONUS
+            j = n
+            while j > 0 and score[j - 1] < s:
+                cand[j] = cand[j - 1]
+                score[j] = score[j - 1]
+                j -= 1
+            cand[j] = move
+            score[j] = s
+            n += 1
+    return n
+
+
+@numba.njit(cache=True)
+def _child_cutoff(
+    current: int, mask: int, moves: int, nxt: int, beta: int, table: np.ndarray, epoch: int
+) -> int:
+    """The best lower bound the table's entries of the children give (an enhanced
+    transposition cutoff when it reaches ``beta``); ``-SIZE`` when none does."""
+    best = -SIZE
+    child = current ^ mask
+    for col in range(W):
+        move = nxt & (COLUMN << (col * H1))
+        if move:
+            cmask = mask | move
+            entry = _entry(table, child + cmask, moves + 1, epoch)
+            if entry:
+                val = entry & VALUE
+                if val <= MAX_SCORE - MIN_SCORE + 1:
+                    v = -(val + MIN_SCORE - 1)
+                    if v > best:
+                        best = v
+                        if v >= beta:
+                            return v
+    return best
+
+
 @numba.njit(cache=True)
 def negamax(
     current: int,
@@ -141,13 +286,17 @@ def negamax(
         if alpha >= beta:
             return alpha
     hi = (SIZE - 1 - moves) // 2
-    key = current + mask
-    size = table.shape[0]
-    slot = key % size
-    tag = ctl[EPOCH] | ((key // size) << 8)
-    entry = table[slot]
-    if (entry >> 8) == (tag >> 8):
-        val = entry & 255
+    key, flip = _canonical(current + mask, moves)
+    buckets = table.shape[0] >> 1
+    b = (key % buckets) << 1
+    tag = ctl[EPOCH] | ((key // buckets) << QUOTIENT_AT)
+    tt_move = NO_MOVE
+    entry = _lookup(table, b, tag)
+    if entry:
+        val = entry & VALUE
+        tt_move = (entry >> MOVE_AT) & 7
+        if tt_move != NO_MOVE and flip:
+            tt_move = W - 1 - tt_move
         if val > MAX_SCORE - MIN_SCORE + 1:
             lo = val + 2 * MIN_SCORE - MAX_SCORE - 2
             if alpha < lo:
@@ -160,37 +309,33 @@ def negamax(
         beta = hi
         if alpha >= beta:
             return beta
-    # order: most new threats first, centre first among equals (a stable insertion sort)
+    # enhanced transposition cutoff: a child's upper bound may already refute this node
+    v = _child_cutoff(current, mask, moves, nxt, beta, table, ctl[EPOCH])
+    if v >= beta:
+        return v
     cand = work[moves, :W]
-    score = work[moves, W:]
-    n = 0
-    for i in range(W):
-        col = ORDER[i]
-        move = nxt & (((1 << H) - 1) << (col * H1))
-        if move:
-            s = _popcount(_winning_spots(current | move, mask))
-            j = n
-            while j > 0 and score[j - 1] < s:
-                cand[j] = cand[j - 1]
-                score[j] = score[j - 1]
-                j -= 1
-            cand[j] = move
-            score[j] = s
-            n += 1
+    n = _order(current, mask, nxt, tt_move, cand, work[moves, W:])
+    best = NO_MOVE
+    best_v = -SIZE
     for i in range(n):
         move = cand[i]
         child = current ^ mask
         v = -negamax(child, mask | move, moves + 1, -beta, -alpha, table, work, ctl, deadline)
         if ctl[ABORTED]:
             return 0
+        if v > best_v:
+            best_v = v
+            best = _column_of(move)
         if v >= beta:
             if v <= MAX_SCORE:
-                table[slot] = tag | (v + MAX_SCORE - 2 * MIN_SCORE + 2)
+                if flip:
+                    best = W - 1 - best
+                _store(table, b, tag, ctl[EPOCH], moves, best, v + MAX_SCORE - 2 * MIN_SCORE + 2)
             return v
         if v > alpha:
             alpha = v
     if alpha >= MIN_SCORE:
-        table[slot] = tag | (alpha - MIN_SCORE + 1)
+        _store(table, b, tag, ctl[EPOCH], moves, NO_MOVE, alpha - MIN_SCORE + 1)
     return alpha
 
 
@@ -254,12 +399,18 @@ def move_scores(
     out: np.ndarray,
 ) -> None:
     """The score of every column for the side to move (``out[col]``; -1000 for a full column):
-    a stone that makes four scores ``(43 - moves) // 2``, any other is minus its child's score."""
+    a stone that makes four scores ``(43 - moves) // 2``, any other is minus its child's score.
+    A position that is its own mirror image gives column ``6 - c`` the score of column ``c``."""
     win = _winning_spots(current, mask)
+    key = current + mask
+    symmetric = _mirror(key) == key
     for col in range(W):
         out[col] = -1000
     for i in range(W):
         col = ORDER[i]
+        if symmetric and col > W // 2:
+            out[col] = out[W - 1 - col]  # ORDER visits column 6 - c first
+            continue
         move = column_move(mask, col)
         if move == 0:
             continue

@@ -14,12 +14,13 @@ side wins likewise; 0 a draw. :func:`result_distance` converts a score to the fa
 ``(result, distance)``: 1 win / 0 draw / -1 loss, and the plies to the end under perfect play
 (the winning stone included; a draw ends when the board is full).
 
-Memory: one table of ``table_size`` int64 slots (default a prime near 2**23: 64 MiB) per thread
-and size, allocated zeroed on the thread's first query and kept for the next ones (pages are
-only touched as they are used). Each query gets a new epoch tag, and entries of other epochs
-read as empty, so a query sees exactly what a freshly zeroed table would show: node counts, and
-so reports, do not depend on what was solved before, and no query pays for clearing or faulting
-in a fresh table. :func:`release_tables` drops the calling thread's tables.
+Memory: one table of about ``table_size`` int64 slots (twice the largest prime not above half
+of it: 8,388,574 slots, 64 MiB, by default) per thread and size, allocated zeroed on the
+thread's first query and kept for the next ones (pages are only touched as they are used).
+Each query gets a new epoch tag, and entries of other epochs read as empty, so a query sees
+exactly what a freshly zeroed table would show: node counts, and so reports, do not depend on
+what was solved before, and no query pays for clearing or faulting in a fresh table.
+:func:`release_tables` drops the calling thread's tables.
 """
 
 from __future__ import annotations
@@ -34,7 +35,7 @@ from puzzlekit.core.protocols import SearchBudget
 from puzzlekit.families.games import _c4kernel as K
 from puzzlekit.families.games._game import Unfinished
 
-#: transposition table slots (a prime near 2**23; 8 bytes each: 64 MiB)
+#: transposition table slots asked for (near 2**23; 8 bytes each: 64 MiB)
 TABLE_SIZE = 8_388_593
 #: nodes between two looks at the clock
 CLOCK_INTERVAL = 1 << 14
@@ -89,15 +90,17 @@ class Table:
     solver's scratch space, budget control and output arrays (filled in place per query)."""
 
     def __init__(self, size: int) -> None:
-        if size < 1:
-            raise ValueError(f"a table needs at least one slot, not {size}")
-        self.slots = np.zeros(size, dtype=np.int64)
+        if size < 2:
+            raise ValueError(f"a table needs at least two slots (one bucket), not {size}")
+        #: two slots per bucket, a prime number of buckets (keys are far from random)
+        self.buckets = _prime_at_most(size // 2)
+        self.slots = np.zeros(2 * self.buckets, dtype=np.int64)
         self.work = np.zeros((K.SIZE + 1, 2 * K.W), dtype=np.int64)
         self.ctl = np.zeros(5, dtype=np.int64)
         self.deadline = np.zeros(1)
         self.out = np.zeros(K.W, dtype=np.int64)
-        #: the epoch sits above the value (8 bits) and the key's quotient by the size
-        self.shift = 8 + (K.MAX_KEY // size).bit_length()
+        #: the epoch sits above the entry's fields and the key's quotient by the bucket count
+        self.shift = K.QUOTIENT_AT + (K.MAX_KEY // self.buckets).bit_length()
         self.epoch = 0
 
     def next_tag(self) -> int:
@@ -108,6 +111,13 @@ class Table:
             self.slots.fill(0)
             self.epoch = 1
         return self.epoch << self.shift
+
+
+def _prime_at_most(n: int) -> int:
+    """The largest prime not above ``n`` (``n >= 2``)."""
+    while any(n % d == 0 for d in range(2, int(n**0.5) + 1)):
+        n -= 1
+    return n
 
 
 _local = threading.local()
