@@ -20,7 +20,7 @@ def _compile_kernels() -> None:
     (``__pycache__`` beside its module) before the workers start: on a fresh clone each worker,
     and each command a test starts, then loads the kernels instead of compiling them again."""
     import puzzlekit as pk
-    from puzzlekit.app.studies.c4bench import cells_of
+    from benchmarks.c4bench import cells_of
     from puzzlekit.families.games import connect4
 
     line = ".................1..2.34........524..1.6.....7...........81.9....5....2..6..7...."

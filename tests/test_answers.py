@@ -8,8 +8,8 @@ import numpy as np
 import pytest
 
 import puzzlekit as pk
+from benchmarks.answers_bench import brute_verdict
 from puzzlekit.answers import AnswerVerdict, check_answer, check_answers
-from puzzlekit.app.studies.answers_bench import brute_verdict
 from puzzlekit.families import default_params, families, get_family, resolve
 from puzzlekit.families.games import OnlyWinningMove
 from puzzlekit.generators.base import fresh_puzzle

@@ -39,7 +39,7 @@ def test_bench_without_a_config_is_a_usage_error(tmp_path: Path, capsys) -> None
 
 
 def test_the_speed_benchmark_times_the_generation_loop_with_and_without_a_holdout() -> None:
-    from puzzlekit.app.studies.bench_fast import loop_rate
+    from benchmarks.bench_fast import loop_rate
 
     for holdout in ("sat", None):
         row = loop_rate(3, "bitmask", holdout, seed=7)
@@ -48,7 +48,7 @@ def test_the_speed_benchmark_times_the_generation_loop_with_and_without_a_holdou
 
 
 def test_the_speed_benchmark_compares_kept_checkers_on_sizes_and_families() -> None:
-    from puzzlekit.app.studies.bench_fast import bench_family, bench_size
+    from benchmarks.bench_fast import bench_family, bench_size
 
     size = bench_size({"size": 4, "box": [2, 2], "count": 3}, 1)
     assert size["checks"] == 3 and sum(size["verdicts"].values()) == 3
@@ -63,7 +63,7 @@ def test_the_user_path_benchmark_times_single_batched_and_cli_checks(tmp_path: P
     import json
 
     import puzzlekit as pk
-    from puzzlekit.app.studies.bench_userpath import relabelled
+    from benchmarks.bench_userpath import relabelled
 
     copies = relabelled(LINES, 7)
     assert len({pk.parse("sudoku", line).digest for line in [*LINES, *copies]}) == 6

@@ -198,7 +198,7 @@ def test_uniqueness_session_minimizes_like_plain_verification(family: str, param
 
 
 def test_the_benchmarks_pure_python_checker_counts_as_the_verifiers_do() -> None:
-    from puzzlekit.app.studies.pybitmask import PySudoku
+    from benchmarks.pybitmask import PySudoku
 
     py = PySudoku(9, 3, 3)
     fam = get_family("sudoku")

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from puzzlekit.app.studies import c4bench
+from benchmarks import c4bench
 
 DATA = Path(__file__).parent / "data/connect4/positions.json"
 

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from puzzlekit.app.studies.c4bench import cells_of
+from benchmarks.c4bench import cells_of
 from puzzlekit.core.model import Instance
 from puzzlekit.core.protocols import SearchBudget
 from puzzlekit.core.report import Verdict

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from puzzlekit.app.studies.c4bench import cells_of
+from benchmarks.c4bench import cells_of
 from puzzlekit.families.games import connect4
 
 POSITIONS = json.loads((Path(__file__).parent / "data/connect4/positions.json").read_text())[

@@ -10,7 +10,7 @@ import time
 
 import pytest
 
-from puzzlekit.app.studies.budgets import box_sum_killer
+from benchmarks.budgets import box_sum_killer
 from puzzlekit.core import deadline
 from puzzlekit.core.model import Clue, Instance, Predicate
 from puzzlekit.core.protocols import SearchBudget
@@ -188,7 +188,7 @@ def _nine_product_tables() -> Instance:
     """A 9×9 KenKen of nine 9-cell product cages of 125,440, each of another shape: each has
     up to 18,072 tuples, few enough to be a table, and choosing the backend compiled all nine
     (past 30 s) before any budget began."""
-    from puzzlekit.app.studies.budgets import NINE_SHAPES
+    from benchmarks.budgets import NINE_SHAPES
 
     cells: dict[str, list[tuple[int, int]]] = {}
     for r, row in enumerate(NINE_SHAPES):

@@ -285,7 +285,7 @@ def test_the_same_clues_are_answered_from_the_kept_report_and_still_count_as_a_c
 
 
 def test_the_speed_study_measures_every_schema_and_policy(capsys) -> None:
-    from puzzlekit.app.studies import env_speed
+    from benchmarks import env_speed
 
     assert env_speed.main(["--steps", "200", "--json"]) == 0
     import json

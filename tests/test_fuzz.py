@@ -2,10 +2,10 @@
 IDs, kernel requests, ledger bodies and MCP arguments from valid seeds (the golden corpora and
 test data), and every checked-in reproducer (tests/data/fuzz_corpus) is replayed.
 
-Each case runs through :func:`puzzlekit.app.studies.fuzz.run_case` (the CLI's ``main(argv)`` with
-its stdin and files, or the call) and is judged by :func:`~puzzlekit.app.studies.fuzz.judge`: no
+Each case runs through :func:`benchmarks.fuzz.run_case` (the CLI's ``main(argv)`` with
+its stdin and files, or the call) and is judged by :func:`~benchmarks.fuzz.judge`: no
 traceback, no hang, an exit code in {0, 1, 2}, one ``puzzlekit:`` line for exit 2, and an answer
-for every input line. The long run is ``python -m puzzlekit.app.studies.fuzz``
+for every input line. The long run is ``python -m benchmarks.fuzz``
 (docs/reliability.md).
 """
 
@@ -19,8 +19,8 @@ import pytest
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
-from puzzlekit.app.studies.fuzz import judge, load_reproducer, reuse_parser, run_case
-from puzzlekit.app.studies.fuzz_cases import (
+from benchmarks.fuzz import judge, load_reproducer, reuse_parser, run_case
+from benchmarks.fuzz_cases import (
     EVIL_TOKENS,
     LOOKALIKE_DIGITS,
     Case,
@@ -218,8 +218,8 @@ def test_a_hang_whose_alarm_a_finalizer_swallowed_is_a_hang(monkeypatch) -> None
     import time
 
     import puzzlekit.app.cli
-    from puzzlekit.app.studies.fuzz import judge, run_case
-    from puzzlekit.app.studies.fuzz_cases import Case
+    from benchmarks.fuzz import judge, run_case
+    from benchmarks.fuzz_cases import Case
 
     class Slow:
         def __del__(self) -> None:

@@ -10,8 +10,8 @@ from pathlib import Path
 
 import pytest
 
+from benchmarks.c4bench import cells_of
 from puzzlekit.app.cli import main
-from puzzlekit.app.studies.c4bench import cells_of
 from puzzlekit.families import get_family
 from puzzlekit.families.games import connect4
 

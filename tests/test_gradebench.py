@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from puzzlekit.app.studies import gradebench
+from benchmarks import gradebench
 
 
 def test_gradebench_level_one_two_puzzles(tmp_path):
@@ -18,5 +18,5 @@ def test_gradebench_level_one_two_puzzles(tmp_path):
     for r in rows:
         assert len(r) == len(header)
         assert r[2].endswith("/2")
-    assert "Command: `python -m puzzlekit.app.studies.gradebench" in text
+    assert "Command: `python -m benchmarks.gradebench" in text
     assert "Machine: nproc" in text

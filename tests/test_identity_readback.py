@@ -1,6 +1,6 @@
 """One puzzle, one digest on every path: for every built-in family and listed schema, generated
 records read back through their text line, their JSON with the clues shuffled and their Parquet
-row give the record's digest (``puzzlekit.app.studies.identity_readback`` measures 200 per
+row give the record's digest (``benchmarks.identity_readback`` measures 200 per
 schema); ``check_family`` fails a family whose paths name clues otherwise (``identity``,
 ``identity-generated``); ``load_run`` reads a run written before the canonical order."""
 
@@ -14,7 +14,7 @@ from typing import Any
 import pandas as pd
 import pytest
 
-from puzzlekit.app.studies.identity_readback import FORMS, builtin_schemas, readback
+from benchmarks.identity_readback import FORMS, builtin_schemas, readback
 from puzzlekit.core.model import Clue, Instance
 from puzzlekit.families import FAMILIES, register_family
 from puzzlekit.families.latin import Latin

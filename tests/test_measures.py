@@ -7,7 +7,7 @@ from __future__ import annotations
 import pytest
 
 import puzzlekit
-from puzzlekit.app.studies.gap_uniformity import chi2_sf, chi_square_uniform, top_cell_histograms
+from benchmarks.gap_uniformity import chi2_sf, chi_square_uniform, top_cell_histograms
 from puzzlekit.core.model import Clue, Instance
 from puzzlekit.core.report import Verdict, VerifierReport
 from puzzlekit.families.tools import register_tool

@@ -115,7 +115,7 @@ def test_the_pages_other_python_examples_state_what_they_print() -> None:
 
 
 def test_the_models_bench_study_behind_the_figures_runs_quick(capsys) -> None:
-    from puzzlekit.app.studies import models_bench
+    from benchmarks import models_bench
 
     assert models_bench.main(["--quick"]) == 0
     out = capsys.readouterr().out

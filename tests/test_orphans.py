@@ -21,7 +21,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from puzzlekit.app.studies.mcp_queue import initialize
+from benchmarks.mcp_queue import initialize
 from tests.proc_helpers import alive, descendants, needs_proc
 
 ROOT = Path(__file__).resolve().parent.parent

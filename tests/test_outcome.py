@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from puzzlekit.app.cli import main
-from puzzlekit.app.studies.publish_gate import check_hypotheses, load_config, run_publish_gate
+from puzzlekit.app.experiment.publish_gate import check_hypotheses, load_config, run_publish_gate
 from puzzlekit.audit.escalation import Dispatcher, EscalationStore, as_checkpoint
 from puzzlekit.audit.ledger import Ledger
 from puzzlekit.audit.logic import LogicValue

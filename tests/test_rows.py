@@ -252,7 +252,8 @@ def test_generate_and_run_give_the_same_loops_for_one_spec_and_seed():
 
 
 def test_every_producer_runs_its_loops_through_the_one_driver(monkeypatch, tmp_path):
-    from puzzlekit.app.studies import gradebench, loopbench, publish_gate
+    from benchmarks import gradebench, loopbench
+    from puzzlekit.app.experiment import publish_gate
     from puzzlekit.loop.batch import GenerateConfig, generate
 
     seen: list[str] = []

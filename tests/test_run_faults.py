@@ -200,9 +200,9 @@ def test_fuzzed_files_get_an_answer(kind, monkeypatch):
     report drawn (seconds each, and the report's own tests draw it)."""
     import random
 
-    from puzzlekit.app.studies import fuzz_files
-    from puzzlekit.app.studies.fuzz import judge, reuse_parser, run_case
-    from puzzlekit.app.studies.fuzz_cases import Seeds, make_case
+    from benchmarks import fuzz_files
+    from benchmarks.fuzz import judge, reuse_parser, run_case
+    from benchmarks.fuzz_cases import Seeds, make_case
 
     monkeypatch.setattr(fuzz_files, "REPORT_SHARE", 0.0)
     reuse_parser()

@@ -1,7 +1,7 @@
 """Start-up stays cheap: what ``import puzzlekit``, ``puzzlekit --help`` and a Sudoku load.
 
 Each check is a fresh interpreter reading ``sys.modules`` (no timing: figures come from
-``python -m puzzlekit.app.studies.startup``). The lazy registries' tables are held to the
+``python -m benchmarks.startup``). The lazy registries' tables are held to the
 modules they name.
 """
 

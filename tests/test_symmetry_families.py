@@ -15,7 +15,7 @@ from collections.abc import Iterator
 import numpy as np
 import pytest
 
-from puzzlekit.app.studies.symmetry_images import FLIPS, TURNS, Turn, moved_clues, solution_grid
+from benchmarks.symmetry_images import FLIPS, TURNS, Turn, moved_clues, solution_grid
 from puzzlekit.core.model import Clue, Instance
 from puzzlekit.families import get_family
 

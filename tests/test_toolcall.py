@@ -280,7 +280,7 @@ def test_the_loop_asks_an_oracle_filter_for_field_verdicts() -> None:
 
 
 def test_the_verdict_signal_study_runs_both_strategies_as_a_user_does() -> None:
-    from puzzlekit.app.studies.verdict_signal import SCHEMAS, run_one
+    from benchmarks.verdict_signal import SCHEMAS, run_one
 
     got = {s: run_one(SCHEMAS[0], s, 4, 0) for s in ("adaptive", "adaptive-gap-only")}
     for one in got.values():

@@ -10,7 +10,7 @@
 2. **stuck → reveal.** A run that gets stuck reveals the true value of one stuck cell and goes
    on from where it stopped, until it finishes: nothing is solved twice. The cell is one with
    the fewest candidates left (ties by the seeded rng): the least telling reveal, so the puzzle
-   overshoots below the target least often (``python -m puzzlekit.app.studies.gradebench
+   overshoots below the target least often (``python -m benchmarks.gradebench
    --reveal-study``
    compares the choices). At the family's top level (``search``) being stuck is the target
    itself.

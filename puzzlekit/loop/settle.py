@@ -19,7 +19,7 @@ goes in; one :class:`Settlement` comes out, after these stages:
 
 Not for: running the loop (:mod:`puzzlekit.loop.driver`), choosing where a stop goes
 (:mod:`puzzlekit.audit.stopping`), how a decision is made (:mod:`puzzlekit.audit.kernel`) or the
-publish-gate study (:mod:`puzzlekit.app.studies.publish_gate`). The pure parts
+publish-gate study (:mod:`puzzlekit.app.experiment.publish_gate`). The pure parts
 (:func:`~puzzlekit.loop.steps.audit_steps`, :func:`derive_and_decide`) take their times as
 arguments; only :func:`settle` touches files, and it reads the clock only when no time is passed
 in.

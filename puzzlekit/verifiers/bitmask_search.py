@@ -34,7 +34,7 @@ CHUNK = 4096
 #: (:func:`~puzzlekit.verifiers.bitmask_kernel9.search9`): the same solutions in the same order
 #: with fewer nodes (top1465, counting to two: 64 against 164 a puzzle), but no less CPU time at
 #: today's cost of a look-ahead (forum-hardest: 1.5× more; ``python -m
-#: puzzlekit.app.studies.kernel9_bench``, docs/bench_verify.md), so off
+#: benchmarks.kernel9_bench``, docs/bench_verify.md), so off
 LOOKAHEAD = False
 
 

@@ -1,9 +1,9 @@
 """``puzzlekit bench CONFIG [--out DIR]``: run a verification benchmark.
 
-See :mod:`puzzlekit.app.studies.bench_verify`; a config with ``study = "bench_fast"`` is the speed
-benchmark of :mod:`puzzlekit.app.studies.bench_fast`, ``study = "user_path"`` the user's-path
-benchmark of :mod:`puzzlekit.app.studies.bench_userpath`, ``study = "generate"`` the generation
-benchmark of :mod:`puzzlekit.app.studies.genbench`.
+See :mod:`benchmarks.bench_verify`; a config with ``study = "bench_fast"`` is the speed
+benchmark of :mod:`benchmarks.bench_fast`, ``study = "user_path"`` the user's-path
+benchmark of :mod:`benchmarks.bench_userpath`, ``study = "generate"`` the generation
+benchmark of :mod:`benchmarks.genbench`.
 """
 
 from __future__ import annotations
@@ -26,7 +26,7 @@ def register(sub: argparse._SubParsersAction) -> None:
 def cmd_bench(args: argparse.Namespace) -> int:
     import tomllib
 
-    from puzzlekit.app.studies import bench_fast, bench_userpath, bench_verify, genbench
+    from benchmarks import bench_fast, bench_userpath, bench_verify, genbench
     from puzzlekit.core.reading import ReadError, load_toml_file
 
     config = Path(args.config)

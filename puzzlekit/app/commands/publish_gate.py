@@ -1,6 +1,6 @@
 """``puzzlekit publish-gate CONFIG``: the publish gate's prospective test.
 
-Runs :func:`puzzlekit.app.studies.publish_gate.run_publish_gate` over the config's arms and
+Runs :func:`puzzlekit.app.experiment.publish_gate.run_publish_gate` over the config's arms and
 schemas and prints one JSON row per (arm, schema), then the pre-registered hypotheses that
 failed. Exit 1 when any failed. Until the experiment runner covers it, this is the command behind
 docs/publish_gate.md.
@@ -64,7 +64,7 @@ def check_names(config: dict) -> None:
 
 
 def cmd_publish_gate(args: argparse.Namespace) -> int:
-    from puzzlekit.app.studies.publish_gate import (
+    from puzzlekit.app.experiment.publish_gate import (
         check_hypotheses,
         load_config,
         run_publish_gate,

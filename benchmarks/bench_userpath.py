@@ -2,7 +2,7 @@
 search, ``pk.verify_many`` per puzzle, and ``puzzlekit verify`` on a file.
 
 Run: ``puzzlekit bench experiments/bench_user_path.toml --out DIR`` (the config says
-``study = "user_path"``), or ``python puzzlekit/app/studies/bench_userpath.py CONFIG --out DIR``
+``study = "user_path"``), or ``python benchmarks/bench_userpath.py CONFIG --out DIR``
 (with ``PYTHONPATH`` at another checkout, to measure it with the same code: only the public API
 and the bitmask internals every version has are used; ``verify_many`` is skipped where absent).
 
@@ -34,7 +34,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
-from puzzlekit.app.studies.bench_fast import machine
+from benchmarks.bench_fast import machine
 
 
 def relabelled(lines: Sequence[str], seed: int) -> list[str]:

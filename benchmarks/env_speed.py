@@ -1,7 +1,7 @@
 """How fast the generator environment steps: ``puzzlekit/Generate-v0`` on 4×4 and 9×9 Sudoku,
 one process, with a random policy and with a submit-heavy one.
 
-Run ``python -m puzzlekit.app.studies.env_speed --steps 50000`` (``--out FILE.md`` also writes
+Run ``python -m benchmarks.env_speed --steps 50000`` (``--out FILE.md`` also writes
 the table; ``--json`` prints the measures). Each environment is made with ``gymnasium.make``
 (its default wrappers included, as a learner gets it), reset and submitted once before the
 clock (numba's compiled search loads on the first call), then steps through actions drawn in
@@ -158,7 +158,7 @@ def main(argv: list[str] | None = None) -> int:
     lines = [
         "# Generator environment speed",
         "",
-        f"Command: `python -m puzzlekit.app.studies.env_speed --steps {args.steps}` "
+        f"Command: `python -m benchmarks.env_speed --steps {args.steps}` "
         f"(seed {args.seed}) — {_cpu()}, {os.cpu_count()} cores, Python "
         f"{platform.python_version()}, one process; load average {load_before} before the "
         f"run, {_load()} after it (other jobs on the cores slow every figure alike).",

@@ -1,6 +1,6 @@
 """Does ``pattern`` find a defect planted in the base generator, and what does it save?
 
-Run ``python -m puzzlekit.app.studies.pattern_defect --loops 500`` (``--out FILE.md`` also
+Run ``python -m benchmarks.pattern_defect --loops 500`` (``--out FILE.md`` also
 writes the table, ``--json`` prints the measures). Four arms of one 6×6 Sudoku run each
 (``k = 10`` start clues, filter ``sat``, holdout ``enumerative`` in its own process), every arm
 one driver, so ``pattern`` learns across all its loops: ``adaptive`` and ``pattern`` with the

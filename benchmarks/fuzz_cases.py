@@ -1,4 +1,4 @@
-"""Malformed inputs for the fuzz run (:mod:`puzzlekit.app.studies.fuzz`): each :class:`Case` is
+"""Malformed inputs for the fuzz run (:mod:`benchmarks.fuzz`): each :class:`Case` is
 one command line (with its stdin and files) or one in-process call of an MCP tool's work or of
 the review kernel, built from a valid seed and broken on purpose by a seeded ``random.Random``.
 
@@ -441,7 +441,7 @@ def _file_case(builder: str) -> Any:
     valid material built on first use."""
 
     def build(rng: random.Random, seeds: Seeds) -> Case:
-        from puzzlekit.app.studies import fuzz_files
+        from benchmarks import fuzz_files
 
         if builder == "checkpoint_case":
             return fuzz_files.checkpoint_case(rng)

@@ -6,7 +6,7 @@ For each arm (a filter/holdout pair) and schema, :func:`run_arm` drives ``count`
 every accepted puzzle whatever its stop ("kernel alone"), so that a gate that relied only on the
 stopping condition would show. :func:`check_hypotheses` judges the pre-registered claims.
 
-Run ``puzzlekit publish-gate CONFIG`` or ``python -m puzzlekit.app.studies.publish_gate CONFIG``.
+Run ``puzzlekit publish-gate CONFIG`` or ``python -m puzzlekit.app.experiment.publish_gate CONFIG``.
 Not for: settling itself (:mod:`puzzlekit.loop.settle`).
 """
 
@@ -160,10 +160,10 @@ def check_hypotheses(rows: Sequence[Mapping[str, Any]]) -> list[str]:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """``python -m puzzlekit.app.studies.publish_gate CONFIG``: run the test, print JSON rows."""
+    """``python -m puzzlekit.app.experiment.publish_gate CONFIG``: run the test, print JSON rows."""
     args = list(sys.argv[1:] if argv is None else argv)
     if len(args) != 1:
-        print("usage: python -m puzzlekit.app.studies.publish_gate CONFIG.toml", file=sys.stderr)
+        print("usage: python -m puzzlekit.app.experiment.publish_gate CONFIG.toml", file=sys.stderr)
         return 2
     rows = run_publish_gate(load_config(args[0]))
     failed = check_hypotheses(rows)

@@ -1,7 +1,7 @@
 """Do searches stop on their budget? Every verifier and ``grade`` on hard inputs of every family,
 with a small budget, each check in a child process of its own: wall time and peak memory.
 
-Run ``python -m puzzlekit.app.studies.budgets --budget 2`` (``--family sudoku`` to pick families,
+Run ``python -m benchmarks.budgets --budget 2`` (``--family sudoku`` to pick families,
 ``--out DIR`` to keep ``budgets.md`` and ``budgets.json``). Goals (issue 19): every check stops
 within 1.5 × budget + 1 s, and its peak memory stays under 2 GB. A check over ``--kill-after``
 seconds or over ``--max-rss-mb`` is killed and reported so. A benchmark, not a test: it prints
@@ -137,7 +137,7 @@ def box_sum_killer(n: int, b: int) -> Instance:
     return Instance.make("sudoku-killer", {"size": n}, clues)
 
 
-HARD_SUDOKU = Path(__file__).resolve().parents[3] / "tests" / "data" / "sudoku9_top1465_sample.txt"
+HARD_SUDOKU = Path(__file__).resolve().parents[1] / "tests" / "data" / "sudoku9_top1465_sample.txt"
 
 
 def _params_list(family: str) -> list[dict[str, Any]]:
@@ -367,7 +367,7 @@ def markdown(rows: list[dict[str, Any]], budget: float, load_before: str = "") -
         "peak under 2048 MB)",
         "",
         f"Machine: {platform.machine()}, {os.cpu_count()} cores, Python "
-        f"{platform.python_version()}; command: `python -m puzzlekit.app.studies.budgets "
+        f"{platform.python_version()}; command: `python -m benchmarks.budgets "
         f"--budget {budget:g}`.",
         "",
         f"Load average (1, 5, 15 min) at the start: {load_before or 'unknown'}; at the end: "

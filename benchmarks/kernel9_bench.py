@@ -1,7 +1,7 @@
 """The 9×9 bitboard search against the general compiled search, and its locked-candidate
 look-ahead: nodes and CPU time of the compiled search alone on the 9×9 sets.
 
-Run: ``python -m puzzlekit.app.studies.kernel9_bench [CONFIG]`` (default
+Run: ``python -m benchmarks.kernel9_bench [CONFIG]`` (default
 ``experiments/bench_user_path.toml``: its ``[[sets]]`` and seed; the same fresh copies as the
 user's-path benchmark). For each puzzle the same prepared search runs on each kernel
 (``general``: :mod:`~puzzlekit.verifiers.bitmask_kernel`; ``grid9``:
@@ -52,7 +52,7 @@ def _search(inst: Any, kernel: str) -> tuple[float, int, np.ndarray]:
 
 def run(config_path: Path) -> list[dict[str, Any]]:
     import puzzlekit as pk
-    from puzzlekit.app.studies.bench_userpath import relabelled
+    from benchmarks.bench_userpath import relabelled
 
     config = tomllib.loads(config_path.read_text("utf-8"))
     root = config_path.resolve().parent.parent

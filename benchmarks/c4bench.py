@@ -2,7 +2,7 @@
 the same run against Pascal Pons' solver (``--pons DRIVER``, built locally) and ``bitbully``
 (the optional extra ``games-check``) when it is installed.
 
-``python -m puzzlekit.app.studies.c4bench [--data tests/data/connect4/positions.json]
+``python -m benchmarks.c4bench [--data tests/data/connect4/positions.json]
 [--bands late,mid] [--pons DRIVER]`` times every move's value of every committed position (late
 24+ stones, mid 16–23, early 10–15), checks each against the committed scores, and prints per
 band the median, mean and maximum wall and CPU seconds per position: ours through the solver
@@ -177,7 +177,7 @@ def run(
 ) -> dict[str, Any]:
     """Time and check every committed position of ``bands``, ``rounds`` times (each position's
     fastest round counts, wall and CPU apart); the figures per band."""
-    from puzzlekit.app.studies.bench_fast import machine
+    from benchmarks.bench_fast import machine
 
     positions = json.loads(data.read_text())["positions"]
     chosen = [
@@ -215,7 +215,7 @@ def run(
 def empty_board() -> dict[str, Any]:
     """The empty board's value, seconds and nodes (no budget)."""
     cells, side = cells_of("")
-    from puzzlekit.app.studies.bench_fast import machine
+    from benchmarks.bench_fast import machine
 
     c4.score(c4.bitboards(*cells_of(WARM_UP)))  # compile outside the timing
     at_start = machine()
@@ -250,7 +250,7 @@ def node_counts(
 ) -> dict[str, Any]:
     """Nodes and CPU seconds of each early position's score (``connect4.score``, no budget):
     the search's cost measured by its node count, which the machine's load does not change."""
-    from puzzlekit.app.studies.bench_fast import machine
+    from benchmarks.bench_fast import machine
 
     c4.score(c4.bitboards(*cells_of(WARM_UP)))  # compile outside the timing
     out: dict[str, Any] = {"machine": machine(), "stones": stones, "tableSize": table_size}

@@ -4,7 +4,7 @@ fresh interpreter ``--repeats`` times, drawn by the default number of processes 
 the command and every process it waited for); then, in this process, each figure drawn
 ``--repeats`` times, its least CPU seconds (what drawing it costs with nothing else in the way).
 
-Run ``python -m puzzlekit.app.studies.report_cost RUN_DIR`` (a directory of ``puzzlekit run``,
+Run ``python -m benchmarks.report_cost RUN_DIR`` (a directory of ``puzzlekit run``,
 e.g. of ``experiments/quickstart.toml``); it writes into a copy. A benchmark, not a test:
 nothing asserts.
 """
@@ -22,7 +22,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from puzzlekit.app.studies.startup import child_cpu
+from benchmarks.startup import child_cpu
 
 
 def _report(run: Path, workers: str | None) -> tuple[float, float]:

@@ -3,10 +3,10 @@ oracle filter for the ``fieldVerdicts`` extra and reveals the hidden field whose
 leaves the fewest solutions, counted over every completion) against ``adaptive-gap-only`` (the
 same strategy reading only the discriminative gap of the capped solutions), on toolcall schemas.
 
-Run ``python -m puzzlekit.app.studies.verdict_signal`` (``--count``, ``--seeds``). Each run is
+Run ``python -m benchmarks.verdict_signal`` (``--count``, ``--seeds``). Each run is
 the user's command, ``puzzlekit generate toolcall --params P --strategy S --count N --seed K``
 with the family's default filter (``oracle``) and holdout (``oracle-plain``), in a process of its
-own, with ``--plugin puzzlekit.app.studies.verdict_signal`` (this module registers
+own, with ``--plugin benchmarks.verdict_signal`` (this module registers
 ``adaptive-gap-only``). It prints one Markdown row per schema and strategy: puzzles accepted,
 holdout rejects, filter calls per accepted puzzle, mean clues of the accepted puzzles, wall
 seconds summed over the runs (process start included). A benchmark, not a test: it prints what
@@ -58,7 +58,7 @@ def run_one(params: dict[str, Any], strategy: str, count: int, seed: int) -> dic
             sys.executable, "-m", "puzzlekit", "generate", "toolcall",
             "--params", json.dumps(params), "--strategy", strategy, "--count", str(count),
             "--seed", str(seed), "--out", str(out), "--quiet",
-            "--plugin", "puzzlekit.app.studies.verdict_signal",
+            "--plugin", "benchmarks.verdict_signal",
         ]  # fmt: skip
         start = time.perf_counter()
         code = subprocess.run(argv, check=False).returncode

@@ -1,6 +1,6 @@
 """What a verification costs when reports compute only what is asked, measured in one run.
 
-Run ``python -m puzzlekit.app.studies.bench_extras`` (``--quick`` for a small sample, ``--data``
+Run ``python -m benchmarks.bench_extras`` (``--quick`` for a small sample, ``--data``
 for the directory of the shared 9×9 sets). It prints four tables, every variant of a table
 measured on the same instances in the same process, interleaved instance by instance (the
 machine is shared, so only ratios within a table mean much):

@@ -1,6 +1,6 @@
 """Study: symmetry classes and dataset export at the sizes issue 30 names.
 
-``python -m puzzlekit.app.studies.dataset_bench --puzzles FILE [--grades FILE]`` with FILE the
+``python -m benchmarks.dataset_bench --puzzles FILE [--grades FILE]`` with FILE the
 JSON Lines of ``puzzlekit generate sudoku`` (9x9) and, optionally, ``puzzlekit grade`` output:
 
 1. **transformed**: the first ``--transformed`` puzzles (default 1,000), each moved by a random
@@ -14,7 +14,7 @@ JSON Lines of ``puzzlekit generate sudoku`` (9x9) and, optionally, ``puzzlekit g
 
 ``--families all`` (or a comma list; no ``--puzzles`` needed) measures every other family with
 a group the same way on seeded random puzzles
-(:mod:`~puzzlekit.app.studies.symmetry_images`): ``--family-transformed`` puzzles (default
+(:mod:`~benchmarks.symmetry_images`): ``--family-transformed`` puzzles (default
 1,000) each moved by a random element of the family's group, rebuilt from the moved solution,
 and ``--family-distinct`` distinct puzzles (default 10,000): how many merged.
 
@@ -108,7 +108,7 @@ def _cpu_with_children() -> float:
 
 
 def families(names: list[str], transformed_n: int, distinct_n: int, seed: int) -> None:
-    from puzzlekit.app.studies.symmetry_images import moved_puzzle, random_puzzle
+    from benchmarks.symmetry_images import moved_puzzle, random_puzzle
 
     for name in names:
         rng = np.random.default_rng([seed, len(name)])
@@ -144,7 +144,7 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--seed", type=int, default=0, help="seed of the group elements")
     args = p.parse_args(argv)
     if args.families:
-        from puzzlekit.app.studies.symmetry_images import FAMILIES
+        from benchmarks.symmetry_images import FAMILIES
 
         names = list(FAMILIES) if args.families == "all" else args.families.split(",")
         unknown = [n for n in names if n not in FAMILIES]

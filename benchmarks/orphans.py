@@ -8,7 +8,7 @@ processes seen, how many were still alive 2 s after the signal, the slowest end 
 (the command included, from the signal) and the loop processes' home directories left in the
 temporary folder.
 
-Run ``python -m puzzlekit.app.studies.orphans`` (Linux: it reads ``/proc``). A benchmark, not a
+Run ``python -m benchmarks.orphans`` (Linux: it reads ``/proc``). A benchmark, not a
 test: nothing asserts (``tests/test_orphans.py`` pins the behaviour).
 """
 
@@ -28,7 +28,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from puzzlekit.app.studies.mcp_queue import initialize
+from benchmarks.mcp_queue import initialize
 from puzzlekit.core.lifeline import tree
 
 BIG = {"size": 25, "box": [5, 5]}

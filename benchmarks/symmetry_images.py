@@ -7,7 +7,7 @@ solution and an index grid moved by numpy (``np.rot90``, ``np.flipud``, a permut
 a cell's clue goes to its moved cell, and what a cell's value decides (an inequality's sign, a
 star) is read from the moved solution; line, edge and run clues are recomputed from it. So a
 family's :meth:`~puzzlekit.core.protocols.Family.canonical_instance` is checked against a move it
-did not make. Used by :mod:`puzzlekit.app.studies.dataset_bench` (``--families``).
+did not make. Used by :mod:`benchmarks.dataset_bench` (``--families``).
 """
 
 from __future__ import annotations

@@ -4,7 +4,7 @@ Sudokus, which run to their time limit) and then ``--fast`` fast ones (``puzzle_
 Sudoku), all at once; it prints, per kind, how many were answered, how many within their limit
 (counted from the moment the request was written), and the wait in seconds.
 
-Run ``python -m puzzlekit.app.studies.mcp_queue`` (``--short-seconds 0`` serves every call as a
+Run ``python -m benchmarks.mcp_queue`` (``--short-seconds 0`` serves every call as a
 long one: no worker is kept for short calls). A benchmark, not a test: nothing asserts.
 """
 

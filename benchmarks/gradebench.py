@@ -16,7 +16,7 @@ Verifier calls count every ``verify`` and every uniqueness-session question. Eac
 strategy) stops at ``--count`` accepted puzzles or ``--time-limit`` seconds; the run is pinned
 to one core where the OS allows it.
 
-Run ``python -m puzzlekit.app.studies.gradebench --out runs/gradebench``; it prints the Markdown
+Run ``python -m benchmarks.gradebench --out runs/gradebench``; it prints the Markdown
 table and
 writes ``gradebench.md``. ``--reveal-study N`` compares instead the ways of picking the stuck
 cell to reveal (:func:`reveal_study`). A benchmark, not a test: nothing here asserts.
@@ -245,9 +245,7 @@ def reveal_study(puzzles: int, levels: Sequence[int], seed: int = 0) -> str:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    p = argparse.ArgumentParser(
-        prog="python -m puzzlekit.app.studies.gradebench", description=__doc__
-    )
+    p = argparse.ArgumentParser(prog="python -m benchmarks.gradebench", description=__doc__)
     p.add_argument("--out", default="runs/gradebench", help="directory for gradebench.md")
     p.add_argument("--levels", default="0-7", help="levels, e.g. 0-3 or 0,1,7")
     p.add_argument("--count", type=int, default=20, help="puzzles wanted per level and strategy")
@@ -272,7 +270,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(reveal_study(args.reveal_study, levels, args.seed))
         return 0
     pinned = "not pinned" if args.no_pin else pin_one_core()
-    command = "python -m puzzlekit.app.studies.gradebench " + " ".join(
+    command = "python -m benchmarks.gradebench " + " ".join(
         sys.argv[1:] if argv is None else list(argv)
     )
     rows = measure(levels, args.count, args.time_limit, args.seed)

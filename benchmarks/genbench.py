@@ -1,7 +1,7 @@
 """Generation speed on the user's path: ``puzzlekit generate`` commands end to end, timed.
 
 Run ``puzzlekit bench experiments/bench_generate.toml --out runs/bench_generate`` (or
-``python -m puzzlekit.app.studies.genbench CONFIG --out DIR``). Each ``[[runs]]`` entry of the
+``python -m benchmarks.genbench CONFIG --out DIR``). Each ``[[runs]]`` entry of the
 config is one ``puzzlekit generate`` command (its ``args``, with ``--seed`` and ``--out`` added),
 run ``repeat`` times in a fresh process; the table gives the accepted puzzles, wall seconds, CPU
 seconds (the command's process and the processes it waited for: the loop process, a holdout
@@ -23,7 +23,7 @@ from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from puzzlekit.app.studies.startup import child_cpu
+from benchmarks.startup import child_cpu
 
 
 def _load() -> float:
@@ -58,7 +58,7 @@ def time_command(args: Sequence[str], seed: int) -> dict[str, Any]:
 
 def run(config_path: Path, out_dir: Path, progress: Callable[[str], None] = print) -> dict:
     """Run every ``[[runs]]`` entry of the config; write ``results.md`` and ``results.json``."""
-    from puzzlekit.app.studies.bench_fast import machine
+    from benchmarks.bench_fast import machine
     from puzzlekit.core.reading import load_toml_file
 
     config = load_toml_file(config_path)
@@ -96,7 +96,7 @@ def markdown(results: Mapping[str, Any]) -> str:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    from puzzlekit.app.studies.bench_fast import config_main
+    from benchmarks.bench_fast import config_main
 
     return config_main(argv, "genbench", run, "runs/bench_generate")
 

@@ -13,7 +13,7 @@ the record's ``instanceDigest``:
 - ``parquet``: the row's ``instanceDigest``, its ``instance`` through ``Instance.from_json``
   and its ``text`` through ``parse_text``.
 
-Run ``python -m puzzlekit.app.studies.identity_readback --count 200 --jobs 2``; it prints one
+Run ``python -m benchmarks.identity_readback --count 200 --jobs 2``; it prints one
 JSON line per schema (records, mismatches per form) and a last line with the totals. A study, not a
 test: ``tests/test_identity_readback.py`` runs a small count and asserts no mismatch.
 """

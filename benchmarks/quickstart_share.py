@@ -10,7 +10,7 @@ loops' busy seconds (the ``seconds`` and ``holdoutSeconds`` of every row of
 else), and the share of the run that start-up and report are, by wall and by CPU (goal, issue
 31: at most 20%); the medians last.
 
-Run ``python -m puzzlekit.app.studies.quickstart_share`` from a clone. A benchmark, not a test:
+Run ``python -m benchmarks.quickstart_share`` from a clone. A benchmark, not a test:
 nothing asserts.
 """
 
@@ -28,9 +28,9 @@ import time
 from pathlib import Path
 from typing import Any
 
-from puzzlekit.app.studies.startup import child_cpu
+from benchmarks.startup import child_cpu
 
-ROOT = Path(__file__).resolve().parents[3]
+ROOT = Path(__file__).resolve().parents[1]
 QUICKSTART = ROOT / "experiments" / "quickstart.toml"
 
 

@@ -4,7 +4,7 @@ top gap cell's row and column histograms against a chi-square test of uniformity
 Each puzzle is ``k`` random givens of a random 9×9 solution (the loop's fresh start), verified at
 a solution cap; MULTIPLE reports are kept until ``count`` of them are collected, and the first
 item of each report's ``discriminativeGap`` is counted by row and by column. Run
-``python -m puzzlekit.app.studies.gap_uniformity --count 300 --cap 2 --cap 100``; it prints one
+``python -m benchmarks.gap_uniformity --count 300 --cap 2 --cap 100``; it prints one
 JSON line per cap (histograms, chi-square statistics and p-values). A benchmark, not a test:
 nothing here asserts (``tests/test_gap_measure.py`` runs a small sample with a lenient bound).
 """

@@ -1,6 +1,6 @@
 """What a user waits for before puzzlekit does anything: start-up, as whole processes.
 
-Run ``python -m puzzlekit.app.studies.startup`` (``--runs N``, ``--json``). Each figure is a
+Run ``python -m benchmarks.startup`` (``--runs N``, ``--json``). Each figure is a
 fresh interpreter, timed ``--runs`` times after one warm-up (the warm-up also fills numba's
 cache for the verification); the table gives the median CPU seconds (user + sys, from the
 operating system's accounting of the finished child, so a loaded machine slows it little) and

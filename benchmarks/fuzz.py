@@ -1,6 +1,6 @@
 """The fuzz run: many malformed inputs through every command and MCP tool, in one process.
 
-Run ``python -m puzzlekit.app.studies.fuzz --cases 100000`` from the repository root (seeds are
+Run ``python -m benchmarks.fuzz --cases 100000`` from the repository root (seeds are
 read from ``tests/golden`` and ``tests/data``). Each case (:mod:`~.fuzz_cases`) calls the CLI's
 ``main(argv)`` with its stdin and files, or an MCP tool's work function, or the review kernel,
 under a per-case timeout, and is judged by :func:`judge`:
@@ -36,7 +36,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from puzzlekit.app.studies.fuzz_cases import BUILDERS, Case, Seeds, load_seeds, make_case
+from benchmarks.fuzz_cases import BUILDERS, Case, Seeds, load_seeds, make_case
 
 
 @dataclass

@@ -1,7 +1,7 @@
 """The speed benchmark of the compiled ``bitmask`` backend: checks, sizes, generation, first call.
 
 Run: ``puzzlekit bench experiments/bench_fast.toml --out DIR`` (the config says
-``study = "bench_fast"``), or ``python -m puzzlekit.app.studies.bench_fast CONFIG --out DIR``.
+``study = "bench_fast"``), or ``python -m benchmarks.bench_fast CONFIG --out DIR``.
 Everything is measured in one process run, both sides of a ratio on the same instances, one
 check after the other per instance (so a busy machine slows both alike):
 
@@ -41,7 +41,7 @@ from typing import Any
 
 import numpy as np
 
-from puzzlekit.app.studies.pybitmask import PySudoku, generate_minimal, random_grid
+from benchmarks.pybitmask import PySudoku, generate_minimal, random_grid
 from puzzlekit.core.model import Clue, Instance
 
 VERDICTS = ("UNSOLVABLE", "UNIQUE", "MULTIPLE")
@@ -451,7 +451,7 @@ def config_main(
     with progress on stderr and prints the table it wrote (``results.md``)."""
     import argparse
 
-    p = argparse.ArgumentParser(prog=f"python -m puzzlekit.app.studies.{study}")
+    p = argparse.ArgumentParser(prog=f"python -m benchmarks.{study}")
     p.add_argument("config")
     p.add_argument("--out", default=out)
     args = p.parse_args(argv)

@@ -1,6 +1,6 @@
 """What judging answers costs, and whether the judge agrees with a brute-force rule check.
 
-Run ``python -m puzzlekit.app.studies.answers_bench`` (``--count N`` answers per family for the
+Run ``python -m benchmarks.answers_bench`` (``--count N`` answers per family for the
 agreement part, default 10,000; ``--puzzles N`` MULTIPLE puzzles per family, default 200;
 ``--part`` one of ``throughput``, ``agreement``, ``multiple``; ``--quick`` for a small run). It
 prints, with the machine's load average at the start of each part:

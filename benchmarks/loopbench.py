@@ -1,7 +1,7 @@
 """The closed-loop goals, measured: verifier calls against final clue count for blind and
 adaptive, minimal-puzzle throughput, and holdout rejects with exact filters.
 
-Run ``python -m puzzlekit.app.studies.loopbench --out runs/loop_goals`` (``--quick`` for a small
+Run ``python -m benchmarks.loopbench --out runs/loop_goals`` (``--quick`` for a small
 sample); it writes ``loop_goals.md``, ``curve.csv`` and the loops' puzzle rows
 (``curve_loops.parquet``, columns as in docs/data.md). Every loop runs through the one driver
 (:class:`puzzlekit.loop.driver.LoopDriver`). A benchmark, not a test: nothing here asserts.
@@ -162,7 +162,7 @@ def main(argv: list[str] | None = None) -> int:
     lines = [
         "# Closed-loop goals",
         "",
-        f"Command: `python -m puzzlekit.app.studies.loopbench {' '.join(argv or sys.argv[1:])}`"
+        f"Command: `python -m benchmarks.loopbench {' '.join(argv or sys.argv[1:])}`"
         f" — {platform.machine()}, {platform.python_version()}, "
         f"{_cpu()}, {time.perf_counter() - t0:.0f} s in all.",
         "",

@@ -1,6 +1,6 @@
 """What the three paths to a model cost: the reward, reasoning-gym entries, the solver environment.
 
-Run ``python -m puzzlekit.app.studies.models_bench`` (``--quick`` for a small run). It prints:
+Run ``python -m benchmarks.models_bench`` (``--quick`` for a small run). It prints:
 
 1. the TRL-shaped reward (:data:`puzzlekit.integrations.reward.reward`) on one 9×9 Sudoku over
    ``--completions`` completions (default 1,000): chat-message completions whose last grid is
