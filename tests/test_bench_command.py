@@ -38,6 +38,21 @@ def test_bench_without_a_config_is_a_usage_error(tmp_path: Path, capsys) -> None
     assert capsys.readouterr().err.count("\n") == 1
 
 
+def test_bench_outside_a_clone_is_one_line_naming_the_missing_folder(
+    tmp_path: Path, monkeypatch, capsys
+) -> None:
+    """The benchmarks are a clone's ``benchmarks/`` folder, found beside the package the command
+    runs, not any ``benchmarks`` on the path (the suite has this clone's on its path)."""
+    from puzzlekit.app.commands import bench
+
+    config = tmp_path / "bench.toml"
+    config.write_text('study = "bench_fast"\n')
+    monkeypatch.setattr(bench, "clone_root", lambda: tmp_path / "site-packages")
+    assert main(["bench", str(config)]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "no benchmarks/ folder in" in err and "site-packages" in err
+
+
 def test_the_speed_benchmark_times_the_generation_loop_with_and_without_a_holdout() -> None:
     from benchmarks.bench_fast import loop_rate
 

@@ -30,6 +30,9 @@ def test_the_wheel_installs_only_the_puzzlekit_package(wheel: Path) -> None:
     floors = ["core", "audit", "families", "verifiers", "io", "grading", "generators", "loop"]
     for floor in [*floors, "quality", "app"]:
         assert f"puzzlekit/{floor}/__init__.py" in names, floor
+    # the benchmarks run from a clone; the publish gate's study is a command's, so it ships
+    assert not [n for n in names if "benchmarks" in n or "studies" in n]
+    assert "puzzlekit/app/experiment/publish_gate.py" in names
     entry_points = next(n for n in names if n.endswith("entry_points.txt"))
     text = zipfile.ZipFile(wheel).read(entry_points).decode()
     assert "puzzlekit = puzzlekit.app.cli:main" in text
@@ -47,13 +50,19 @@ def _pip(*args: str) -> None:
     assert out.returncode == 0, out.stderr
 
 
+@pytest.fixture(scope="module")
+def site(wheel: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The wheel installed in a folder of its own (no source tree beside the package)."""
+    site = tmp_path_factory.mktemp("site")
+    _pip("install", "-q", "--no-deps", "--target", str(site), str(wheel))
+    return site
+
+
 def test_a_regular_install_of_the_wheel_imports_every_floor_and_verifies(
-    wheel: Path, tmp_path: Path
+    site: Path, tmp_path: Path
 ) -> None:
     """Installed from the wheel (ahead of any source tree on the path), the floors import and a
     puzzle verifies: verifiers and generators ship inside puzzlekit."""
-    site = tmp_path / "site"
-    _pip("install", "-q", "--no-deps", "--target", str(site), str(wheel))
     code = (
         f"import sys; sys.path.insert(0, {str(site)!r})\n"
         "import puzzlekit, puzzlekit.verifiers.sat, puzzlekit.generators.adaptive\n"
@@ -67,3 +76,21 @@ def test_a_regular_install_of_the_wheel_imports_every_floor_and_verifies(
     assert out.returncode == 0, out.stderr
     where, verdict = out.stdout.split()
     assert where.startswith(str(site)) and verdict == "MULTIPLE"
+
+
+def test_bench_from_an_installed_package_is_one_line_and_exit_2(site: Path, tmp_path: Path) -> None:
+    """An installed package has no benchmarks: ``puzzlekit bench`` says so in one line, even with
+    a ``benchmarks`` package of a clone importable (this suite's editable install puts one on the
+    path)."""
+    (tmp_path / "bench.toml").write_text('study = "bench_fast"\n')
+    code = (
+        f"import sys; sys.path.insert(0, {str(site)!r})\n"
+        "from puzzlekit.app.cli import main\n"
+        "sys.exit(main(['bench', 'bench.toml']))\n"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, cwd=tmp_path, timeout=120
+    )
+    assert out.returncode == 2, out.stderr
+    assert out.stderr.count("\n") == 1 and "from a clone" in out.stderr, out.stderr
+    assert str(site) in out.stderr
