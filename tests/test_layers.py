@@ -97,3 +97,21 @@ def test_generators_never_import_verifiers_and_the_contract_says_so():
             if isinstance(node, ast.ImportFrom) and node.module:
                 names = [node.module]
             assert not any(n.startswith("puzzlekit.verifiers") for n in names), path
+
+
+def test_the_package_never_imports_the_benchmarks():
+    """``benchmarks/`` runs from a clone and is not installed: a ``forbidden`` contract (over
+    both root packages) keeps the package from importing it (``puzzlekit bench`` loads a study
+    by path, from the clone the package runs from)."""
+    import tomllib
+
+    linter = tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["importlinter"]
+    assert linter["root_packages"] == ["puzzlekit", "benchmarks"]
+    assert any(
+        c["type"] == "forbidden"
+        and c["source_modules"] == ["puzzlekit"]
+        and c["forbidden_modules"] == ["benchmarks"]
+        for c in linter["contracts"]
+    )
+    code, broken, out = lint_imports(ROOT, ROOT / "pyproject.toml")
+    assert "The package never imports the benchmarks" in out and not broken and code == 0, out
