@@ -23,7 +23,7 @@ from puzzlekit.app.cli import UsageError
 
 
 def register(sub: argparse._SubParsersAction) -> None:
-    p = sub.add_parser("bench", help="run a verification benchmark (TOML config); write CSV + MD")
+    p = sub.add_parser("bench", help="run a benchmark config from a clone; write CSV + MD")
     p.add_argument("config", help="benchmark config, e.g. experiments/bench_verify.toml")
     p.add_argument("--out", default=None, help="output folder (default: runs/<config name>)")
     p.set_defaults(func=cmd_bench)
