@@ -124,3 +124,45 @@ def test_the_server_process_imports_no_plugin(tmp_path) -> None:
     )  # fmt: skip
     assert got.returncode == 0, got.stderr
     assert got.stdout.strip() == "clean []"
+
+
+WORKER_RETRY = """
+import json, sys
+from puzzlekit.app import mcp_work
+from puzzlekit.core.plugins import judge_without_plugins, judging
+
+judge_without_plugins(["pk_fixture_plugin"])  # as a worker of `puzzlekit mcp --plugin ...`
+out = {}
+bad_count = dict(family="sudoku", params={"size": 4}, holdout="none", count=0)
+try:
+    mcp_work._run_op("generate", bad_count)
+except mcp_work.ArgumentError as exc:
+    out["count"] = [type(exc).__name__, str(exc), judging(), "pk_fixture_plugin" in sys.modules]
+answer = dict(family="pkfix-latin", params={"size": 3}, text="123231312", answer="123231312")
+out["answer"] = [mcp_work._run_op("check_answer", answer)["report"]["verdict"], judging()]
+try:
+    mcp_work._run_op("game", dict(game="nope", position="..."))
+except mcp_work.ArgumentError as exc:
+    out["game"] = type(exc).__name__
+print(json.dumps(out))
+"""
+
+
+def test_a_worker_lets_the_plugins_in_only_for_an_unknown_name(tmp_path) -> None:
+    """A call whose argument is unusable for another reason (a count out of range) is answered
+    with the plugins still kept out; an unknown name (a plugin's family) lets them in and the
+    call is tried again."""
+    env = _env(tmp_path)
+    got = subprocess.run(
+        [sys.executable, "-c", WORKER_RETRY],
+        capture_output=True,
+        text=True,
+        env=env,
+        cwd=ROOT,
+        timeout=120,
+    )
+    assert got.returncode == 0, got.stderr
+    out = json.loads(got.stdout)
+    assert out["count"] == ["ArgumentError", "count: must be in 1..20, got 0", True, False]
+    assert out["answer"] == ["CORRECT", False]  # a plugin's family: let in, then answered
+    assert out["game"] == "UnknownArgument"

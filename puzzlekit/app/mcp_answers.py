@@ -13,6 +13,8 @@ naming the field; an answer that does not read is a MALFORMED report.
 from collections.abc import Mapping
 from typing import Annotated, Any, Literal
 
+from puzzlekit.app.mcp_args import UnknownArgument
+
 CHECK_DOC = (
     "Judge a solver's answer to one puzzle against the puzzle's rules (never against one stored "
     "solution: every valid solution of a puzzle with several is CORRECT, and `unique` says "
@@ -60,7 +62,8 @@ def check_answer_work(
         else:
             rep = check_answer(puzzle, answer, uniqueness=uniqueness)
     except SpecError as exc:
-        raise ArgumentError("instance", f"the puzzle does not resolve: {exc}") from None
+        error = UnknownArgument if _unknown_name(exc) else ArgumentError
+        raise error("instance", f"the puzzle does not resolve: {exc}") from None
     return {"json": rep.to_json(), "report": rep.to_json_obj()}
 
 
@@ -88,7 +91,15 @@ def _puzzle(instance: Any, family: str | None, params: Any, text: str | None) ->
     except SpecError as exc:
         first = exc.violations[0] if exc.violations else None
         where = first.field_name if first else "instance"
-        raise ArgumentError(where, first.detail if first else str(exc)) from None
+        error = UnknownArgument if _unknown_name(exc) else ArgumentError
+        raise error(where, first.detail if first else str(exc)) from None
+
+
+def _unknown_name(exc: Exception) -> bool:
+    """Whether ``exc`` says the puzzle's family, or a tool it names, is not registered here (a
+    plugin's may be)."""
+    kinds = ("unknown-family", "unknown-tool")
+    return any(v.violation_type in kinds for v in getattr(exc, "violations", ()))
 
 
 def add_check_answer(server: Any, run: Any, limits: Any) -> None:

@@ -1,7 +1,8 @@
-"""The arguments of the MCP tools: their limits, and checks that name the field that cannot be
-used (:class:`ArgumentError`), used by :mod:`puzzlekit.app.mcp_work`; and what every tool
-declares to its clients (:func:`declare_tools`: unknown arguments refused, the output schema
-from the shipped ``schemas/``), used by :mod:`puzzlekit.app.mcp_server`.
+"""The arguments of the MCP tools: their limits, and checks that name the field that cannot be used
+(:class:`ArgumentError`; :class:`UnknownArgument` for an unknown name), used by
+:mod:`puzzlekit.app.mcp_work`; and what every tool declares to its clients
+(:func:`declare_tools`: unknown arguments refused, the output schema from the shipped
+``schemas/``), used by :mod:`puzzlekit.app.mcp_server`.
 """
 
 from __future__ import annotations
@@ -37,6 +38,12 @@ class ArgumentError(Exception):
         self.field = field
 
 
+class UnknownArgument(ArgumentError):
+    """An argument naming what no registry here holds (a family, verifier, strategy or game):
+    the one kind of ArgumentError that a plugin, once let in, may answer (the worker retries
+    the call with the plugins in only for this one)."""
+
+
 # --- the work (runs in the worker process) -------------------------------------------------------
 
 
@@ -69,14 +76,14 @@ def _check_number(field: str, value: Any, *, integer: bool = False) -> None:
 
 
 def _lookup(field: str, registry: Any, name: str) -> Any:
-    """``registry.get(name)``; an unknown name is an ArgumentError of ``field`` whose message is
+    """``registry.get(name)``; an unknown name is an UnknownArgument of ``field`` whose message is
     the one every command prints (``unknown verifier 'x'; closest: ...``)."""
     from puzzlekit.core.plugins import UnknownName
 
     try:
         return registry.get(name)
     except UnknownName as exc:
-        raise ArgumentError(field, str(exc)) from None
+        raise UnknownArgument(field, str(exc)) from None
 
 
 def _family(field: str, name: str) -> Any:

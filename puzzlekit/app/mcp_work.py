@@ -33,6 +33,7 @@ from puzzlekit.app.mcp_args import (
     MAX_CAP,
     ArgumentError,
     Limits,
+    UnknownArgument,
     _check_extras,
     _check_size,
     _check_verify_args,
@@ -41,7 +42,7 @@ from puzzlekit.app.mcp_args import (
 )
 from puzzlekit.app.mcp_many import verify_many_work
 
-__all__ = ["ArgumentError", "Limits", "MAX_CAP"]
+__all__ = ["ArgumentError", "Limits", "MAX_CAP", "UnknownArgument"]
 
 COORDINATES_DOC = (
     "Coordinates: every `coord` is 0-based [row, col] (the top-left cell is [0, 0]); the "
@@ -214,7 +215,7 @@ def _judged_family(name: str) -> Any:
     try:
         need_family(name)
     except UsageError as exc:
-        raise ArgumentError("family", str(exc)) from None
+        raise UnknownArgument("family", str(exc)) from None
     return _family("family", name)
 
 
@@ -238,7 +239,7 @@ def _judged_names(strategy: str, filter: str, holdout: str | None) -> str:
     problems = loop_problems([(kind, name, None) for _, kind, name in fields])
     for (field, _, _), problem in zip(fields, problems, strict=True):
         if problem is not None:
-            raise ArgumentError(field, problem)
+            raise UnknownArgument(field, problem)
     if not judging():  # else: built in, or known in the loop process
         for field, _, name in fields:
             _lookup(field, STRATEGIES if field == "strategy" else VERIFIERS, name)
@@ -271,7 +272,7 @@ def game_work(
     try:
         family = find_game(game)
     except UnknownName as exc:
-        raise ArgumentError("game", str(exc)) from None
+        raise UnknownArgument("game", str(exc)) from None
     if to_move not in (None, "x", "o"):
         raise ArgumentError("to_move", f"'x' or 'o', got {to_move!r}")
     read = read_position(family, position, to_move, k)
@@ -331,7 +332,7 @@ def _run_op(op: str, kwargs: Mapping[str, Any]) -> dict[str, Any]:
         _admit(op, kwargs)
     try:
         return _OPS[op](**kwargs)
-    except (ArgumentError, UnknownName):
+    except (UnknownArgument, UnknownName):  # not another ArgumentError: no plugin answers it
         if not _admit(op, kwargs):
             raise
     return _OPS[op](**kwargs)
