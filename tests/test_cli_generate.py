@@ -51,6 +51,23 @@ def test_generate_bad_arguments_exit_2_with_one_line(capsys, args, needle):
     assert code == 2 and needle in err and len(err.strip().splitlines()) == 1
 
 
+def test_generate_and_the_mcp_tool_check_the_loops_names_alike(capsys):
+    """One check (``judging.loop_names``) serves both: ``generate`` prints a line for every
+    unknown name, the MCP tool ``puzzle_generate`` names the first by its field, in the same
+    words."""
+    from puzzlekit.app.mcp_work import UnknownArgument, generate_work
+
+    names = ["--strategy", "smart", "--filter", "magic", "--holdout", "none"]
+    code, _, err = _run(capsys, "sudoku", *names)
+    lines = err.strip().splitlines()
+    assert code == 2 and len(lines) == 2, err
+    assert "unknown strategy 'smart'" in lines[0] and "unknown verifier 'magic'" in lines[1]
+    with pytest.raises(UnknownArgument) as got:
+        generate_work(family="sudoku", strategy="smart", filter="magic", holdout="none")
+    assert got.value.field == "strategy"
+    assert lines[0] == "puzzlekit: error: " + str(got.value).removeprefix("strategy: ")
+
+
 @pytest.mark.parametrize("flag", ["--ledger", "--corpus"])
 def test_generate_settlement_file_in_a_missing_directory_exits_2(capsys, tmp_path, flag):
     code, _, err = _run(capsys, "sudoku", flag, str(tmp_path / "nope" / "x"))

@@ -21,7 +21,14 @@ from typing import Any
 
 from puzzlekit.app.cli import UsageError
 
-__all__ = ["holdout_name", "loop_imports", "loop_problems", "need_family", "verifier_version"]
+__all__ = [
+    "holdout_name",
+    "loop_imports",
+    "loop_names",
+    "loop_problems",
+    "need_family",
+    "verifier_version",
+]
 
 
 def _judging() -> bool:
@@ -86,6 +93,37 @@ def loop_problems(items: Sequence[tuple[str, str, Mapping[str, Any] | None]]) ->
         for i, got in zip(ask, _ask([items[i] for i in ask]), strict=True):
             out[i] = got["problem"]
     return out
+
+
+def loop_names(
+    strategy: str, filter_name: str, holdout: str | None, flag: str
+) -> tuple[str, list[tuple[str, str]]]:
+    """The loop's names checked, for ``generate`` and the MCP tool ``puzzle_generate`` alike:
+    the holdout's name (:func:`holdout_name`: ``holdout`` as given by ``flag``, or the filter's;
+    ``"none"``: no holdout), and every unknown one of the strategy, the filter and the holdout
+    as ``(role, problem)`` (role ``strategy``, ``filter`` or ``holdout``; the problem the line a
+    command prints, naming the closest known), looked up here or, for a name a judging process
+    does not know, in the loop process where the plugins are."""
+    from puzzlekit.core.plugins import UnknownName
+    from puzzlekit.generators import STRATEGIES
+    from puzzlekit.verifiers.registry import VERIFIERS
+
+    holdout = holdout_name(holdout, filter_name, flag)
+    roles = [("strategy", "strategy", strategy), ("filter", "verifier", filter_name)]
+    if holdout != "none":
+        roles.append(("holdout", "verifier", holdout))
+    if _judging():  # built in, or known in the loop process
+        problems = loop_problems([(kind, name, None) for _, kind, name in roles])
+    else:
+        problems = []
+        for _, kind, name in roles:
+            try:
+                (STRATEGIES if kind == "strategy" else VERIFIERS).get(name)
+                problems.append(None)
+            except UnknownName as exc:
+                problems.append(str(exc))
+    found = [(role, p) for (role, _, _), p in zip(roles, problems, strict=True) if p is not None]
+    return holdout, found
 
 
 def verifier_version(name: str, settings: Mapping[str, Any]) -> str:

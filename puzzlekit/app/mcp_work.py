@@ -38,7 +38,6 @@ from puzzlekit.app.mcp_args import (
     _check_size,
     _check_verify_args,
     _family,
-    _lookup,
 )
 from puzzlekit.app.mcp_many import verify_many_work
 
@@ -163,7 +162,9 @@ def generate_work(
     limits: Limits = DEFAULT_LIMITS,
 ) -> dict[str, Any]:
     """Accepted puzzles of the closed loop; ``jsonl`` is what ``puzzlekit generate`` prints."""
+    from puzzlekit.app.cli import UsageError
     from puzzlekit.app.experiment.manifest import trust_record
+    from puzzlekit.app.judging import loop_names
     from puzzlekit.core.model import SpecError
     from puzzlekit.loop.batch import GenerateConfig, dumps, generate
     from puzzlekit.verifiers.registry import default_filter_name
@@ -184,7 +185,12 @@ def generate_work(
     if not 1 <= max_calls <= 10_000:
         raise ArgumentError("max_calls", f"must be in 1..10000, got {max_calls}")
     filter = filter or default_filter_name(family)
-    holdout = _judged_names(strategy, filter, holdout)
+    try:
+        holdout, unknown = loop_names(strategy, filter, holdout, "holdout")
+    except UsageError as exc:  # a plugin filter's declared holdout: name it
+        raise ArgumentError("holdout", str(exc)) from None
+    if unknown:
+        raise UnknownArgument(*unknown[0])
     config = GenerateConfig(
         family=family,
         params=dict(params or {}),
@@ -217,33 +223,6 @@ def _judged_family(name: str) -> Any:
     except UsageError as exc:
         raise UnknownArgument("family", str(exc)) from None
     return _family("family", name)
-
-
-def _judged_names(strategy: str, filter: str, holdout: str | None) -> str:
-    """The holdout's name, resolved before any plugin loads (``none``: no holdout), with the
-    strategy and filter checked where the plugins are: here, or in the loop process of a judging
-    process (:mod:`puzzlekit.app.judging`); an ArgumentError naming the field of an unknown one."""
-    from puzzlekit.app.cli import UsageError
-    from puzzlekit.app.judging import holdout_name, loop_problems
-    from puzzlekit.core.plugins import judging
-    from puzzlekit.generators import STRATEGIES
-    from puzzlekit.verifiers.registry import VERIFIERS
-
-    try:
-        holdout = holdout_name(holdout, filter, "holdout")
-    except UsageError as exc:
-        raise ArgumentError("holdout", str(exc)) from None
-    fields = [("strategy", "strategy", strategy), ("filter", "verifier", filter)]
-    if holdout != "none":
-        fields.append(("holdout", "verifier", holdout))
-    problems = loop_problems([(kind, name, None) for _, kind, name in fields])
-    for (field, _, _), problem in zip(fields, problems, strict=True):
-        if problem is not None:
-            raise UnknownArgument(field, problem)
-    if not judging():  # else: built in, or known in the loop process
-        for field, _, name in fields:
-            _lookup(field, STRATEGIES if field == "strategy" else VERIFIERS, name)
-    return holdout
 
 
 def game_work(

@@ -217,32 +217,22 @@ def _params(text: str | None) -> dict:
 def _check_names(args: argparse.Namespace) -> tuple[protocols.Family, str]:
     """Look up the family, strategy and verifiers named; fill in the default filter on ``args``.
 
-    Returns the family and the holdout name ("none" to skip). Unknown names (UnknownName) give
-    one line naming the closest known ones, exit 2. The holdout is resolved before any plugin
-    loads; a strategy or filter only a plugin provides is looked up in the loop process
-    (:mod:`puzzlekit.app.judging`).
+    Returns the family and the holdout name ("none" to skip). Each unknown name gives one line
+    naming the closest known ones, exit 2 (:func:`puzzlekit.app.judging.loop_names`, which
+    ``puzzle_generate`` of ``puzzlekit mcp`` uses too). The holdout is resolved before any plugin
+    loads; a strategy or filter only a plugin provides is looked up in the loop process.
     """
-    from puzzlekit.app.judging import holdout_name, loop_problems, need_family
-    from puzzlekit.core.plugins import judging
+    from puzzlekit.app.judging import loop_names, need_family
     from puzzlekit.families import FAMILIES
-    from puzzlekit.generators import STRATEGIES
-    from puzzlekit.verifiers.registry import VERIFIERS, default_filter_name
+    from puzzlekit.verifiers.registry import default_filter_name
 
     need_family(args.family)
     family = FAMILIES.get(args.family)
     if args.filter is None:
         args.filter = default_filter_name(args.family)
-    holdout = holdout_name(args.holdout, args.filter, "--holdout")
-    names = [("strategy", args.strategy, None), ("verifier", args.filter, None)]
-    if holdout != "none":
-        names.append(("verifier", holdout, None))
-    problems = [p for p in loop_problems(names) if p is not None]
+    holdout, problems = loop_names(args.strategy, args.filter, args.holdout, "--holdout")
     if problems:
-        raise UsageError(*problems)
-    if not judging():  # else: built in, or known in the loop process
-        STRATEGIES.get(args.strategy)
-        for _, name, _ in names[1:]:
-            VERIFIERS.get(name)
+        raise UsageError(*(problem for _, problem in problems))
     return family, holdout
 
 
