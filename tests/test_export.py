@@ -98,6 +98,35 @@ def test_rows_built_in_processes_are_the_same(generated: Path, tmp_path: Path, m
         assert (tmp_path / "one" / name).read_text() == (tmp_path / "two" / name).read_text()
 
 
+def test_a_stale_stored_digest_keeps_its_grade_in_processes_too(
+    generated: Path, tmp_path: Path, monkeypatch
+) -> None:
+    """A row's grade is the one of the instance it reads, whatever digest its record stores,
+    with one process or several (each is handed every grade)."""
+    from puzzlekit.app.dataset import export, rows
+
+    records = [json.loads(x) for x in generated.read_text().splitlines()]
+    accepted = [r for r in records if r["status"] == "accepted"][:4]
+    grades = tmp_path / "grades.jsonl"
+    grades.write_text(
+        "".join(
+            json.dumps({"instanceDigest": r["instanceDigest"], "level": i, "technique": f"t{i}"})
+            + "\n"
+            for i, r in enumerate(accepted)
+        )
+    )
+    stale = {**accepted[0], "instanceDigest": "0" * len(accepted[0]["instanceDigest"])}
+    path = tmp_path / "stale.jsonl"
+    path.write_text("".join(json.dumps(r) + "\n" for r in [stale, *accepted[1:]]))
+    monkeypatch.setattr(rows, "CHUNK", 2)  # 4 records: two chunks, two processes
+    export([path], tmp_path / "one", grades=grades)
+    export([path], tmp_path / "two", grades=grades, jobs=2)
+    one, two = _rows(tmp_path / "one")["train"], _rows(tmp_path / "two")["train"]
+    assert one == two
+    levels = {r["id"]: (r["level"], r["technique"]) for r in two}
+    assert levels == {r["instanceDigest"]: (i, f"t{i}") for i, r in enumerate(accepted)}
+
+
 def test_a_text_line_that_is_not_the_instance_is_not_read(tmp_path: Path, generated: Path) -> None:
     """A record's text is read in place of its instance only when it gives the same digest."""
     from puzzlekit.app.dataset import export

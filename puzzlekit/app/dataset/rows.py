@@ -179,26 +179,33 @@ def build_rows(
     jobs: int = 1,
 ) -> list[dict[str, Any]]:
     """:func:`build_row` of every (record, source), in order; with ``jobs`` > 1 and more than
-    one :data:`CHUNK` of records, in that many processes (spawned: the rows are the same)."""
+    one :data:`CHUNK` of records, in that many processes (spawned: the rows are the same). Each
+    process is handed every grade once: a row's grade is found by the digest of the instance
+    it reads, which a record's stored ``instanceDigest`` need not be."""
     if jobs <= 1 or len(items) <= CHUNK:
         return [build_row(rec, src, style=style, grades=grades) for rec, src in items]
     import multiprocessing
     from concurrent.futures import ProcessPoolExecutor
 
-    chunks = []
-    for start in range(0, len(items), CHUNK):
-        part = items[start : start + CHUNK]
-        digests = [rec.get("instanceDigest") for rec, _ in part]
-        mine = {d: grades[d] for d in digests if d in grades} if all(digests) else grades
-        chunks.append((list(part), style, mine))
+    chunks = [(list(items[i : i + CHUNK]), style) for i in range(0, len(items), CHUNK)]
     context = multiprocessing.get_context("spawn")
-    with ProcessPoolExecutor(max_workers=jobs, mp_context=context) as pool:
+    with ProcessPoolExecutor(
+        max_workers=jobs, mp_context=context, initializer=_keep_grades, initargs=(dict(grades),)
+    ) as pool:
         return [row for rows in pool.map(_build_chunk, chunks) for row in rows]
 
 
-def _build_chunk(chunk: tuple[list, str, Mapping[str, Any]]) -> list[dict[str, Any]]:
-    items, style, grades = chunk
-    return [build_row(rec, src, style=style, grades=grades) for rec, src in items]
+#: the grades of a process that builds rows (:func:`build_rows` with ``jobs`` > 1)
+_GRADES: dict[str, Mapping[str, Any]] = {}
+
+
+def _keep_grades(grades: dict[str, Mapping[str, Any]]) -> None:
+    _GRADES.update(grades)
+
+
+def _build_chunk(chunk: tuple[list, str]) -> list[dict[str, Any]]:
+    items, style = chunk
+    return [build_row(rec, src, style=style, grades=_GRADES) for rec, src in items]
 
 
 def _clue_count(instance: Instance) -> int:
