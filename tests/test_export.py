@@ -174,6 +174,8 @@ def test_a_run_directory_exports(two_family_run: Path, tmp_path: Path, capsys) -
         (["--split", "train=0.8,test=0.3"], "add up to 1.1"),
         (["--split", "train"], "is not NAME=FRACTION"),
         (["--check-against", "/no/such/thing"], "no such file"),
+        (["--jobs", "0"], "--jobs 0: give a number of processes, 1 or more"),
+        (["--jobs", "-2"], "--jobs -2: give a number of processes, 1 or more"),
     ],
 )
 def test_unusable_arguments_exit_2_with_one_line(

@@ -110,6 +110,24 @@ def test_a_plugin_that_replaces_a_name_is_refused_at_start(tmp_path) -> None:
     assert "plugin 'pk_forge_replace' may not replace verifier 'enumerative'" in got.stderr
 
 
+@pytest.mark.parametrize(
+    ("argv", "why"),
+    [
+        (["--plugin", "pk_broken_on_import", "mcp"], "broken on purpose"),
+        (["mcp", "--plugin", "pk_no_such_module"], "No module named 'pk_no_such_module'"),
+    ],
+)
+def test_a_broken_plugin_stops_the_server_at_start_in_one_line(tmp_path, argv, why) -> None:
+    """A named plugin that does not import (it raises, or is not there) ends ``puzzlekit mcp``
+    before it serves: exit 2, one line naming the plugin and why."""
+    (tmp_path / "pk_broken_on_import.py").write_text("raise RuntimeError('broken on purpose')\n")
+    got = _cli(_env(tmp_path, tmp_path), *argv)
+    assert got.returncode == 2, got.stderr
+    (line,) = got.stderr.splitlines()
+    name = next(a for a in argv if a.startswith("pk_"))
+    assert f"plugin {name!r} could not be loaded" in line and why in line, line
+
+
 def test_the_server_process_imports_no_plugin(tmp_path) -> None:
     """``pk_forge_patch`` sets PK_FORGE_PATCHED where it is imported: never in the server."""
     script = (
