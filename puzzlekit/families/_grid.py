@@ -51,6 +51,18 @@ def cell_name(r: int, c: int) -> str:
     return f"r{r + 1}c{c + 1}"
 
 
+def clue_cell(clue: Clue, rows: int, cols: int | None = None, at: int = 0) -> tuple[int, int]:
+    """The ``at``-th cell of ``clue``, in a ``rows`` × ``cols`` grid (square by default), for a
+    ``format_text`` that writes it into a list: a cell outside the grid is a SpecError at the
+    clue (``shape-mismatch``, as a verifier reports it), not an IndexError or another cell."""
+    cols = rows if cols is None else cols
+    r, c = clue.coords[at]
+    if not (0 <= r < rows and 0 <= c < cols):
+        where, detail = f"clue {clue.id}", f"cell {[r, c]} is outside the {rows}x{cols} grid"
+        raise SpecError([Violation("shape-mismatch", (r, c), where, detail)])
+    return int(r), int(c)
+
+
 def _value_bytes(n: int) -> bytes:
     """The translation of a line's characters (latin-1 bytes) to cell values: 0 for a blank,
     1..n for a symbol, 255 for anything else."""
@@ -318,7 +330,7 @@ class GivensGrid(protocols.Family):
         n = instance.params_dict()["size"]
         cells = ["."] * (n * n)
         for clue in instance.clues:
-            r, c = clue.coords[0]
+            r, c = clue_cell(clue, n)
             cells[r * n + c] = SYMBOLS[clue.data_dict()["value"] - 1]
         return "".join(cells)
 

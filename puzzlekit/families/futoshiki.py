@@ -52,6 +52,7 @@ from puzzlekit.families._grid import (
     GivensGrid,
     cell_name,
     check_described_size,
+    clue_cell,
     gap_point,
     gapped_ascii,
 )
@@ -286,10 +287,10 @@ class Futoshiki(GappedDrawing, GivensGrid):
         flags: list[set[str]] = [set() for _ in range(n * n)]
         for clue in instance.clues:
             if clue.kind == "given":
-                r, c = clue.coords[0]
+                r, c = clue_cell(clue, n)
                 values[r * n + c] = clue.data_dict()["value"]
             elif clue.kind == "inequality":
-                a, b = (tuple(x) for x in clue.coords)
+                a, b = clue_cell(clue, n), clue_cell(clue, n, at=1)
                 big, small = (a, b) if clue.data_dict()["op"] == ">" else (b, a)
                 d = (small[0] - big[0], small[1] - big[1])
                 flags[big[0] * n + big[1]].add(next(k for k, v in FLAGS.items() if v == d))

@@ -59,6 +59,7 @@ from puzzlekit.families._grid import (
     GivensGrid,
     cell_name,
     check_described_size,
+    clue_cell,
     gap_point,
     gapped_ascii,
 )
@@ -313,7 +314,7 @@ class FutoshikiAdjacent(GappedDrawing, GivensGrid):
         kinds: dict[tuple, str] = {}
         for clue in instance.clues:
             if clue.kind == "given":
-                r, c = clue.coords[0]
+                r, c = clue_cell(clue, n)
                 values[r * n + c] = clue.data_dict()["value"]
             elif clue.kind in PAIR_KINDS:
                 kinds[tuple(sorted(tuple(x) for x in clue.coords))] = clue.kind

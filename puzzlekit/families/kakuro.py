@@ -362,16 +362,18 @@ class Kakuro(KakuroSymmetry, protocols.Family):
         return Instance.make(self.info.name, schema.params_dict(), clues + givens)
 
     def format_text(self, instance: Instance) -> str:
+        from puzzlekit.families._grid import clue_cell
+
         layout = self.layout_of(instance.params_dict())
         tokens = [["#" if ch == "#" else "." for ch in row] for row in layout]
         sums: dict[Cell, dict[str, int]] = {}
         for clue in instance.clues:
             d = clue.data_dict()
             if clue.kind == "given":
-                r, c = clue.coords[0]
+                r, c = clue_cell(clue, len(tokens), len(tokens[0]))
                 tokens[r][c] = str(d["value"])
             elif clue.kind == "run":
-                r, c = clue.coords[0]
+                r, c = clue_cell(clue, len(tokens), len(tokens[0]))
                 block = (r, c - 1) if d["direction"] == "across" else (r - 1, c)
                 if block[0] < 0 or block[1] < 0:
                     return instance.to_json()  # a run at the grid edge has no sum block

@@ -54,6 +54,7 @@ from puzzlekit.core.protocols import FamilyInfo, Repair, pick_in_order
 from puzzlekit.core.reading import is_digits
 from puzzlekit.families import register_family
 from puzzlekit.families._dihedral import Move, canonical_square, moved_cells, moved_given
+from puzzlekit.families._grid import clue_cell
 from puzzlekit.families._regions import (
     cell_name,
     check_keys,
@@ -335,7 +336,7 @@ class Skyscrapers(protocols.Family):
             if clue.kind == "edge":
                 slots[SIDES.index(d["side"]) * n + d["index"]] = str(d["value"])
             elif clue.kind == "given":
-                r, c = clue.coords[0]
+                r, c = clue_cell(clue, n)
                 grid[r * n + c] = d["value"]
         out = f"{n}:" + "/".join(slots)
         if any(grid):

@@ -48,7 +48,7 @@ from puzzlekit.families._cages import (
     rows_to_regions,
 )
 from puzzlekit.families._dihedral import UNMOVABLE, moved_given, moves
-from puzzlekit.families._grid import SYMBOLS, GivensGrid, cell_name
+from puzzlekit.families._grid import SYMBOLS, GivensGrid, cell_name, clue_cell
 from puzzlekit.families._symmetry import canonical_givens
 
 #: the layouts of seed 0, recorded so that no process pays for growing them (a 9×9 takes
@@ -207,7 +207,7 @@ class SudokuJigsaw(GivensGrid):
             return instance.to_json()  # a game ID's layout has connected regions only
         givens = [0] * (n * n)
         for clue in instance.clues:
-            r, c = clue.coords[0]
+            r, c = clue_cell(clue, n)
             givens[r * n + c] = clue.data_dict()["value"]
         return f"{n}j:{encode_grid(givens)},{encode_block_structure(groups, n)}"
 

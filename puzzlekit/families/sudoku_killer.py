@@ -112,6 +112,7 @@ class SudokuKiller(CageGrid, Sudoku):
 
     def format_text(self, instance: Instance) -> str:
         from puzzlekit.families._cages import components
+        from puzzlekit.families._grid import clue_cell
         from puzzlekit.families._tatham import encode_block_structure, encode_grid
 
         params = instance.params_dict()
@@ -119,7 +120,7 @@ class SudokuKiller(CageGrid, Sudoku):
         givens, sums = [0] * (n * n), [0] * (n * n)
         cages: list[list[Cell]] = []
         for clue in instance.clues:
-            cells = [(int(r), int(c)) for r, c in clue.coords]
+            cells = [clue_cell(clue, n, at=i) for i in range(len(clue.coords))]
             if clue.kind == "given":
                 givens[cells[0][0] * n + cells[0][1]] = clue.data_dict()["value"]
             elif clue.kind == "cage":

@@ -470,7 +470,10 @@ class OnlyWinningMove(protocols.Family):
 
     def format_text(self, instance: Instance) -> str:
         schema = self.schema(instance.params_dict())
-        clue = next(c for c in instance.clues if c.kind == "position")
+        positions = [c for c in instance.clues if c.kind == "position"]
+        if len(positions) != 1:  # as validate_clues says it, not a StopIteration
+            raise SpecError(self.validate_clues(schema, instance.clues))
+        clue = positions[0]
         game = self.game(schema.params_dict())
         state = self.state_of(schema, clue)
         return game.format(state)
