@@ -68,6 +68,21 @@ def test_clues_with_constraints_of_their_own_are_asked_one_question_at_a_time():
         session.unique_with(kept)
 
 
+def test_the_per_question_session_builds_a_search_only_when_asked(monkeypatch):
+    """Clues with constraints of their own (cages): each question builds the search of the clues
+    it keeps; opening the session builds none it would not use."""
+    from puzzlekit.verifiers import bitmask_search
+
+    full, _ = _full("sudoku-killer", {"size": 4, "box": [2, 2]}, 4)
+    cs_effects = BITMASK._prepare(full)
+    built = []
+    real = bitmask_search.Search
+    monkeypatch.setattr(bitmask_search, "Search", lambda *a: built.append(a) or real(*a))
+    session = CountingSession(*cs_effects)
+    assert built == []
+    assert session.unique_with([c.id for c in full.clues]) and len(built) == 1
+
+
 def test_an_honest_filter_call_serializes_nothing_afresh(monkeypatch):
     full, _ = _full("sudoku", {"size": 4}, 5)
 

@@ -354,9 +354,10 @@ def found_report(
 
 
 class BitmaskSession:
-    """The bitmask verifier's :class:`~puzzlekit.core.protocols.UniquenessSession`: is a solution
-    the only one of a subset of an instance's clues, asked many times
-    (:meth:`puzzlekit.verifiers.bitmask.BitmaskVerifier.uniqueness_session`)."""
+    """Is a solution the only one of a subset of an instance's clues, where some clues add
+    constraints (cages, inequalities): each question builds the structure of the clues it keeps.
+    The fallback of :class:`~puzzlekit.verifiers.bitmask_minimize.CountingSession`, which
+    answers clues that only restrict cells itself."""
 
     def __init__(self, cs: CompiledSchema, clues: Mapping[str, ClueEffect]) -> None:
         self._cs = cs
@@ -365,19 +366,15 @@ class BitmaskSession:
             cid: (np.array([i for i, _ in e.unary], np.int64), [m for _, m in e.unary])
             for cid, e in clues.items()
         }
-        self._plain = all(e.only_unary for e in clues.values())
-        self._search = Search(cs, cs.structure(()), 2)
-        self._search.ordered = False  # the count alone is read
+        self._closed = False
 
     def unique_with(self, clue_ids: Iterable[str]) -> bool:
         """True when the solution is the only one of the clues ``clue_ids``."""
-        if self._search is None:
+        if self._closed:
             raise RuntimeError("the uniqueness session is closed")
         ids = list(clue_ids)
-        search = self._search
-        if not self._plain:
-            search = Search(self._cs, self._cs.structure([self._clues[c] for c in ids]), 2)
-            search.ordered = False
+        search = Search(self._cs, self._cs.structure([self._clues[c] for c in ids]), 2)
+        search.ordered = False  # the count alone is read
         dom = self._cs.base_dom.copy()
         unary = self._unary
         if ids:
@@ -388,7 +385,7 @@ class BitmaskSession:
         return search.found == 1
 
     def close(self) -> None:
-        self._search = None
+        self._closed = True
 
     def __enter__(self) -> BitmaskSession:
         return self
