@@ -35,7 +35,7 @@ import numpy as np
 import puzzlekit as pk
 from puzzlekit.core.model import Clue, Instance
 from puzzlekit.verifiers.registry import get_verifier
-from puzzlekit.verifiers.sat import SatVerifier
+from puzzlekit.verifiers.sat.backend import SatVerifier
 
 DATA = Path("/work/shared/data/sudoku")
 SETS = {

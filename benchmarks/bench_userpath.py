@@ -53,8 +53,8 @@ def _search_alone(inst: Any) -> tuple[float, float]:
     clock)."""
     import numpy as np
 
-    from puzzlekit.verifiers.bitmask import _order, _prepared
-    from puzzlekit.verifiers.bitmask_search import Search, restrict
+    from puzzlekit.verifiers.bitmask.backend import _order, _prepared
+    from puzzlekit.verifiers.bitmask.search import Search, restrict
 
     cs, effects = _prepared(inst)
     dom = cs.base_dom.copy()

@@ -64,7 +64,7 @@ def random_grid(rng: random.Random) -> str:
 def generate(kind: str, count: int, clues: int, seed: int) -> list[str]:
     """``unique``: puzzles with ``clues`` givens and one solution (cells removed while unique);
     ``multiple``: ``clues`` random givens of a random grid (almost always several solutions)."""
-    from puzzlekit.verifiers.sat import SatVerifier
+    from puzzlekit.verifiers.sat.backend import SatVerifier
 
     rng = random.Random(seed)
     sat = SatVerifier(forced_cells=False)

@@ -132,7 +132,7 @@ def _call(case: Case) -> Any:
         except ArgumentError as exc:
             return {"argumentError": str(exc)}
     if case.call == "kernel":
-        from puzzlekit.audit.kernel import KernelInputError, decide
+        from puzzlekit.audit.review.kernel import KernelInputError, decide
 
         kw = case.kwargs
         try:

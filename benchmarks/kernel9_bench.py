@@ -4,9 +4,9 @@ look-ahead: nodes and CPU time of the compiled search alone on the 9×9 sets.
 Run: ``python -m benchmarks.kernel9_bench [CONFIG]`` (default
 ``experiments/bench_user_path.toml``: its ``[[sets]]`` and seed; the same fresh copies as the
 user's-path benchmark). For each puzzle the same prepared search runs on each kernel
-(``general``: :mod:`~puzzlekit.verifiers.bitmask_kernel`; ``grid9``:
-:mod:`~puzzlekit.verifiers.bitmask_kernel9`; ``grid9+locked``: with the look-ahead;
-``band9``: :mod:`~puzzlekit.verifiers.bitmask_band9`, what a verification runs), counting
+(``general``: :mod:`~puzzlekit.verifiers.bitmask.kernel`; ``grid9``:
+:mod:`~puzzlekit.verifiers.bitmask.kernel9`; ``grid9+locked``: with the look-ahead;
+``band9``: :mod:`~puzzlekit.verifiers.bitmask.band9`, what a verification runs), counting
 to two as a uniqueness filter does. Prints one JSON row per set and kernel: mean nodes, CPU µs
 median and mean, ns a node, and whether every kernel found the same solutions with the same
 node counts as the general one (the look-ahead and the band search: the same solutions).
@@ -30,9 +30,9 @@ KERNELS = ("general", "grid9", "grid9+locked", "band9")
 
 def _search(inst: Any, kernel: str) -> tuple[float, int, np.ndarray]:
     """CPU seconds, nodes and solution bits of one search of ``inst`` on ``kernel``."""
-    from puzzlekit.verifiers.bitmask import _order, _prepared
-    from puzzlekit.verifiers.bitmask_kernel9 import grid9_arrays
-    from puzzlekit.verifiers.bitmask_search import Search, start_domains
+    from puzzlekit.verifiers.bitmask.backend import _order, _prepared
+    from puzzlekit.verifiers.bitmask.kernel9 import grid9_arrays
+    from puzzlekit.verifiers.bitmask.search import Search, start_domains
 
     cs, effects = _prepared(inst)
     dom = start_domains(cs, effects)

@@ -14,8 +14,8 @@ from pathlib import Path
 import pytest
 
 from puzzlekit.app.cli import main
-from puzzlekit.audit.kernel import KernelInputError, decide
 from puzzlekit.audit.ledger import Ledger, compute_entry_hash
+from puzzlekit.audit.review.kernel import KernelInputError, decide
 
 FIXTURES = Path(__file__).parent / "data" / "rbk" / "fixtures"
 GOLDEN = Path(__file__).parent / "golden"

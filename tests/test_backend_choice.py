@@ -22,7 +22,7 @@ from puzzlekit.core.protocols import Family
 from puzzlekit.families import families, get_family
 from puzzlekit.families.latin import Latin
 from puzzlekit.quality.checks import ContractError, check_family
-from puzzlekit.quality.golden_entries import load_corpus
+from puzzlekit.quality.golden.entries import load_corpus
 from puzzlekit.verifiers.registry import (
     PREFERENCE,
     VERIFIERS,

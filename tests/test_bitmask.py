@@ -22,8 +22,8 @@ from puzzlekit.core.solutions import random_solution
 from puzzlekit.families import get_family
 from puzzlekit.generators.minimize import minimize
 from puzzlekit.io.inputs import iter_items
-from puzzlekit.quality.golden_entries import load_corpus
-from puzzlekit.verifiers.bitmask import BitmaskVerifier, NotCompilable, compilable
+from puzzlekit.quality.golden.entries import load_corpus
+from puzzlekit.verifiers.bitmask.backend import BitmaskVerifier, NotCompilable, compilable
 from puzzlekit.verifiers.registry import (
     default_filter_name,
     default_holdout_name,
@@ -225,7 +225,7 @@ def test_the_benchmarks_pure_python_checker_counts_as_the_verifiers_do() -> None
     ],
 )
 def test_the_compiled_sampler_draws_valid_varied_solutions_one_per_rng_state(family, params):
-    from puzzlekit.verifiers.bitmask import sample_solution
+    from puzzlekit.verifiers.bitmask.backend import sample_solution
 
     schema = get_family(family).schema(params)
     draws = [sample_solution(schema, np.random.default_rng(seed)) for seed in range(12)]
@@ -240,7 +240,7 @@ def test_the_compiled_sampler_draws_valid_varied_solutions_one_per_rng_state(fam
 
 def test_the_compiled_sampler_leaves_other_schemas_to_the_generic_search():
     from puzzlekit.verifiers.approximate import FaultyVerifier
-    from puzzlekit.verifiers.bitmask import sample_solution
+    from puzzlekit.verifiers.bitmask.backend import sample_solution
 
     rng = np.random.default_rng(0)
     stars = get_family("starbattle").schema({"size": 5, "stars": 1})

@@ -11,10 +11,10 @@ import numpy as np
 import pytest
 
 import puzzlekit as pk
-from puzzlekit.quality.golden_entries import load_corpus
-from puzzlekit.verifiers import bitmask_search
-from puzzlekit.verifiers.bitmask import _order, _prepared
-from puzzlekit.verifiers.bitmask_search import Search, start_domains
+from puzzlekit.quality.golden.entries import load_corpus
+from puzzlekit.verifiers.bitmask import search as bitmask_search
+from puzzlekit.verifiers.bitmask.backend import _order, _prepared
+from puzzlekit.verifiers.bitmask.search import Search, start_domains
 from puzzlekit.verifiers.search import BudgetExceeded
 
 DATA = Path(__file__).parent / "data"

@@ -1,4 +1,4 @@
-"""A grid line verified from its values (``verifiers/bitmask_line.py``) gives the report the
+"""A grid line verified from its values (``verifiers/bitmask/line.py``) gives the report the
 general path gives the same puzzle with its clue objects built: verdict, solutions, reject
 detail, digest and every other field (``stats.seconds`` aside), on the shared 9×9 sets, puzzles
 with several solutions and none, every size the Sudoku and Latin families list, and the grid
@@ -18,9 +18,9 @@ from puzzlekit.core.model import Instance, SpecError, sha256_digest
 from puzzlekit.core.protocols import SearchBudget
 from puzzlekit.core.solutions import random_solution
 from puzzlekit.families import get_family
-from puzzlekit.families._grid import SYMBOLS
-from puzzlekit.verifiers.bitmask import BitmaskVerifier
-from puzzlekit.verifiers.bitmask_line import line_plan
+from puzzlekit.families.grid import SYMBOLS
+from puzzlekit.verifiers.bitmask.backend import BitmaskVerifier
+from puzzlekit.verifiers.bitmask.line import line_plan
 from puzzlekit.verifiers.reports import invalid_report, source
 
 DATA = Path(__file__).parent / "data"
@@ -197,7 +197,7 @@ def test_grid_lines_verified_from_several_threads_give_the_sequential_reports() 
 def test_a_rewritten_canonical_bytes_table_is_caught_by_cache_intact() -> None:
     """The per-schema table a grid line's bytes are joined from is what the digest reads:
     ``Instance.cache_intact`` compares it with the content."""
-    from puzzlekit.families._gridline import _table
+    from puzzlekit.families._kit.gridline import _table
 
     inst = pk.parse("sudoku", "1234............")
     assert inst.cache_intact()

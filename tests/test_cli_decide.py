@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from puzzlekit.app.cli import main
-from puzzlekit.audit.kernel import check_decision
+from puzzlekit.audit.review.kernel import check_decision
 
 FIXTURES = Path(__file__).parent / "data" / "rbk" / "fixtures"
 

@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from puzzlekit.app.cli import main
-from puzzlekit.audit.escalation import Dispatcher, EscalationCase, EscalationStore
+from puzzlekit.audit.escalation.targets import Dispatcher, EscalationCase, EscalationStore
 from puzzlekit.audit.ledger import Ledger, read_checkpoint
 from puzzlekit.audit.logic import LogicValue
 from puzzlekit.audit.stopping import ReasoningStep, run_stopping_condition

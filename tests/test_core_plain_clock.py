@@ -45,6 +45,6 @@ def test_frozen_clock_refuses_a_time_without_offset():
 
 
 def test_the_kernel_and_the_clock_read_times_with_one_function():
-    from puzzlekit.audit import kernel
+    from puzzlekit.audit.review import kernel
 
     assert kernel.parse_datetime is parse_datetime

@@ -133,7 +133,7 @@ def test_reading_large_product_cages_spends_the_search_budget(name: str) -> None
 
 @pytest.mark.parametrize("name", ["sat", "grade"])
 def test_encoding_large_sum_cages_spends_the_search_budget(name: str) -> None:
-    from puzzlekit.verifiers.sat import SatVerifier
+    from puzzlekit.verifiers.sat.backend import SatVerifier
 
     inst = box_sum_killer(25, 5)
     # grade: time for its techniques to get stuck, so that its SAT measures run

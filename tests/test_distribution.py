@@ -65,7 +65,7 @@ def test_a_regular_install_of_the_wheel_imports_every_floor_and_verifies(
     puzzle verifies: verifiers and generators ship inside puzzlekit."""
     code = (
         f"import sys; sys.path.insert(0, {str(site)!r})\n"
-        "import puzzlekit, puzzlekit.verifiers.sat, puzzlekit.generators.adaptive\n"
+        "import puzzlekit, puzzlekit.verifiers.sat.backend, puzzlekit.generators.adaptive\n"
         "import puzzlekit.app.cli\n"
         "print(puzzlekit.__file__)\n"
         "print(puzzlekit.verify(puzzlekit.parse('sudoku', '1' + '.' * 15)).verdict.value)\n"

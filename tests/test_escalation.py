@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from puzzlekit.audit.escalation import (
+from puzzlekit.audit.escalation.targets import (
     DEFAULT_HOLD_SECONDS,
     Action,
     Dispatcher,

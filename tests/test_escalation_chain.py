@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from puzzlekit.app.cli import main
-from puzzlekit.audit.escalation_chain import PREVIOUS_KEY, EscalationChain, walk_chain
+from puzzlekit.audit.escalation.chain import PREVIOUS_KEY, EscalationChain, walk_chain
 from puzzlekit.audit.ledger import Ledger
 from puzzlekit.audit.logic import LogicValue
 from puzzlekit.audit.stopping import ReasoningStep, run_stopping_condition

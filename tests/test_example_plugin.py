@@ -23,7 +23,7 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from puzzlekit.quality.golden import content_digest
+from puzzlekit.quality.golden.corpus import content_digest
 
 ROOT = Path(__file__).resolve().parent.parent
 EXAMPLE = ROOT / "examples" / "puzzlekit-takuzu"

@@ -11,7 +11,7 @@ from puzzlekit.app.cli import main
 from puzzlekit.core.model import Instance, SpecError
 from puzzlekit.core.report import Verdict
 from puzzlekit.families import get_family, resolve
-from puzzlekit.families._regions import connected
+from puzzlekit.families._kit.regions import connected
 from puzzlekit.generators.base import fresh_puzzle
 from puzzlekit.quality import parametrize_with_checks
 from puzzlekit.verifiers.registry import get_verifier

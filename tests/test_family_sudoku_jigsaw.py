@@ -15,7 +15,7 @@ from puzzlekit.generators.base import sample_solution
 from puzzlekit.io.inputs import iter_items
 from puzzlekit.loop.batch import GenerateConfig, generate
 from puzzlekit.quality import parametrize_with_checks
-from puzzlekit.quality.golden import schema_id
+from puzzlekit.quality.golden.corpus import schema_id
 from puzzlekit.verifiers.registry import get_verifier
 
 FAMILY = "sudoku-jigsaw"

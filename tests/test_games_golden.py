@@ -1,7 +1,7 @@
 """Golden corpora of the game families: every case gives its recorded report under gametree.
 
 The corpora are built from the families' own seeded cases (``golden_instances``): a position is
-one clue, so ``puzzlekit.quality.golden.build_entries``, which drops clues, does not apply.
+one clue, so ``puzzlekit.quality.golden.corpus.build_entries``, which drops clues, does not apply.
 Rebuild with ``python -m tests.test_games_golden`` after an intended change, and review the diff.
 """
 
@@ -14,7 +14,7 @@ import pytest
 
 from puzzlekit.families import families
 from puzzlekit.families.games import OnlyWinningMove
-from puzzlekit.quality.golden import (
+from puzzlekit.quality.golden.corpus import (
     CASES,
     GoldenEntry,
     load_corpus,

@@ -17,7 +17,7 @@ from puzzlekit.loop.budget import LoopBudget
 from puzzlekit.loop.driver import LoopDriver, LoopSpec, loop_seed
 from puzzlekit.loop.givens_steps import eligible
 from puzzlekit.loop.holdout import InlineHoldout, judge, read_material
-from puzzlekit.verifiers.bitmask_minimize import CountingSession
+from puzzlekit.verifiers.bitmask.minimize import CountingSession
 from puzzlekit.verifiers.registry import get_verifier
 
 BITMASK = get_verifier("bitmask")

@@ -12,7 +12,7 @@ from puzzlekit.families import get_family
 from puzzlekit.generators.minimize import minimize, removal_groups
 from puzzlekit.loop.attempts import guarded_verify
 from puzzlekit.loop.driver import LoopDriver, LoopSpec, loop_seed
-from puzzlekit.verifiers.bitmask_minimize import CountingSession
+from puzzlekit.verifiers.bitmask.minimize import CountingSession
 from puzzlekit.verifiers.registry import get_verifier
 
 BITMASK = get_verifier("bitmask")
@@ -71,7 +71,7 @@ def test_clues_with_constraints_of_their_own_are_asked_one_question_at_a_time():
 def test_the_per_question_session_builds_a_search_only_when_asked(monkeypatch):
     """Clues with constraints of their own (cages): each question builds the search of the clues
     it keeps; opening the session builds none it would not use."""
-    from puzzlekit.verifiers import bitmask_search
+    from puzzlekit.verifiers.bitmask import search as bitmask_search
 
     full, _ = _full("sudoku-killer", {"size": 4, "box": [2, 2]}, 4)
     cs_effects = BITMASK._prepare(full)

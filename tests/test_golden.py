@@ -1,6 +1,6 @@
 """The golden corpora: one per registered schema, every case still gives its recorded
-report (through puzzlekit.quality.golden and through the CLI), and --update rewrites exactly what
-changed."""
+report (through puzzlekit.quality.golden.corpus and through the CLI), and --update rewrites exactly
+what changed."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from puzzlekit.app.cli import main
-from puzzlekit.quality.golden import (
+from puzzlekit.quality.golden.corpus import (
     CASES,
     build_entries,
     diff_reports,
@@ -108,7 +108,7 @@ def test_cli_regress_missing_directory_is_exit_2(tmp_path, capsys) -> None:
 
 def _tamper(path: Path, case: str, edit) -> None:
     """Rewrite one entry's recorded report as if an older verifier had said something else."""
-    from puzzlekit.quality.golden import GoldenEntry, content_digest
+    from puzzlekit.quality.golden.corpus import GoldenEntry, content_digest
 
     entries = load_corpus(path)
     out = []

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from puzzlekit.app.cli import main
-from puzzlekit.quality.golden import CASES, load_corpus, recorder_of, registered_ids, regress
+from puzzlekit.quality.golden.corpus import CASES, load_corpus, recorder_of, registered_ids, regress
 
 GOLDEN = Path(__file__).parent / "golden"
 VERDICTS = {

@@ -12,7 +12,7 @@ import pytest
 
 from puzzlekit.app.cli import main
 from puzzlekit.core.seal import SEAL_FILE, file_digest, seal_problems
-from puzzlekit.quality.golden import CorpusTampered, read_seal, regress
+from puzzlekit.quality.golden.corpus import CorpusTampered, read_seal, regress
 from puzzlekit.verifiers.registry import VERIFIERS, get_verifier, register_verifier
 
 GOLDEN = Path(__file__).parent / "golden"

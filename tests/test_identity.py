@@ -136,8 +136,8 @@ def test_duplicate_ids_are_caught_when_a_family_override_forgets_them() -> None:
 def test_a_corpus_recorded_before_the_canonical_order_is_read_and_updated(tmp_path) -> None:
     import json
 
-    from puzzlekit.quality.golden import GoldenEntry, load_corpus, regress, write_corpus
-    from puzzlekit.quality.golden_entries import content_digest, written_digest
+    from puzzlekit.quality.golden.corpus import GoldenEntry, load_corpus, regress, write_corpus
+    from puzzlekit.quality.golden.entries import content_digest, written_digest
 
     inst = pk.parse("sudoku", SUDOKU4)
     entry = GoldenEntry.record("unique", "", inst, "enumerative", 8, pk.verify(inst))

@@ -19,7 +19,7 @@ from puzzlekit.core.model import Clue, Instance
 from puzzlekit.families import FAMILIES, register_family
 from puzzlekit.families.latin import Latin
 from puzzlekit.quality.checks import ContractError, check_family
-from puzzlekit.quality.golden_entries import written_digest
+from puzzlekit.quality.golden.entries import written_digest
 
 SCHEMAS = builtin_schemas()
 

@@ -12,8 +12,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from puzzlekit.audit import kernel
-from puzzlekit.audit.kernel import (
+from puzzlekit.audit.review import kernel
+from puzzlekit.audit.review.kernel import (
     FACTORS,
     KernelInputError,
     UndigestiblePolicyError,

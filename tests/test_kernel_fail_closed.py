@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from puzzlekit.audit.kernel import check_decision, decide
+from puzzlekit.audit.review.kernel import check_decision, decide
 
 FIXTURE = Path(__file__).parent / "data" / "rbk" / "fixtures" / "01-auto-apply"
 AT = "2026-08-09T09:05:01Z"

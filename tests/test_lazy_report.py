@@ -13,8 +13,8 @@ import puzzlekit as pk
 from puzzlekit.core.lazyreport import LazyReport
 from puzzlekit.core.protocols import SearchBudget
 from puzzlekit.core.report import Verdict, VerifierReport
-from puzzlekit.verifiers import bitmask_search
-from puzzlekit.verifiers.bitmask import BitmaskVerifier, _View
+from puzzlekit.verifiers.bitmask import search as bitmask_search
+from puzzlekit.verifiers.bitmask.backend import BitmaskVerifier, _View
 from puzzlekit.verifiers.reports import outcome_report
 
 DATA = Path(__file__).parent / "data"

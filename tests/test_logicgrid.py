@@ -9,7 +9,7 @@ from puzzlekit.core.model import Clue, Instance
 from puzzlekit.core.protocols import Step
 from puzzlekit.core.report import Verdict
 from puzzlekit.families import get_family, resolve
-from puzzlekit.families.logicgrid import (
+from puzzlekit.families.logicgrid.family import (
     CLUE_KINDS,
     clue_text,
     einstein_instance,

@@ -22,7 +22,7 @@ def test_the_loop_environment_keeps_its_kernel_cache_in_its_own_directory(tmp_pa
 def test_the_judges_compiled_kernels_are_copied_where_the_loop_process_looks(tmp_path):
     from numba.core.caching import UserProvidedCacheLocator
 
-    from puzzlekit.verifiers import bitmask_kernel
+    from puzzlekit.verifiers.bitmask import kernel as bitmask_kernel
 
     copied = seed_compiled_cache(str(tmp_path))
     impl = bitmask_kernel.search._cache._impl

@@ -16,7 +16,7 @@ from mcp.client.stdio import StdioServerParameters
 
 from puzzlekit.app.cli import main
 from puzzlekit.app.mcp_server import build_server, output_schemas
-from puzzlekit.audit.escalation_chain import PREVIOUS_KEY, walk_chain
+from puzzlekit.audit.escalation.chain import PREVIOUS_KEY, walk_chain
 from puzzlekit.audit.ledger import Ledger
 
 SEED_EXAMPLE = "stopping-condition | seq(2/4) | kind=neither-halt | target=w48-negcap | anchor=ok"

@@ -11,7 +11,7 @@ import pytest
 
 from puzzlekit.app.cli import main
 from puzzlekit.app.experiment.publish_gate import check_hypotheses, load_config, run_publish_gate
-from puzzlekit.audit.escalation import Dispatcher, EscalationStore, as_checkpoint
+from puzzlekit.audit.escalation.targets import Dispatcher, EscalationStore, as_checkpoint
 from puzzlekit.audit.ledger import Ledger
 from puzzlekit.audit.logic import LogicValue
 from puzzlekit.audit.stopping import locate_first_error

@@ -18,7 +18,7 @@ from puzzlekit.families.tools import TOOLS, register_tool
 from puzzlekit.generators import STRATEGIES, register_strategy
 from puzzlekit.generators.blind import Blind
 from puzzlekit.verifiers.registry import VERIFIERS, register_verifier
-from puzzlekit.verifiers.sat import SatVerifier
+from puzzlekit.verifiers.sat.backend import SatVerifier
 
 LIST = """
 import json

@@ -7,7 +7,7 @@ import itertools
 
 import pytest
 
-from puzzlekit.audit.kernel import POLICY_SCHEMA, REQUEST_SCHEMA, decide, schema_violations
+from puzzlekit.audit.review.kernel import POLICY_SCHEMA, REQUEST_SCHEMA, decide, schema_violations
 from puzzlekit.core.report import Verdict, VerifierReport
 from puzzlekit.loop.publish import (
     VERIFIER_KINDS,
@@ -142,7 +142,7 @@ def test_exact_agreement_carries_no_uncertainty():
 
 
 def test_inexact_kinds_claim_less_assurance_than_exact_ones():
-    from puzzlekit.audit.kernel import ASSURANCE_ORDER
+    from puzzlekit.audit.review.kernel import ASSURANCE_ORDER
 
     exact = min(ASSURANCE_ORDER.index(VERIFIER_KINDS[k].assurance) for k in EXACT)
     for name in ("sampling", "budgeted", "faulty"):

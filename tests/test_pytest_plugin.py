@@ -10,7 +10,7 @@ import pytest
 
 # In-process pytester runs drop the modules they import afterwards, and numpy cannot be loaded
 # twice in one process: import what the plugin's tests use here, once.
-import puzzlekit.quality.golden
+import puzzlekit.quality.golden.corpus
 import puzzlekit.verifiers.registry
 
 puzzlekit.verifiers.registry.verifier_names()
@@ -53,7 +53,12 @@ def test_without_a_directory_the_test_is_skipped(project: pytest.Pytester) -> No
 
 
 def test_a_changed_report_fails_with_the_diff(project: pytest.Pytester) -> None:
-    from puzzlekit.quality.golden import GoldenEntry, content_digest, load_corpus, write_corpus
+    from puzzlekit.quality.golden.corpus import (
+        GoldenEntry,
+        content_digest,
+        load_corpus,
+        write_corpus,
+    )
 
     path = project.path / "golden" / "sudoku-4x4.jsonl"
     entries = []

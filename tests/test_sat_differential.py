@@ -17,7 +17,7 @@ from puzzlekit.core.model import Clue, Instance
 from puzzlekit.core.report import Verdict, VerifierReport
 from puzzlekit.families import get_family
 from puzzlekit.verifiers.enumerative import EnumerativeVerifier
-from puzzlekit.verifiers.sat import SatVerifier
+from puzzlekit.verifiers.sat.backend import SatVerifier
 
 N = int(os.environ.get("PUZZLEKIT_DIFF_N", "300"))
 CAP = 3

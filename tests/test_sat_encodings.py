@@ -34,7 +34,7 @@ from puzzlekit.core.protocols import Family, FamilyInfo, SearchBudget
 from puzzlekit.core.report import Verdict
 from puzzlekit.families import get_family, register_family
 from puzzlekit.verifiers.enumerative import EnumerativeVerifier
-from puzzlekit.verifiers.sat import NotEncodable, SatVerifier, _Cnf, encodable
+from puzzlekit.verifiers.sat.backend import NotEncodable, SatVerifier, _Cnf, encodable
 
 R = Origin("rule", "probe")
 X = ("x", "y", "z")
@@ -230,7 +230,7 @@ def test_extras_are_computed_only_when_asked_and_change_nothing_else() -> None:
 
 
 def test_the_backbone_stops_when_the_time_budget_is_spent_and_says_it_is_incomplete() -> None:
-    from puzzlekit.verifiers.sat_session import _backbone, _Run
+    from puzzlekit.verifiers.sat.session import _backbone, _Run
 
     instance = Instance.make("sudoku", {"size": 4}, [_given(0, 0, 1)])
     sat = SatVerifier()
@@ -281,7 +281,7 @@ def test_a_table_forbidding_few_tuples_is_clauses_without_new_variables() -> Non
 def test_a_schema_solver_outgrown_by_clue_encodings_is_rebuilt_but_not_under_a_session(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    import puzzlekit.verifiers.sat as sat
+    import puzzlekit.verifiers.sat.backend as sat
 
     monkeypatch.setattr(sat, "REBUILD_MIN_VARS", 1)
     monkeypatch.setattr(sat, "REBUILD_FACTOR", 0)

@@ -86,11 +86,13 @@ def test_a_verification_that_may_decline_imports_no_sat_solver() -> None:
     )
     mods = _loaded(code)
     assert [m for m in mods if m.split(".")[0] == "pysat"] == []
-    assert "puzzlekit.verifiers.sat_encoding" not in mods
+    assert "puzzlekit.verifiers.sat.encoding" not in mods
 
 
 def test_not_encodable_is_one_class_wherever_it_is_named() -> None:
-    from puzzlekit.verifiers import reports, sat, sat_encoding
+    from puzzlekit.verifiers import reports
+    from puzzlekit.verifiers.sat import backend as sat
+    from puzzlekit.verifiers.sat import encoding as sat_encoding
 
     assert sat.NotEncodable is sat_encoding.NotEncodable is reports.NotEncodable
     assert issubclass(reports.NotEncodable, TypeError)
@@ -133,7 +135,7 @@ def test_every_family_module_of_the_package_is_in_the_table() -> None:
 
 def test_the_review_statuses_written_in_the_command_are_the_audit_floors() -> None:
     from puzzlekit.app.commands.review import REVIEW_STATUSES as written
-    from puzzlekit.audit.escalation import REVIEW_STATUSES
+    from puzzlekit.audit.escalation.targets import REVIEW_STATUSES
 
     assert written == REVIEW_STATUSES
 

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from puzzlekit.audit.escalation_chain import PREVIOUS_KEY
+from puzzlekit.audit.escalation.chain import PREVIOUS_KEY
 from puzzlekit.audit.ledger import Ledger
 from puzzlekit.audit.logic import LogicValue
 from puzzlekit.audit.stopping import (

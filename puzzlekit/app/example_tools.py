@@ -1,7 +1,7 @@
 """Example tools of the ``toolcall`` family whose oracles use the upper floors: a plugin module.
 
-``review-kernel`` (the routing outcome of :func:`puzzlekit.audit.kernel.decide` under the default
-publish policy of :mod:`puzzlekit.loop.publish`) and ``game-verdict``
+``review-kernel`` (the routing outcome of :func:`puzzlekit.audit.review.kernel.decide` under the
+default publish policy of :mod:`puzzlekit.loop.publish`) and ``game-verdict``
 (:func:`puzzlekit.verifiers.gametree.game_verdict` over a few tic-tac-toe positions). The tools
 registry sits on the families floor, which may not import the review kernel's policy or the game
 solver, so these tools are registered the way a third party registers its own: puzzlekit's
@@ -77,7 +77,7 @@ def review_kernel_request(inp: Mapping[str, Any]) -> dict[str, Any]:
 
 @cache
 def _review_outcome(key: str) -> str:
-    from puzzlekit.audit.kernel import decide
+    from puzzlekit.audit.review.kernel import decide
     from puzzlekit.loop.publish import default_policy
 
     request = review_kernel_request(json.loads(key))

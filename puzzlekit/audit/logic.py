@@ -7,7 +7,8 @@ single report can: filter/holdout disagreement (BOTH), a digest whose verdict ch
 (SELF).
 
 This module only classifies. Deciding what to do about a value that is not TRUE is the job of
-:mod:`puzzlekit.audit.stopping`; acting on that decision is :mod:`puzzlekit.audit.escalation`.
+:mod:`puzzlekit.audit.stopping`; acting on that decision is
+:mod:`puzzlekit.audit.escalation.targets`.
 """
 
 from __future__ import annotations

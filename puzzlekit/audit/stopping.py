@@ -27,9 +27,10 @@ itself, so the stop is the first non-TRUE step in post-order and the location ca
 indices down to it. :func:`locate_all_errors` lists every stop, not only the first.
 
 This module decides; it does not act. The targets' actions (hold queue, re-verification, review
-queue) live in :mod:`puzzlekit.audit.escalation`, the ledger in :mod:`puzzlekit.audit.ledger`. The
-only impure parts are the ``emitted_at`` clock (:func:`puzzlekit.core.clock.utc_now` unless one is
-passed) and the escalation id, both injectable. The records the pipeline passes along, and
+queue) live in :mod:`puzzlekit.audit.escalation.targets`, the ledger in
+:mod:`puzzlekit.audit.ledger`. The only impure parts are the ``emitted_at`` clock
+(:func:`puzzlekit.core.clock.utc_now` unless one is passed) and the escalation id, both injectable.
+The records the pipeline passes along, and
 :func:`json_digest`, are in :mod:`puzzlekit.audit.stopping_records` and re-exported here.
 """
 
@@ -43,7 +44,7 @@ from collections.abc import Callable, Iterator, Mapping, Sequence
 from datetime import UTC
 from typing import Any
 
-from puzzlekit.audit.escalation_chain import chain_anchor
+from puzzlekit.audit.escalation.chain import chain_anchor
 from puzzlekit.audit.logic import LogicValue
 from puzzlekit.audit.stopping_records import (
     Boundary,
@@ -369,7 +370,7 @@ def escalate(
     ``ledger_anchor_fn`` receives :meth:`Escalation.anchor_body` and returns ``(seq,
     entry_hash)``; a :class:`puzzlekit.audit.ledger.Ledger` is such a function, and its entries
     are chained: each names the previous escalation of the same sequence id
-    (:mod:`puzzlekit.audit.escalation_chain`). Whatever the function raises is reported in the
+    (:mod:`puzzlekit.audit.escalation.chain`). Whatever the function raises is reported in the
     payload, never propagated. ``target_override`` replaces the default target of
     a stop; an all-clear keeps target ``none``.
     """

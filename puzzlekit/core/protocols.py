@@ -492,12 +492,12 @@ class Family:
         splits. Default: the instance itself (no group)."""
         return instance
 
-    # -- golden corpora (puzzlekit.quality.golden) ----------------------------------------------
+    # -- golden corpora (puzzlekit.quality.golden.corpus) ------------------------------------------
     def schema_id(self, params: Mapping[str, Any]) -> str:
         """The stable name of the schema of normalized ``params``: its golden corpus file name
         (without ``.jsonl``) and its id in ``puzzlekit regress --schema``. Called by
-        :func:`puzzlekit.quality.golden.schema_id`. Default: the family name, then ``NxN`` for
-        an integer ``size``, then ``key`` + value of every param that differs from what the
+        :func:`puzzlekit.quality.golden.corpus.schema_id`. Default: the family name, then ``NxN``
+        for an integer ``size``, then ``key`` + value of every param that differs from what the
         size alone gives (lists joined by ``x``)."""
         parts = [self.info.name]
         size = params.get("size")
@@ -518,8 +518,8 @@ class Family:
         self, params: Mapping[str, Any], *, seed: int = 0
     ) -> dict[str, tuple[str, Instance, int]] | None:
         """The family's own regression cases for ``params``: each name of
-        ``puzzlekit.quality.golden.CASES`` mapped to (note, instance, solution cap). Called when
-        a golden corpus is built. Default: None, and the builder makes them from
+        ``puzzlekit.quality.golden.corpus.CASES`` mapped to (note, instance, solution cap). Called
+        when a golden corpus is built. Default: None, and the builder makes them from
         :meth:`clues_from_solution`. Games override it (a position is one clue, so dropping
         clues makes no case)."""
         return None

@@ -1,6 +1,6 @@
 """Seeded random full solutions for any schema: the raw material of every generator (for the
 schemas the compiled search takes, generation draws them with its search instead,
-:func:`puzzlekit.verifiers.bitmask_sample.sample_solution`; this search serves every other schema).
+:func:`puzzlekit.verifiers.bitmask.sample.sample_solution`; this search serves every other schema).
 
 ``random_solution(schema, rng)`` fills every variable by a randomized backtracking search over the
 schema's own rules (smallest domain first, ties and values in the order of a seeded numpy
@@ -150,7 +150,7 @@ def rule_out_share(
 #: the compiled sampler, named rather than imported: generators sit above no backend, and the
 #: compiled search is loaded on first use only (``"module:attr"``, as the registries name
 #: their entries)
-COMPILED_SAMPLER = "puzzlekit.verifiers.bitmask_sample:sample_solution"
+COMPILED_SAMPLER = "puzzlekit.verifiers.bitmask.sample:sample_solution"
 
 
 def compiled_sample(schema: Schema, rng: np.random.Generator) -> dict[str, int] | None:

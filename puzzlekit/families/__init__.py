@@ -47,7 +47,7 @@ BUILTIN: dict[str, str] = {
     "kakuro": "puzzlekit.families.kakuro:KAKURO",
     "kenken": "puzzlekit.families.kenken:KENKEN",
     "latin": "puzzlekit.families.latin:LATIN",
-    "logicgrid": "puzzlekit.families.logicgrid:LOGICGRID",
+    "logicgrid": "puzzlekit.families.logicgrid.family:LOGICGRID",
     "nonogram": "puzzlekit.families.nonogram:NONOGRAM",
     "owm-connect": "puzzlekit.families.games.connect:CONNECT",
     "owm-mnk": "puzzlekit.families.games.mnk:MNK",

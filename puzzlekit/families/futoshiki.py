@@ -44,8 +44,8 @@ from puzzlekit.core.model import (
 from puzzlekit.core.protocols import FamilyInfo, Repair
 from puzzlekit.core.reading import is_digits
 from puzzlekit.families import register_family
-from puzzlekit.families._dihedral import Move, canonical_square, moved_cells, moved_given
-from puzzlekit.families._grid import (
+from puzzlekit.families._kit.dihedral import Move, canonical_square, moved_cells, moved_given
+from puzzlekit.families.grid import (
     MAX_SIZE,
     SYMBOLS,
     GappedDrawing,

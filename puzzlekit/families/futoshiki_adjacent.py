@@ -52,8 +52,9 @@ from puzzlekit.core.model import (
 )
 from puzzlekit.core.protocols import FamilyInfo, Repair, pick_in_order
 from puzzlekit.families import register_family
-from puzzlekit.families._dihedral import Move, canonical_square, moved_cells, moved_given
-from puzzlekit.families._grid import (
+from puzzlekit.families._kit.dihedral import Move, canonical_square, moved_cells, moved_given
+from puzzlekit.families.futoshiki import FLAGS  # the flag letters and their directions
+from puzzlekit.families.grid import (
     MAX_SIZE,
     GappedDrawing,
     GivensGrid,
@@ -63,7 +64,6 @@ from puzzlekit.families._grid import (
     gap_point,
     gapped_ascii,
 )
-from puzzlekit.families.futoshiki import FLAGS  # the flag letters and their directions
 
 PAIR_KINDS = ("consecutive", "apart")
 _DIGITS = frozenset("0123456789")

@@ -56,8 +56,8 @@ from puzzlekit.core.model import (
 from puzzlekit.core.protocols import FamilyInfo, Repair, pick_in_order
 from puzzlekit.core.reading import is_digits
 from puzzlekit.families import register_family
-from puzzlekit.families._dihedral import KAKURO_GROUP, KakuroSymmetry
-from puzzlekit.families._regions import (
+from puzzlekit.families._kit.dihedral import KAKURO_GROUP, KakuroSymmetry
+from puzzlekit.families._kit.regions import (
     cell_name,
     check_keys,
     clue_int,
@@ -362,7 +362,7 @@ class Kakuro(KakuroSymmetry, protocols.Family):
         return Instance.make(self.info.name, schema.params_dict(), clues + givens)
 
     def format_text(self, instance: Instance) -> str:
-        from puzzlekit.families._grid import clue_cell
+        from puzzlekit.families.grid import clue_cell
 
         layout = self.layout_of(instance.params_dict())
         tokens = [["#" if ch == "#" else "." for ch in row] for row in layout]

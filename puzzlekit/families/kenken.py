@@ -58,7 +58,7 @@ from puzzlekit.core.model import (
 from puzzlekit.core.protocols import FamilyInfo
 from puzzlekit.core.reading import is_digits
 from puzzlekit.families import register_family
-from puzzlekit.families._cages import (
+from puzzlekit.families._kit.cages import (
     CageGrid,
     Cell,
     components,
@@ -66,8 +66,8 @@ from puzzlekit.families._cages import (
     encode_block_structure,
     int_field,
 )
-from puzzlekit.families._dihedral import canonical_square, moved_cage
-from puzzlekit.families._grid import GivensGrid, cell_name, check_described_size
+from puzzlekit.families._kit.dihedral import canonical_square, moved_cage
+from puzzlekit.families.grid import GivensGrid, cell_name, check_described_size
 
 OPS = ("+", "-", "*", "/", "=")
 

@@ -13,9 +13,9 @@ from typing import Any
 from puzzlekit.core.model import Instance
 from puzzlekit.core.protocols import FamilyInfo
 from puzzlekit.families import register_family
-from puzzlekit.families._dihedral import given
-from puzzlekit.families._grid import MAX_SIZE, GivensGrid
-from puzzlekit.families._symmetry import canonical_givens
+from puzzlekit.families._kit.dihedral import given
+from puzzlekit.families._kit.symmetry import canonical_givens
+from puzzlekit.families.grid import MAX_SIZE, GivensGrid
 
 
 class Latin(GivensGrid):

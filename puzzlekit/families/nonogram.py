@@ -55,7 +55,7 @@ from puzzlekit.core.model import (
 from puzzlekit.core.protocols import FamilyInfo, Repair, pick_in_order
 from puzzlekit.core.reading import is_digits
 from puzzlekit.families import register_family
-from puzzlekit.families._regions import (
+from puzzlekit.families._kit.regions import (
     cell_name,
     check_keys,
     clue_int,

@@ -53,9 +53,8 @@ from puzzlekit.core.model import (
 from puzzlekit.core.protocols import FamilyInfo, Repair, pick_in_order
 from puzzlekit.core.reading import is_digits
 from puzzlekit.families import register_family
-from puzzlekit.families._dihedral import Move, canonical_square, moved_cells, moved_given
-from puzzlekit.families._grid import clue_cell
-from puzzlekit.families._regions import (
+from puzzlekit.families._kit.dihedral import Move, canonical_square, moved_cells, moved_given
+from puzzlekit.families._kit.regions import (
     cell_name,
     check_keys,
     clue_int,
@@ -65,6 +64,7 @@ from puzzlekit.families._regions import (
     one_cell,
     same_cells,
 )
+from puzzlekit.families.grid import clue_cell
 
 SIDES = ("top", "bottom", "left", "right")
 

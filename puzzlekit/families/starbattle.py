@@ -36,7 +36,7 @@ Generation: a seeded random star placement, then regions grown at random from th
 from single stars, then merged in touching groups of k). ``initial_clues`` gives the layout plus
 ``k`` random revealed cells; repair moves at a cell reveal it, or move it (when it holds no star)
 into a neighbouring region whose shape stays connected. The star placement, the region growth and
-the exhaustive solver :func:`star_solutions` are in :mod:`puzzlekit.families._starlayout`
+the exhaustive solver :func:`star_solutions` are in :mod:`puzzlekit.families._kit.starlayout`
 (re-exported here).
 """
 
@@ -65,8 +65,8 @@ from puzzlekit.core.model import (
 from puzzlekit.core.protocols import FamilyInfo, Repair, pick_in_order
 from puzzlekit.core.reading import is_digits
 from puzzlekit.families import register_family
-from puzzlekit.families._dihedral import STAR_BATTLE_GROUP, StarBattleSymmetry
-from puzzlekit.families._regions import (
+from puzzlekit.families._kit.dihedral import STAR_BATTLE_GROUP, StarBattleSymmetry
+from puzzlekit.families._kit.regions import (
     cell_name,
     check_keys,
     connected,
@@ -77,7 +77,13 @@ from puzzlekit.families._regions import (
     neighbours4,
     one_cell,
 )
-from puzzlekit.families._starlayout import RULES_TEXT, _merge, _place, _row_choices, star_solutions
+from puzzlekit.families._kit.starlayout import (
+    RULES_TEXT,
+    _merge,
+    _place,
+    _row_choices,
+    star_solutions,
+)
 
 LETTERS = string.ascii_uppercase
 
@@ -291,8 +297,8 @@ class StarBattle(StarBattleSymmetry, protocols.Family):
         self, params: Mapping[str, Any], *, seed: int = 0
     ) -> dict[str, tuple[str, Instance, int]] | None:
         """The regression cases of a schema with generated layouts
-        (``puzzlekit.quality.golden.CASES``), each as (note, instance, solution cap): a seeded
-        layout with the reveals that make it
+        (``puzzlekit.quality.golden.corpus.CASES``), each as (note, instance, solution cap): a
+        seeded layout with the reveals that make it
         unique (each at a cell where a solution found is not the layout's own, a star first),
         then its variants.
         The true clues of a solution are reveals only, so the generic builder would make

@@ -19,8 +19,8 @@ from typing import Any
 from puzzlekit.core.model import Instance, SpecError, Violation
 from puzzlekit.core.protocols import FamilyInfo
 from puzzlekit.families import register_family
-from puzzlekit.families._grid import MAX_SIZE, GivensGrid
-from puzzlekit.families._symmetry import canonical_givens
+from puzzlekit.families._kit.symmetry import canonical_givens
+from puzzlekit.families.grid import MAX_SIZE, GivensGrid
 
 
 def default_box(n: int) -> tuple[int, int] | None:

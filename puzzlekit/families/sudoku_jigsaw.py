@@ -40,16 +40,16 @@ import numpy as np
 from puzzlekit.core.model import Instance, Solution, SpecError, Violation
 from puzzlekit.core.protocols import FamilyInfo
 from puzzlekit.families import register_family
-from puzzlekit.families._cages import (
+from puzzlekit.families._kit.cages import (
     grow_regions,
     regions_to_rows,
     render_groups,
     render_groups_mpl,
     rows_to_regions,
 )
-from puzzlekit.families._dihedral import UNMOVABLE, moved_given, moves
-from puzzlekit.families._grid import SYMBOLS, GivensGrid, cell_name, clue_cell
-from puzzlekit.families._symmetry import canonical_givens
+from puzzlekit.families._kit.dihedral import UNMOVABLE, moved_given, moves
+from puzzlekit.families._kit.symmetry import canonical_givens
+from puzzlekit.families.grid import SYMBOLS, GivensGrid, cell_name, clue_cell
 
 #: the layouts of seed 0, recorded so that no process pays for growing them (a 9×9 takes
 #: seconds); tests check that :func:`grow_regions` still gives them
@@ -182,7 +182,7 @@ class SudokuJigsaw(GivensGrid):
     # -- text -------------------------------------------------------------------------------
     def parse_text(self, text: str, params: Mapping[str, Any] | None = None) -> Instance:
         from puzzlekit.core import protocols
-        from puzzlekit.families._tatham import parse_solo
+        from puzzlekit.families.tatham import parse_solo
 
         line = text.strip()
         if line.startswith("{"):
@@ -197,8 +197,8 @@ class SudokuJigsaw(GivensGrid):
         return super().parse_text(line, params)
 
     def format_text(self, instance: Instance) -> str:
-        from puzzlekit.families._cages import components
-        from puzzlekit.families._tatham import encode_block_structure, encode_grid
+        from puzzlekit.families._kit.cages import components
+        from puzzlekit.families.tatham import encode_block_structure, encode_grid
 
         params = instance.params_dict()
         n = params["size"]

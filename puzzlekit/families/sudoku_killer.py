@@ -45,9 +45,9 @@ from puzzlekit.core.model import (
 )
 from puzzlekit.core.protocols import FamilyInfo
 from puzzlekit.families import register_family
-from puzzlekit.families._cages import CageGrid, Cell, int_field
-from puzzlekit.families._dihedral import canonical_square, moved_cage
-from puzzlekit.families._grid import MAX_SIZE, cell_name
+from puzzlekit.families._kit.cages import CageGrid, Cell, int_field
+from puzzlekit.families._kit.dihedral import canonical_square, moved_cage
+from puzzlekit.families.grid import MAX_SIZE, cell_name
 from puzzlekit.families.sudoku import Sudoku
 
 
@@ -104,16 +104,16 @@ class SudokuKiller(CageGrid, Sudoku):
         return str(clue.data_dict().get("sum"))
 
     def parse_text(self, text: str, params: Mapping[str, Any] | None = None) -> Instance:
-        from puzzlekit.families._tatham import parse_solo
+        from puzzlekit.families.tatham import parse_solo
 
         if text.lstrip().startswith("{"):
             return protocols.Family.parse_text(self, text, params)
         return parse_solo(text)
 
     def format_text(self, instance: Instance) -> str:
-        from puzzlekit.families._cages import components
-        from puzzlekit.families._grid import clue_cell
-        from puzzlekit.families._tatham import encode_block_structure, encode_grid
+        from puzzlekit.families._kit.cages import components
+        from puzzlekit.families.grid import clue_cell
+        from puzzlekit.families.tatham import encode_block_structure, encode_grid
 
         params = instance.params_dict()
         n = params["size"]

@@ -26,7 +26,7 @@ another exception. Formats read from Tatham's sources (solo.c, keen.c, unequal.c
   optionally ``,`` and fixed cells (a letter skips its offset, upper case filled): ``nonogram``.
 
 The decoders that families share (the block structure, the grid of givens, whole ``solo`` IDs)
-live on the families floor in :mod:`puzzlekit.families._tatham`; this module dispatches a line to
+live on the families floor in :mod:`puzzlekit.families.tatham`; this module dispatches a line to
 the right puzzle's parser and re-exports :func:`decode_grid` and :func:`parse_solo`.
 
 Not for: writing game IDs back (the families' ``format_text`` does that where it can).
@@ -38,10 +38,10 @@ from collections.abc import Callable
 
 from puzzlekit.core.model import Instance
 from puzzlekit.families import get_family
-from puzzlekit.families._tatham import bad as _bad
-from puzzlekit.families._tatham import decode_grid, parse_solo
-from puzzlekit.families._tatham import leading_int as _leading_int
-from puzzlekit.families._tatham import split_game_id as _split
+from puzzlekit.families.tatham import bad as _bad
+from puzzlekit.families.tatham import decode_grid, parse_solo
+from puzzlekit.families.tatham import leading_int as _leading_int
+from puzzlekit.families.tatham import split_game_id as _split
 
 __all__ = [
     "FAMILY_PUZZLE",

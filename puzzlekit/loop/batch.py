@@ -87,7 +87,7 @@ class _Settler:
         self.ledger: Any = None
         self.dispatcher: Any = None
         if config.ledger is not None:
-            from puzzlekit.audit.escalation import Dispatcher, EscalationStore
+            from puzzlekit.audit.escalation.targets import Dispatcher, EscalationStore
             from puzzlekit.audit.ledger import Ledger
             from puzzlekit.verifiers.registry import registry_verify_fn
 

@@ -55,10 +55,10 @@ def eligible(
     be the built-in ``adaptive`` (no sampler, no fixed region), the filter the built-in
     ``bitmask`` verifier (no forced cells asked for, its cartesian limit not reached by the
     schema), a cap of two, and the family a plain givens grid whose schema compiles."""
-    from puzzlekit.families._grid import GivensGrid
+    from puzzlekit.families.grid import GivensGrid
     from puzzlekit.generators.adaptive import Adaptive
-    from puzzlekit.verifiers.bitmask import BitmaskVerifier, NotCompilable, _plain_givens
-    from puzzlekit.verifiers.bitmask_compile import compiled_for
+    from puzzlekit.verifiers.bitmask.backend import BitmaskVerifier, NotCompilable, _plain_givens
+    from puzzlekit.verifiers.bitmask.compile import compiled_for
 
     if type(strategy) is not Adaptive or strategy.sampler is not None or strategy.fix_region:
         return None
@@ -167,7 +167,7 @@ class GivensSteps:
         """The solutions (value bits, one row each) of a count to two from the givens
         ``cells`` in the instance's search order (as the filter searches); None when the
         search runs out of its budget."""
-        from puzzlekit.verifiers.bitmask import workspace
+        from puzzlekit.verifiers.bitmask.backend import workspace
         from puzzlekit.verifiers.search import STREAM_ORDER, BudgetExceeded, digest_permutation
 
         cs = self.cs

@@ -19,7 +19,7 @@ mechanically, before any approval, from things the requester does not choose:
 field, naming the report digests or the corpus policy it came from and the rule applied.
 :func:`default_policy` is the shipped puzzle policy (``puzzlekit/policies/``).
 
-Not for: deciding (that is :func:`puzzlekit.audit.kernel.decide`), appending to a corpus or
+Not for: deciding (that is :func:`puzzlekit.audit.review.kernel.decide`), appending to a corpus or
 queueing a
 review (the loop does that with the decision), or running verifiers.
 """
@@ -34,7 +34,7 @@ from functools import cache
 from importlib import resources
 from typing import Any
 
-from puzzlekit.audit.kernel import REQUEST_SCHEMA, parse_datetime
+from puzzlekit.audit.review.kernel import REQUEST_SCHEMA, parse_datetime
 from puzzlekit.core.report import Verdict, VerifierReport
 from puzzlekit.loop.kinds import UNKNOWN_KIND as UNKNOWN_KIND
 from puzzlekit.loop.kinds import VERIFIER_KINDS as VERIFIER_KINDS

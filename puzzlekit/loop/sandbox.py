@@ -100,10 +100,10 @@ def loop_environment(environ: Mapping[str, str], tmpdir: str) -> dict[str, str]:
 
 #: the modules whose compiled searches every loop process may need (the default filter's)
 COMPILED_MODULES = (
-    "puzzlekit.verifiers.bitmask_kernel",
-    "puzzlekit.verifiers.bitmask_search",
-    "puzzlekit.verifiers.bitmask_minimize",
-    "puzzlekit.verifiers.bitmask_minimize9",
+    "puzzlekit.verifiers.bitmask.kernel",
+    "puzzlekit.verifiers.bitmask.search",
+    "puzzlekit.verifiers.bitmask.minimize",
+    "puzzlekit.verifiers.bitmask.minimize9",
 )
 
 
@@ -167,14 +167,12 @@ def _compile_default_searches() -> None:
     remove-and-check (the general one and the 9×9 one) into this process's numba cache unless
     all are there (by one 4×4 Sudoku check and its minimization, one 9×9 check and one 9×9
     minimization, a third of a second once they are compiled)."""
-    from puzzlekit.verifiers import (
-        bitmask_band9,
-        bitmask_kernel,
-        bitmask_kernel9,
-        bitmask_minimize,
-        bitmask_minimize9,
-        digest_draw,
-    )
+    from puzzlekit.verifiers import digest_draw
+    from puzzlekit.verifiers.bitmask import band9 as bitmask_band9
+    from puzzlekit.verifiers.bitmask import kernel as bitmask_kernel
+    from puzzlekit.verifiers.bitmask import kernel9 as bitmask_kernel9
+    from puzzlekit.verifiers.bitmask import minimize as bitmask_minimize
+    from puzzlekit.verifiers.bitmask import minimize9 as bitmask_minimize9
 
     compiled = (
         bitmask_kernel.search,

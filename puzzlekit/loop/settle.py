@@ -9,7 +9,8 @@ goes in; one :class:`Settlement` comes out, after these stages:
    steps (instance valid, filter verdict, holdout verdict, replay, agreement, independence).
 2. :func:`puzzlekit.audit.stopping.run_stopping_condition` locates the first step that is not
    TRUE and names its target, anchored in the ledger when one is given.
-3. A stop other than all-clear is dispatched through :class:`puzzlekit.audit.escalation.Dispatcher`
+3. A stop other than all-clear is dispatched through
+:class:`puzzlekit.audit.escalation.targets.Dispatcher`
    (hold queue, re-verification by another backend, review queue).
 4. An all-clear is judged by the review kernel: the ``rbk.request.v1`` is derived only from the
    filter and holdout reports and the corpus policy (:func:`puzzlekit.loop.publish.derive_request`),
@@ -18,8 +19,8 @@ goes in; one :class:`Settlement` comes out, after these stages:
    the review queue; ``incomplete`` holds it with the evidence that would resolve it.
 
 Not for: running the loop (:mod:`puzzlekit.loop.driver`), choosing where a stop goes
-(:mod:`puzzlekit.audit.stopping`), how a decision is made (:mod:`puzzlekit.audit.kernel`) or the
-publish-gate study (:mod:`puzzlekit.app.experiment.publish_gate`). The pure parts
+(:mod:`puzzlekit.audit.stopping`), how a decision is made (:mod:`puzzlekit.audit.review.kernel`) or
+the publish-gate study (:mod:`puzzlekit.app.experiment.publish_gate`). The pure parts
 (:func:`~puzzlekit.loop.steps.audit_steps`, :func:`derive_and_decide`) take their times as
 arguments; only :func:`settle` touches files, and it reads the clock only when no time is passed
 in.
@@ -35,9 +36,9 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from puzzlekit.audit.escalation import Action, Dispatcher, EscalationCase, EscalationStore
-from puzzlekit.audit.kernel import decide, parse_datetime
+from puzzlekit.audit.escalation.targets import Action, Dispatcher, EscalationCase, EscalationStore
 from puzzlekit.audit.ledger import Ledger
+from puzzlekit.audit.review.kernel import decide, parse_datetime
 from puzzlekit.audit.stopping import (
     ReasoningStep,
     StopKind,

@@ -2,7 +2,7 @@
 
 Installed with puzzlekit (entry point ``pytest11``), so any repository that depends on puzzlekit
 gets it. Point it at a directory of ``<schema id>.jsonl`` corpora (see
-:mod:`puzzlekit.quality.golden`)
+:mod:`puzzlekit.quality.golden.corpus`)
 with ``--puzzlekit-golden DIR`` (repeatable) or the ini option ``puzzlekit_golden``, and write a
 test that asks for the ``golden_case`` fixture::
 
@@ -96,7 +96,7 @@ def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
             indirect=True, ids=["no-golden-dir"],
         )  # fmt: skip
         return
-    from puzzlekit.quality.golden import iter_cases
+    from puzzlekit.quality.golden.corpus import iter_cases
 
     cases = []
     for d in dirs:
@@ -132,8 +132,9 @@ class _BoundCase:
 
 @pytest.fixture
 def golden_case(request: pytest.FixtureRequest) -> Any:
-    """One golden case (:class:`puzzlekit.quality.golden.GoldenCase`): ``.entry``, ``.verify()``,
-    ``.check()``; parametrized over every case of the ``--puzzlekit-golden`` directories."""
+    """One golden case (:class:`puzzlekit.quality.golden.corpus.GoldenCase`): ``.entry``,
+    ``.verify()``, ``.check()``; parametrized over every case of the ``--puzzlekit-golden``
+    directories."""
     case = getattr(request, "param", None)
     if case is None:
         pytest.skip("no golden directory: pass --puzzlekit-golden DIR or set puzzlekit_golden")

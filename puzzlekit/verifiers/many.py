@@ -1,8 +1,8 @@
 """Many puzzles verified at once: :func:`verify_many` (``pk.verify_many``) and
 :func:`iter_verify_many`, the reports ``pk.verify`` gives one puzzle at a time, with the searches
 of a backend that can batch them (``bitmask``:
-:meth:`~puzzlekit.verifiers.bitmask.BitmaskVerifier.verify_batch`) run in one compiled call per
-chunk.
+:meth:`~puzzlekit.verifiers.bitmask.backend.BitmaskVerifier.verify_batch`) run in one compiled call
+per chunk.
 
 An item is an :class:`~puzzlekit.core.model.Instance` or a line of text: a JSON instance, or a
 puzzle in ``family``'s one-line format (without a family, a Sudoku grid). A line that does not
@@ -100,7 +100,7 @@ def verify_instances(
     ``pk.verify`` uses them; the instances of ``bitmask`` go to its ``verify_batch`` together.
     ``decline``: a backend that declines an instance gives INVALID_SPEC
     (:func:`~puzzlekit.verifiers.registry.verify_or_decline`, as ``puzzlekit verify``)."""
-    from puzzlekit.verifiers.bitmask import BitmaskVerifier
+    from puzzlekit.verifiers.bitmask.backend import BitmaskVerifier
     from puzzlekit.verifiers.registry import choice_seconds, default_verifier_names, kept_verifier
     from puzzlekit.verifiers.registry import verify_or_decline as declining
 

@@ -24,13 +24,13 @@ from puzzlekit.core.jsondata import freeze
 from puzzlekit.core.model import Instance
 from puzzlekit.core.plugins import Registry
 from puzzlekit.families import get_family
-from puzzlekit.families._gridline import GridLine
+from puzzlekit.families._kit.gridline import GridLine
 
 #: the built-in backends, each imported on its first lookup (a Sudoku never imports pysat)
 BUILTIN: dict[str, str] = {
     "enumerative": "puzzlekit.verifiers.enumerative:EnumerativeVerifier",
-    "sat": "puzzlekit.verifiers.sat:SatVerifier",
-    "bitmask": "puzzlekit.verifiers.bitmask:BitmaskVerifier",
+    "sat": "puzzlekit.verifiers.sat.backend:SatVerifier",
+    "bitmask": "puzzlekit.verifiers.bitmask.backend:BitmaskVerifier",
     "sampling": "puzzlekit.verifiers.approximate:SamplingVerifier",
     "budgeted": "puzzlekit.verifiers.approximate:BudgetedVerifier",
     "faulty": "puzzlekit.verifiers.approximate:FaultyVerifier",
@@ -227,7 +227,7 @@ def _by_schema_key(instance: Instance) -> tuple[Any, ...] | None:
     if not isinstance(instance.clue_source, GridLine):
         return None
     if not _LINE_PLAN:  # imported on the first grid line (it loads numba)
-        from puzzlekit.verifiers.bitmask_line import line_plan
+        from puzzlekit.verifiers.bitmask.line import line_plan
 
         _LINE_PLAN.append(line_plan)
     got = _LINE_PLAN[0](instance)
@@ -271,8 +271,8 @@ def default_holdout_name(filter_name: str) -> str:
 
 
 def registry_verify_fn(instance_json: str, verifier_name: str, budget_seconds: float | None) -> Any:
-    """A ``verify_fn`` for :mod:`puzzlekit.audit.escalation` over this registry: the report's
-    wire form.
+    """A ``verify_fn`` for :mod:`puzzlekit.audit.escalation.targets` over this registry: the
+    report's wire form.
 
     A budget larger than the verifiers' default wall time scales their node budget by the same
     factor, so that "a larger budget" is larger in both resources.

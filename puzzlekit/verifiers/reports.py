@@ -51,7 +51,7 @@ from puzzlekit.verifiers.search import (
 
 class NotEncodable(TypeError):
     """A constraint the SAT backend cannot encode (``Predicate``, or a too wide ``Linear``).
-    Raised by :mod:`puzzlekit.verifiers.sat_encoding`; defined here, so that catching it (a
+    Raised by :mod:`puzzlekit.verifiers.sat.encoding`; defined here, so that catching it (a
     backend declining, :func:`puzzlekit.verifiers.registry.verify_or_decline`) imports no
     SAT solver."""
 

@@ -18,7 +18,7 @@ from puzzlekit.families.tools import register_tool
 from puzzlekit.generators import register_strategy
 from puzzlekit.generators.blind import Blind
 from puzzlekit.verifiers.registry import register_verifier
-from puzzlekit.verifiers.sat import SatVerifier
+from puzzlekit.verifiers.sat.backend import SatVerifier
 
 
 class FixtureLatin(Latin):

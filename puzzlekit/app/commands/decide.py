@@ -4,7 +4,8 @@
 document and exits 0 whatever the outcome; input that fails its schema exits 2 with the JSON path
 of what is wrong. ``puzzlekit decide --validate DIR`` checks fixture directories (each holding
 ``policy.json``, ``request.json`` and ``expected-decision.json``) and exits 1 when any check
-fails. The decision logic is :mod:`puzzlekit.audit.kernel`; this module only reads files and prints.
+fails. The decision logic is :mod:`puzzlekit.audit.review.kernel`; this module only reads files and
+prints.
 """
 
 from __future__ import annotations
@@ -56,7 +57,7 @@ def _read_json(path: str | Path, what: str) -> Any:
 
 
 def _require_schema(document: Any, schema: str, root: str, path: str) -> None:
-    from puzzlekit.audit.kernel import schema_violations
+    from puzzlekit.audit.review.kernel import schema_violations
 
     found = schema_violations(document, schema, root)
     if found:
@@ -66,7 +67,7 @@ def _require_schema(document: Any, schema: str, root: str, path: str) -> None:
 
 
 def cmd_decide(args: argparse.Namespace) -> int:
-    from puzzlekit.audit.kernel import (
+    from puzzlekit.audit.review.kernel import (
         POLICY_SCHEMA,
         REQUEST_SCHEMA,
         KernelInputError,
@@ -111,7 +112,7 @@ def fixture_dirs(root: Path) -> list[Path]:
 
 def check_fixture(directory: Path) -> list[str]:
     """Every problem with one fixture directory, in sentences; empty when it passes."""
-    from puzzlekit.audit.kernel import (
+    from puzzlekit.audit.review.kernel import (
         POLICY_SCHEMA,
         REQUEST_SCHEMA,
         KernelInputError,

@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Any
 from puzzlekit.app.cli import UsageError, add_format
 
 if TYPE_CHECKING:  # the floors load when a command runs, not when the parser is built
-    from puzzlekit.audit.escalation import EscalationStore
+    from puzzlekit.audit.escalation.targets import EscalationStore
 
 DB_ENV = "PUZZLEKIT_DB"
 
@@ -25,7 +25,7 @@ def add_db_option(p: argparse.ArgumentParser) -> None:
 
 def open_store(args: argparse.Namespace) -> EscalationStore:
     """The escalation store named by ``--db`` or ``$PUZZLEKIT_DB``; never creates one."""
-    from puzzlekit.audit.escalation import EscalationError, EscalationStore
+    from puzzlekit.audit.escalation.targets import EscalationError, EscalationStore
     from puzzlekit.audit.ledger import LedgerError
 
     path = args.db or os.environ.get(DB_ENV)
@@ -138,7 +138,7 @@ def cmd_list(args: argparse.Namespace) -> int:
 
 
 def cmd_retry(args: argparse.Namespace) -> int:
-    from puzzlekit.audit.escalation import EscalationError, retry_holds
+    from puzzlekit.audit.escalation.targets import EscalationError, retry_holds
 
     if args.factor <= 0:
         raise UsageError(f"--factor must be positive, got {args.factor}")

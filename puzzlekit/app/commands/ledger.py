@@ -1,7 +1,7 @@
 """``puzzlekit ledger verify|checkpoint|show``: audit a hash-chained ledger from the shell.
 
 ``show --chain SEQUENCE_ID`` walks the escalation chain of one sequence
-(:mod:`puzzlekit.audit.escalation_chain`): its escalations oldest first, each naming the one
+(:mod:`puzzlekit.audit.escalation.chain`): its escalations oldest first, each naming the one
 before; a broken chain is one line on stderr and exit 1."""
 
 from __future__ import annotations
@@ -132,7 +132,7 @@ def cmd_show(args: argparse.Namespace) -> int:
 def _show_chain(args: argparse.Namespace) -> int:
     import sys
 
-    from puzzlekit.audit.escalation_chain import walk_chain
+    from puzzlekit.audit.escalation.chain import walk_chain
 
     if args.start != 1 or args.limit is not None:
         raise UsageError("--chain walks one whole chain; it takes no --from or --limit")

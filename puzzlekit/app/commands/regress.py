@@ -7,7 +7,7 @@ nothing is rewritten), and for a corpus changed outside ``--update`` (the corpor
 holds every file's digest) or rewritten by the verifier being checked (its bytes are restored).
 ``--update`` rewrites the entries that changed (with ``--schema S``, also builds the corpus of a
 registered schema that has none), prints how many entries changed, and exits 0. The corpus logic is
-:mod:`puzzlekit.quality.golden`; this module only parses arguments and prints.
+:mod:`puzzlekit.quality.golden.corpus`; this module only parses arguments and prints.
 """
 
 from __future__ import annotations
@@ -34,7 +34,7 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def cmd_regress(args: argparse.Namespace) -> int:
-    from puzzlekit.quality.golden import CorpusTampered, format_result, regress
+    from puzzlekit.quality.golden.corpus import CorpusTampered, format_result, regress
     from puzzlekit.verifiers.registry import VERIFIERS
 
     if args.verifier is not None:

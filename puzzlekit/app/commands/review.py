@@ -7,7 +7,7 @@ import argparse
 from puzzlekit.app.cli import UsageError, add_format
 from puzzlekit.app.commands.escalations import add_db_option, open_store, print_rows, short_digest
 
-#: the statuses of a review (:data:`puzzlekit.audit.escalation.REVIEW_STATUSES`, which
+#: the statuses of a review (:data:`puzzlekit.audit.escalation.targets.REVIEW_STATUSES`, which
 #: tests/test_startup.py holds this to), written out so that building the parser loads no floor
 REVIEW_STATUSES = ("pending", "accepted", "rejected")
 
@@ -60,7 +60,7 @@ def cmd_list(args: argparse.Namespace) -> int:
 
 
 def cmd_settle(args: argparse.Namespace) -> int:
-    from puzzlekit.audit.escalation import EscalationError
+    from puzzlekit.audit.escalation.targets import EscalationError
 
     store = open_store(args)
     try:

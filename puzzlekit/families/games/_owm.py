@@ -393,8 +393,8 @@ class OnlyWinningMove(protocols.Family):
         self, params: Mapping[str, Any], *, seed: int = 0
     ) -> dict[str, tuple[str, Instance, int]]:
         """The regression cases of a schema (the names of
-        :data:`puzzlekit.quality.golden.CASES`), each as (note, instance, solution cap), from
-        seeded random playouts. ``puzzlekit.quality.golden``
+        :data:`puzzlekit.quality.golden.corpus.CASES`), each as (note, instance, solution cap), from
+        seeded random playouts. ``puzzlekit.quality.golden.corpus``
         builds corpora by dropping clues; a position is one clue, so game corpora come from here.
         """
         norm = self.normalize_params(params)

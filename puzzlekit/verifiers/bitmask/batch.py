@@ -1,0 +1,169 @@
+"""Many bitmask verifications in one compiled call: the searches of a chunk of instances of one
+schema run back to back in :func:`~puzzlekit.verifiers.bitmask.search.search_many`, and each
+report is built as :meth:`BitmaskVerifier.verify
+<puzzlekit.verifiers.bitmask.backend.BitmaskVerifier. verify>` builds it.
+
+Each search gets the first chunk of nodes that :meth:`~puzzlekit.verifiers.bitmask.search.
+Search.run` gives a search before it first looks at the clock
+(:data:`~puzzlekit.verifiers.bitmask.search.CHUNK`, or the node budget when smaller); one that
+ends within it has the verdict, solutions and node count it has there. Every other instance
+(one that needs more nodes, does not resolve or is not read within the budget, has clues of
+its own constraints, a search space over the limit, or asks for extras) goes through
+``verify`` itself, so every report is the one ``verify`` gives; ``stats.seconds`` is the
+instance's share of its chunk's time.
+
+Private machinery of :mod:`puzzlekit.verifiers.bitmask.backend`; :func:`puzzlekit.verify_many` is
+the public call. Not for use from several threads on one verifier.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Collection, Sequence
+from typing import Any
+
+import numpy as np
+
+from puzzlekit.core import deadline
+from puzzlekit.core.deadline import BudgetExceeded
+from puzzlekit.core.model import Instance
+from puzzlekit.core.protocols import SearchBudget
+from puzzlekit.core.report import VerifierReport
+from puzzlekit.verifiers.search import STREAM_ORDER, digest_permutation
+
+#: the most search workspace (solution slots times variables) one compiled call fills
+MAX_SLOTS = 2_000_000
+#: the most instances one compiled call searches
+MAX_CHUNK = 256
+
+
+def verify_batch(
+    verifier: Any,
+    instances: Sequence[Instance],
+    cap: int,
+    budget: SearchBudget | None,
+    extras: Collection[str],
+) -> list[VerifierReport]:
+    """``verifier.verify(instance, ...)`` for each of ``instances``, in order (see the module
+    docstring)."""
+    if cap < 2:
+        raise ValueError("solution_cap must be at least 2: uniqueness needs a second solution")
+    budget = budget or SearchBudget()
+    out: list[VerifierReport | None] = [None] * len(instances)
+    groups: dict[int, tuple[Any, list[tuple[int, Instance, Any]]]] = {}
+    lines: dict[int, tuple[Any, list[tuple[int, Instance, Any]]]] = {}
+    from puzzlekit.verifiers.bitmask.line import batch_member
+
+    for pos, inst in enumerate(instances):
+        plan = None if extras or verifier.forced_cells else batch_member(verifier, inst)
+        if plan is not None:  # a grid line: started from its values
+            lines.setdefault(id(plan), (plan, []))[1].append((pos, inst, None))
+            continue
+        prepared = None if extras or verifier.forced_cells else _prepared(verifier, inst, budget)
+        if _batchable(verifier, prepared):
+            cs, effects = prepared
+            groups.setdefault(id(cs), (cs, []))[1].append((pos, inst, effects))
+        else:
+            out[pos] = verifier.verify(inst, solution_cap=cap, budget=budget, extras=extras)
+    for kind, table in ((None, groups), ("lines", lines)):
+        for owner, members in table.values():
+            cs = owner if kind is None else owner.cs
+            step = max(1, min(MAX_CHUNK, MAX_SLOTS // (cap * len(cs.names))))
+            for start in range(0, len(members), step):
+                chunk = members[start : start + step]
+                if kind is None:
+                    _run_chunk(verifier, cs, chunk, cap, budget, out)
+                else:
+                    _run_chunk(verifier, cs, chunk, cap, budget, out, owner)
+    return out  # type: ignore[return-value]
+
+
+def _prepared(verifier: Any, inst: Instance, budget: SearchBudget) -> Any:
+    """The instance's compiled schema and clue effects, read within the budget's seconds as
+    ``verify`` reads them; None when reading ran out (``verify`` then reports it)."""
+    ends = None if budget.seconds is None else time.perf_counter() + budget.seconds
+    try:
+        with deadline.within(ends, budget.seconds):
+            return verifier._prepare(inst)
+    except BudgetExceeded:
+        return None
+
+
+def _batchable(verifier: Any, prepared: Any) -> bool:
+    """Whether a prepared instance can be searched in a chunk: it resolved, its clues only
+    restrict domains, and its search space needs no check against the limit."""
+    if prepared is None or isinstance(prepared, list):
+        return False
+    cs, effects = prepared
+    limit = verifier.max_cartesian_log10
+    if limit is not None and cs.full_log10 > limit:
+        return False
+    return all(e.only_unary for e in effects.values())
+
+
+def _run_chunk(
+    verifier: Any,
+    cs: Any,
+    members: Sequence[tuple[int, Instance, Any]],
+    cap: int,
+    budget: SearchBudget,
+    out: list[VerifierReport | None],
+    plan: Any = None,
+) -> None:
+    """Search ``members`` (position, instance, clue effects) in one call; fill ``out``. With a
+    ``plan`` (:class:`~puzzlekit.verifiers.bitmask.line.LinePlan`) the members are grid lines,
+    started from their values."""
+    from puzzlekit.verifiers.bitmask.backend import _cartesian, workspace
+    from puzzlekit.verifiers.bitmask.kernel import DONE
+    from puzzlekit.verifiers.bitmask.line import lines_start
+    from puzzlekit.verifiers.bitmask.search import CHUNK, found_report
+
+    started = time.perf_counter()
+    lined = None
+    if plan is not None:
+        grids = [inst.clue_source for _, inst, _ in members]
+        lined = lines_start(plan, grids, [inst.digest for _, inst, _ in members])
+        if lined is None:  # a given that is not a plain restriction: each on its own
+            for pos, inst, _ in members:
+                out[pos] = verifier.verify(inst, solution_cap=cap, budget=budget)
+            return
+    starts, orders, counts = lined or _starts(cs, members)
+    limit = CHUNK if budget.nodes is None else min(CHUNK, budget.nodes)
+    search = workspace(cs, cs.base_structure, cap)
+    sols, found, nodes, status = search.run_many(starts, orders, limit)
+    share = (time.perf_counter() - started) / len(members)
+    for row, (pos, inst, _) in enumerate(members):
+        if status[row] != DONE:  # needs more nodes than one chunk: the clock is read on
+            out[pos] = verifier.verify(inst, solution_cap=cap, budget=budget)
+            continue
+        if plan is not None:
+            cart = plan.cartesian(starts[row], counts[row])
+        else:
+            cart = _cartesian(cs, starts[row])
+        stats: dict[str, Any] = {"nodes": int(nodes[row]), "seconds": round(share, 6)}
+        if found[row]:  # the workspace is reused: the report keeps a copy of its rows
+            bits = sols[row, : found[row]].copy()
+            out[pos] = found_report(verifier, inst, cs, cap, bits, orders[row], cart, stats)
+        else:
+            out[pos] = verifier.outcome(inst, cs, cap, [], cart, stats, budget)
+
+
+def _starts(cs: Any, members: Sequence[tuple[int, Instance, Any]]) -> tuple[Any, Any, None]:
+    """The start domains and search orders of instances given by their clue effects."""
+    from puzzlekit.verifiers.bitmask.search import restrict
+
+    nv = len(cs.names)
+    starts = np.tile(cs.base_dom, (len(members), 1))
+    idx: list[int] = []
+    masks: list[int] = []
+    for row, (_, _, effects) in enumerate(members):
+        for e in effects.values():
+            for i, m in e.unary:
+                idx.append(row * nv + i)
+                masks.append(m)
+    if idx:
+        restrict(starts.reshape(-1), np.array(idx, np.int64), np.array(masks, np.int64))
+    orders = np.array(
+        [digest_permutation(inst.digest, STREAM_ORDER, nv) for _, inst, _ in members], np.int64
+    ).reshape(len(members), nv)
+    return starts, orders, None

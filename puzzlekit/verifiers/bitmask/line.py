@@ -1,0 +1,255 @@
+"""A grid line searched from its cell values: what the bitmask verifier does before its search
+for an instance read from one text line of a givens grid (Sudoku, Latin squares), without clue
+objects, clue effects by id or a Python loop over the cells.
+
+:func:`line_start` gives what :meth:`BitmaskVerifier._searched
+<puzzlekit.verifiers.bitmask.backend.BitmaskVerifier._searched>` gives for such an instance (the
+compiled schema, the start domains, the structure, the workspace set to the instance's search
+order, the Cartesian size), from a :class:`LinePlan` kept per schema: a table of each (cell,
+value)'s domain mask, filled from the family's own given clues as they are first met (so the
+masks are the ones the clue objects give, by construction), and one compiled call that narrows
+the domains and draws the search order from the digest's bytes
+(:func:`~puzzlekit.verifiers.digest_draw.digest_permutation`, the draw ``search_order`` makes).
+:func:`lines_start` does the same for a chunk of lines (``verify_many``).
+
+Anything else (clues already built, a family that checks or compiles its givens its own way, a
+schema that does not resolve or compile, a search space over the limit) is left to the general
+path: :func:`line_plan` answers None. Private machinery of
+:mod:`puzzlekit.verifiers.bitmask.backend`.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+from numba import njit
+
+from puzzlekit.core.model import Instance, SpecError
+from puzzlekit.families._kit.gridline import GridLine
+from puzzlekit.verifiers.bitmask.backend import _cartesian, _plain_givens, workspace
+from puzzlekit.verifiers.bitmask.compile import CompiledSchema, NotCompilable, compiled_for
+from puzzlekit.verifiers.bitmask.search import found_report as found_report  # for verify
+from puzzlekit.verifiers.digest_draw import digest_permutation
+from puzzlekit.verifiers.search import STREAM_ORDER
+
+#: a (cell, value) whose mask the plan has not read from the family's given yet
+UNKNOWN = -1
+#: the most (cell, value) pairs a plan reads when it is made (larger schemas read theirs as
+#: lines bring them)
+EAGER_PAIRS = 1024
+
+
+@njit(cache=True)
+def _start(values, base, masks, raw, stream, dom):  # pragma: no cover - compiled
+    """``dom`` = ``base`` narrowed by ``masks[cell, value]`` at every cell with a value, and the
+    search order drawn from the digest bytes ``raw``, and the number of cells with a value; the
+    order is empty (and ``dom`` half done) and the number -1 when a mask is :data:`UNKNOWN`,
+    -2 when a value is outside the table."""
+    count = 0
+    for i in range(values.shape[0]):
+        v = values[i]
+        dom[i] = base[i]
+        if v:
+            if v >= masks.shape[1]:  # not a value of the grid: the general path says so
+                return np.zeros(0, np.int64), -2
+            m = masks[i, v]
+            if m == UNKNOWN:
+                return np.zeros(0, np.int64), -1
+            dom[i] &= m
+            count += 1
+    return digest_permutation(raw, stream, values.shape[0]).astype(np.int64), count
+
+
+@njit(cache=True)
+def _start_many(values, base, masks, raws, stream, starts, orders):  # pragma: no cover
+    """:func:`_start` of each row of ``values`` (digest bytes ``raws``, same row) into the rows
+    of ``starts`` and ``orders``: the numbers of givens, or in the first place -1 where a mask
+    is unknown, -2 where a value is out of the table."""
+    counts = np.zeros(values.shape[0], np.int64)
+    for k in range(values.shape[0]):
+        order, count = _start(values[k], base, masks, raws[k], stream, starts[k])
+        if count < 0:
+            counts[0] = count
+            return counts
+        orders[k] = order
+        counts[k] = count
+    return counts
+
+
+class LinePlan:
+    """What the grid lines of one schema share (see the module docstring)."""
+
+    def __init__(self, family: Any, cs: CompiledSchema, size: int) -> None:
+        self.family = family
+        self.cs = cs
+        nv = len(cs.names)
+        self.masks = np.full((nv, size + 1), UNKNOWN, np.int64)
+        #: every variable has the same domain and every given mask read so far is one value of
+        #: it: the Cartesian size then depends on the number of givens alone
+        self.uniform = bool((cs.base_dom == cs.base_dom[0]).all()) and nv > 0
+        self.carts: dict[int, tuple[int | float | None, float]] = {}
+        self.lock = threading.Lock()
+        if nv * size <= EAGER_PAIRS:  # a small schema (9×9: 729 pairs): every mask read now
+            pairs = [(i, v) for i in range(nv) for v in range(1, size + 1)]
+            self.fill_pairs(pairs, strict=False)
+
+    def fill(self, values: np.ndarray) -> bool:
+        """Read the masks of ``values``' (cell, value) pairs not known yet from the family's
+        givens (:meth:`CompiledSchema.given_effect`); False when one is not a plain domain
+        restriction of its own cell (the general path then verifies the line)."""
+        return self.fill_pairs([(i, int(values[i])) for i in np.flatnonzero(values).tolist()])
+
+    def fill_pairs(self, pairs: Sequence[tuple[int, int]], strict: bool = True) -> bool:
+        """:meth:`fill` of (cell, value) pairs; ``strict=False`` leaves a pair that is not a
+        plain restriction unknown and goes on."""
+        cs, masks = self.cs, self.masks
+        with self.lock:
+            for i, v in pairs:
+                if masks[i, v] != UNKNOWN:
+                    continue
+                try:
+                    effect = cs.given_cache.get((i, v)) or cs.given_effect(i, v)
+                except (SpecError, NotCompilable):
+                    effect = None
+                if effect is None or not _plain(effect, i):
+                    if strict:
+                        return False
+                    continue
+                mask = effect.unary[0][1]
+                base = int(cs.base_dom[i])
+                if mask & base != mask or mask & (mask - 1) or not mask:
+                    self.uniform = False
+                masks[i, v] = mask
+        return True
+
+    def cartesian(self, dom: np.ndarray, count: int) -> tuple[int | float | None, float]:
+        """``bitmask._cartesian`` of ``dom`` (remembered by the number of givens where the plan
+        is uniform)."""
+        if not self.uniform:
+            return _cartesian(self.cs, dom)
+        found = self.carts.get(count)
+        if found is None:
+            found = self.carts[count] = _cartesian(self.cs, dom)
+        return found
+
+
+def _plain(effect: Any, cell: int) -> bool:
+    """Whether a given's effect only restricts the domain of its own cell."""
+    return bool(effect.only_unary and len(effect.unary) == 1 and effect.unary[0][0] == cell)
+
+
+_PLANS: dict[int, tuple[Any, LinePlan | None]] = {}
+
+
+def line_plan(instance: Instance) -> tuple[GridLine, LinePlan] | None:
+    """The grid line of ``instance`` and its schema's plan, or None where the general path
+    verifies it (see the module docstring)."""
+    grid = instance.__dict__.get("_source")
+    if not isinstance(grid, GridLine) or "clues" in instance.__dict__:
+        return None
+    found = _PLANS.get(id(grid.params))
+    if found is None or found[0] is not grid.params:
+        found = (grid.params, _new_plan(instance, grid))
+        if len(_PLANS) > 256:
+            _PLANS.clear()
+        _PLANS[id(grid.params)] = found  # holds the params object: its id is not reused
+    plan = found[1]
+    if plan is None or len(plan.cs.names) != grid.size * grid.size:
+        return None
+    return grid, plan
+
+
+def _new_plan(instance: Instance, grid: GridLine) -> LinePlan | None:
+    try:
+        family, cs = compiled_for(instance)
+    except (SpecError, NotCompilable):
+        return None
+    if not _plain_givens(family) or len(cs.names) != grid.size * grid.size:
+        return None
+    return LinePlan(family, cs, grid.size)
+
+
+def line_start(
+    plan: LinePlan, grid: GridLine, digest: str, dom: np.ndarray
+) -> tuple[np.ndarray, int] | None:
+    """Fill ``dom`` with the line's start domains; the search order and the number of givens,
+    or None when a given is not a plain domain restriction."""
+    values = np.frombuffer(grid.values, np.uint8)
+    raw = np.frombuffer(bytes.fromhex(digest[7:]), np.uint8)
+    cs = plan.cs
+    order, count = _start(values, cs.base_dom, plan.masks, raw, STREAM_ORDER, dom)
+    if count == -1:
+        if not plan.fill(values):
+            return None
+        order, count = _start(values, cs.base_dom, plan.masks, raw, STREAM_ORDER, dom)
+    return None if count < 0 else (order, count)
+
+
+def lines_start(
+    plan: LinePlan, grids: Sequence[GridLine], digests: Sequence[str]
+) -> tuple[np.ndarray, np.ndarray, list[int]] | None:
+    """:func:`line_start` of each line in one compiled call: start domains and orders, one row
+    per line, and the numbers of givens; None when a line's given is not a plain domain
+    restriction."""
+    nv = len(plan.cs.names)
+    values = np.frombuffer(b"".join([g.values for g in grids]), np.uint8).reshape(-1, nv)
+    raws = np.frombuffer(bytes.fromhex("".join([d[7:] for d in digests])), np.uint8)
+    raws = raws.reshape(len(grids), -1)
+    starts = np.empty((len(grids), nv), np.int64)
+    orders = np.empty((len(grids), nv), np.int64)
+    base, masks = plan.cs.base_dom, plan.masks
+    counts = _start_many(values, base, masks, raws, STREAM_ORDER, starts, orders)
+    if len(grids) and counts[0] == -1:
+        if not all(plan.fill(row) for row in values):
+            return None
+        counts = _start_many(values, base, masks, raws, STREAM_ORDER, starts, orders)
+    if len(grids) and counts[0] < 0:
+        return None
+    return starts, orders, counts.tolist()
+
+
+def batch_member(verifier: Any, instance: Instance) -> LinePlan | None:
+    """The plan of ``instance`` where :func:`searched` would take it (a chunk of them is
+    started by :func:`lines_start`), else None."""
+    from puzzlekit.verifiers.bitmask.backend import BitmaskVerifier
+
+    if type(verifier)._prepare is not BitmaskVerifier._prepare:
+        return None
+    got = line_plan(instance)
+    if got is None:
+        return None
+    limit = verifier.max_cartesian_log10
+    if (limit is not None and got[1].cs.full_log10 > limit) or not _sha256(instance.digest):
+        return None
+    return got[1]
+
+
+def _sha256(digest: str) -> bool:
+    return len(digest) == 71 and digest.startswith("sha256:")
+
+
+def searched(verifier: Any, instance: Instance, cap: int) -> tuple[Any, ...] | None:
+    """``verifier._searched(instance, cap, budget)`` for a grid line whose schema has a plan:
+    ``(cs, dom, structure, search, cart)``; None where the general path verifies it."""
+    got = line_plan(instance)
+    if got is None:
+        return None
+    grid, plan = got
+    cs = plan.cs
+    limit = verifier.max_cartesian_log10
+    digest = instance.digest
+    if (limit is not None and cs.full_log10 > limit) or not _sha256(digest):
+        return None
+    dom = np.empty(len(cs.names), np.int64)
+    started = line_start(plan, grid, digest, dom)
+    if started is None:
+        return None
+    order, count = started
+    structure = cs.base_structure
+    search = workspace(cs, structure, cap)
+    search.reset()
+    search.set_order(order)
+    return cs, dom, structure, search, plan.cartesian(dom, count)

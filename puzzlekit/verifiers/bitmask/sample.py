@@ -1,0 +1,54 @@
+"""The compiled solution sampler: a seeded random full solution of a schema by the bitmask search.
+
+The generators draw their fresh solutions with it where it applies (named in
+:data:`puzzlekit.core.solutions.COMPILED_SAMPLER` and loaded on first use, since generators never
+import verifiers); :func:`puzzlekit.core.solutions.random_solution` serves every other schema.
+Re-exported by :mod:`puzzlekit.verifiers.bitmask.backend`. Not for verifying: one descent stops at
+the first solution it finds.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from puzzlekit.core.model import Schema, SpecError
+from puzzlekit.families import get_family
+from puzzlekit.verifiers.bitmask.compile import NotCompilable, compiled_schema
+from puzzlekit.verifiers.search import BudgetExceeded
+
+#: nodes one randomized descent of :func:`sample_solution` may visit, and descents it tries
+SAMPLE_NODES = 20_000
+SAMPLE_TRIES = 5
+
+
+def sample_solution(schema: Schema, rng: np.random.Generator) -> dict[str, int] | None:
+    """A seeded random full solution of ``schema`` by the compiled search: equally constrained
+    variables taken in a random order, each variable's values in a random order, the first
+    solution found. None when the schema is not the one its family builds for its params (a
+    faulty filter's believed schema), is not compilable, or no descent of ``SAMPLE_NODES``
+    nodes in ``SAMPLE_TRIES`` finds a solution: the caller then uses the generic search.
+
+    Like the generic sampler it reaches every solution with some probability and is not
+    uniform; one rng state gives one solution, in every process."""
+    from puzzlekit.verifiers.bitmask.search import Search
+
+    family = get_family(schema.family)
+    try:
+        if schema != family.schema(schema.params_dict()):
+            return None
+        cs = compiled_schema(family, schema)
+    except (NotCompilable, SpecError):
+        return None
+    search = Search(cs, cs.structure(()), 1)
+    nv, nb = len(cs.names), len(cs.values)
+    for _ in range(SAMPLE_TRIES):
+        search.reset()
+        search.set_order(rng.permutation(nv))
+        search.set_value_ranks(rng.random((nv, nb)))
+        try:
+            search.run(cs.base_dom.copy(), SAMPLE_NODES, None)
+        except BudgetExceeded:
+            continue
+        found = search.solutions()
+        return dict(found[0]) if found else None
+    return None

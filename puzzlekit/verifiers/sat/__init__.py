@@ -1,0 +1,3 @@
+"""The sat verifier (:mod:`.backend`): the rules encoded as clauses (:mod:`.encoding`) and
+the incremental uniqueness session minimization asks (:mod:`.session`).
+"""
