@@ -1,6 +1,10 @@
 """Shared machinery of N×N grid families whose clues are givens (Sudoku, Latin squares).
 
-Not part of the public API: families subclass :class:`GivensGrid` and add their own rules.
+Families subclass :class:`GivensGrid` and add their own rules; its one-line form keeps an
+instance's givens as a :class:`GridLine` (from :mod:`puzzlekit.families._kit.gridline`). Both are
+named here for the floors above, which specialise on them: the bitmask backend reads a
+:class:`GridLine`'s values directly and compiles the givens of a family that checks them as
+:class:`GivensGrid` does. Not for clues other than givens.
 """
 
 from __future__ import annotations
@@ -44,6 +48,17 @@ def check_described_size(n: int, params: Mapping[str, Any] | None) -> None:
                 )
             ]
         )
+
+
+def neighbours(cell: tuple[int, int], n: int) -> list[tuple[int, int]]:
+    """Orthogonal neighbours of ``cell`` inside an n×n grid, in the order up, left, right, down."""
+    r, c = cell
+    out = []
+    for dr, dc in ((-1, 0), (0, -1), (0, 1), (1, 0)):
+        rr, cc = r + dr, c + dc
+        if 0 <= rr < n and 0 <= cc < n:
+            out.append((rr, cc))
+    return out
 
 
 def cell_name(r: int, c: int) -> str:
@@ -248,8 +263,6 @@ class GivensGrid(protocols.Family):
         """The given at ``coord`` and, for each orthogonal neighbour without one, the true pair
         clue ``pair_clue(coord, neighbour, solution)`` (for families with clues between
         neighbours: Futoshiki's inequalities, Adjacent's bars)."""
-        from puzzlekit.families._kit.cages import neighbours
-
         coord = tuple(coord)
         if schema.var_at(coord) is None:
             return []

@@ -79,9 +79,9 @@ from puzzlekit.families._kit.regions import (
 )
 from puzzlekit.families._kit.starlayout import (
     RULES_TEXT,
-    _merge,
-    _place,
-    _row_choices,
+    merge,
+    place,
+    row_choices,
     star_solutions,
 )
 
@@ -222,9 +222,9 @@ class StarBattle(StarBattleSymmetry, protocols.Family):
         """Stars row by row: a randomized depth-first search over k-subsets of columns."""
         p = schema.params_dict()
         n, k = p["size"], p["stars"]
-        choices = _row_choices(n, k)
+        choices = row_choices(n, k)
         for _ in range(200):
-            rows = _place(n, k, choices, rng, [], [0] * n, [0])
+            rows = place(n, k, choices, rng, [], [0] * n, [0])
             if rows is not None:
                 return {cell_name(r, c): int(c in rows[r]) for r in range(n) for c in range(n)}
         raise RuntimeError(f"no {k}-star placement found for size {n}")
@@ -244,7 +244,7 @@ class StarBattle(StarBattleSymmetry, protocols.Family):
                     pieces[label[r][c]].append((r, c))
             if k == 1:
                 return pieces
-            groups = _merge(pieces, label, k, rng)
+            groups = merge(pieces, label, k, rng)
             if groups is not None:
                 return groups
         raise RuntimeError("no region layout found")

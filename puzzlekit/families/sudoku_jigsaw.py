@@ -40,14 +40,9 @@ import numpy as np
 from puzzlekit.core.model import Instance, Solution, SpecError, Violation
 from puzzlekit.core.protocols import FamilyInfo
 from puzzlekit.families import register_family
-from puzzlekit.families._kit.cages import (
-    grow_regions,
-    regions_to_rows,
-    render_groups,
-    render_groups_mpl,
-    rows_to_regions,
-)
+from puzzlekit.families._kit.cages import grow_regions, render_groups, render_groups_mpl
 from puzzlekit.families._kit.dihedral import UNMOVABLE, moved_given, moves
+from puzzlekit.families._kit.regions import regions_to_rows, rows_to_regions
 from puzzlekit.families._kit.symmetry import canonical_givens
 from puzzlekit.families.grid import SYMBOLS, GivensGrid, cell_name, clue_cell
 

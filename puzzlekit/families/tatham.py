@@ -194,7 +194,7 @@ def encode_grid(values: Sequence[int]) -> str:
 def parse_solo(game_id: str) -> Instance:
     """A ``solo`` game ID as a ``sudoku``, ``sudoku-jigsaw`` or ``sudoku-killer`` instance."""
     from puzzlekit.families import get_family  # the registry imports the families that use this
-    from puzzlekit.families._kit.cages import regions_to_rows
+    from puzzlekit.families._kit.regions import regions_to_rows
 
     params, desc = split_game_id(game_id)
     c, rest = leading_int(params)

@@ -1,7 +1,8 @@
 """Shared machinery of grid families whose clues group cells: cages (KenKen, Killer Sudoku) and
 irregular regions (Jigsaw Sudoku).
 
-Not part of the public API. It holds the pure geometry (neighbours, connected components), the
+Not part of the public API. It holds the pure geometry (connected components; a cell's neighbours
+are :func:`puzzlekit.families.grid.neighbours`), the
 seeded random layouts (cages grown by random merges, regions grown from a random Latin square),
 the checks a cage clue must pass, and the cage family mixin :class:`CageGrid`. Tatham's block
 structure lives in :mod:`puzzlekit.families.tatham` and the drawing of grouped cells in
@@ -17,7 +18,7 @@ from typing import Any
 from puzzlekit.core.model import Clue, Constraint, Instance, Schema, Solution, SpecError, Violation
 from puzzlekit.core.protocols import Repair
 from puzzlekit.families._kit.cagedraw import json_label, render_groups, render_groups_mpl
-from puzzlekit.families.grid import SYMBOLS, cell_name
+from puzzlekit.families.grid import SYMBOLS, cell_name, neighbours
 from puzzlekit.families.tatham import decode_block_structure, encode_block_structure
 
 __all__ = [
@@ -34,26 +35,12 @@ __all__ = [
     "int_field",
     "is_connected",
     "json_label",
-    "neighbours",
     "overlapping_cages",
-    "regions_to_rows",
     "render_groups",
     "render_groups_mpl",
-    "rows_to_regions",
 ]
 
 Cell = tuple[int, int]
-
-
-def neighbours(cell: Cell, n: int) -> list[Cell]:
-    """Orthogonal neighbours of ``cell`` inside an n×n grid, in the order up, left, right, down."""
-    r, c = cell
-    out = []
-    for dr, dc in ((-1, 0), (0, -1), (0, 1), (1, 0)):
-        rr, cc = r + dr, c + dc
-        if 0 <= rr < n and 0 <= cc < n:
-            out.append((rr, cc))
-    return out
 
 
 def components(cells: Iterable[Cell]) -> list[list[Cell]]:
@@ -288,35 +275,6 @@ def grow_regions(n: int, rng: Any, attempts: int = 100) -> list[list[Cell]]:
         if _solvable(n, region):
             return sorted(sorted(m) for m in members)
     raise RuntimeError(f"no fillable {n}x{n} jigsaw layout after {attempts} attempts")
-
-
-def regions_to_rows(n: int, groups: Sequence[Sequence[Cell]]) -> list[str]:
-    """A partition as n strings of n labels (``1``-``9``, ``A``...), labelled in row-major order
-    of first appearance, so one partition has one spelling."""
-    label_of: dict[Cell, int] = {}
-    for gi, cells in enumerate(groups):
-        for cell in cells:
-            label_of[tuple(cell)] = gi
-    relabel: dict[int, str] = {}
-    rows = []
-    for r in range(n):
-        row = ""
-        for c in range(n):
-            g = label_of[(r, c)]
-            if g not in relabel:
-                relabel[g] = SYMBOLS[len(relabel)]
-            row += relabel[g]
-        rows.append(row)
-    return rows
-
-
-def rows_to_regions(rows: Sequence[str]) -> list[list[Cell]]:
-    """The groups of a label layout, each sorted, in row-major order of their first cell."""
-    groups: dict[str, list[Cell]] = {}
-    for r, row in enumerate(rows):
-        for c, ch in enumerate(row):
-            groups.setdefault(ch, []).append((r, c))
-    return sorted(groups.values())
 
 
 # --- the cage family mixin ---------------------------------------------------------------------

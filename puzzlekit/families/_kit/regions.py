@@ -12,6 +12,7 @@ from typing import Any
 import numpy as np
 
 from puzzlekit.core.model import Clue, Schema, SpecError, Variable, Violation
+from puzzlekit.families.grid import SYMBOLS
 
 Cell = tuple[int, int]
 
@@ -131,3 +132,32 @@ def grow(
 def mark_of(marks: Mapping[tuple, str] | None, cell: Cell) -> str:
     """The one-character mark drawn beside a cell (a space when unmarked)."""
     return (marks or {}).get(tuple(cell), " ")
+
+
+def regions_to_rows(n: int, groups: Sequence[Sequence[Cell]]) -> list[str]:
+    """A partition as n strings of n labels (``1``-``9``, ``A``...), labelled in row-major order
+    of first appearance, so one partition has one spelling."""
+    label_of: dict[Cell, int] = {}
+    for gi, cells in enumerate(groups):
+        for cell in cells:
+            label_of[tuple(cell)] = gi
+    relabel: dict[int, str] = {}
+    rows = []
+    for r in range(n):
+        row = ""
+        for c in range(n):
+            g = label_of[(r, c)]
+            if g not in relabel:
+                relabel[g] = SYMBOLS[len(relabel)]
+            row += relabel[g]
+        rows.append(row)
+    return rows
+
+
+def rows_to_regions(rows: Sequence[str]) -> list[list[Cell]]:
+    """The groups of a label layout, each sorted, in row-major order of their first cell."""
+    groups: dict[str, list[Cell]] = {}
+    for r, row in enumerate(rows):
+        for c, ch in enumerate(row):
+            groups.setdefault(ch, []).append((r, c))
+    return sorted(groups.values())

@@ -28,7 +28,7 @@ RULES_TEXT = (
 )
 
 
-def _row_choices(n: int, k: int) -> list[tuple[int, ...]]:
+def row_choices(n: int, k: int) -> list[tuple[int, ...]]:
     """Every set of k columns of one row with no two stars side by side."""
     out: list[tuple[int, ...]] = []
 
@@ -43,7 +43,7 @@ def _row_choices(n: int, k: int) -> list[tuple[int, ...]]:
     return out
 
 
-def _place(
+def place(
     n: int,
     k: int,
     choices: list[tuple[int, ...]],
@@ -72,7 +72,7 @@ def _place(
         ok = all(k - col_count[c] <= (left - 1 + 1) // 2 for c in range(n))
         if ok:
             rows.append(cols)
-            found = _place(n, k, choices, rng, rows, col_count, nodes)
+            found = place(n, k, choices, rng, rows, col_count, nodes)
             if found is not None:
                 return found
             rows.pop()
@@ -83,7 +83,7 @@ def _place(
     return None
 
 
-def _merge(
+def merge(
     pieces: list[list[tuple[int, int]]],
     label: list[list[int]],
     k: int,
@@ -130,7 +130,7 @@ def star_solutions(
         max((r for (r, _), i in region_of.items() if i == j), default=-1) for j in range(n_regions)
     ]
     shown = {tuple(c.coords[0]): c.kind == "star" for c in clues if c.kind in ("star", "empty")}
-    choices = _row_choices(n, k)
+    choices = row_choices(n, k)
     col_count, reg_count = [0] * n, [0] * n_regions
     rows: list[tuple[int, ...]] = []
     out: list[frozenset[tuple[int, int]]] = []
