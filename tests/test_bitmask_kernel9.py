@@ -13,7 +13,7 @@ import pytest
 import puzzlekit as pk
 from puzzlekit.quality.golden.entries import load_corpus
 from puzzlekit.verifiers.bitmask import search as bitmask_search
-from puzzlekit.verifiers.bitmask.backend import _order, _prepared
+from puzzlekit.verifiers.bitmask.backend import prepare_instance, variable_order
 from puzzlekit.verifiers.bitmask.search import Search, start_domains
 from puzzlekit.verifiers.search import BudgetExceeded
 
@@ -39,14 +39,14 @@ def _variants(line: str, seed: int) -> list[str]:
 
 def _searches(inst, cap: int) -> tuple[np.ndarray, Search, Search]:
     """The start domains, a search on the 9×9 kernel and one on the general kernel."""
-    cs, effects = _prepared(inst)
+    cs, effects = prepare_instance(inst)
     dom = start_domains(cs, effects)
     structure = cs.structure(list(effects.values()))
     fast, general = Search(cs, structure, cap), Search(cs, structure, cap)
     assert fast.grid9 is not None
     general.grid9 = None
     fast.band9 = general.band9 = None  # the band search has tests of its own
-    order = _order(cs, inst.digest)
+    order = variable_order(cs, inst.digest)
     fast.set_order(order)
     general.set_order(order)
     return dom, fast, general
@@ -77,7 +77,7 @@ def test_the_9x9_search_finds_what_the_general_one_finds_in_the_same_order(cap: 
 def test_jigsaw_and_latin_9x9_take_the_9x9_search_with_the_same_results(corpus: str) -> None:
     searched = 0
     for entry in load_corpus(GOLDEN / f"{corpus}.jsonl"):
-        if isinstance(_prepared(entry.instance), list):
+        if isinstance(prepare_instance(entry.instance), list):
             continue  # an invalid case: never searched
         dom, fast, general = _searches(entry.instance, entry.cap)
         fast.run(dom, None, None)
@@ -91,7 +91,7 @@ def test_jigsaw_and_latin_9x9_take_the_9x9_search_with_the_same_results(corpus: 
 def test_other_shapes_keep_the_general_search() -> None:
     for name, params in [("sudoku", {"size": 4}), ("sudoku-killer", {"size": 9})]:
         inst = load_corpus(GOLDEN / f"{name}-{params['size']}x{params['size']}.jsonl")[0].instance
-        cs, effects = _prepared(inst)
+        cs, effects = prepare_instance(inst)
         assert Search(cs, cs.structure(list(effects.values())), 2).grid9 is None, name
 
 

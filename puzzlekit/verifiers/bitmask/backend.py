@@ -47,8 +47,7 @@ from puzzlekit.core.identity import clue_violations
 from puzzlekit.core.model import Instance, Problem, Schema, SpecError, Violation
 from puzzlekit.core.protocols import SearchBudget
 from puzzlekit.core.report import Conflict, VerifierReport
-from puzzlekit.families._kit.gridline import GridLine
-from puzzlekit.families.grid import GivensGrid
+from puzzlekit.families.grid import GivensGrid, GridLine
 from puzzlekit.verifiers.bitmask.compile import (
     ClueEffect,
     CompiledSchema,
@@ -121,7 +120,7 @@ def compilable(instance: Instance) -> bool:
         if _plain_givens(family):
             return True
     try:
-        _prepared(instance)
+        prepare_instance(instance)
     except NotCompilable:
         return False
     return True
@@ -142,7 +141,9 @@ _WORKSPACES: dict[tuple[int, int, int], Any] = {}
 _LAST: list[Any] = [None, None]
 
 
-def _prepared(instance: Instance) -> tuple[CompiledSchema, dict[str, ClueEffect]] | list[Violation]:
+def prepare_instance(
+    instance: Instance,
+) -> tuple[CompiledSchema, dict[str, ClueEffect]] | list[Violation]:
     """The compiled schema and each clue's effect, or the instance's violations. Raises
     :class:`NotCompilable`."""
     if _LAST[0] is instance:
@@ -312,7 +313,7 @@ class BitmaskVerifier(protocols.Verifier):
         structure = cs.structure(list(effects.values()))
         search = workspace(cs, structure, cap)
         search.reset()
-        search.set_order(_order(cs, instance.digest))
+        search.set_order(variable_order(cs, instance.digest))
         limit = self.max_cartesian_log10
         if limit is not None and cs.full_log10 > limit:
             narrowed = search.narrowed(dom)
@@ -379,7 +380,7 @@ class BitmaskVerifier(protocols.Verifier):
         self, instance: Instance
     ) -> tuple[CompiledSchema, dict[str, ClueEffect]] | list[Violation]:
         """The compiled schema and each clue's effect, or the instance's violations."""
-        return _prepared(instance)
+        return prepare_instance(instance)
 
     def _conflict(self, instance: Instance, budget: SearchBudget) -> Conflict:
         """A minimal conflict, shrunk by the sat backend's machinery (as ``sat`` reports it)."""
@@ -417,7 +418,7 @@ def workspace(cs: CompiledSchema, structure: Structure, cap: int) -> Any:
     return search
 
 
-def _order(cs: CompiledSchema, digest: str) -> np.ndarray:
+def variable_order(cs: CompiledSchema, digest: str) -> np.ndarray:
     """The variable indices in the instance's own search order
     (:func:`~puzzlekit.verifiers.search.search_order`, as ``sat`` and ``enumerative`` use)."""
     return np.array(digest_permutation(digest, STREAM_ORDER, len(cs.names)), np.int64)
