@@ -53,16 +53,16 @@ def _search_alone(inst: Any) -> tuple[float, float]:
     clock)."""
     import numpy as np
 
-    from puzzlekit.verifiers.bitmask.backend import _order, _prepared
+    from puzzlekit.verifiers.bitmask.backend import prepare_instance, variable_order
     from puzzlekit.verifiers.bitmask.search import Search, restrict
 
-    cs, effects = _prepared(inst)
+    cs, effects = prepare_instance(inst)
     dom = cs.base_dom.copy()
     pairs = [p for e in effects.values() for p in e.unary]
     idx, masks = zip(*pairs, strict=True)
     restrict(dom, np.array(idx, np.int64), np.array(masks, np.int64))
     search = Search(cs, cs.structure(list(effects.values())), 100)
-    search.set_order(_order(cs, inst.digest))
+    search.set_order(variable_order(cs, inst.digest))
     start, cpu = time.perf_counter(), time.process_time()
     search.run(dom, None, None)
     return time.perf_counter() - start, time.process_time() - cpu

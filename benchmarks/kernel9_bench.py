@@ -30,15 +30,15 @@ KERNELS = ("general", "grid9", "grid9+locked", "band9")
 
 def _search(inst: Any, kernel: str) -> tuple[float, int, np.ndarray]:
     """CPU seconds, nodes and solution bits of one search of ``inst`` on ``kernel``."""
-    from puzzlekit.verifiers.bitmask.backend import _order, _prepared
+    from puzzlekit.verifiers.bitmask.backend import prepare_instance, variable_order
     from puzzlekit.verifiers.bitmask.kernel9 import grid9_arrays
     from puzzlekit.verifiers.bitmask.search import Search, start_domains
 
-    cs, effects = _prepared(inst)
+    cs, effects = prepare_instance(inst)
     dom = start_domains(cs, effects)
     structure = cs.structure(list(effects.values()))
     search = Search(cs, structure, 2)
-    search.set_order(_order(cs, inst.digest))
+    search.set_order(variable_order(cs, inst.digest))
     if kernel != "band9":  # the band search (what a verification runs) stays for its row
         search.band9 = None
     if kernel == "general":

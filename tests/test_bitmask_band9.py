@@ -14,7 +14,7 @@ import pytest
 import puzzlekit as pk
 from puzzlekit.quality.golden.entries import load_corpus
 from puzzlekit.verifiers.bitmask import search as bitmask_search
-from puzzlekit.verifiers.bitmask.backend import _order, _prepared
+from puzzlekit.verifiers.bitmask.backend import prepare_instance, variable_order
 from puzzlekit.verifiers.bitmask.band9 import WIDTH, load_band9, search_band9
 from puzzlekit.verifiers.bitmask.kernel import DONE, PAUSED
 from puzzlekit.verifiers.bitmask.search import Search, start_domains
@@ -58,13 +58,13 @@ def _variants(line: str, rng: random.Random) -> list[str]:
 def _pair(text: str, cap: int) -> tuple[np.ndarray, Search, Search]:
     """The start domains, a search that takes the band search and one on the general kernel."""
     inst = pk.parse("sudoku", text)
-    cs, effects = _prepared(inst)
+    cs, effects = prepare_instance(inst)
     dom = start_domains(cs, effects)
     structure = cs.structure(list(effects.values()))
     band, general = Search(cs, structure, cap), Search(cs, structure, cap)
     assert band.band9 is not None
     general.grid9 = general.band9 = None
-    order = _order(cs, inst.digest)
+    order = variable_order(cs, inst.digest)
     band.set_order(order)
     general.set_order(order)
     return dom, band, general
@@ -175,7 +175,7 @@ def test_a_paused_band_search_goes_on_to_the_same_answer() -> None:
 
 
 def _prepared_pair(text: str):  # type: ignore[no-untyped-def]
-    return _prepared(pk.parse("sudoku", text))
+    return prepare_instance(pk.parse("sudoku", text))
 
 
 def test_a_node_budget_stops_the_band_search_with_budget_exceeded() -> None:
@@ -192,7 +192,7 @@ def test_run_many_equals_run_on_the_band_search() -> None:
     rng = random.Random(8)
     texts = [t for line in _set("top1465", 6, 6) for t in _variants(line, rng)]
     cap = 3
-    cs, effects = _prepared(pk.parse("sudoku", texts[0]))
+    cs, effects = prepare_instance(pk.parse("sudoku", texts[0]))
     starts, orders, expected = [], [], []
     for text in texts:
         dom, band, _ = _pair(text, cap)
@@ -212,7 +212,7 @@ def test_run_many_equals_run_on_the_band_search() -> None:
 def test_only_the_standard_sudoku_takes_the_band_search() -> None:
     for corpus in ("sudoku-jigsaw-9x9", "latin-9x9"):
         inst = load_corpus(GOLDEN / f"{corpus}.jsonl")[0].instance
-        cs, effects = _prepared(inst)
+        cs, effects = prepare_instance(inst)
         search = Search(cs, cs.structure(list(effects.values())), 2)
         assert search.grid9 is not None and search.band9 is None, corpus
     assert bitmask_search.Search is Search
