@@ -11,29 +11,30 @@ import pytest
 from puzzlekit.app.cli import main
 from puzzlekit.core.model import Compare, Instance, Linear, Origin
 from puzzlekit.families import get_family, resolve
-from puzzlekit.grading.techniques import _Solver, _supports, grade, validate
+from puzzlekit.grading.techniques import PencilSolver, _supports, grade
+from puzzlekit.grading.validate import validate
 from puzzlekit.io.inputs import iter_tatham_items
 
 DATA = Path(__file__).parent / "data"
 LABELLED = DATA / "tatham" / "labelled"
 
 
-def empty_solver(family: str = "sudoku", params: dict | None = None) -> _Solver:
+def empty_solver(family: str = "sudoku", params: dict | None = None) -> PencilSolver:
     inst = Instance.make(family, get_family(family).normalize_params(params or {}), [])
-    return _Solver(resolve(inst))
+    return PencilSolver(resolve(inst))
 
 
-def restrict(s: _Solver, cells: dict[tuple[int, int], set[int]]) -> None:
+def restrict(s: PencilSolver, cells: dict[tuple[int, int], set[int]]) -> None:
     for (r, c), values in cells.items():
         s.cand[f"r{r + 1}c{c + 1}"] = set(values)
 
 
-def drop(s: _Solver, value: int, cells: list[tuple[int, int]]) -> None:
+def drop(s: PencilSolver, value: int, cells: list[tuple[int, int]]) -> None:
     for r, c in cells:
         s.cand[f"r{r + 1}c{c + 1}"].discard(value)
 
 
-def eliminated(s: _Solver) -> set[tuple[tuple[int, int], int]]:
+def eliminated(s: PencilSolver) -> set[tuple[tuple[int, int], int]]:
     return {(tuple(c), v) for c, v in s.steps[-1].eliminated}
 
 

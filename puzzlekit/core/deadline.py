@@ -1,6 +1,6 @@
 """A search's deadline, visible to the code the search calls.
 
-A verifier's budget is enforced by its meter (:class:`puzzlekit.verifiers.search.Meter`), which
+A verifier's budget is enforced by its meter (:class:`puzzlekit.core.meter.Meter`), which
 sees the nodes it counts. Some of the work of a search happens where no meter reaches: an opaque
 rule of a family (an only-winning-move position solves its game inside a ``Predicate``), the
 random solution search a sampling verifier restarts. :func:`within` makes the search's deadline

@@ -40,7 +40,7 @@ import numpy as np
 
 from puzzlekit.core.model import Clue, Coord, Instance
 from puzzlekit.families import get_family, resolve
-from puzzlekit.grading.techniques import Grade, StuckCell, _grade_of, _Solver
+from puzzlekit.grading.techniques import Grade, PencilSolver, StuckCell, grade_of
 
 
 @dataclass(frozen=True)
@@ -135,17 +135,17 @@ class _Givens:
 
 #: how a stuck cell is picked for a reveal (see :func:`shape_to_level`)
 REVEALS = ("fewest", "most", "random")
-_TEMPLATES: dict[str, _Solver] = {}
+_TEMPLATES: dict[str, PencilSolver] = {}
 
 
-def _template(instance: Instance) -> _Solver:
+def _template(instance: Instance) -> PencilSolver:
     """The solver of ``instance`` (the puzzle without its value clues), built once per layout:
     forks share it and never change it."""
     found = _TEMPLATES.get(instance.digest)
     if found is None:
         if len(_TEMPLATES) >= 64:
             _TEMPLATES.clear()
-        found = _TEMPLATES[instance.digest] = _Solver(resolve(instance))
+        found = _TEMPLATES[instance.digest] = PencilSolver(resolve(instance))
     return found
 
 
@@ -177,7 +177,7 @@ def shape_to_level(
     solver = g.template.fork(g.given)
     runs = 0 if solver.solved() else 1  # a full grid needs no run: nothing is left to solve
     status = solver.run(cap=target)
-    grade = _grade_of(solver, status, instance.family, instance.digest)
+    grade = grade_of(solver, status, instance.family, instance.digest)
     if status == "solved" and grade.level < target:
         return Shaped(None, grade, instance, runs, checks, reveals, removed)
     if status != "solved" and target < top:
@@ -215,7 +215,7 @@ def shape_to_level(
     if reveals or removed:
         shaped = g.build()
         solver = g.template.fork(g.given)
-        grade = _grade_of(solver, solver.run(), shaped.family, shaped.digest)
+        grade = grade_of(solver, solver.run(), shaped.family, shaped.digest)
         runs += 1
     return Shaped(
         shaped if grade.level == target else None,
@@ -233,7 +233,7 @@ def grade_fast(instance: Instance) -> Grade:
     template as :func:`shape_to_level` (so both strategies of a benchmark pay the same)."""
     g = _Givens(instance)
     solver = g.template.fork(g.given)
-    return _grade_of(solver, solver.run(), instance.family, instance.digest)
+    return grade_of(solver, solver.run(), instance.family, instance.digest)
 
 
 def shaping_fields(grade: Grade, shaped: Shaped | None = None) -> dict[str, int | str]:
@@ -285,7 +285,7 @@ def level_detail(instance: Instance, target: int) -> LevelDetail:
         raise ValueError(f"target level {target} is outside 0..{top}")
     solver = g.template.fork(g.given)
     full = g.template.fork(g.given)
-    level = _grade_of(full, full.run(), instance.family, instance.digest).level
+    level = grade_of(full, full.run(), instance.family, instance.digest).level
     if level == target:
         return LevelDetail(target, level, "at-level")
     if level > target:

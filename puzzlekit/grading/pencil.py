@@ -3,7 +3,7 @@ pointing, intersections, naked and hidden subsets, fish; and the sound supports 
 that clue filtering and clue pointing use.
 
 :class:`_PencilTechniques` is a mixin: the pencil-mark state it works on (candidates, houses,
-peers, the step record) is :class:`puzzlekit.grading.techniques._Solver`, which also runs the
+peers, the step record) is :class:`puzzlekit.grading.techniques.PencilSolver`, which also runs the
 techniques tier by tier. Private to :mod:`puzzlekit.grading`; not for grading (that is
 :func:`puzzlekit.grading.techniques.grade`).
 """
@@ -38,7 +38,7 @@ class _Contradiction(Exception):
 
 class _PencilTechniques:
     """The techniques of the scale, each a method that makes at most one step and says whether it
-    made one; mixed into :class:`~puzzlekit.grading.techniques._Solver`."""
+    made one; mixed into :class:`~puzzlekit.grading.techniques.PencilSolver`."""
 
     # -- techniques ---------------------------------------------------------------------------
     def naked_single(self) -> bool:

@@ -35,25 +35,27 @@ Levels are renumbered 0.. over the tiers a family keeps, so Sudoku runs 0-7 and 
 0-6. Units: an all-different over N cells with N values is a house (row, column, box or
 region); naked subsets also use smaller all-different groups (killer cages).
 
-``python -m puzzlekit.grading.techniques --validate DIR`` grades every Tatham game ID in
+``python -m puzzlekit.grading.validate --validate DIR`` grades every Tatham game ID in
 ``DIR/<game>/<label>.txt`` whose file name is a Tatham difficulty (basic, intermediate, advanced,
 extreme, unreasonable) and prints the table of levels by label and their Spearman rank
 correlation (:mod:`puzzlekit.grading.validate`).
 
 Layout: the techniques themselves are methods of :class:`puzzlekit.grading.pencil._PencilTechniques`
 (with the constraint supports clue filtering uses); this module holds the pencil-mark state
-(:class:`_Solver`), the scale, :func:`grade` and its records, and re-exports the validation.
+(:class:`PencilSolver`), the scale, :func:`grade` and its records; the validation against
+Tatham's labels is :mod:`puzzlekit.grading.validate`.
 
 Not for: families whose variables are not a Latin square (nonogram, star battle, games).
 """
 
 from __future__ import annotations
 
-import sys
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
+from puzzlekit.core.deadline import BudgetExceeded
+from puzzlekit.core.meter import Meter
 from puzzlekit.core.model import (
     AllDifferent,
     Constraint,
@@ -68,23 +70,19 @@ from puzzlekit.families import get_family, resolve
 from puzzlekit.grading.pencil import ENUM_LIMIT, _Contradiction, _PencilTechniques
 from puzzlekit.grading.pencil import _supports as _supports
 from puzzlekit.grading.search import search_measures
-from puzzlekit.grading.validate import TATHAM_LABELS, main, spearman, validate
-from puzzlekit.verifiers.search import BudgetExceeded, Meter
 
 __all__ = [
     "ENUM_LIMIT",
     "GRADED_FAMILIES",
-    "TATHAM_LABELS",
     "TIERS",
     "Grade",
     "TechniqueStep",
     "StuckCell",
+    "PencilSolver",
     "family_scale",
+    "grade_of",
     "grade",
-    "main",
     "scale",
-    "spearman",
-    "validate",
 ]
 
 #: every tier of the scale, easiest first (see the module docstring)
@@ -190,7 +188,7 @@ def _line_kind(coords: Sequence[Coord]) -> str:
     return "box"
 
 
-class _Solver(_PencilTechniques):
+class PencilSolver(_PencilTechniques):
     """Pencil marks over one problem and the techniques that narrow them."""
 
     def __init__(self, problem: Problem) -> None:
@@ -261,14 +259,14 @@ class _Solver(_PencilTechniques):
         except _Contradiction:
             self.broken = True
 
-    def fork(self, givens: Mapping[str, int]) -> _Solver:
+    def fork(self, givens: Mapping[str, int]) -> PencilSolver:
         """A fresh solver on this one's state plus ``givens`` (placed without steps).
 
         Built once per problem without its value clues, a template forks in a fraction of the
         cost of building a solver from a resolved instance: houses, peers and the scale are
         shared, only the candidates are copied.
         """
-        new = object.__new__(_Solver)
+        new = object.__new__(PencilSolver)
         new.__dict__.update(self.__dict__)
         new.cand = {name: set(values) for name, values in self.cand.items()}
         new.placed = set(self.placed)
@@ -334,7 +332,7 @@ class _Solver(_PencilTechniques):
         """Solve with the techniques of the tiers up to ``cap`` (all when None): the status.
 
         ``meter`` counts each technique tried as a node and checks the clock before each; a
-        budget that runs out raises :class:`~puzzlekit.verifiers.search.BudgetExceeded`."""
+        budget that runs out raises :class:`~puzzlekit.core.deadline.BudgetExceeded`."""
         techniques = {
             "hidden-single": self.hidden_single,
             "naked-single": self.naked_single,
@@ -372,7 +370,7 @@ class _Solver(_PencilTechniques):
 
 def scale(problem: Problem) -> tuple[tuple[str, ...], ...]:
     """The tiers of techniques that apply to ``problem``'s family; a tier's index is its level."""
-    return _Solver(problem).scale
+    return PencilSolver(problem).scale
 
 
 def grade(instance: Instance, *, search: bool = True, budget: SearchBudget | None = None) -> Grade:
@@ -393,16 +391,16 @@ def grade(instance: Instance, *, search: bool = True, budget: SearchBudget | Non
             problem = resolve(instance)
     except BudgetExceeded as exc:
         return _unread_grade(instance, exc, meter)
-    solver = _Solver(problem)
+    solver = PencilSolver(problem)
     try:
         with meter.within():  # a rule that searches (a game position) stops on the deadline too
             status = solver.run(meter=meter)
     except BudgetExceeded as exc:
         spent = BudgetSpent(exc.resource, exc.limit, meter.nodes, round(meter.seconds, 6), 0)
         return replace(
-            _grade_of(solver, "undecided", instance.family, instance.digest), budget=spent
+            grade_of(solver, "undecided", instance.family, instance.digest), budget=spent
         )
-    g = _grade_of(solver, status, instance.family, instance.digest)
+    g = grade_of(solver, status, instance.family, instance.digest)
     if search:
         left = None if budget.seconds is None else max(budget.seconds - meter.seconds, 1e-3)
         conflicts, verdict, forced = search_measures(
@@ -421,12 +419,12 @@ def _unread_grade(instance: Instance, exc: BudgetExceeded, meter: Meter) -> Grad
     """The ``undecided`` grade of a budget that ran out while the clues were read into
     constraints (a family listing a large cage's tuples stops on the deadline)."""
     schema = get_family(instance.family).schema(instance.params_dict())
-    solver = _Solver(Problem(instance, schema, ()))
+    solver = PencilSolver(Problem(instance, schema, ()))
     spent = BudgetSpent(exc.resource, exc.limit, meter.nodes, round(meter.seconds, 6), 0)
-    return replace(_grade_of(solver, "undecided", instance.family, instance.digest), budget=spent)
+    return replace(grade_of(solver, "undecided", instance.family, instance.digest), budget=spent)
 
 
-def _grade_of(solver: _Solver, status: str, family: str, digest: str) -> Grade:
+def grade_of(solver: PencilSolver, status: str, family: str, digest: str) -> Grade:
     """The grade a solver's finished run gives (no search measures)."""
     counts: dict[str, int] = {}
     for step in solver.steps:
@@ -476,7 +474,3 @@ def family_scale(family: str, params: Mapping[str, Any]) -> tuple[tuple[str, ...
     """The scale of ``family`` with ``params`` (from a clue-less instance)."""
     fam = get_family(family)
     return scale(resolve(Instance.make(family, fam.normalize_params(params), [])))
-
-
-if __name__ == "__main__":
-    sys.exit(main())

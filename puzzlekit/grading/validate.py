@@ -1,6 +1,6 @@
 """Validation of the grader against Simon Tatham's labelled sets: grade every game ID of a
 directory of ``<game>/<label>.txt`` files, cross-tabulate levels by label and report Spearman's
-rank correlation; ``python -m puzzlekit.grading.techniques --validate DIR`` runs :func:`main`.
+rank correlation; ``python -m puzzlekit.grading.validate --validate DIR`` runs :func:`main`.
 
 Not for grading single puzzles (:func:`puzzlekit.grading.techniques.grade`) or for tests: it
 reads whatever the directory holds.
@@ -71,7 +71,7 @@ def spearman(df: Any, column: str) -> float:
 
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(
-        prog="python -m puzzlekit.grading.techniques", description=__doc__
+        prog="python -m puzzlekit.grading.validate", description=__doc__
     )
     parser.add_argument("--validate", metavar="DIR", required=True, help="labelled game IDs")
     args = parser.parse_args(argv)
@@ -100,3 +100,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"spearman(sat conflicts, label) = {rho_c:.3f}")
         print()
     return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,5 +1,6 @@
 """What a search needs before and while it runs: the budget (:class:`SearchBudget`), the meter that
-enforces it (:class:`Meter`, raising :class:`BudgetExceeded`), the protocol of a search backend
+enforces it (:class:`~puzzlekit.core.meter.Meter`, raising :class:`BudgetExceeded`, both named
+here too), the protocol of a search backend
 (:class:`SearchBackend`), and sound domain narrowing with the size of the search space it leaves
 (:func:`narrow_domains`, :func:`cartesian`, :func:`cardinalities`, :func:`culprits_over`).
 
@@ -12,61 +13,25 @@ from __future__ import annotations
 import functools
 import math
 import sys
-import time
 from collections.abc import Iterator, Mapping, Sequence
-from contextlib import AbstractContextManager
 from typing import Any, Protocol
 
 import numpy as np
 
-from puzzlekit.core import deadline
 from puzzlekit.core.deadline import BudgetExceeded as BudgetExceeded
+from puzzlekit.core.meter import Meter as Meter
 from puzzlekit.core.model import (
     AllDifferent,
     Constraint,
     Problem,
 )
 from puzzlekit.core.protocols import DEFAULT_CAP as DEFAULT_CAP
-from puzzlekit.core.protocols import SearchBudget
 from puzzlekit.core.report import (
     FieldCardinality,
 )
 
 #: log10 of the largest search space (product of narrowed domain sizes) a backend will start on
 DEFAULT_MAX_CARTESIAN_LOG10 = 400.0
-
-
-class Meter:
-    """Counts search nodes and enforces a :class:`SearchBudget` (checks the clock every 256)."""
-
-    def __init__(self, budget: SearchBudget) -> None:
-        self.budget = budget
-        self.nodes = 0
-        self.start = time.perf_counter()
-        self._deadline = self.start + budget.seconds if budget.seconds is not None else None
-
-    def tick(self, n: int = 1) -> None:
-        self.nodes += n
-        b = self.budget
-        if b.nodes is not None and self.nodes > b.nodes:
-            raise BudgetExceeded("nodes", b.nodes)
-        if self._deadline is not None and (self.nodes & 255) == 0:
-            if time.perf_counter() > self._deadline:
-                raise BudgetExceeded("seconds", b.seconds)
-
-    def check_clock(self) -> None:
-        if self._deadline is not None and time.perf_counter() > self._deadline:
-            raise BudgetExceeded("seconds", self.budget.seconds)
-
-    def within(self) -> AbstractContextManager[None]:
-        """The block in which this meter's deadline is the search's deadline
-        (:func:`puzzlekit.core.deadline.within`): an opaque rule, or a solver the search calls,
-        stops on it too."""
-        return deadline.within(self._deadline, self.budget.seconds)
-
-    @property
-    def seconds(self) -> float:
-        return time.perf_counter() - self.start
 
 
 #: the independent streams drawn from one instance digest
