@@ -94,7 +94,7 @@ class CountingVerifier:
 @contextlib.contextmanager
 def counting(counter: Counter) -> Iterator[None]:
     """Time the logical solver's runs."""
-    real_run = grading._Solver.run
+    real_run = grading.PencilSolver.run
 
     def run(self: Any, cap: int | None = None) -> str:
         t0 = time.perf_counter()
@@ -103,11 +103,11 @@ def counting(counter: Counter) -> Iterator[None]:
         finally:
             counter.grader_seconds += time.perf_counter() - t0
 
-    grading._Solver.run = run  # type: ignore[method-assign]
+    grading.PencilSolver.run = run  # type: ignore[method-assign]
     try:
         yield
     finally:
-        grading._Solver.run = real_run  # type: ignore[method-assign]
+        grading.PencilSolver.run = real_run  # type: ignore[method-assign]
 
 
 def run_strategy(
