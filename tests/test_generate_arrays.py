@@ -180,7 +180,7 @@ def test_the_holdout_judges_received_bytes_as_it_judges_a_fresh_serialization():
 
 
 def test_plain_clues_read_as_the_general_reading_reads_them(monkeypatch):
-    import puzzlekit.core.instance_json as reading
+    import puzzlekit.core.clues as reading
 
     lines = [
         '{"family":"sudoku","params":{"size":4},"clues":[{"id":"r1c1","kind":"given",'
@@ -202,7 +202,7 @@ def test_plain_clues_read_as_the_general_reading_reads_them(monkeypatch):
     ids=["bool", "beyond-safe", "float"],
 )  # fmt: skip
 def test_clues_outside_the_plain_shape_still_meet_the_general_reading(data):
-    from puzzlekit.core.instance_json import _plain_clue
+    from puzzlekit.core.clues import _plain_clue
 
     text = (
         '{"family":"sudoku","params":{"size":4},"clues":[{"id":"r1c1","kind":"given",'

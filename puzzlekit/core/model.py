@@ -12,10 +12,13 @@ constraint vocabulary of :mod:`puzzlekit.core.constraints` (:class:`AllDifferent
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any, Protocol
 
+from puzzlekit.core.clues import Clue as Clue
+from puzzlekit.core.clues import read_clue
+from puzzlekit.core.clues import thaw_coord as thaw_coord
 from puzzlekit.core.constraints import OPS as OPS
 from puzzlekit.core.constraints import AllDifferent as AllDifferent
 from puzzlekit.core.constraints import Automaton as Automaton
@@ -37,6 +40,7 @@ from puzzlekit.core.jsondata import canonical_json, freeze, sha256_digest, thaw,
 from puzzlekit.core.reading import (
     ReadError,
     ascii_int,
+    faults,
     parse_json,
 )
 from puzzlekit.core.violations import VIOLATION_TYPES as VIOLATION_TYPES
@@ -50,13 +54,6 @@ _thaw = thaw  # the name families imported before thaw moved to core.jsondata
 CANONICAL_INSTANCE = "puzzlekit.families:canonical_instance"
 
 
-def thaw_coord(coord: Any) -> Coord:
-    """A coordinate read from JSON (a list) as the tuple the model uses."""
-    if isinstance(coord, list | tuple):
-        return tuple(coord)
-    return (coord,)
-
-
 @dataclass(frozen=True)
 class Variable:
     """One unknown of a schema: where it is (``coord``), what players call it, what it may be."""
@@ -66,53 +63,7 @@ class Variable:
     domain: tuple[Value, ...]
 
 
-# --- clues, schemas, instances -------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class Clue:
-    """A fact of one instance: an id, a kind (``given``, ``cage``, ...), its data, its coordinates.
-
-    ``data`` is frozen JSON (see :func:`freeze`); use :meth:`data_dict` to read it as a dict.
-    """
-
-    id: str
-    kind: str
-    data: tuple[tuple[str, Any], ...]
-    coords: tuple[Coord, ...]
-
-    @classmethod
-    def make(cls, id: str, kind: str, data: Mapping[str, Any], coords: Sequence[Coord]) -> Clue:
-        return cls(str(id), str(kind), freeze(dict(data)), tuple(tuple(c) for c in coords))
-
-    def data_dict(self) -> dict[str, Any]:
-        return {k: thaw(v) for k, v in self.data}
-
-    def to_json_obj(self) -> dict[str, Any]:
-        return {
-            "id": self.id,
-            "kind": self.kind,
-            "data": self.data_dict(),
-            "coords": [list(c) for c in self.coords],
-        }
-
-    def canonical_json(self) -> bytes:
-        """RFC 8785 bytes of :meth:`to_json_obj`, computed once (clues are shared by instances)."""
-        cached = self.__dict__.get("_canonical")
-        if cached is None:
-            cached = canonical_json(self.to_json_obj(), keys_are_strings=True)
-            object.__setattr__(self, "_canonical", cached)
-        return cached
-
-    def content_key(self) -> str:
-        """A key of the clue's content (kind, data, coords) for caches: unlike the frozen values
-        themselves it tells apart what Python compares equal and JSON does not (``true`` and
-        ``1``, ``1`` and ``1.0``), so a cache never answers one with the other."""
-        cached = self.__dict__.get("_content_key")
-        if cached is None:
-            cached = typed_key((self.kind, self.data, self.coords))
-            object.__setattr__(self, "_content_key", cached)
-        return cached
+# --- schemas, instances ---------------------------------------------------------------------
 
 
 @dataclass(frozen=True)
@@ -358,9 +309,7 @@ class Instance:
         """Read the JSON instance format. Raises :class:`SpecError` naming what is malformed:
         anything the reading boundary refuses (:mod:`puzzlekit.core.reading`) is a ``malformed``
         violation at its path, with the clue's coordinate when it is inside a clue (see
-        :mod:`puzzlekit.core.instance_json`)."""
-        from puzzlekit.core.instance_json import read_instance
-
+        :func:`read_instance`)."""
         return read_instance(obj)
 
     @classmethod
@@ -370,6 +319,45 @@ class Instance:
         except ReadError as exc:
             raise SpecError([Violation("malformed", None, exc.field, exc.detail)]) from None
         return cls.from_json_obj(obj)
+
+
+# --- reading the JSON instance format -----------------------------------------------------------
+# through the reading boundary (puzzlekit.core.reading): every fault becomes a violation naming its
+# path, with the clue's coordinate when it is inside a clue; coordinates are arrays of integers or
+# names (never arrays or objects, which cannot be hashed). Not for checking an instance against its
+# family (that is families.resolve).
+
+
+def read_instance(obj: Any) -> Instance:
+    """An :class:`~puzzlekit.core.model.Instance` from the JSON instance format; SpecError with
+    every violation found (see :meth:`Instance.from_json_obj`)."""
+    if not isinstance(obj, Mapping):
+        raise SpecError([Violation("malformed", None, "$", "an instance must be a JSON object")])
+    problems = [
+        Violation("malformed", None, f.path, f.detail)
+        for f in faults({k: v for k, v in obj.items() if k != "clues"}, limit=8)
+    ]
+    family = obj.get("family")
+    if not isinstance(family, str):
+        problems.append(Violation("malformed", None, "family", "missing or not a string"))
+    params = obj.get("params", {})
+    if not isinstance(params, Mapping):
+        problems.append(Violation("malformed", None, "params", "must be a JSON object"))
+    raw_clues = obj.get("clues", [])
+    if not isinstance(raw_clues, list | tuple):
+        problems.append(Violation("malformed", None, "clues", "must be a JSON array"))
+        raw_clues = []
+    unknown = sorted(str(k) for k in set(obj) - {"family", "params", "clues"})
+    for key in unknown:
+        problems.append(Violation("unknown-field", None, key, "not a field of an instance"))
+    clues = []
+    for i, rc in enumerate(raw_clues):
+        clue = read_clue(f"clues[{i}]", rc, problems)
+        if clue is not None:
+            clues.append(clue)
+    if problems:
+        raise SpecError(problems)
+    return Instance.make(family, params, clues)
 
 
 def text_int(text: str, field: str, coord: Coord | None = None) -> int:

@@ -1,62 +1,71 @@
-"""Reading the JSON instance format (``{"family", "params", "clues"}``) through the reading
-boundary (:mod:`puzzlekit.core.reading`): every fault becomes a violation naming its path, with
-the clue's coordinate when it is inside a clue; coordinates are arrays of integers or names
-(never arrays or objects, which cannot be hashed). :meth:`Instance.from_json_obj` calls it.
-
-Not for: checking an instance against its family (that is ``families.resolve``).
+"""Clues: the facts of one instance (:class:`Clue`), and the reading of one clue of the JSON
+instance format (:func:`read_clue`, which :func:`puzzlekit.core.model.read_instance` calls for
+each clue). Re-exported by :mod:`puzzlekit.core.model`, where instances and schemas live.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from typing import Any
 
-from puzzlekit.core.jsondata import FrozenMap
-from puzzlekit.core.model import Clue, Coord, Instance, SpecError, Violation, thaw_coord
+from puzzlekit.core.constraints import Coord
+from puzzlekit.core.jsondata import FrozenMap, canonical_json, freeze, thaw, typed_key
 from puzzlekit.core.reading import MAX_SAFE_INT, faults, valid_unicode
+from puzzlekit.core.violations import Violation
 
 
-def read_instance(obj: Any) -> Instance:
-    """An :class:`~puzzlekit.core.model.Instance` from the JSON instance format; SpecError with
-    every violation found (see :meth:`Instance.from_json_obj`)."""
-    if not isinstance(obj, Mapping):
-        raise SpecError([Violation("malformed", None, "$", "an instance must be a JSON object")])
-    problems = [
-        Violation("malformed", None, f.path, f.detail)
-        for f in faults({k: v for k, v in obj.items() if k != "clues"}, limit=8)
-    ]
-    family = obj.get("family")
-    if not isinstance(family, str):
-        problems.append(Violation("malformed", None, "family", "missing or not a string"))
-    params = obj.get("params", {})
-    if not isinstance(params, Mapping):
-        problems.append(Violation("malformed", None, "params", "must be a JSON object"))
-    raw_clues = obj.get("clues", [])
-    if not isinstance(raw_clues, list | tuple):
-        problems.append(Violation("malformed", None, "clues", "must be a JSON array"))
-        raw_clues = []
-    unknown = sorted(str(k) for k in set(obj) - {"family", "params", "clues"})
-    for key in unknown:
-        problems.append(Violation("unknown-field", None, key, "not a field of an instance"))
-    clues = []
-    for i, rc in enumerate(raw_clues):
-        clue = _read_clue(f"clues[{i}]", rc, problems)
-        if clue is not None:
-            clues.append(clue)
-    if problems:
-        raise SpecError(problems)
-    return Instance.make(family, params, clues)
+def thaw_coord(coord: Any) -> Coord:
+    """A coordinate read from JSON (a list) as the tuple the model uses."""
+    if isinstance(coord, list | tuple):
+        return tuple(coord)
+    return (coord,)
 
 
-def _read_coord(raw: Any) -> Coord | None:
-    """A coordinate of the JSON format (an array of integers and names, or one of them)."""
-    coord = thaw_coord(raw)
-    ok = all(
-        (isinstance(x, int) and not isinstance(x, bool) and abs(x) <= MAX_SAFE_INT)
-        or (isinstance(x, str) and valid_unicode(x))
-        for x in coord
-    )
-    return coord if ok and len(coord) <= 8 else None
+@dataclass(frozen=True)
+class Clue:
+    """A fact of one instance: an id, a kind (``given``, ``cage``, ...), its data, its coordinates.
+
+    ``data`` is frozen JSON (see :func:`freeze`); use :meth:`data_dict` to read it as a dict.
+    """
+
+    id: str
+    kind: str
+    data: tuple[tuple[str, Any], ...]
+    coords: tuple[Coord, ...]
+
+    @classmethod
+    def make(cls, id: str, kind: str, data: Mapping[str, Any], coords: Sequence[Coord]) -> Clue:
+        return cls(str(id), str(kind), freeze(dict(data)), tuple(tuple(c) for c in coords))
+
+    def data_dict(self) -> dict[str, Any]:
+        return {k: thaw(v) for k, v in self.data}
+
+    def to_json_obj(self) -> dict[str, Any]:
+        return {
+            "id": self.id,
+            "kind": self.kind,
+            "data": self.data_dict(),
+            "coords": [list(c) for c in self.coords],
+        }
+
+    def canonical_json(self) -> bytes:
+        """RFC 8785 bytes of :meth:`to_json_obj`, computed once (clues are shared by instances)."""
+        cached = self.__dict__.get("_canonical")
+        if cached is None:
+            cached = canonical_json(self.to_json_obj(), keys_are_strings=True)
+            object.__setattr__(self, "_canonical", cached)
+        return cached
+
+    def content_key(self) -> str:
+        """A key of the clue's content (kind, data, coords) for caches: unlike the frozen values
+        themselves it tells apart what Python compares equal and JSON does not (``true`` and
+        ``1``, ``1`` and ``1.0``), so a cache never answers one with the other."""
+        cached = self.__dict__.get("_content_key")
+        if cached is None:
+            cached = typed_key((self.kind, self.data, self.coords))
+            object.__setattr__(self, "_content_key", cached)
+        return cached
 
 
 def _plain_int(x: Any) -> bool:
@@ -86,7 +95,18 @@ def _plain_clue(rc: Any) -> Clue | None:
     return Clue(cid, kind, FrozenMap(sorted(data.items())), tuple(tuple(c) for c in coords))
 
 
-def _read_clue(where: str, rc: Any, problems: list[Violation]) -> Clue | None:
+def _read_coord(raw: Any) -> Coord | None:
+    """A coordinate of the JSON format (an array of integers and names, or one of them)."""
+    coord = thaw_coord(raw)
+    ok = all(
+        (isinstance(x, int) and not isinstance(x, bool) and abs(x) <= MAX_SAFE_INT)
+        or (isinstance(x, str) and valid_unicode(x))
+        for x in coord
+    )
+    return coord if ok and len(coord) <= 8 else None
+
+
+def read_clue(where: str, rc: Any, problems: list[Violation]) -> Clue | None:
     """One clue of the JSON format, or None with its violations added to ``problems``."""
     plain = _plain_clue(rc)
     if plain is not None:
