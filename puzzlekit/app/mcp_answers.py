@@ -46,7 +46,7 @@ def check_answer_work(
 ) -> dict[str, Any]:
     """The AnswerReport JSON of ``answer`` to the puzzle (module docstring)."""
     from puzzlekit.answers import check_answer, check_moves, check_partial
-    from puzzlekit.app.mcp_work import ArgumentError
+    from puzzlekit.app.mcp_args import ArgumentError
     from puzzlekit.core.model import SpecError
 
     puzzle = _puzzle(instance, family, params, text)
@@ -68,7 +68,7 @@ def check_answer_work(
 
 
 def _puzzle(instance: Any, family: str | None, params: Any, text: str | None) -> Any:
-    from puzzlekit.app.mcp_work import ArgumentError
+    from puzzlekit.app.mcp_args import ArgumentError
     from puzzlekit.core.model import Instance, SpecError
     from puzzlekit.core.reading import ReadError, loads
     from puzzlekit.families import get_family
