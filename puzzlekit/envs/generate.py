@@ -3,7 +3,7 @@ puzzle.
 
 At :meth:`~GenerateEnv.reset` the environment samples a solution of the schema with its seeded
 generator (the family's sampler, else the compiled one, as every strategy does:
-:func:`puzzlekit.generators.base.sample_solution`; ``sampler=NAME`` draws them with a sampler of
+:func:`puzzlekit.generators.samplers.sample_solution`; ``sampler=NAME`` draws them with a sampler of
 :data:`puzzlekit.generators.samplers.SAMPLERS` instead, such as ``planted-deadly``); the candidate
 clues are the family's true clues of that solution, laid out as slots
 (:class:`~puzzlekit.generators.slots.SlotLayout`). Each action toggles one slot (reveals or hides

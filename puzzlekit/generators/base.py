@@ -16,8 +16,8 @@ import numpy as np
 from puzzlekit.core import protocols
 from puzzlekit.core.model import Clue, Instance, Schema, Solution
 from puzzlekit.core.protocols import Step
-from puzzlekit.core.solutions import random_solution
 from puzzlekit.families import get_family
+from puzzlekit.generators.samplers import REGIONS, SAMPLERS, sample_solution, sampler_region
 
 
 class FreshStart(protocols.Strategy):
@@ -41,15 +41,12 @@ class FreshStart(protocols.Strategy):
         self.fix_region = bool(fix_region)
         if sampler is not None:
             from puzzlekit.core.plugins import UnknownName
-            from puzzlekit.generators.samplers import SAMPLERS
 
             try:
                 SAMPLERS.get(sampler)
             except UnknownName as exc:
                 raise ValueError(str(exc)) from None
         if self.fix_region:
-            from puzzlekit.generators.samplers import REGIONS
-
             if sampler not in REGIONS:
                 raise ValueError(
                     f"fix_region needs a sampler that names its region "
@@ -68,22 +65,7 @@ class FreshStart(protocols.Strategy):
     def _region(self, schema: Schema) -> tuple[tuple[int, ...], ...] | None:
         if not self.fix_region or self.sampler is None:
             return None
-        from puzzlekit.generators.samplers import sampler_region
-
         return sampler_region(self.sampler, schema)
-
-
-def sample_solution(schema: Schema, rng: np.random.Generator) -> dict[str, int]:
-    """The family's own seeded sampler if it has one; else, for a schema the compiled search
-    takes, its randomized search (:func:`puzzlekit.core.solutions.compiled_sample`, far
-    faster on large grids); else the generic randomized search."""
-    from puzzlekit.core.solutions import compiled_sample
-
-    own = get_family(schema.family).sample_solution(schema, rng)
-    if own is not None:
-        return dict(own)
-    compiled = compiled_sample(schema, rng)
-    return compiled if compiled is not None else random_solution(schema, rng)
 
 
 def draw_solution(
@@ -92,8 +74,6 @@ def draw_solution(
     """A solution from the sampler named ``sampler``, or :func:`sample_solution` (None)."""
     if sampler is None:
         return sample_solution(schema, rng)
-    from puzzlekit.generators.samplers import SAMPLERS
-
     return dict(SAMPLERS.get(sampler)(schema, rng))
 
 

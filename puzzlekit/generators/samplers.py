@@ -19,7 +19,8 @@ who found the defect would be told, so ``fix_region`` (the human's one-time fix 
 generator, :class:`puzzlekit.generators.base.FreshStart`) and a learned map's overlap with the
 defect (an experiment hypothesis) read the same cells.
 
-Not for: the strategies themselves (:mod:`puzzlekit.generators.base`).
+The default, :func:`sample_solution`, is the family's own sampler, else the compiled one, else
+the generic search. Not for: the strategies themselves (:mod:`puzzlekit.generators.base`).
 """
 
 from __future__ import annotations
@@ -31,6 +32,8 @@ import numpy as np
 
 from puzzlekit.core.model import Schema
 from puzzlekit.core.plugins import Registry
+from puzzlekit.core.solutions import random_solution
+from puzzlekit.families import get_family
 
 #: the strategies that take ``sampler=NAME``
 SAMPLER_STRATEGIES = ("blind", "adaptive", "pattern", "policy")
@@ -48,6 +51,19 @@ def _load_builtin() -> None:
 SAMPLERS: Registry[Callable[[Schema, np.random.Generator], dict[str, int]]] = Registry(
     "sampler", _load_builtin
 )
+
+
+def sample_solution(schema: Schema, rng: np.random.Generator) -> dict[str, int]:
+    """The family's own seeded sampler if it has one; else, for a schema the compiled search
+    takes, its randomized search (:func:`puzzlekit.core.solutions.compiled_sample`, far
+    faster on large grids); else the generic randomized search."""
+    from puzzlekit.core.solutions import compiled_sample
+
+    own = get_family(schema.family).sample_solution(schema, rng)
+    if own is not None:
+        return dict(own)
+    compiled = compiled_sample(schema, rng)
+    return compiled if compiled is not None else random_solution(schema, rng)
 
 
 def check_sampler(name: str, schema: Schema) -> str | None:
@@ -101,8 +117,6 @@ def _box(schema: Schema) -> tuple[int, int]:
 
 def planted_deadly(schema: Schema, rng: np.random.Generator) -> dict[str, int]:
     """A solution of ``schema`` (Sudoku) with a unique rectangle at :func:`planted_region`."""
-    from puzzlekit.generators.base import sample_solution
-
     bh, bw = _box(schema)
     n = int(schema.params_dict()["size"])
     names = {tuple(v.coord): v.name for v in schema.variables}
