@@ -156,11 +156,13 @@ def report_of(
 
 @functools.lru_cache(maxsize=1024)
 def _unique(instance: Instance) -> bool | None:
-    """Whether the puzzle has one solution (None when the verifier could not decide)."""
-    import puzzlekit as pk
+    """Whether the puzzle has one solution (None when the verifier could not decide), by the
+    default backend kept for the process, as ``pk.verify`` asks it."""
     from puzzlekit.core.report import Verdict
+    from puzzlekit.verifiers.registry import choice_seconds, default_verifier_name, kept_verifier
 
-    verdict = pk.verify(instance, solution_cap=2).verdict
+    with kept_verifier(default_verifier_name(instance, choice_seconds(None))) as verifier:
+        verdict = verifier.verify(instance, solution_cap=2).verdict
     if verdict in (Verdict.UNIQUE, Verdict.MULTIPLE):
         return verdict is Verdict.UNIQUE
     return None
