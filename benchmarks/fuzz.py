@@ -36,7 +36,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from benchmarks.fuzz_cases import BUILDERS, Case, Seeds, load_seeds, make_case
+from benchmarks.fuzz_break import Case
+from benchmarks.fuzz_cases import BUILDERS, Seeds, load_seeds, make_case
 
 
 @dataclass

@@ -1,7 +1,7 @@
 """Fuzz cases for the files puzzlekit reads whole: experiment configs, run directories, policy
 files and ledger checkpoints, in broken encodings too.
 
-Each builder returns a :class:`~benchmarks.fuzz_cases.Case` that the fuzz run
+Each builder returns a :class:`~benchmarks.fuzz_break.Case` that the fuzz run
 (:mod:`benchmarks.fuzz`) judges like any other: an exception that escapes, a hang or
 an exit 2 that is not one ``puzzlekit:`` line is a failure. The valid material is built once
 per process (:func:`file_seeds`): the smoke config shrunk to one trial, a finished run
@@ -21,7 +21,7 @@ import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
-from benchmarks.fuzz_cases import Case, break_json, break_text, to_bytes
+from benchmarks.fuzz_break import Case, break_json, break_text, to_bytes
 
 #: the smoke config's edits that make one run take about a second
 _SHRINK = (("trials = 6", "trials = 1"), ("batch = 3", "batch = 1"), ("workers = 2", "workers = 1"))

@@ -20,14 +20,8 @@ from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 from benchmarks.fuzz import judge, load_reproducer, reuse_parser, run_case
-from benchmarks.fuzz_cases import (
-    EVIL_TOKENS,
-    LOOKALIKE_DIGITS,
-    Case,
-    _lines_answered,
-    break_json,
-    load_seeds,
-)
+from benchmarks.fuzz_break import EVIL_TOKENS, LOOKALIKE_DIGITS, Case, break_json
+from benchmarks.fuzz_cases import _lines_answered, load_seeds
 
 TESTS = Path(__file__).parent
 DATA = TESTS / "data"
@@ -219,7 +213,7 @@ def test_a_hang_whose_alarm_a_finalizer_swallowed_is_a_hang(monkeypatch) -> None
 
     import puzzlekit.app.cli
     from benchmarks.fuzz import judge, run_case
-    from benchmarks.fuzz_cases import Case
+    from benchmarks.fuzz_break import Case
 
     class Slow:
         def __del__(self) -> None:
