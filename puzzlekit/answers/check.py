@@ -154,15 +154,21 @@ def report_of(
     return AnswerReport(verdict, score, comp.n, right, tuple(out), instance.digest)
 
 
-@functools.lru_cache(maxsize=1024)
-def _unique(instance: Instance) -> bool | None:
-    """Whether the puzzle has one solution (None when the verifier could not decide), by the
-    default backend kept for the process, as ``pk.verify`` asks it."""
-    from puzzlekit.core.report import Verdict
+def default_verdict(instance: Instance, budget: Any = None) -> Any:
+    """The verdict of ``instance`` (solution cap 2) by the default backend kept for the process,
+    as ``pk.verify`` asks it (``budget``: a SearchBudget, None: the default)."""
     from puzzlekit.verifiers.registry import choice_seconds, default_verifier_name, kept_verifier
 
-    with kept_verifier(default_verifier_name(instance, choice_seconds(None))) as verifier:
-        verdict = verifier.verify(instance, solution_cap=2).verdict
+    with kept_verifier(default_verifier_name(instance, choice_seconds(budget))) as verifier:
+        return verifier.verify(instance, solution_cap=2, budget=budget).verdict
+
+
+@functools.lru_cache(maxsize=1024)
+def _unique(instance: Instance) -> bool | None:
+    """Whether the puzzle has one solution (None when the verifier could not decide)."""
+    from puzzlekit.core.report import Verdict
+
+    verdict = default_verdict(instance)
     if verdict in (Verdict.UNIQUE, Verdict.MULTIPLE):
         return verdict is Verdict.UNIQUE
     return None

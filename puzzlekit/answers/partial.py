@@ -25,7 +25,7 @@ from collections.abc import Sequence
 from dataclasses import replace
 from typing import Any
 
-from puzzlekit.answers.check import malformed, report_of
+from puzzlekit.answers.check import default_verdict, malformed, report_of
 from puzzlekit.answers.compiled import Compiled, as_arrays, compiled
 from puzzlekit.answers.reading import Cell, Unreadable, read_cells
 from puzzlekit.answers.report import AnswerReport, AnswerVerdict
@@ -36,10 +36,9 @@ PARTIAL_SECONDS = 10.0
 
 
 def _verdict_of(instance: Instance) -> str:
-    import puzzlekit as pk
     from puzzlekit.core.protocols import SearchBudget
 
-    return pk.verify(instance, solution_cap=2, budget=SearchBudget(seconds=PARTIAL_SECONDS)).verdict
+    return default_verdict(instance, SearchBudget(seconds=PARTIAL_SECONDS))
 
 
 def _dead_set(
