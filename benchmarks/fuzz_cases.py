@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from puzzlekit.app.studies.fuzz_break import Case, break_json, break_text, to_bytes
+from benchmarks.fuzz_break import Case, break_json, break_text, to_bytes
 
 
 @dataclass

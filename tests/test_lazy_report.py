@@ -14,7 +14,8 @@ from puzzlekit.core.lazyreport import LazyReport
 from puzzlekit.core.protocols import SearchBudget
 from puzzlekit.core.report import Verdict, VerifierReport
 from puzzlekit.verifiers.bitmask import search as bitmask_search
-from puzzlekit.verifiers.bitmask.backend import BitmaskVerifier, _View
+from puzzlekit.verifiers.bitmask.backend import BitmaskVerifier
+from puzzlekit.verifiers.bitmask.compile import ReportView
 from puzzlekit.verifiers.reports import outcome_report
 
 DATA = Path(__file__).parent / "data"
@@ -36,7 +37,7 @@ def _eager(text: str, cap: int) -> VerifierReport:
     cs, dom, _structure, search, cart = v._searched(inst, cap, SearchBudget())
     search.run(dom, None, None)
     stats = {"nodes": search.nodes, "seconds": 0.0}
-    view = _View(inst, cs.schema)
+    view = ReportView(inst, cs.schema)
     return outcome_report(view, v._src, cap, search.solutions(), cart, stats, lambda: None)
 
 

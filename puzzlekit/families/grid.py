@@ -1,10 +1,7 @@
 """Shared machinery of N×N grid families whose clues are givens (Sudoku, Latin squares).
 
-Families subclass :class:`GivensGrid` and add their own rules; its one-line form keeps an
-instance's givens as a :class:`GridLine` (from :mod:`puzzlekit.families._kit.gridline`). Both are
-named here for the floors above, which specialise on them: the bitmask backend reads a
-:class:`GridLine`'s values directly and compiles the givens of a family that checks them as
-:class:`GivensGrid` does. Not for clues other than givens.
+Families subclass :class:`GivensGrid`; its one-line form keeps the givens as a :class:`GridLine`
+(:mod:`puzzlekit.families._kit.gridline`), which the bitmask backend reads. Not for other clues.
 """
 
 from __future__ import annotations
@@ -53,12 +50,8 @@ def check_described_size(n: int, params: Mapping[str, Any] | None) -> None:
 def neighbours(cell: tuple[int, int], n: int) -> list[tuple[int, int]]:
     """Orthogonal neighbours of ``cell`` inside an n×n grid, in the order up, left, right, down."""
     r, c = cell
-    out = []
-    for dr, dc in ((-1, 0), (0, -1), (0, 1), (1, 0)):
-        rr, cc = r + dr, c + dc
-        if 0 <= rr < n and 0 <= cc < n:
-            out.append((rr, cc))
-    return out
+    steps = ((-1, 0), (0, -1), (0, 1), (1, 0))
+    return [(r + a, c + b) for a, b in steps if 0 <= r + a < n and 0 <= c + b < n]
 
 
 def cell_name(r: int, c: int) -> str:

@@ -77,13 +77,7 @@ from puzzlekit.families._kit.regions import (
     neighbours4,
     one_cell,
 )
-from puzzlekit.families._kit.starlayout import (
-    RULES_TEXT,
-    merge,
-    place,
-    row_choices,
-    star_solutions,
-)
+from puzzlekit.families._kit.starlayout import RULES_TEXT, merge, place, row_choices, star_solutions
 
 LETTERS = string.ascii_uppercase
 

@@ -57,8 +57,8 @@ def eligible(
     schema), a cap of two, and the family a plain givens grid whose schema compiles."""
     from puzzlekit.families.grid import GivensGrid
     from puzzlekit.generators.adaptive import Adaptive
-    from puzzlekit.verifiers.bitmask.backend import BitmaskVerifier, NotCompilable, _plain_givens
-    from puzzlekit.verifiers.bitmask.compile import compiled_for
+    from puzzlekit.verifiers.bitmask.backend import BitmaskVerifier, NotCompilable
+    from puzzlekit.verifiers.bitmask.compile import compiled_for, plain_givens
 
     if type(strategy) is not Adaptive or strategy.sampler is not None or strategy.fix_region:
         return None
@@ -73,7 +73,7 @@ def eligible(
         return None
     limit = filter.max_cartesian_log10
     if (
-        not _plain_givens(family)
+        not plain_givens(family)
         or type(family).repair_moves is not GivensGrid.repair_moves
         or (limit is not None and cs.full_log10 > limit)
         or tuple(cs.names) != schema.names
@@ -167,7 +167,7 @@ class GivensSteps:
         """The solutions (value bits, one row each) of a count to two from the givens
         ``cells`` in the instance's search order (as the filter searches); None when the
         search runs out of its budget."""
-        from puzzlekit.verifiers.bitmask.backend import workspace
+        from puzzlekit.verifiers.bitmask.search import workspace
         from puzzlekit.verifiers.search import STREAM_ORDER, BudgetExceeded, digest_permutation
 
         cs = self.cs

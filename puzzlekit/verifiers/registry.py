@@ -24,7 +24,7 @@ from puzzlekit.core.jsondata import freeze
 from puzzlekit.core.model import Instance
 from puzzlekit.core.plugins import Registry
 from puzzlekit.families import get_family
-from puzzlekit.families._kit.gridline import GridLine
+from puzzlekit.families.grid import GridLine
 
 #: the built-in backends, each imported on its first lookup (a Sudoku never imports pysat)
 BUILTIN: dict[str, str] = {

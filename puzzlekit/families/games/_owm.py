@@ -1,10 +1,8 @@
-"""``owm`` is "only winning move": the family that makes a position of a
-:class:`~puzzlekit.families.games.Game` a puzzle whose one solution is the only winning move (see
-:mod:`puzzlekit.families.games` for the schema, clue and verdicts).
+"""``owm`` is "only winning move": the family that makes a position of a game
+(:class:`~puzzlekit.core.protocols.Game`) a puzzle whose one solution is the only winning move.
 
-Re-exported by :mod:`puzzlekit.families.games`; each game module registers one instance of
-:class:`OnlyWinningMove`. Not for the games themselves or their oracle
-(:mod:`puzzlekit.families.games._game`).
+Re-exported by :mod:`puzzlekit.families.games`, where each game registers one
+:class:`OnlyWinningMove`. Not for the games themselves or their oracle (``games._game``).
 """
 
 from __future__ import annotations
@@ -32,8 +30,6 @@ from puzzlekit.core.model import (
     Violation,
 )
 from puzzlekit.families.games._game import Move, PuzzleGame, State, move_values, winning_moves
-
-# --- the only-winning-move family ------------------------------------------------------------
 
 VARIANTS = ("win", "fastest")
 #: params of the puzzle rather than of the game: ``variant``, and ``distance`` (generation draws

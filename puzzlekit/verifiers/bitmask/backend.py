@@ -34,8 +34,6 @@ Not for: ``Count``, ``Regular`` or ``Predicate`` constraints, more than 62 disti
 
 from __future__ import annotations
 
-import math
-import threading
 import time
 from collections.abc import Collection, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
@@ -44,17 +42,20 @@ import numpy as np
 
 from puzzlekit.core import deadline, protocols
 from puzzlekit.core.identity import clue_violations
-from puzzlekit.core.model import Instance, Problem, Schema, SpecError, Violation
+from puzzlekit.core.model import Instance, Problem, SpecError, Violation
 from puzzlekit.core.protocols import SearchBudget
 from puzzlekit.core.report import Conflict, VerifierReport
-from puzzlekit.families.grid import GivensGrid, GridLine
+from puzzlekit.families.grid import GridLine
 from puzzlekit.verifiers.bitmask.compile import (
     ClueEffect,
     CompiledSchema,
     NotCompilable,
+    ReportView,
     Structure,
+    cartesian_of,
     compiled_for,
     family_units,
+    plain_givens,
 )
 from puzzlekit.verifiers.bitmask.sample import SAMPLE_NODES as SAMPLE_NODES
 from puzzlekit.verifiers.bitmask.sample import SAMPLE_TRIES as SAMPLE_TRIES
@@ -117,7 +118,7 @@ def compilable(instance: Instance) -> bool:
             return True
         except NotCompilable:
             return False
-        if _plain_givens(family):
+        if plain_givens(family):
             return True
     try:
         prepare_instance(instance)
@@ -134,9 +135,6 @@ def _grid_line(instance: Instance) -> GridLine | None:
     return None
 
 
-#: search workspaces by thread, structure and cap, reused by every verifier (one search runs at
-#: a time per thread)
-_WORKSPACES: dict[tuple[int, int, int], Any] = {}
 #: the last instance prepared and what it gave (``pk.verify`` asks :func:`compilable` first)
 _LAST: list[Any] = [None, None]
 
@@ -153,7 +151,7 @@ def prepare_instance(
     except SpecError:
         return _violations(instance)
     grid = _grid_line(instance)
-    if grid is not None and _plain_givens(family):
+    if grid is not None and plain_givens(family):
         # a grid line: one given per cell, so no clue check can fail; effects by cell and value
         names, cached, effect = cs.names, cs.given_cache, cs.given_effect
         effects = {names[i]: cached.get((i, v)) or effect(i, v) for i, v in grid.givens()}
@@ -169,27 +167,6 @@ def prepare_instance(
             return _violations(instance)
     _LAST[:] = [instance, (cs, effects)]
     return cs, effects
-
-
-def _plain_givens(family: Any) -> bool:
-    """Whether ``family`` checks and compiles givens as :class:`GivensGrid` does (one per cell,
-    each a value of its cell's domain): a grid line of it needs no clue objects."""
-    cls = type(family)
-    return (
-        isinstance(family, GivensGrid)
-        and cls.validate_clues is GivensGrid.validate_clues
-        and cls.clue_constraints is GivensGrid.clue_constraints
-        and cls.place_of is protocols.Family.place_of
-    )
-
-
-class _View:
-    """What the report builders read of a problem (the instance and its schema); the real
-    problem is resolved only for a conflict."""
-
-    def __init__(self, instance: Instance, schema: Schema) -> None:
-        self.instance = instance
-        self.schema = schema
 
 
 class BitmaskVerifier(protocols.Verifier):
@@ -243,7 +220,7 @@ class BitmaskVerifier(protocols.Verifier):
                     cs, structure, dom, search, budget
                 )
         except BudgetExceeded as exc:
-            view: Any = _View(instance, cs.schema)
+            view: Any = ReportView(instance, cs.schema)
             return undecided_report(
                 view,
                 self._src,
@@ -311,6 +288,8 @@ class BitmaskVerifier(protocols.Verifier):
         cs, effects = prepared
         dom = start_domains(cs, effects)
         structure = cs.structure(list(effects.values()))
+        from puzzlekit.verifiers.bitmask.search import workspace
+
         search = workspace(cs, structure, cap)
         search.reset()
         search.set_order(variable_order(cs, instance.digest))
@@ -318,14 +297,14 @@ class BitmaskVerifier(protocols.Verifier):
         if limit is not None and cs.full_log10 > limit:
             narrowed = search.narrowed(dom)
             if narrowed is not None:
-                cart = _cartesian(cs, narrowed)
+                cart = cartesian_of(cs, narrowed)
                 if cart[1] > limit:
-                    view: Any = _View(instance, cs.schema)
+                    view: Any = ReportView(instance, cs.schema)
                     domains = _domains(cs, narrowed)
                     return too_large_report(
                         view, self._src, cap, domains, cart, limit, search.seconds
                     )
-        return cs, dom, structure, search, _cartesian(cs, dom)
+        return cs, dom, structure, search, cartesian_of(cs, dom)
 
     def verify_batch(
         self,
@@ -340,7 +319,8 @@ class BitmaskVerifier(protocols.Verifier):
         (:mod:`~puzzlekit.verifiers.bitmask.batch`)."""
         from puzzlekit.verifiers.bitmask.batch import verify_batch
 
-        return verify_batch(self, instances, solution_cap, budget, extras)
+        lines = type(self)._prepare is BitmaskVerifier._prepare  # grid lines started from values
+        return verify_batch(self, instances, solution_cap, budget, extras, lines=lines)
 
     def outcome(
         self,
@@ -353,7 +333,7 @@ class BitmaskVerifier(protocols.Verifier):
         budget: SearchBudget,
     ) -> VerifierReport:
         """The UNIQUE, MULTIPLE or UNSOLVABLE report of a finished search."""
-        view: Any = _View(instance, cs.schema)
+        view: Any = ReportView(instance, cs.schema)
         return outcome_report(
             view, self._src, cap, solutions, cart, stats, lambda: self._conflict(instance, budget)
         )
@@ -405,19 +385,6 @@ def _lined() -> Any:
     return _LINED[0]
 
 
-def workspace(cs: CompiledSchema, structure: Structure, cap: int) -> Any:
-    """The search workspace of this thread for ``structure`` and ``cap`` (kept and reused)."""
-    from puzzlekit.verifiers.bitmask.search import Search
-
-    key = (threading.get_ident(), id(structure), cap)
-    search = _WORKSPACES.get(key)
-    if search is None or search.structure is not structure:
-        if len(_WORKSPACES) > 64:
-            _WORKSPACES.clear()
-        search = _WORKSPACES[key] = Search(cs, structure, cap)
-    return search
-
-
 def variable_order(cs: CompiledSchema, digest: str) -> np.ndarray:
     """The variable indices in the instance's own search order
     (:func:`~puzzlekit.verifiers.search.search_order`, as ``sat`` and ``enumerative`` use)."""
@@ -437,27 +404,6 @@ def _domains(cs: CompiledSchema, dom: np.ndarray) -> dict[str, list[int]]:
         name: [int(values[b]) for b in range(len(values)) if int(m) >> b & 1]
         for name, m in zip(cs.names, dom, strict=True)
     }
-
-
-def _cartesian(cs: CompiledSchema, dom: np.ndarray) -> tuple[int | float | None, float]:
-    """``puzzlekit.verifiers.search.cartesian`` of the masks (cached by how many variables have
-    each number of values)."""
-    sizes = np.bitwise_count(dom.astype(np.uint64))
-    key = np.bincount(sizes).tobytes()
-    found = cs.cart_cache.get(key)  # type: ignore[call-overload]
-    if found is not None:
-        return found
-    log10 = sum(math.log10(k) for k in sizes.tolist() if k)
-    out: tuple[int | float | None, float] = (None, round(log10, 6))
-    size = math.prod(sizes.tolist()) if log10 < 15.9 else None
-    if size is not None and size < 2**53:
-        out = (size, round(log10, 6))
-    elif log10 < 308:
-        out = (float(10**log10), round(log10, 6))
-    if len(cs.cart_cache) > 10_000:
-        cs.cart_cache.clear()
-    cs.cart_cache[key] = out  # type: ignore[index]
-    return out
 
 
 def _forced(

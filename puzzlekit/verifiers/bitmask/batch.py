@@ -43,9 +43,12 @@ def verify_batch(
     cap: int,
     budget: SearchBudget | None,
     extras: Collection[str],
+    *,
+    lines: bool = False,
 ) -> list[VerifierReport]:
     """``verifier.verify(instance, ...)`` for each of ``instances``, in order (see the module
-    docstring)."""
+    docstring); ``lines``: grid lines may be started from their values (the verifier prepares
+    instances as the bitmask backend does)."""
     if cap < 2:
         raise ValueError("solution_cap must be at least 2: uniqueness needs a second solution")
     budget = budget or SearchBudget()
@@ -55,7 +58,9 @@ def verify_batch(
     from puzzlekit.verifiers.bitmask.line import batch_member
 
     for pos, inst in enumerate(instances):
-        plan = None if extras or verifier.forced_cells else batch_member(verifier, inst)
+        plan = (
+            None if extras or verifier.forced_cells or not lines else batch_member(verifier, inst)
+        )
         if plan is not None:  # a grid line: started from its values
             lines.setdefault(id(plan), (plan, []))[1].append((pos, inst, None))
             continue
@@ -113,10 +118,10 @@ def _run_chunk(
     """Search ``members`` (position, instance, clue effects) in one call; fill ``out``. With a
     ``plan`` (:class:`~puzzlekit.verifiers.bitmask.line.LinePlan`) the members are grid lines,
     started from their values."""
-    from puzzlekit.verifiers.bitmask.backend import _cartesian, workspace
+    from puzzlekit.verifiers.bitmask.compile import cartesian_of
     from puzzlekit.verifiers.bitmask.kernel import DONE
     from puzzlekit.verifiers.bitmask.line import lines_start
-    from puzzlekit.verifiers.bitmask.search import CHUNK, found_report
+    from puzzlekit.verifiers.bitmask.search import CHUNK, found_report, workspace
 
     started = time.perf_counter()
     lined = None
@@ -139,7 +144,7 @@ def _run_chunk(
         if plan is not None:
             cart = plan.cartesian(starts[row], counts[row])
         else:
-            cart = _cartesian(cs, starts[row])
+            cart = cartesian_of(cs, starts[row])
         stats: dict[str, Any] = {"nodes": int(nodes[row]), "seconds": round(share, 6)}
         if found[row]:  # the workspace is reused: the report keeps a copy of its rows
             bits = sols[row, : found[row]].copy()

@@ -41,6 +41,7 @@ from puzzlekit.core.model import (
     typed_key,
 )
 from puzzlekit.families import get_family
+from puzzlekit.families.grid import GivensGrid
 
 #: the most distinct values a problem may have (bits of an int64 mask, sign bit spared)
 MAX_VALUES = 62
@@ -382,3 +383,45 @@ def family_units(family_name: str) -> bool:
             continue
         return bool(cs.rules.units)
     return False
+
+
+def plain_givens(family: Any) -> bool:
+    """Whether ``family`` checks and compiles givens as :class:`GivensGrid` does (one per cell,
+    each a value of its cell's domain): a grid line of it needs no clue objects."""
+    cls = type(family)
+    return (
+        isinstance(family, GivensGrid)
+        and cls.validate_clues is GivensGrid.validate_clues
+        and cls.clue_constraints is GivensGrid.clue_constraints
+        and cls.place_of is protocols.Family.place_of
+    )
+
+
+class ReportView:
+    """What the report builders read of a problem (the instance and its schema); the real
+    problem is resolved only for a conflict."""
+
+    def __init__(self, instance: Instance, schema: Schema) -> None:
+        self.instance = instance
+        self.schema = schema
+
+
+def cartesian_of(cs: CompiledSchema, dom: np.ndarray) -> tuple[int | float | None, float]:
+    """``puzzlekit.verifiers.search.cartesian`` of the masks (cached by how many variables have
+    each number of values)."""
+    sizes = np.bitwise_count(dom.astype(np.uint64))
+    key = np.bincount(sizes).tobytes()
+    found = cs.cart_cache.get(key)  # type: ignore[call-overload]
+    if found is not None:
+        return found
+    log10 = sum(math.log10(k) for k in sizes.tolist() if k)
+    out: tuple[int | float | None, float] = (None, round(log10, 6))
+    size = math.prod(sizes.tolist()) if log10 < 15.9 else None
+    if size is not None and size < 2**53:
+        out = (size, round(log10, 6))
+    elif log10 < 308:
+        out = (float(10**log10), round(log10, 6))
+    if len(cs.cart_cache) > 10_000:
+        cs.cart_cache.clear()
+    cs.cart_cache[key] = out  # type: ignore[index]
+    return out

@@ -28,10 +28,16 @@ import numpy as np
 from numba import njit
 
 from puzzlekit.core.model import Instance, SpecError
-from puzzlekit.families._kit.gridline import GridLine
-from puzzlekit.verifiers.bitmask.backend import _cartesian, _plain_givens, workspace
-from puzzlekit.verifiers.bitmask.compile import CompiledSchema, NotCompilable, compiled_for
+from puzzlekit.families.grid import GridLine
+from puzzlekit.verifiers.bitmask.compile import (
+    CompiledSchema,
+    NotCompilable,
+    cartesian_of,
+    compiled_for,
+    plain_givens,
+)
 from puzzlekit.verifiers.bitmask.search import found_report as found_report  # for verify
+from puzzlekit.verifiers.bitmask.search import workspace
 from puzzlekit.verifiers.digest_draw import digest_permutation
 from puzzlekit.verifiers.search import STREAM_ORDER
 
@@ -126,13 +132,13 @@ class LinePlan:
         return True
 
     def cartesian(self, dom: np.ndarray, count: int) -> tuple[int | float | None, float]:
-        """``bitmask._cartesian`` of ``dom`` (remembered by the number of givens where the plan
+        """``compile.cartesian_of`` of ``dom`` (remembered by the number of givens where the plan
         is uniform)."""
         if not self.uniform:
-            return _cartesian(self.cs, dom)
+            return cartesian_of(self.cs, dom)
         found = self.carts.get(count)
         if found is None:
-            found = self.carts[count] = _cartesian(self.cs, dom)
+            found = self.carts[count] = cartesian_of(self.cs, dom)
         return found
 
 
@@ -167,7 +173,7 @@ def _new_plan(instance: Instance, grid: GridLine) -> LinePlan | None:
         family, cs = compiled_for(instance)
     except (SpecError, NotCompilable):
         return None
-    if not _plain_givens(family) or len(cs.names) != grid.size * grid.size:
+    if not plain_givens(family) or len(cs.names) != grid.size * grid.size:
         return None
     return LinePlan(family, cs, grid.size)
 
@@ -213,11 +219,8 @@ def lines_start(
 
 def batch_member(verifier: Any, instance: Instance) -> LinePlan | None:
     """The plan of ``instance`` where :func:`searched` would take it (a chunk of them is
-    started by :func:`lines_start`), else None."""
-    from puzzlekit.verifiers.bitmask.backend import BitmaskVerifier
-
-    if type(verifier)._prepare is not BitmaskVerifier._prepare:
-        return None
+    started by :func:`lines_start`), else None. The caller checks that ``verifier`` prepares
+    instances as the bitmask backend does."""
     got = line_plan(instance)
     if got is None:
         return None

@@ -8,6 +8,7 @@ hands out (:class:`BitmaskSession`). Not for compiling constraints
 
 from __future__ import annotations
 
+import threading
 import time
 from collections.abc import Iterable, Mapping
 from typing import Any
@@ -344,10 +345,10 @@ def found_report(
     """The UNIQUE or MULTIPLE report of ``verifier`` (a bitmask one) on the solutions ``bits``
     (value bits per variable, at least one row) found in tie order ``order``, the solution
     mappings and the gap built when first read (``reports.found_report``)."""
-    from puzzlekit.verifiers.bitmask.backend import _View
+    from puzzlekit.verifiers.bitmask.compile import ReportView
     from puzzlekit.verifiers.reports import found_report as build
 
-    view: Any = _View(instance, cs.schema)
+    view: Any = ReportView(instance, cs.schema)
     found = bits.shape[0]
     src = verifier._src
     return build(view, src, cap, found, lambda: solutions_of(cs, bits, order), cart, stats)
@@ -392,3 +393,19 @@ class BitmaskSession:
 
     def __exit__(self, *exc: object) -> None:
         self.close()
+
+
+#: search workspaces by thread, structure and cap, reused by every verifier (one search runs at
+#: a time per thread)
+_WORKSPACES: dict[tuple[int, int, int], Any] = {}
+
+
+def workspace(cs: CompiledSchema, structure: Structure, cap: int) -> Any:
+    """The search workspace of this thread for ``structure`` and ``cap`` (kept and reused)."""
+    key = (threading.get_ident(), id(structure), cap)
+    search = _WORKSPACES.get(key)
+    if search is None or search.structure is not structure:
+        if len(_WORKSPACES) > 64:
+            _WORKSPACES.clear()
+        search = _WORKSPACES[key] = Search(cs, structure, cap)
+    return search
