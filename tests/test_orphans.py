@@ -58,7 +58,7 @@ def _busy_loop(root: subprocess.Popen, cpu: float = 0.5) -> tuple[int, dict[int,
         assert root.poll() is None, f"ended before it could be stopped ({root.returncode})"
         for pid in descendants(root.pid):
             fields = _stat(pid)
-            if fields is None or "puzzlekit.loop.isolation" not in _cmdline(pid):
+            if fields is None or "puzzlekit.loop.loop_process" not in _cmdline(pid):
                 continue
             used = (int(fields[11]) + int(fields[12])) / _TICK
             if int(fields[2]) == pid and used >= cpu:

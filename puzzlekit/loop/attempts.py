@@ -1,9 +1,11 @@
-"""One filter call of a loop: the guarded call (evaluator isolation) and its trace entry.
+"""One filter call of a loop: the guarded call (evaluator isolation) and its trace entry; and
+one loop's outcome, the trace whole (:class:`LoopResult`).
 
 :func:`guarded_verify` copies the instance's content before every filter call and recomputes its
 digest from the content after it; a verifier that changed its input, its cached bytes or a
 registry yields a ``contaminated`` attempt, not a verdict. :class:`Attempt` is one entry of a
-loop's trace. :mod:`puzzlekit.loop.driver` re-exports both.
+loop's trace. :mod:`puzzlekit.loop.driver` builds the :class:`LoopResult`, and the judging
+process reads it back from the loop process (:mod:`puzzlekit.loop.isolation`) without the driver.
 
 Not for: the loop itself (:mod:`puzzlekit.loop.driver`).
 """
@@ -17,7 +19,7 @@ from typing import Any
 
 from puzzlekit.core.model import Coord, Instance, sha256_digest
 from puzzlekit.core.protocols import SearchBudget, report_extras
-from puzzlekit.core.report import VerifierReport, top_coord
+from puzzlekit.core.report import Verdict, VerifierReport, top_coord
 from puzzlekit.loop.holdout import registry_kept, registry_state
 
 CONTAMINATED = "contaminated"
@@ -141,3 +143,55 @@ def attempt(index: int, step: Any, report: VerifierReport | None, seconds: float
         report,
         report.to_json_obj(),
     )
+
+
+@dataclass(frozen=True)
+class LoopResult:
+    """One loop's outcome: the instance and reports, the trace of filter calls, the counts.
+
+    Never given to the strategy. The rows of :mod:`puzzlekit.loop.rows` are built from it."""
+
+    #: "accepted", "exhausted", "dropped" (the minimize hook declined it) or
+    # "contaminated-holdout" (the holdout changed its input or a registry: no verdict) or
+    # "strategy-failed" (the strategy crashed, hung, wrote garbage or made an impossible edit)
+    status: str
+    instance: Instance | None
+    solution: dict[str, int] | None
+    filter_report: VerifierReport | None
+    holdout_report: VerifierReport | None
+    trace: tuple[Attempt, ...]
+    filter_calls: int
+    minimize_calls: int = 0
+    seconds: float = 0.0
+    strategy: str = ""
+    seed: int = 0
+    start_clues: int = 0
+    notes: tuple[str, ...] = field(default_factory=tuple)
+    holdout_seconds: float | None = None  # wall time of the holdout's check
+    #: what a shaping minimize hook reported (``puzzlekit.generators.graded``: level, grader calls,
+    # ...)
+    shaping: Mapping[str, Any] | None = None
+    #: the filter's verdict when it replayed the accepted instance in the loop's own process
+    # (``"contaminated"`` when the replay changed its input; None: not replayed there)
+    replay_verdict: str | None = None
+    #: the backends the loop called, from the driver's own record (never from a report's
+    # ``source``): the registry names of the filter and the holdout
+    filter_name: str | None = None
+    holdout_name: str | None = None
+    #: what the strategy did when the loop is ``strategy-failed``: crashed, hung, garbage or
+    # impossible-edit (the notes hold its one-line account)
+    strategy_failure: str | None = None
+    #: a strategy that learns across loops: its state after this loop (``Strategy.state``)
+    strategy_state: Mapping[str, Any] | None = None
+    #: the instance's canonical bytes as the judging process received them from a loop process,
+    #: checked there against a fresh serialization of the content read from them (None: the
+    #: loop ran in this process)
+    received: bytes | None = field(default=None, compare=False, repr=False)
+
+    @property
+    def accepted(self) -> bool:
+        return self.status == "accepted"
+
+    @property
+    def holdout_rejected(self) -> bool:
+        return self.holdout_report is not None and self.holdout_report.verdict is not Verdict.UNIQUE

@@ -37,12 +37,12 @@ from typing import Any
 import numpy as np
 
 from puzzlekit.core import protocols
-from puzzlekit.core.model import Instance, Schema
+from puzzlekit.core.model import Schema
 from puzzlekit.core.protocols import StrategyFailed, report_extras, strategy_hook
 from puzzlekit.core.report import Verdict, VerifierReport, top_coord
 from puzzlekit.loop.accepting import Accepted
 from puzzlekit.loop.accepting import accept as _accept
-from puzzlekit.loop.attempts import CONTAMINATED, Attempt, guarded_verify
+from puzzlekit.loop.attempts import CONTAMINATED, Attempt, LoopResult, guarded_verify
 from puzzlekit.loop.attempts import attempt as _attempt
 from puzzlekit.loop.budget import FILTER_NODES, LoopBudget, default_clues, note_progress
 from puzzlekit.loop.holdout import (
@@ -75,58 +75,6 @@ __all__ = [
 
 #: the status of a loop whose strategy could not give its next step (:class:`StrategyFailed`)
 STRATEGY_FAILED = "strategy-failed"
-
-
-@dataclass(frozen=True)
-class LoopResult:
-    """One loop's outcome: the instance and reports, the trace of filter calls, the counts.
-
-    Never given to the strategy. The rows of :mod:`puzzlekit.loop.rows` are built from it."""
-
-    #: "accepted", "exhausted", "dropped" (the minimize hook declined it) or
-    # "contaminated-holdout" (the holdout changed its input or a registry: no verdict) or
-    # "strategy-failed" (the strategy crashed, hung, wrote garbage or made an impossible edit)
-    status: str
-    instance: Instance | None
-    solution: dict[str, int] | None
-    filter_report: VerifierReport | None
-    holdout_report: VerifierReport | None
-    trace: tuple[Attempt, ...]
-    filter_calls: int
-    minimize_calls: int = 0
-    seconds: float = 0.0
-    strategy: str = ""
-    seed: int = 0
-    start_clues: int = 0
-    notes: tuple[str, ...] = field(default_factory=tuple)
-    holdout_seconds: float | None = None  # wall time of the holdout's check
-    #: what a shaping minimize hook reported (``puzzlekit.generators.graded``: level, grader calls,
-    # ...)
-    shaping: Mapping[str, Any] | None = None
-    #: the filter's verdict when it replayed the accepted instance in the loop's own process
-    # (``"contaminated"`` when the replay changed its input; None: not replayed there)
-    replay_verdict: str | None = None
-    #: the backends the loop called, from the driver's own record (never from a report's
-    # ``source``): the registry names of the filter and the holdout
-    filter_name: str | None = None
-    holdout_name: str | None = None
-    #: what the strategy did when the loop is ``strategy-failed``: crashed, hung, garbage or
-    # impossible-edit (the notes hold its one-line account)
-    strategy_failure: str | None = None
-    #: a strategy that learns across loops: its state after this loop (``Strategy.state``)
-    strategy_state: Mapping[str, Any] | None = None
-    #: the instance's canonical bytes as the judging process received them from a loop process,
-    #: checked there against a fresh serialization of the content read from them (None: the
-    #: loop ran in this process)
-    received: bytes | None = field(default=None, compare=False, repr=False)
-
-    @property
-    def accepted(self) -> bool:
-        return self.status == "accepted"
-
-    @property
-    def holdout_rejected(self) -> bool:
-        return self.holdout_report is not None and self.holdout_report.verdict is not Verdict.UNIQUE
 
 
 def run_loop(
