@@ -95,7 +95,7 @@ def _start_time(pid: int) -> str | None:
 
 def _is_loop(pid: int) -> bool:
     try:
-        return b"puzzlekit.loop.isolation" in Path(f"/proc/{pid}/cmdline").read_bytes()
+        return b"puzzlekit.loop.loop_process" in Path(f"/proc/{pid}/cmdline").read_bytes()
     except OSError:
         return False
 
