@@ -223,20 +223,20 @@ _BY_SCHEMA: dict[tuple[Any, ...], tuple[str, Any]] = {}
 def _by_schema_key(instance: Instance) -> tuple[Any, ...] | None:
     """The key under which ``instance``'s choice is its schema's: a grid line of givens that the
     bitmask backend reads from its values (whose ``accepts`` then asks the schema alone); None
-    for any other instance."""
-    if not isinstance(instance.clue_source, GridLine):
+    for any other instance. Asks the compiled schema only, never the compiled search (numba)."""
+    grid = instance.clue_source
+    if not isinstance(grid, GridLine) or "clues" in instance.__dict__:
         return None
-    if not _LINE_PLAN:  # imported on the first grid line (it loads numba)
-        from puzzlekit.verifiers.bitmask.line import line_plan
+    from puzzlekit.core.model import SpecError
+    from puzzlekit.verifiers.bitmask.compile import NotCompilable, compiled_for, plain_givens
 
-        _LINE_PLAN.append(line_plan)
-    got = _LINE_PLAN[0](instance)
-    if got is None:
+    try:
+        family, cs = compiled_for(instance)
+    except (SpecError, NotCompilable):
         return None
-    return (id(got[1]), instance.params_key())
-
-
-_LINE_PLAN: list[Any] = []
+    if not plain_givens(family) or len(cs.names) != grid.size * grid.size:
+        return None
+    return (instance.family, id(cs), instance.params_key())
 
 
 def choice_seconds(budget: Any) -> float | None:
