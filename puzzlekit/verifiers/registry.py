@@ -227,16 +227,10 @@ def _by_schema_key(instance: Instance) -> tuple[Any, ...] | None:
     grid = instance.clue_source
     if not isinstance(grid, GridLine) or "clues" in instance.__dict__:
         return None
-    from puzzlekit.core.model import SpecError
-    from puzzlekit.verifiers.bitmask.compile import NotCompilable, compiled_for, plain_givens
+    from puzzlekit.verifiers.bitmask.compile import grid_line_schema
 
-    try:
-        family, cs = compiled_for(instance)
-    except (SpecError, NotCompilable):
-        return None
-    if not plain_givens(family) or len(cs.names) != grid.size * grid.size:
-        return None
-    return (instance.family, id(cs), instance.params_key())
+    got = grid_line_schema(instance, grid.size)
+    return (instance.family, id(got[1]), instance.params_key()) if got is not None else None
 
 
 def choice_seconds(budget: Any) -> float | None:

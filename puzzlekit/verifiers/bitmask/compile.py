@@ -397,6 +397,21 @@ def plain_givens(family: Any) -> bool:
     )
 
 
+def grid_line_schema(
+    instance: Instance, size: int
+) -> tuple[protocols.Family, CompiledSchema] | None:
+    """The family and compiled schema of ``instance``, a grid line of ``size``×``size`` givens,
+    when the search may start from its cell values (:func:`plain_givens`, one variable a cell);
+    None where the general path verifies it. Loads no compiled search."""
+    try:
+        family, cs = compiled_for(instance)
+    except (SpecError, NotCompilable):
+        return None
+    if not plain_givens(family) or len(cs.names) != size * size:
+        return None
+    return family, cs
+
+
 class ReportView:
     """What the report builders read of a problem (the instance and its schema); the real
     problem is resolved only for a conflict."""

@@ -33,8 +33,7 @@ from puzzlekit.verifiers.bitmask.compile import (
     CompiledSchema,
     NotCompilable,
     cartesian_of,
-    compiled_for,
-    plain_givens,
+    grid_line_schema,
 )
 from puzzlekit.verifiers.bitmask.search import found_report as found_report  # for verify
 from puzzlekit.verifiers.bitmask.search import workspace
@@ -169,13 +168,8 @@ def line_plan(instance: Instance) -> tuple[GridLine, LinePlan] | None:
 
 
 def _new_plan(instance: Instance, grid: GridLine) -> LinePlan | None:
-    try:
-        family, cs = compiled_for(instance)
-    except (SpecError, NotCompilable):
-        return None
-    if not plain_givens(family) or len(cs.names) != grid.size * grid.size:
-        return None
-    return LinePlan(family, cs, grid.size)
+    got = grid_line_schema(instance, grid.size)
+    return LinePlan(*got, grid.size) if got is not None else None
 
 
 def line_start(
