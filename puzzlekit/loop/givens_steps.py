@@ -9,7 +9,7 @@ instance's search order, the cells where the two solutions differ ranked as the 
 ``discriminativeGap`` ranks them (ties in the order drawn from the digest), the cells whose
 true value rules out the most found solutions (:func:`puzzlekit.generators.adaptive.top_cells`)
 and the reveal the strategy's rng picks there. :class:`GivensSteps` does exactly that on a
-set of cells, joining each clue's cached canonical bytes, and builds an
+set of cells, digesting them as the grid line they make (``GridLine``), and builds an
 :class:`~puzzlekit.core.model.Instance` only where the loop goes on from it: a UNIQUE step
 (its trace entry made here too; its only solution is the one the strategy built towards, and
 the filter's report is made only where the loop reports it: no minimization, or one that kept
@@ -37,6 +37,7 @@ import numpy as np
 from puzzlekit.core.model import Clue, Instance, Schema, sha256_digest
 from puzzlekit.core.protocols import SearchBudget, Step
 from puzzlekit.core.report import Verdict
+from puzzlekit.families.grid import GridLine
 from puzzlekit.loop.attempts import Attempt
 from puzzlekit.loop.budget import LoopBudget, note_progress
 
@@ -95,21 +96,19 @@ class GivensSteps:
     """The MULTIPLE steps of one givens schema on arrays (see the module docstring)."""
 
     def __init__(self, family: Any, cs: Any, probe: Instance) -> None:
-        from puzzlekit.core.identity import clue_key
+        import math
+
+        from puzzlekit.verifiers.bitmask.compile import NotCompilable
 
         self.family, self.cs, self.schema = family, cs, cs.schema
         self.params = probe.params
-        empty = probe.canonical_json()
-        cut = empty.index(b"[]") + 1
-        self._head, self._tail = empty[:cut], empty[cut:]  # b'{"clues":[' and b'],"family":...}'
         variables = self.schema.variables
+        n = self._size = math.isqrt(len(variables))
+        if n * n != len(variables) or any(
+            tuple(v.coord) != divmod(i, n) for i, v in enumerate(variables)
+        ):  # the digest reads the givens as a grid line: one variable a cell, row by row
+            raise NotCompilable("not a row-major square grid of cells")
         self._index = {v.coord: i for i, v in enumerate(variables)}
-        # the canonical order of clues is by id: a given's id is its cell's name
-        keys = [clue_key(family.given(self.schema, v.coord, v.domain[0])) for v in variables]
-        rank = sorted(range(len(variables)), key=keys.__getitem__)
-        self._rank = [0] * len(variables)
-        for r, i in enumerate(rank):
-            self._rank[i] = r
         self._clues: dict[tuple[int, int], Clue] = {}
         self._bit = {int(v): b for b, v in enumerate(cs.values.tolist())}
 
@@ -145,16 +144,15 @@ class GivensSteps:
             self._clues[(i, value)] = clue
         return clue
 
-    def digest(self, cells: dict[int, int], parts: dict[int, bytes] | None = None) -> str:
-        """The digest of the instance of the givens ``cells`` (its canonical bytes joined from
-        each clue's cached bytes, in the canonical order). ``parts``: each cell's clue bytes,
-        where the caller keeps them (filled in here)."""
-        if parts is None:
-            parts = {}
-        for i in cells.keys() - parts.keys():
-            parts[i] = self._clue(i, cells[i]).canonical_json()
-        order = sorted(cells, key=self._rank.__getitem__)
-        return sha256_digest(self._head + b",".join([parts[i] for i in order]) + self._tail)
+    def digest(self, cells: dict[int, int]) -> str:
+        """The digest of the instance of the givens ``cells``: the canonical bytes of the grid
+        line they make (:meth:`~puzzlekit.families.grid.GridLine.canonical_json`, the bytes the
+        instance itself has)."""
+        values = bytearray(self._size * self._size)
+        for i, v in cells.items():
+            values[i] = v
+        line = GridLine(self.schema.family, self.params, self._size, bytes(values))
+        return sha256_digest(line.canonical_json())
 
     def instance(self, cells: dict[int, int]) -> Instance:
         """The instance of the givens ``cells``."""
@@ -215,10 +213,9 @@ class GivensSteps:
         tbits = np.array([bit[target[n]] for n in names], np.int64)
         variables = self.schema.variables
         action, coord, ran, unique = step.action, step.coord, False, False
-        parts: dict[int, bytes] = {}
         while len(trace) < budget.max_calls - 1:
             t1 = time.perf_counter()
-            digest = self.digest(cells, parts)
+            digest = self.digest(cells)
             bits = self._found(cells, digest, search_budget)
             if bits is not None and bits.shape[0] == 1:
                 seconds = time.perf_counter() - t1
