@@ -9,9 +9,13 @@ from __future__ import annotations
 import argparse
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from puzzlekit.app.cli import UsageError
 from puzzlekit.app.progress import add_quiet
+
+if TYPE_CHECKING:
+    from puzzlekit.app.report_ahead import ReportAhead
 
 #: ``report --figure-format`` (puzzlekit.app.plots.panels.FIGURE_FORMATS, not imported here so
 #: that the command line starts without pandas and matplotlib)
@@ -80,8 +84,6 @@ def _is_bench(path: Path) -> bool:
 
 
 def cmd_run(args: argparse.Namespace) -> int:
-    from puzzlekit.app.experiment import ConfigError, RunError, load_config, run_experiment
-
     path = Path(args.config)
     if _is_bench(path):
         from puzzlekit.app.commands.bench import cmd_bench
@@ -89,6 +91,17 @@ def cmd_run(args: argparse.Namespace) -> int:
         return int(cmd_bench(args) or 0)
     if args.workers is not None and args.workers < 1:
         raise UsageError(f"--workers must be at least 1, got {args.workers}")
+    from puzzlekit.app.report_ahead import ReportAhead
+
+    # the report's imports start now, beside the run's own (docs/experiments.md)
+    with ReportAhead(args.report) as report:
+        return _run(args, path, report)
+
+
+def _run(args: argparse.Namespace, path: Path, report: ReportAhead) -> int:
+    """:func:`cmd_run` for an experiment config; ``report`` draws the report at the end."""
+    from puzzlekit.app.experiment import ConfigError, RunError, load_config, run_experiment
+
     try:
         config = load_config(path, args.overrides)
     except ConfigError as exc:
@@ -108,8 +121,10 @@ def cmd_run(args: argparse.Namespace) -> int:
             quiet=args.quiet,
             config_path=str(path),
             overrides=args.overrides,
-            report=args.report,
+            report=False,
         )
+        if args.report:
+            report.write(run)
     except RunError as exc:
         raise UsageError(str(exc)) from None
     except KeyboardInterrupt as exc:  # Ctrl-C or SIGTERM: the workers were stopped; one line

@@ -408,6 +408,25 @@ FIGURES = {
 }
 
 
+#: each figure's share of a report's drawing, for balancing the processes that draw it
+#: (:func:`~puzzlekit.app.plots.pool.shares`): its CPU time in tenths of a second as
+#: ``python -m benchmarks.report_cost`` measures it on the quickstart's run directory (every
+#: figure has one panel, or one row of panels, per schema and k, so their ratios hold for other
+#: runs); ``report.md`` (the tables and hypotheses) weighs ``markdown``
+WEIGHTS = {
+    "reject_coords": 6.0,
+    "grade_range": 2.4,
+    "expressive_range": 1.9,
+    "calls_vs_clues": 1.9,
+    "calls_cdf": 1.7,
+    "holdout_reject_rate": 1.6,
+    "markdown": 1.4,
+    "settlement": 1.3,
+    "verdict_matrix": 1.0,
+    "reject_cases": 0.8,
+}
+
+
 #: drawn only when some accepted puzzle has a grade (:func:`plot_grade_range`)
 GRADE_FIGURE = "grade_range.png"
 
@@ -453,17 +472,25 @@ def figure_jobs(
     def at(name: str) -> Path:
         return out / as_format(name, fmt)
 
-    # (weight, draw): the coordinate figure has three panels a row, the others one
     jobs: list[Job] = [
-        (3.0, lambda: plot_coord_heatmap(attempts, puzzles, at("reject_coords.png"), shapes)),
-        (1.5, lambda: plot_grade_range(puzzles, at(GRADE_FIGURE), scales)),
-        (1.0, lambda: plot_reject_cases(attempts, at("reject_cases.png"))),
-        (1.0, lambda: plot_calls_cdf(puzzles, at("calls_cdf.png"))),
-        (1.0, lambda: plot_calls_vs_clues(puzzles, at("calls_vs_clues.png"))),
-        (1.0, lambda: plot_verdict_matrix(puzzles, at("verdict_matrix.png"))),
-        (1.0, lambda: plot_holdout_reject_rate(puzzles, at("holdout_reject_rate.png"))),
-        (1.0, lambda: plot_expressive_range(puzzles, at("expressive_range.png"))),
-        (1.0, lambda: plot_settlement(puzzles, at("settlement.png"))),
+        (
+            WEIGHTS["reject_coords"],
+            lambda: plot_coord_heatmap(attempts, puzzles, at("reject_coords.png"), shapes),
+        ),
+        (WEIGHTS["grade_range"], lambda: plot_grade_range(puzzles, at(GRADE_FIGURE), scales)),
+        (WEIGHTS["reject_cases"], lambda: plot_reject_cases(attempts, at("reject_cases.png"))),
+        (WEIGHTS["calls_cdf"], lambda: plot_calls_cdf(puzzles, at("calls_cdf.png"))),
+        (WEIGHTS["calls_vs_clues"], lambda: plot_calls_vs_clues(puzzles, at("calls_vs_clues.png"))),
+        (WEIGHTS["verdict_matrix"], lambda: plot_verdict_matrix(puzzles, at("verdict_matrix.png"))),
+        (
+            WEIGHTS["holdout_reject_rate"],
+            lambda: plot_holdout_reject_rate(puzzles, at("holdout_reject_rate.png")),
+        ),
+        (
+            WEIGHTS["expressive_range"],
+            lambda: plot_expressive_range(puzzles, at("expressive_range.png")),
+        ),
+        (WEIGHTS["settlement"], lambda: plot_settlement(puzzles, at("settlement.png"))),
     ]
     drawn = [as_format(name, fmt) for name in FIGURES]
     if not graded_rows(puzzles).empty:  # plot_grade_range draws when some puzzle has a grade

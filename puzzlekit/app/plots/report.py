@@ -21,6 +21,7 @@ from puzzlekit.app.plots.figures import (
     FIGURES,
     GRADE_FIGURE,
     GRADE_FIGURE_TITLE,
+    WEIGHTS,
     as_format,
     figure_jobs,
 )
@@ -339,5 +340,5 @@ def write_report(
             lines = [_relink(line, links) for line in lines]
         report.write_text("\n".join(lines), encoding="utf-8")
 
-    draw_all([(2.0, markdown), *jobs], workers)  # the tables as much work as two figures
+    draw_all([(WEIGHTS["markdown"], markdown), *jobs], workers)
     return report

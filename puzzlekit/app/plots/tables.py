@@ -155,7 +155,10 @@ def grid_shapes(manifest: dict[str, Any]) -> dict[str, tuple[int, int]]:
 
 
 def _coord(value: Any) -> list[int]:
-    """A coordinate as read from Parquet (a numpy array) as a list of ints."""
+    """A coordinate as read from Parquet (a numpy array) as a list of ints (``tolist``: Python
+    ints in one call, not one numpy scalar per element)."""
+    if hasattr(value, "tolist"):
+        return [int(x) for x in value.tolist()]
     return [int(x) for x in value]
 
 
