@@ -139,3 +139,13 @@ def test_a_label_is_measured_by_the_characters_it_shows():
     assert w == pytest.approx(3 * 10 * 0.64 / 72) and h == pytest.approx(10 * 1.25 / 72)
     assert text_size("$\\mathdefault{10^{2}}$", 10)[0] == pytest.approx(w)
     assert text_size("n=1\nlonger line", 9)[1] == pytest.approx(2 * text_size("x", 9)[1])
+
+
+def test_a_clue_count_axis_ticks_whole_numbers_inside_its_points():
+    from puzzlekit.app.plots.layout import integer_ticks
+
+    assert integer_ticks(32, 32) == [32]  # one count: that count, not fractions of it
+    assert integer_ticks(28, 36) == list(range(28, 37))
+    assert integer_ticks(17, 40) == [20, 25, 30, 35, 40]  # never below the fewest (no widening)
+    assert integer_ticks(20, 81) == [20, 30, 40, 50, 60, 70, 80]
+    assert all(len(integer_ticks(0, hi)) <= 10 for hi in range(0, 5000, 7))

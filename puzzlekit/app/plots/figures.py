@@ -25,9 +25,9 @@ from typing import Any
 import numpy as np
 import pandas as pd
 from matplotlib.figure import Figure
-from matplotlib.ticker import MaxNLocator, NullLocator, ScalarFormatter
+from matplotlib.ticker import ScalarFormatter
 
-from puzzlekit.app.plots.layout import grid, save
+from puzzlekit.app.plots.layout import CALL_TICKS, grid, integer_ticks, log_call_ticks, save
 from puzzlekit.app.plots.panels import (
     FIGURE_FORMATS,
     arm_keys,
@@ -51,9 +51,6 @@ from puzzlekit.app.plots.tables import (
     verdict_matrix,
 )
 
-#: symlog ticks of a calls axis (1-2-5 steps), so a log axis reads at every decade and between
-CALL_TICKS = (0, 1, 2, 5, 10, 20, 50, 100, 200, 500, 1000, 2000, 5000, 10000, 20000, 50000)
-
 
 def plot_calls_vs_clues(puzzles: pd.DataFrame, path: Path) -> Figure:
     """Accepted puzzles: final clue count × filter calls, one panel per schema (and k)."""
@@ -75,24 +72,6 @@ def plot_calls_vs_clues(puzzles: pd.DataFrame, path: Path) -> Figure:
         log_call_ticks(ax, grp["filterCalls"].to_numpy(dtype=float))
         ax.legend(fontsize=7)
     return save(fig, path)
-
-
-def log_call_ticks(ax: Any, calls: np.ndarray) -> None:
-    """The y axis of ``ax`` as a log axis of filter calls: its view from the 1-2-5 step at or
-    below the fewest calls to the one at or above the most, each step a tick labelled in plain
-    digits (a fixed list: no locator, no minor ticks, no mathtext to lay out)."""
-    calls = calls[np.isfinite(calls) & (calls > 0)]
-    lo, hi = (float(calls.min()), float(calls.max())) if len(calls) else (1.0, 10.0)
-    steps = [m * 10**e for e in range(len(str(int(hi))) + 1) for m in (1, 2, 5)]
-    first = max([t for t in steps if t <= lo], default=1)
-    ticks = [t for t in steps if t >= first]
-    ticks = ticks[: max(2, next(i for i, t in enumerate(ticks) if t >= hi) + 1)]
-    if len(ticks) > 9:  # many decades: a tick at each, the ends kept
-        ticks = [t for i, t in enumerate(ticks) if i in (0, len(ticks) - 1) or str(t)[0] == "1"]
-    ax.set_yscale("log")
-    ax.yaxis.set_minor_locator(NullLocator())
-    ax.set_yticks(ticks, [str(t) for t in ticks])
-    ax.set_ylim(ticks[0] / 1.15, ticks[-1] * 1.15)  # a point on a step stays off the edge
 
 
 def _one_bar(table: pd.DataFrame) -> tuple[str, str] | None:
@@ -352,7 +331,9 @@ def plot_grade_range(
         ax.set_yticks(list(ticks), [f"{lv} {labels.get(lv, '')}".strip() for lv in ticks])
         ax.set_ylim(-0.5, top + 0.5)
         ax.tick_params(axis="y", labelsize=7)
-        ax.xaxis.set_major_locator(MaxNLocator(integer=True))
+        counts = grp["clueCount"].astype(int)
+        steps = integer_ticks(int(counts.min()), int(counts.max()))
+        ax.set_xticks(steps, [str(t) for t in steps])
         ax.set_xlabel("clue count of the accepted puzzle")
         ax.set_ylabel("grade level (hardest technique)")
         ax.legend(fontsize=7)

@@ -6,7 +6,8 @@ figures went mostly there. Here a figure has no layout engine: :func:`grid` make
 and once they are drawn into, :func:`fit` sets the subplot margins from the text itself (its
 characters times its font size, an upper bound of the advance of DejaVu Sans, matplotlib's
 default font), so saving a figure (:func:`save`) draws it once. Titles, axis labels, tick
-labels and colour bars keep their room; nothing is cropped.
+labels and colour bars keep their room; nothing is cropped. Axes of counts take fixed tick
+lists (:func:`log_call_ticks`, :func:`integer_ticks`): no locator to run, no minor ticks.
 
 Not for: what a panel shows (:mod:`~puzzlekit.app.plots.figures`).
 """
@@ -18,8 +19,10 @@ import re
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 from matplotlib import rc_context
 from matplotlib.figure import Figure
+from matplotlib.ticker import NullLocator
 
 #: the widest advance of a character of the default font, in ems (DejaVu Sans: digits 0.64,
 #: lower case about 0.6, a few capitals 0.8); a label is measured by its characters at this
@@ -146,6 +149,36 @@ def fit(fig: Figure) -> Figure:
         hspace=(top + bottom) / axis_h,
     )
     return fig
+
+
+#: symlog ticks of a calls axis (1-2-5 steps), so a log axis reads at every decade and between
+CALL_TICKS = (0, 1, 2, 5, 10, 20, 50, 100, 200, 500, 1000, 2000, 5000, 10000, 20000, 50000)
+
+
+def log_call_ticks(ax: Any, calls: np.ndarray) -> None:
+    """The y axis of ``ax`` as a log axis of filter calls: its view from the 1-2-5 step at or
+    below the fewest calls to the one at or above the most, each step a tick labelled in plain
+    digits (a fixed list: no locator, no minor ticks, no mathtext to lay out)."""
+    calls = calls[np.isfinite(calls) & (calls > 0)]
+    lo, hi = (float(calls.min()), float(calls.max())) if len(calls) else (1.0, 10.0)
+    steps = [m * 10**e for e in range(len(str(int(hi))) + 1) for m in (1, 2, 5)]
+    first = max([t for t in steps if t <= lo], default=1)
+    ticks = [t for t in steps if t >= first]
+    ticks = ticks[: max(2, next(i for i, t in enumerate(ticks) if t >= hi) + 1)]
+    if len(ticks) > 9:  # many decades: a tick at each, the ends kept
+        ticks = [t for i, t in enumerate(ticks) if i in (0, len(ticks) - 1) or str(t)[0] == "1"]
+    ax.set_yscale("log")
+    ax.yaxis.set_minor_locator(NullLocator())
+    ax.set_yticks(ticks, [str(t) for t in ticks])
+    ax.set_ylim(ticks[0] / 1.15, ticks[-1] * 1.15)  # a point on a step stays off the edge
+
+
+def integer_ticks(lo: int, hi: int, most: int = 10) -> list[int]:
+    """Ticks at whole numbers from ``lo`` to ``hi`` (a clue-count axis, its points jittered by
+    less than half a step), one step of 1, 2, 5, 10, 20, ... so that at most ``most`` show;
+    a fixed list, so a panel whose points all share one count reads that count."""
+    step = next(m * 10**e for e in range(12) for m in (1, 2, 5) if (hi - lo) // (m * 10**e) < most)
+    return list(range(lo + (-lo) % step, hi + 1, step))  # inside the points: no view widened
 
 
 #: zlib level of a PNG figure: the fastest (level 1 writes a report's PNGs in about two thirds
