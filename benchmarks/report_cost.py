@@ -2,7 +2,12 @@
 fresh interpreter ``--repeats`` times, drawn by the default number of processes and by one
 (``PUZZLEKIT_REPORT_WORKERS=1``), taken in turn, wall and CPU seconds each (CPU: user + sys of
 the command and every process it waited for); then, in this process, each figure drawn
-``--repeats`` times, its least CPU seconds (what drawing it costs with nothing else in the way).
+``--repeats`` times, its least CPU seconds (what drawing it costs with nothing else in the way),
+split into its steps: ``build`` (the pandas work on the rows and the artists made), ``fit`` (the
+layout: margins from the text, tick labels formatted), ``draw`` (Agg draws every artist once),
+of which ``text`` (the text drawn: laid out, its glyphs rendered), and ``png`` (the pixels
+encoded and written); and the steps before any figure: reading the run (``load_run``: Parquet,
+the row-schema upgrade, canonical identities) and the Markdown's tables and hypotheses.
 
 Run ``python -m benchmarks.report_cost RUN_DIR`` (a directory of ``puzzlekit run``,
 e.g. of ``experiments/quickstart.toml``); it writes into a copy. A benchmark, not a test:
@@ -21,6 +26,7 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+from typing import Any
 
 from benchmarks.startup import child_cpu
 
@@ -37,32 +43,81 @@ def _report(run: Path, workers: str | None) -> tuple[float, float]:
     return time.perf_counter() - start, child_cpu() - cpu
 
 
-def figure_cpu(run: Path, repeats: int) -> dict[str, float]:
-    """Each figure's least CPU seconds over ``repeats`` draws in this process, one at a time."""
-    from puzzlekit.app import plots
+def _timed_save(steps: dict[str, dict[str, list[float]]], started: list[float]) -> Any:
+    """A stand-in for :func:`puzzlekit.app.plots.layout.save` that saves the same figure in
+    the same draw, its steps timed into ``steps[its file's stem]`` (its build from
+    ``started[0]``)."""
+    from matplotlib import rc_context
+    from matplotlib.backends import backend_agg
+    from PIL import Image
 
-    attempts, puzzles, manifest = plots.load_run(run)
-    scales, shapes = plots.grade_scales(manifest), plots.grid_shapes(manifest)
-    out = run / "report"
-    out.mkdir(exist_ok=True)
-    draws = {
-        "reject_cases": lambda: plots.plot_reject_cases(attempts, out / "a.png"),
-        "calls_cdf": lambda: plots.plot_calls_cdf(puzzles, out / "b.png"),
-        "calls_vs_clues": lambda: plots.plot_calls_vs_clues(puzzles, out / "c.png"),
-        "reject_coords": lambda: plots.plot_coord_heatmap(attempts, puzzles, out / "d.png", shapes),
-        "verdict_matrix": lambda: plots.plot_verdict_matrix(puzzles, out / "e.png"),
-        "holdout_reject_rate": lambda: plots.plot_holdout_reject_rate(puzzles, out / "f.png"),
-        "expressive_range": lambda: plots.plot_expressive_range(puzzles, out / "g.png"),
-        "settlement": lambda: plots.plot_settlement(puzzles, out / "h.png"),
-        "grade_range": lambda: plots.plot_grade_range(puzzles, out / "i.png", scales),
-    }
-    best = dict.fromkeys(draws, float("inf"))
-    for _ in range(repeats):
-        for name, draw in draws.items():
+    from puzzlekit.app.plots import layout
+
+    text = [0.0]
+    draw_text = backend_agg.RendererAgg.draw_text
+
+    def timed_text(self: Any, *args: Any, **kwargs: Any) -> Any:
+        start = time.process_time()
+        try:
+            return draw_text(self, *args, **kwargs)
+        finally:
+            text[0] += time.process_time() - start
+
+    def save(fig: Any, path: Path) -> Any:
+        mine = steps.setdefault(Path(path).stem, {})
+        built = time.process_time()
+        mine.setdefault("build", []).append(built - started[0])
+        layout.fit(fig)
+        fitted = time.process_time()
+        canvas, text[0] = backend_agg.FigureCanvasAgg(fig), 0.0
+        backend_agg.RendererAgg.draw_text = timed_text
+        try:
+            with rc_context(layout.SAVE_RC):
+                canvas.draw()
+        finally:
+            backend_agg.RendererAgg.draw_text = draw_text
+        drawn = time.process_time()
+        size = canvas.get_width_height()
+        image = Image.frombuffer("RGBA", size, canvas.buffer_rgba(), "raw", "RGBA", 0, 1)
+        image.save(path, compress_level=layout.PNG_COMPRESS_LEVEL)
+        done = time.process_time()
+        for step, cpu in (("fit", fitted - built), ("draw", drawn - fitted)):
+            mine.setdefault(step, []).append(cpu)
+        mine.setdefault("text", []).append(text[0])
+        mine.setdefault("png", []).append(done - drawn)
+        return fig
+
+    return save
+
+
+def figure_steps(run: Path, repeats: int) -> dict[str, dict[str, float]]:
+    """Per figure, and for reading the run and the Markdown: each step's least CPU seconds
+    over ``repeats`` (the module docstring names the steps)."""
+    from puzzlekit.app import plots
+    from puzzlekit.app.plots import figures, report
+
+    steps: dict[str, dict[str, list[float]]] = {}
+    started = [0.0]
+    real = figures.save
+    figures.save = _timed_save(steps, started)
+    first = "(reading the run, markdown)"
+    try:
+        for _ in range(repeats):
             start = time.process_time()
-            draw()
-            best[name] = min(best[name], time.process_time() - start)
-    return best
+            attempts, puzzles, manifest = plots.load_run(run)
+            read = time.process_time()
+            report.markdown_lines(run, attempts, puzzles, manifest, list(figures.FIGURES))
+            mine = steps.setdefault(first, {})
+            mine.setdefault("load_run", []).append(read - start)
+            mine.setdefault("markdown", []).append(time.process_time() - read)
+            scales, shapes = plots.grade_scales(manifest), plots.grid_shapes(manifest)
+            jobs, _ = figures.figure_jobs(attempts, puzzles, run / "report", scales, shapes)
+            for _, draw in jobs:
+                started[0] = time.process_time()
+                draw()
+    finally:
+        figures.save = real
+    return {name: {k: min(v) for k, v in got.items()} for name, got in steps.items()}
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -85,10 +140,34 @@ def main(argv: list[str] | None = None) -> int:
             cpu = statistics.median(c for _, c in times)
             each = ", ".join(f"{w:.2f} ({c:.2f})" for w, c in times)
             print(f"puzzlekit report, {what}: median {wall:.2f} s wall, {cpu:.2f} s CPU [{each}]")
-        best = figure_cpu(run, args.repeats)
-    print("figures, least CPU ms: " + ", ".join(f"{k} {v * 1000:.0f}" for k, v in best.items()))
+        steps = figure_steps(run, args.repeats)
+    first = steps.pop("(reading the run, markdown)")
+    print(
+        f"before the figures, least CPU ms: load_run {first['load_run'] * 1000:.0f}, "
+        f"markdown {first['markdown'] * 1000:.0f}"
+    )
+    cols = ("build", "fit", "draw", "text", "png")
+    print("figure: least CPU ms per step (text: within draw) | total")
+    totals = dict.fromkeys(cols, 0.0)
+    for name, got in sorted(
+        steps.items(), key=lambda kv: -sum(kv[1][c] for c in cols if c != "text")
+    ):
+        total = sum(got[c] for c in cols if c != "text")
+        print(
+            f"  {name}: "
+            + ", ".join(f"{c} {got[c] * 1000:.0f}" for c in cols)
+            + f" | {total * 1000:.0f}"
+        )
+        for c in cols:
+            totals[c] += got[c]
+    every = sum(totals[c] for c in cols if c != "text")
+    print(
+        "  all figures: "
+        + ", ".join(f"{c} {totals[c] * 1000:.0f}" for c in cols)
+        + f" | {every * 1000:.0f}"
+    )
     after = os.getloadavg()[0] if hasattr(os, "getloadavg") else float("nan")
-    print(f"all figures {sum(best.values()):.2f} s CPU; load {load:.2f} before, {after:.2f} after")
+    print(f"all figures {every:.2f} s CPU; load {load:.2f} before, {after:.2f} after")
     return 0
 
 

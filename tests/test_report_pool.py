@@ -109,3 +109,31 @@ def test_the_command_names_a_bad_worker_count_in_one_line(
     assert main(["report", str(run)]) == 2
     err = capsys.readouterr().err.strip().splitlines()
     assert err == [f"puzzlekit: error: {WORKERS_ENV}='many': expected a whole number, 1 or more"]
+
+
+def test_drawing_pauses_the_automatic_collector_and_frees_each_figure_after_it():
+    import gc
+    import weakref
+
+    class Artist:  # a figure's artists refer to each other: only the collector frees them
+        def __init__(self) -> None:
+            self.me = self
+
+    seen: list[tuple[bool, bool]] = []
+    left: list[weakref.ref] = []
+
+    def job() -> None:
+        seen.append((gc.isenabled(), all(ref() is None for ref in left)))
+        left.append(weakref.ref(Artist()))  # garbage, in a cycle, once this returns
+
+    was = gc.isenabled()
+    gc.enable()
+    try:
+        assert draw_all([(1.0, job), (1.0, job), (1.0, job)], 1) == 1
+        assert gc.isenabled()  # restored
+        gc.disable()
+        draw_all([(1.0, job)], 1)
+        assert not gc.isenabled()  # a collector turned off stays off
+    finally:
+        (gc.enable if was else gc.disable)()
+    assert seen == [(False, True)] * 4  # never collecting by itself; the last figure freed

@@ -301,6 +301,30 @@ def _relink(line: str, links: dict[str, str]) -> str:
     return line
 
 
+def markdown_lines(
+    run: Path,
+    attempts: pd.DataFrame,
+    puzzles: pd.DataFrame,
+    manifest: dict,
+    drawn: Sequence[str],
+    figure_format: str = "png",
+) -> list[str]:
+    """The lines of ``report.md``, linking the figures ``drawn`` (file names) as
+    ``figure_format`` files."""
+    names = [as_format(name, "png") for name in drawn]  # the sections name the png
+    lines = [
+        *_head(run, attempts, puzzles, manifest),
+        *_rejects(attempts, puzzles),
+        *_holdout(puzzles),
+        *_expressive(puzzles, names),
+        *_settlement(attempts, puzzles, holdout_name(manifest)),
+    ]
+    if figure_format != "png":  # each figure's link names the file drawn
+        links = {f"]({name})": f"]({as_format(name, figure_format)})" for name in names}
+        lines = [_relink(line, links) for line in lines]
+    return lines
+
+
 def write_report(
     run_dir: str | Path, figure_format: str = "png", workers: int | None = None
 ) -> Path:
@@ -327,17 +351,7 @@ def write_report(
     report = out / "report.md"
 
     def markdown() -> None:
-        names = [as_format(name, "png") for name in drawn]  # the sections name the png
-        lines = [
-            *_head(run, attempts, puzzles, manifest),
-            *_rejects(attempts, puzzles),
-            *_holdout(puzzles),
-            *_expressive(puzzles, names),
-            *_settlement(attempts, puzzles, holdout_name(manifest)),
-        ]
-        if figure_format != "png":  # each figure's link names the file drawn
-            links = {f"]({name})": f"]({as_format(name, figure_format)})" for name in names}
-            lines = [_relink(line, links) for line in lines]
+        lines = markdown_lines(run, attempts, puzzles, manifest, drawn, figure_format)
         report.write_text("\n".join(lines), encoding="utf-8")
 
     draw_all([(WEIGHTS["markdown"], markdown), *jobs], workers)
