@@ -17,6 +17,7 @@ nothing asserts.
 from __future__ import annotations
 
 import argparse
+import gc
 import os
 import platform
 import shutil
@@ -95,6 +96,7 @@ def figure_steps(run: Path, repeats: int) -> dict[str, dict[str, float]]:
     over ``repeats`` (the module docstring names the steps)."""
     from puzzlekit.app import plots
     from puzzlekit.app.plots import figures, report
+    from puzzlekit.app.plots.pool import young_collections
 
     steps: dict[str, dict[str, list[float]]] = {}
     started = [0.0]
@@ -112,9 +114,11 @@ def figure_steps(run: Path, repeats: int) -> dict[str, dict[str, float]]:
             mine.setdefault("markdown", []).append(time.process_time() - read)
             scales, shapes = plots.grade_scales(manifest), plots.grid_shapes(manifest)
             jobs, _ = figures.figure_jobs(attempts, puzzles, run / "report", scales, shapes)
-            for _, draw in jobs:
-                started[0] = time.process_time()
-                draw()
+            with young_collections():  # as draw_all draws them
+                for _, draw in jobs:
+                    started[0] = time.process_time()
+                    draw()
+                    gc.collect(0)
     finally:
         figures.save = real
     return {name: {k: min(v) for k, v in got.items()} for name, got in steps.items()}
