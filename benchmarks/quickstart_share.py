@@ -2,10 +2,11 @@
 how much the loops' work? It runs the README's main command (``puzzlekit run
 experiments/quickstart.toml``) ``--repeats`` times; on each finished run directory, ``puzzlekit
 run ... --resume`` (every task already done: the command's start-up, the config and manifest
-checks and the report it ends with; start-up and report) and ``puzzlekit report`` (the report
-alone, its own start-up included). Per repeat it prints each one's wall and CPU seconds (user +
-sys of the process and every child it waited for, so a loaded machine slows it little), the
-loops' busy seconds (the ``seconds`` and ``holdoutSeconds`` of every row of
+checks and the report it ends with; start-up and report), the same with ``--no-report`` (the
+start-up alone: what no report, however cheap, takes off the share) and ``puzzlekit report``
+(the report alone, its own start-up included). Per repeat it prints each one's wall and CPU
+seconds (user + sys of the process and every child it waited for, so a loaded machine slows it
+little), the loops' busy seconds (the ``seconds`` and ``holdoutSeconds`` of every row of
 ``puzzles.parquet``, divided by the run's workers: the wall the loops would take with nothing
 else), and the share of the run that start-up and report are, by wall and by CPU (goal, issue
 31: at most 20%); the medians last.
@@ -60,6 +61,9 @@ def measure(config: Path, repeats: int) -> list[dict[str, Any]]:
             out = Path(tmp) / "run"
             run = _timed(["run", str(config), "--out", str(out), "--quiet"])
             again = _timed(["run", str(config), "--out", str(out), "--quiet", "--resume"])
+            bare = _timed(
+                ["run", str(config), "--out", str(out), "--quiet", "--resume", "--no-report"]
+            )
             report = _timed(["report", str(out)])
             busy = busy_seconds(out)
         rows.append(
@@ -69,6 +73,8 @@ def measure(config: Path, repeats: int) -> list[dict[str, Any]]:
                 "busy_s": busy,
                 "startup_report_s": again[0],
                 "startup_report_cpu": again[1],
+                "startup_s": bare[0],
+                "startup_cpu": bare[1],
                 "report_s": report[0],
                 "report_cpu": report[1],
                 "share_wall": again[0] / run[0],
@@ -87,11 +93,15 @@ def main(argv: list[str] | None = None) -> int:
     print(f"machine: {platform.machine()}, {os.cpu_count()} cores, load {load:.2f}")
     print(f"config: {args.config}")
     rows = measure(args.config, args.repeats)
-    print("run wall (CPU) s | loops' work s | start-up+report wall (CPU) s | report wall (CPU) s")
+    print(
+        "run wall (CPU) s | loops' work s | start-up+report wall (CPU) s | start-up alone wall "
+        "(CPU) s | report wall (CPU) s"
+    )
     for r in rows:
         print(
             f"{r['run_s']:.2f} ({r['run_cpu']:.2f}) | {r['busy_s']:.2f} | "
             f"{r['startup_report_s']:.2f} ({r['startup_report_cpu']:.2f}) | "
+            f"{r['startup_s']:.2f} ({r['startup_cpu']:.2f}) | "
             f"{r['report_s']:.2f} ({r['report_cpu']:.2f}) | share {r['share_wall']:.0%} wall, "
             f"{r['share_cpu']:.0%} CPU"
         )
@@ -101,7 +111,8 @@ def main(argv: list[str] | None = None) -> int:
         f"median: run {med['run_s']:.2f} s wall, {med['run_cpu']:.2f} s CPU; loops' work "
         f"{med['busy_s']:.2f} s; start-up and report {med['startup_report_s']:.2f} s wall, "
         f"{med['startup_report_cpu']:.2f} s CPU ({med['share_wall']:.0%} of the run's wall, "
-        f"{med['share_cpu']:.0%} of its CPU); the report alone {med['report_s']:.2f} s wall, "
+        f"{med['share_cpu']:.0%} of its CPU); the start-up alone {med['startup_s']:.2f} s wall, "
+        f"{med['startup_cpu']:.2f} s CPU; the report alone {med['report_s']:.2f} s wall, "
         f"{med['report_cpu']:.2f} s CPU; load {load:.2f} before, {after:.2f} after"
     )
     return 0
