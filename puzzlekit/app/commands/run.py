@@ -91,9 +91,10 @@ def cmd_run(args: argparse.Namespace) -> int:
         return int(cmd_bench(args) or 0)
     if args.workers is not None and args.workers < 1:
         raise UsageError(f"--workers must be at least 1, got {args.workers}")
+    import puzzlekit.app.experiment  # noqa: F401 - pandas, before the report's copy is forked
     from puzzlekit.app.report_ahead import ReportAhead
 
-    # the report's imports start now, beside the run's own (docs/experiments.md)
+    # the report's own imports (matplotlib) start now, beside the run's start-up
     with ReportAhead(args.report) as report:
         return _run(args, path, report)
 
