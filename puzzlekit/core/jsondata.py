@@ -21,6 +21,10 @@ import rfc8785
 from puzzlekit.core.reading import MAX_DEPTH, faults
 
 
+#: leaves :func:`plain` returns as they are (exact types: a subclass takes the general path)
+_SCALARS = frozenset({str, int, float, bool, type(None)})
+
+
 def plain(value: Any, leaf: Callable[[Any], Any] | None = None) -> Any:
     """``value`` as plain JSON-able Python: mappings become dicts with string keys (a key that is
     not a string is converted with ``str``), lists and tuples become lists, recursively.
@@ -28,6 +32,10 @@ def plain(value: Any, leaf: Callable[[Any], Any] | None = None) -> Any:
     Anything else is a leaf, returned as it is, or passed to ``leaf`` when one is given (which
     may call :func:`plain` again, for example on an object's JSON form).
     """
+    if type(value) is dict and leaf is None and all(
+        type(k) is str and type(v) in _SCALARS for k, v in value.items()
+    ):  # the common flat case (a solution, a trace entry): a copy is its plain form
+        return dict(value)
     if isinstance(value, Mapping):
         return {k if isinstance(k, str) else str(k): plain(v, leaf) for k, v in value.items()}
     if isinstance(value, list | tuple):

@@ -166,23 +166,13 @@ class GivensSteps:
         ``cells`` in the instance's search order (as the filter searches); None when the
         search runs out of its budget."""
         from puzzlekit.verifiers.bitmask.search import workspace
-        from puzzlekit.verifiers.search import STREAM_ORDER, BudgetExceeded, digest_permutation
 
         cs = self.cs
-        search = workspace(cs, cs.base_structure, 2)
-        search.reset()
-        search.set_order(
-            np.array(digest_permutation(digest, STREAM_ORDER, len(cs.names)), np.int64)
-        )
         dom = cs.base_dom.copy()
         bit = self._bit
         for i, v in cells.items():
             dom[i] &= 1 << bit[v]
-        try:
-            search.run(dom, budget.nodes, budget.seconds)
-        except BudgetExceeded:
-            return None
-        return search.bits()
+        return _count_two(workspace(cs, cs.base_structure, 2), dom, digest, budget)
 
     def advance(
         self,
@@ -200,7 +190,8 @@ class GivensSteps:
         goes on from (``step`` itself when no step ran here), the time of the last progress
         line, and whether that step's instance is UNIQUE (its trace entry made here: its only
         solution is the step's, of which every clue is true)."""
-        from puzzlekit.verifiers.search import STREAM_TIES, digest_permutation
+        from puzzlekit.verifiers.bitmask.search import workspace
+        from puzzlekit.verifiers.search import STREAM_TIES
 
         cells = self._cells(step)
         if cells is None:
@@ -208,15 +199,23 @@ class GivensSteps:
         search_budget = budget.filter_budget or SearchBudget()
         target = step.solution
         assert target is not None
-        names = self.cs.names
-        bit = self._bit
+        cs, names, bit = self.cs, self.cs.names, self._bit
         tbits = np.array([bit[target[n]] for n in names], np.int64)
         variables = self.schema.variables
+        # the step's state kept as it grows (one reveal a step): the grid line's values, the
+        # search's start domains and the search itself
+        values = bytearray(self._size * self._size)
+        dom = cs.base_dom.copy()
+        for i, v in cells.items():
+            values[i] = v
+            dom[i] &= 1 << bit[v]
+        search = workspace(cs, cs.base_structure, 2)
+        line = (self.schema.family, self.params, self._size)
         action, coord, ran, unique = step.action, step.coord, False, False
         while len(trace) < budget.max_calls - 1:
             t1 = time.perf_counter()
-            digest = self.digest(cells)
-            bits = self._found(cells, digest, search_budget)
+            digest = sha256_digest(GridLine(*line, bytes(values)).canonical_json())
+            bits = _count_two(search, dom.copy(), digest, search_budget)
             if bits is not None and bits.shape[0] == 1:
                 seconds = time.perf_counter() - t1
                 entry = Attempt(len(trace), digest, len(cells), Verdict.UNIQUE.value, action,
@@ -228,17 +227,16 @@ class GivensSteps:
             if bits is None or bits.shape[0] != 2:
                 break
             # the gap: the cells where the two solutions differ (in the schema's order), all of
-            # one power against either solution, so ordered by the draw from the digest
-            differ = np.flatnonzero(bits[0] != bits[1]).tolist()
-            draw = digest_permutation(digest, STREAM_TIES, len(differ))
-            gap = [differ[i] for i in sorted(range(len(differ)), key=draw.__getitem__)]
+            # one power against either solution, so ordered by the draw from the digest (the
+            # cell drawn at rank k goes k-th)
+            differ = np.flatnonzero(bits[0] != bits[1])
+            gap = np.empty_like(differ)
+            gap[_draw(digest, STREAM_TIES, differ.size)] = differ
             # the strategy's ranking against its own solution: how many found solutions each
             # cell's true value rules out (top_cells), every best one offered in gap order
-            out = (bits[0] != tbits).astype(np.int64) + (bits[1] != tbits)
-            shares = [int(out[i]) for i in gap]
-            best = max(shares)
-            offered = [i for i, s in zip(gap, shares, strict=True) if s == best]
-            chosen = offered[int(rng.integers(len(offered)))]
+            shares = (bits[0, gap] != tbits[gap]).astype(np.int64) + (bits[1, gap] != tbits[gap])
+            offered = gap[shares == shares.max()]
+            chosen = int(offered[int(rng.integers(offered.size))])
             int(rng.integers(1))  # the move among the cell's moves: a reveal is the only one
             seconds = time.perf_counter() - t1
             trace.append(
@@ -250,16 +248,42 @@ class GivensSteps:
                     action,
                     coord,
                     Verdict.MULTIPLE.value,
-                    variables[gap[0]].coord,
+                    variables[int(gap[0])].coord,
                     2,
                     seconds,
                 )
             )
             noted = note_progress(noted, t0, seed, trace[-1])
-            cells[chosen] = target[names[chosen]]
+            value = cells[chosen] = target[names[chosen]]
+            values[chosen] = value
+            dom[chosen] &= 1 << bit[value]
             action, coord, ran = "reveal", variables[chosen].coord, True
         if not ran and not unique:
             return step, noted, False
         if not ran:
             return step, noted, True
         return Step(self.instance(cells), action, coord, step.solution, step.schema), noted, unique
+
+
+def _draw(digest: str, stream: int, n: int) -> np.ndarray:
+    """``digest_permutation(digest, stream, n)`` as an array, drawn afresh (every digest of a
+    loop is new: nothing to remember), by the compiled draw the filter's own calls use."""
+    from puzzlekit.verifiers import digest_draw
+
+    raw = np.frombuffer(bytes.fromhex(digest.rsplit(":", 1)[-1]), np.uint8)
+    return digest_draw.digest_permutation(raw, stream, n)
+
+
+def _count_two(search: Any, dom: np.ndarray, digest: str, budget: SearchBudget) -> Any:
+    """The solutions (value bits, one row each) of a count to two by ``search`` from the start
+    domains ``dom`` (taken) in the order drawn from ``digest`` (as the filter searches); None
+    when the search runs out of its budget."""
+    from puzzlekit.verifiers.search import STREAM_ORDER, BudgetExceeded
+
+    search.reset()
+    search.set_order(_draw(digest, STREAM_ORDER, dom.shape[0]))
+    try:
+        search.run(dom, budget.nodes, budget.seconds)
+    except BudgetExceeded:
+        return None
+    return search.bits()
