@@ -20,7 +20,6 @@ import rfc8785
 
 from puzzlekit.core.reading import MAX_DEPTH, faults
 
-
 #: leaves :func:`plain` returns as they are (exact types: a subclass takes the general path)
 _SCALARS = frozenset({str, int, float, bool, type(None)})
 
@@ -32,8 +31,10 @@ def plain(value: Any, leaf: Callable[[Any], Any] | None = None) -> Any:
     Anything else is a leaf, returned as it is, or passed to ``leaf`` when one is given (which
     may call :func:`plain` again, for example on an object's JSON form).
     """
-    if type(value) is dict and leaf is None and all(
-        type(k) is str and type(v) in _SCALARS for k, v in value.items()
+    if (
+        type(value) is dict
+        and leaf is None
+        and all(type(k) is str and type(v) in _SCALARS for k, v in value.items())
     ):  # the common flat case (a solution, a trace entry): a copy is its plain form
         return dict(value)
     if isinstance(value, Mapping):

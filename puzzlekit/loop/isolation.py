@@ -213,7 +213,6 @@ class LoopWorker:
         self._home = tempfile.mkdtemp(prefix="puzzlekit-loop-")
         self._proc: Any = None
         try:
-            seed_compiled_cache(self._home)
             down_r, down_w = os.pipe()
             up_r, up_w = os.pipe()
             # from a thread that lasts as long as this process: its death signal fires with it
@@ -225,6 +224,9 @@ class LoopWorker:
                 Connection(up_r, writable=False),
                 lambda why: LoopWorkerError(f"the loop process {self.pid} ended: {why}"),
             )
+            # while the loop process starts (it reads no compiled cache before its first
+            # request): the compiled cache it will read, copied into its directory
+            seed_compiled_cache(self._home)
             #: what confines the loop process here ("landlock-vN" or "none"; docs/security.md)
             self.sandbox = str(self._ask({"op": "init", "readable": list(readable)}))
         except BaseException:  # Ctrl-C or SIGTERM while it starts: nothing left behind

@@ -106,6 +106,16 @@ def _name_problem(
     return {"problem": None}
 
 
+def _warm_up() -> None:
+    """Import numba while the judging process copies the compiled cache (before the first
+    request): importing it reads no cache (a compiled function reads its own on first use,
+    after the cache is in place), and the default filter's searches need it."""
+    try:
+        import numba  # noqa: F401
+    except ImportError:  # pragma: no cover - numba is a dependency
+        return
+
+
 def serve(read_fd: int, write_fd: int, parent: int = 0, lasting: bool = False) -> None:
     """The loop process's main: answer requests (JSON) until the pipe closes. It follows the
     judging process ``parent`` (:func:`~puzzlekit.core.lifeline.follow_parent`): it ends when
@@ -115,6 +125,7 @@ def serve(read_fd: int, write_fd: int, parent: int = 0, lasting: bool = False) -
     from puzzlekit.core.lifeline import ParentToken, follow_parent
 
     follow_parent(ParentToken(parent or os.getppid(), lasting))
+    _warm_up()
     inbox = Connection(read_fd, writable=False)
     outbox = Connection(write_fd, readable=False)
     loops = _Loops()
