@@ -278,6 +278,21 @@ class GivensGrid(protocols.Family):
     def clues_from_solution(self, schema: Schema, solution: Solution) -> list[Clue]:
         return [self.given(schema, v.coord, solution[v.name]) for v in schema.variables]
 
+    def initial_clues(self, schema: Schema, solution: Solution, k: int, rng: Any) -> list[Clue]:
+        """:meth:`Family.initial_clues` (the same draws, the same clues), building only the
+        ``k`` clues it keeps where the clues of a solution are this class's givens, one per
+        variable in schema order."""
+        cls = type(self)
+        if (
+            cls.clues_from_solution is not GivensGrid.clues_from_solution
+            or cls.given is not GivensGrid.given
+        ):
+            return super().initial_clues(schema, solution, k, rng)
+        variables = schema.variables
+        k = max(0, min(k, len(variables)))
+        picked = sorted(int(i) for i in rng.choice(len(variables), size=k, replace=False))
+        return [self.given(schema, variables[i].coord, solution[variables[i].name]) for i in picked]
+
     # -- the one-line text format -----------------------------------------------------------
     def parse_text(self, text: str, params: Mapping[str, Any] | None = None) -> Instance:
         """The instance of one text line, its clues built when first read

@@ -28,13 +28,14 @@ the general path (:func:`eligible` says which).
 
 from __future__ import annotations
 
+import hashlib
 import time
 from collections.abc import Collection
 from typing import Any
 
 import numpy as np
 
-from puzzlekit.core.model import Clue, Instance, Schema, sha256_digest
+from puzzlekit.core.model import Clue, Instance, Schema
 from puzzlekit.core.protocols import SearchBudget, Step
 from puzzlekit.core.report import Verdict
 from puzzlekit.families.grid import GridLine
@@ -144,16 +145,6 @@ class GivensSteps:
             self._clues[(i, value)] = clue
         return clue
 
-    def digest(self, cells: dict[int, int]) -> str:
-        """The digest of the instance of the givens ``cells``: the canonical bytes of the grid
-        line they make (:meth:`~puzzlekit.families.grid.GridLine.canonical_json`, the bytes the
-        instance itself has)."""
-        values = bytearray(self._size * self._size)
-        for i, v in cells.items():
-            values[i] = v
-        line = GridLine(self.schema.family, self.params, self._size, bytes(values))
-        return sha256_digest(line.canonical_json())
-
     def instance(self, cells: dict[int, int]) -> Instance:
         """The instance of the givens ``cells``."""
         return Instance(
@@ -161,19 +152,6 @@ class GivensSteps:
         )
 
     # -- one step ---------------------------------------------------------------------------
-    def _found(self, cells: dict[int, int], digest: str, budget: SearchBudget) -> Any:
-        """The solutions (value bits, one row each) of a count to two from the givens
-        ``cells`` in the instance's search order (as the filter searches); None when the
-        search runs out of its budget."""
-        from puzzlekit.verifiers.bitmask.search import workspace
-
-        cs = self.cs
-        dom = cs.base_dom.copy()
-        bit = self._bit
-        for i, v in cells.items():
-            dom[i] &= 1 << bit[v]
-        return _count_two(workspace(cs, cs.base_structure, 2), dom, digest, budget)
-
     def advance(
         self,
         step: Step,
@@ -190,6 +168,7 @@ class GivensSteps:
         goes on from (``step`` itself when no step ran here), the time of the last progress
         line, and whether that step's instance is UNIQUE (its trace entry made here: its only
         solution is the step's, of which every clue is true)."""
+        from puzzlekit.verifiers.bitmask.gap_draw import ranked_gap
         from puzzlekit.verifiers.bitmask.search import workspace
         from puzzlekit.verifiers.search import STREAM_TIES
 
@@ -214,8 +193,10 @@ class GivensSteps:
         action, coord, ran, unique = step.action, step.coord, False, False
         while len(trace) < budget.max_calls - 1:
             t1 = time.perf_counter()
-            digest = sha256_digest(GridLine(*line, bytes(values)).canonical_json())
-            bits = _count_two(search, dom.copy(), digest, search_budget)
+            # the digest (as sha256_digest writes it) and its bytes, for the draws
+            hashed = hashlib.sha256(GridLine(*line, bytes(values)).canonical_json())
+            digest, raw = "sha256:" + hashed.hexdigest(), np.frombuffer(hashed.digest(), np.uint8)
+            bits = _count_two(search, dom.copy(), raw, search_budget)
             if bits is not None and bits.shape[0] == 1:
                 seconds = time.perf_counter() - t1
                 entry = Attempt(len(trace), digest, len(cells), Verdict.UNIQUE.value, action,
@@ -226,16 +207,11 @@ class GivensSteps:
                 break
             if bits is None or bits.shape[0] != 2:
                 break
-            # the gap: the cells where the two solutions differ (in the schema's order), all of
-            # one power against either solution, so ordered by the draw from the digest (the
-            # cell drawn at rank k goes k-th)
-            differ = np.flatnonzero(bits[0] != bits[1])
-            gap = np.empty_like(differ)
-            gap[_draw(digest, STREAM_TIES, differ.size)] = differ
-            # the strategy's ranking against its own solution: how many found solutions each
-            # cell's true value rules out (top_cells), every best one offered in gap order
-            shares = (bits[0, gap] != tbits[gap]).astype(np.int64) + (bits[1, gap] != tbits[gap])
-            offered = gap[shares == shares.max()]
+            # the gap (the cells where the two solutions differ, ranked as the report ranks
+            # them: all of one power against either solution, so by the draw from the digest)
+            # and the strategy's ranking against its own solution: how many found solutions
+            # each cell's true value rules out (top_cells), every best one offered in gap order
+            first, offered = ranked_gap(bits, tbits, raw, STREAM_TIES)
             chosen = int(offered[int(rng.integers(offered.size))])
             int(rng.integers(1))  # the move among the cell's moves: a reveal is the only one
             seconds = time.perf_counter() - t1
@@ -248,7 +224,7 @@ class GivensSteps:
                     action,
                     coord,
                     Verdict.MULTIPLE.value,
-                    variables[int(gap[0])].coord,
+                    variables[int(first)].coord,
                     2,
                     seconds,
                 )
@@ -265,23 +241,23 @@ class GivensSteps:
         return Step(self.instance(cells), action, coord, step.solution, step.schema), noted, unique
 
 
-def _draw(digest: str, stream: int, n: int) -> np.ndarray:
-    """``digest_permutation(digest, stream, n)`` as an array, drawn afresh (every digest of a
-    loop is new: nothing to remember), by the compiled draw the filter's own calls use."""
+def _draw(raw: np.ndarray, stream: int, n: int) -> np.ndarray:
+    """``digest_permutation(digest, stream, n)`` as an array for the digest's bytes ``raw``,
+    drawn afresh (every digest of a loop is new: nothing to remember), by the compiled draw the
+    filter's own calls use."""
     from puzzlekit.verifiers import digest_draw
 
-    raw = np.frombuffer(bytes.fromhex(digest.rsplit(":", 1)[-1]), np.uint8)
     return digest_draw.digest_permutation(raw, stream, n)
 
 
-def _count_two(search: Any, dom: np.ndarray, digest: str, budget: SearchBudget) -> Any:
+def _count_two(search: Any, dom: np.ndarray, raw: np.ndarray, budget: SearchBudget) -> Any:
     """The solutions (value bits, one row each) of a count to two by ``search`` from the start
-    domains ``dom`` (taken) in the order drawn from ``digest`` (as the filter searches); None
-    when the search runs out of its budget."""
+    domains ``dom`` (taken) in the order drawn from the digest bytes ``raw`` (as the filter
+    searches); None when the search runs out of its budget."""
     from puzzlekit.verifiers.search import STREAM_ORDER, BudgetExceeded
 
     search.reset()
-    search.set_order(_draw(digest, STREAM_ORDER, dom.shape[0]))
+    search.set_order(_draw(raw, STREAM_ORDER, dom.shape[0]))
     try:
         search.run(dom, budget.nodes, budget.seconds)
     except BudgetExceeded:
