@@ -145,6 +145,23 @@ class GivensSteps:
             self._clues[(i, value)] = clue
         return clue
 
+    def digest(self, cells: dict[int, int]) -> str:
+        """The digest of the instance of the givens ``cells`` (:meth:`hashed`)."""
+        values = bytearray(self._size * self._size)
+        for i, v in cells.items():
+            values[i] = v
+        return self.hashed(values)[0]
+
+    def hashed(self, values: bytearray) -> tuple[str, np.ndarray]:
+        """The digest of the instance whose grid line has ``values`` (one a cell, 0 blank),
+        as :func:`~puzzlekit.core.jsondata.sha256_digest` writes it, and its bytes (what the
+        draws read): the canonical bytes of that grid line
+        (:meth:`~puzzlekit.families.grid.GridLine.canonical_json`, the bytes the instance
+        itself has)."""
+        line = GridLine(self.schema.family, self.params, self._size, bytes(values))
+        hashed = hashlib.sha256(line.canonical_json())
+        return "sha256:" + hashed.hexdigest(), np.frombuffer(hashed.digest(), np.uint8)
+
     def instance(self, cells: dict[int, int]) -> Instance:
         """The instance of the givens ``cells``."""
         return Instance(
@@ -189,13 +206,10 @@ class GivensSteps:
             values[i] = v
             dom[i] &= 1 << bit[v]
         search = workspace(cs, cs.base_structure, 2)
-        line = (self.schema.family, self.params, self._size)
         action, coord, ran, unique = step.action, step.coord, False, False
         while len(trace) < budget.max_calls - 1:
             t1 = time.perf_counter()
-            # the digest (as sha256_digest writes it) and its bytes, for the draws
-            hashed = hashlib.sha256(GridLine(*line, bytes(values)).canonical_json())
-            digest, raw = "sha256:" + hashed.hexdigest(), np.frombuffer(hashed.digest(), np.uint8)
+            digest, raw = self.hashed(values)
             bits = _count_two(search, dom.copy(), raw, search_budget)
             if bits is not None and bits.shape[0] == 1:
                 seconds = time.perf_counter() - t1
