@@ -41,8 +41,10 @@ class _Loops:
             found = self._drivers[key] = LoopDriver(_spec_from(spec_obj))
         return found
 
-    def run(self, spec_obj: Mapping[str, Any], seed: int) -> dict[str, Any]:
-        driver = self.driver(spec_obj)
+    def run(self, spec_obj: Mapping[str, Any], seed: int, driver: Any = None) -> dict[str, Any]:
+        """Loop ``seed`` of the spec ``spec_obj`` (``driver``: its driver, when the caller has
+        it), its outcome as JSON."""
+        driver = driver if driver is not None else self.driver(spec_obj)
         result = driver.run(seed)
         if result.accepted and result.instance is not None:
             # the replay step of the settlement: the filter runs here, never beside the holdout
@@ -72,7 +74,8 @@ def _handle(loops: _Loops, request: Mapping[str, Any]) -> dict[str, Any]:
     if op == "run_many":  # outcomes in seed order; a failure ends the batch after those done
         done: list[dict[str, Any]] = []
         try:
-            done.extend(loops.run(request["spec"], int(seed)) for seed in request["seeds"])
+            driver = loops.driver(request["spec"])  # one look-up for the batch
+            done.extend(loops.run(request["spec"], int(seed), driver) for seed in request["seeds"])
         except Exception as exc:
             return {"ok": done, "error": f"{type(exc).__name__}: {exc}", "type": type(exc).__name__}
         return {"ok": done}
