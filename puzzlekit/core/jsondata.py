@@ -20,9 +20,6 @@ import rfc8785
 
 from puzzlekit.core.reading import MAX_DEPTH, faults
 
-#: leaves :func:`plain` returns as they are (exact types: a subclass takes the general path)
-_SCALARS = frozenset({str, int, float, bool, type(None)})
-
 
 def plain(value: Any, leaf: Callable[[Any], Any] | None = None) -> Any:
     """``value`` as plain JSON-able Python: mappings become dicts with string keys (a key that is
@@ -32,9 +29,9 @@ def plain(value: Any, leaf: Callable[[Any], Any] | None = None) -> Any:
     may call :func:`plain` again, for example on an object's JSON form).
     """
     if (
-        type(value) is dict
+        type(value) in _FLAT
         and leaf is None
-        and all(type(k) is str and type(v) in _SCALARS for k, v in value.items())
+        and all(type(k) is str and type(v) in _LEAVES for k, v in value.items())
     ):  # the common flat case (a solution, a trace entry): a copy is its plain form
         return dict(value)
     if isinstance(value, Mapping):
@@ -98,6 +95,9 @@ class FrozenDict(dict):  # type: ignore[type-arg]
 
 #: the leaves a report holds most (solution values, names): immutable, checked by exact type
 _LEAVES = frozenset({str, int, float, bool, type(None)})
+#: the mappings :func:`plain` copies at once when every key is a string and every value a leaf
+#: (exact types: a subclass takes the general path; ``FrozenDict`` is a report's read-only dict)
+_FLAT = frozenset({dict, FrozenDict})
 
 
 def frozen(value: Any) -> Any:
