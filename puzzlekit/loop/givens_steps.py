@@ -229,20 +229,9 @@ class GivensSteps:
             chosen = int(offered[int(rng.integers(offered.size))])
             int(rng.integers(1))  # the move among the cell's moves: a reveal is the only one
             seconds = time.perf_counter() - t1
-            trace.append(
-                Attempt(
-                    len(trace),
-                    digest,
-                    len(cells),
-                    Verdict.MULTIPLE.value,
-                    action,
-                    coord,
-                    Verdict.MULTIPLE.value,
-                    variables[int(first)].coord,
-                    2,
-                    seconds,
-                )
-            )
+            multiple = Verdict.MULTIPLE.value
+            trace.append(Attempt(len(trace), digest, len(cells), multiple, action, coord, multiple,
+                                 variables[int(first)].coord, 2, seconds))  # fmt: skip
             noted = note_progress(noted, t0, seed, trace[-1])
             value = cells[chosen] = target[names[chosen]]
             values[chosen] = value
