@@ -173,3 +173,23 @@ def test_plain_copies_flat_mappings_at_once_as_the_general_path_would():
     assert plain(nested) == {"a": [1, 2], "b": {"c": 3}}
     assert plain({1: 2, "k": np.int64(3)}) == {"1": 2, "k": 3}
     assert plain({"a": 1}, leaf=lambda v: v + 1) == {"a": 2}
+
+
+@pytest.mark.parametrize(
+    "value",
+    [
+        {"a": "1.5e3 and 12345678901234567", "b": [1, 2], "c": True},
+        {"a": "plain", "b": 1.5},
+        {"a": "x", "b": 1234567890123456},
+        {"a": "3e", "b": [10, "2E"], "c": 1e20},
+        {"r1c1": {"value": 9}, "kind": "given", "coords": [[0, 8]]},
+    ],
+)
+def test_canonical_bytes_skip_no_unsafe_number_inside_or_outside_strings(value):
+    import rfc8785
+
+    from puzzlekit.core.jsondata import _dumps_if_canonical, canonical_json
+
+    assert canonical_json(value, keys_are_strings=True) == rfc8785.dumps(value)
+    outside = any(type(v) is float or (type(v) is int and v >= 10**15) for v in value.values())
+    assert (_dumps_if_canonical(value) is None) == outside

@@ -219,7 +219,12 @@ def _dumps_if_canonical(obj: Any) -> bytes | None:
         )
     except (TypeError, ValueError, RecursionError):
         return None
-    if not text.isascii() or _UNSAFE_NUMBER.search(_STRING_TOKEN.sub("", text)):
+    if not text.isascii():
+        return None
+    # a string never touches a number or a literal (JSON puts punctuation between them), so
+    # text with no unsafe match has none outside its strings either: the strings are taken
+    # out only to clear a match inside one
+    if _UNSAFE_NUMBER.search(text) and _UNSAFE_NUMBER.search(_STRING_TOKEN.sub("", text)):
         return None
     return text.encode("ascii")
 
