@@ -210,7 +210,7 @@ class GivensSteps:
         while len(trace) < budget.max_calls - 1:
             t1 = time.perf_counter()
             digest, raw = self.hashed(values)
-            bits = _count_two(search, dom.copy(), raw, search_budget)
+            bits = _count_two(search, dom.copy(), raw, search_budget, band=False)
             if bits is not None and bits.shape[0] == 1:
                 seconds = time.perf_counter() - t1
                 entry = Attempt(len(trace), digest, len(cells), Verdict.UNIQUE.value, action,
@@ -253,16 +253,20 @@ def _draw(raw: np.ndarray, stream: int, n: int) -> np.ndarray:
     return digest_draw.digest_permutation(raw, stream, n)
 
 
-def _count_two(search: Any, dom: np.ndarray, raw: np.ndarray, budget: SearchBudget) -> Any:
+def _count_two(
+    search: Any, dom: np.ndarray, raw: np.ndarray, budget: SearchBudget, band: bool = True
+) -> Any:
     """The solutions (value bits, one row each) of a count to two by ``search`` from the start
     domains ``dom`` (taken) in the order drawn from the digest bytes ``raw`` (as the filter
-    searches); None when the search runs out of its budget."""
+    searches); None when the search runs out of its budget. ``band`` False: no band search
+    first (:meth:`~puzzlekit.verifiers.bitmask.search.Search.run`): the steps' counts mostly
+    reach two, where the 9×9 search runs anyway for the first two solutions in order."""
     from puzzlekit.verifiers.search import STREAM_ORDER, BudgetExceeded
 
     search.reset()
     search.set_order(_draw(raw, STREAM_ORDER, dom.shape[0]))
     try:
-        search.run(dom, budget.nodes, budget.seconds)
+        search.run(dom, budget.nodes, budget.seconds, band=band)
     except BudgetExceeded:
         return None
     return search.bits()
