@@ -226,6 +226,8 @@ class GivensSteps:
             # and the strategy's ranking against its own solution: how many found solutions
             # each cell's true value rules out (top_cells), every best one offered in gap order
             first, offered = ranked_gap(bits, tbits, raw, STREAM_TIES)
+            if first < 0:  # no gap between the two (never seen): the general path decides
+                break
             chosen = int(offered[int(rng.integers(offered.size))])
             int(rng.integers(1))  # the move among the cell's moves: a reveal is the only one
             seconds = time.perf_counter() - t1

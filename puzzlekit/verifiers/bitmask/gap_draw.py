@@ -23,7 +23,7 @@ def ranked_gap(sols, target, raw, stream):  # pragma: no cover - compiled
     instance whose digest bytes are ``raw``: the cells where they differ, ranked by
     ``digest_permutation(raw, stream, count)`` (the cell drawn at rank k goes k-th); ``first``
     the cell ranked first, ``offered`` those that rule out the most of the two against
-    ``target`` (value bits per cell), in rank order."""
+    ``target`` (value bits per cell), in rank order; ``(-1, [])`` when the rows are equal."""
     n = sols.shape[1]
     differ = np.empty(n, np.int64)
     m = 0
@@ -31,6 +31,8 @@ def ranked_gap(sols, target, raw, stream):  # pragma: no cover - compiled
         if sols[0, i] != sols[1, i]:
             differ[m] = i
             m += 1
+    if m == 0:  # two equal rows: no gap (a count to two never finds them; said, not read)
+        return -1, differ[:0]
     draw = digest_permutation(raw, stream, m)
     gap = np.empty(m, np.int64)
     for j in range(m):
