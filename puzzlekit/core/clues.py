@@ -68,10 +68,6 @@ class Clue:
         return cached
 
 
-def _plain_int(x: Any) -> bool:
-    return type(x) is int and -MAX_SAFE_INT <= x <= MAX_SAFE_INT
-
-
 def _plain_clue(rc: Any) -> Clue | None:
     """The clue of ``rc`` when it has the plainest shape (ASCII id and kind, data of ASCII keys
     and safe integers, coordinates of safe integers): what the general reading gives it, read
@@ -84,15 +80,19 @@ def _plain_clue(rc: Any) -> Clue | None:
         return None
     if type(data) is not dict or type(coords) is not list:
         return None
+    safe = MAX_SAFE_INT
     for key, value in data.items():
-        if type(key) is not str or not key.isascii() or not _plain_int(value):
+        if type(key) is not str or not key.isascii() or type(value) is not int:
+            return None
+        if not -safe <= value <= safe:
             return None
     for coord in coords:
         if type(coord) is not list or not 0 < len(coord) <= 8:
             return None
-        if not all(_plain_int(x) for x in coord):
-            return None
-    return Clue(cid, kind, FrozenMap(sorted(data.items())), tuple(tuple(c) for c in coords))
+        for x in coord:  # safe integers (not bool: its type is not int)
+            if type(x) is not int or not -safe <= x <= safe:
+                return None
+    return Clue(cid, kind, FrozenMap(sorted(data.items())), tuple(map(tuple, coords)))
 
 
 def _read_coord(raw: Any) -> Coord | None:

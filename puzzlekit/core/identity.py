@@ -34,10 +34,26 @@ class _ClueLike(Protocol):
     def canonical_json(self) -> bytes: ...
 
 
+#: the keys of ids seen lately (a loop and a reader meet the same few hundred ids again and again)
+_KEYS: dict[str, tuple[Any, ...]] = {}
+
+
 def natural_key(text: str) -> tuple[Any, ...]:
     """``text`` split into runs of ASCII digits and the rest, digit runs compared as numbers
     (by length once leading zeros are gone, then by digits: no int conversion, so a run of any
     length compares); ``text`` itself breaks the ties (``c01`` before ``c1``)."""
+    found = _KEYS.get(text)
+    if found is not None and type(text) is str:
+        return found
+    key = _natural_key(text)
+    if type(text) is str:
+        if len(_KEYS) >= 8192:
+            _KEYS.clear()
+        _KEYS[text] = key
+    return key
+
+
+def _natural_key(text: str) -> tuple[Any, ...]:
     parts: list[Any] = []
     for i, part in enumerate(_RUNS.split(text)):
         if i % 2:

@@ -28,6 +28,12 @@ def plain(value: Any, leaf: Callable[[Any], Any] | None = None) -> Any:
     Anything else is a leaf, returned as it is, or passed to ``leaf`` when one is given (which
     may call :func:`plain` again, for example on an object's JSON form).
     """
+    if (
+        type(value) in _FLAT
+        and leaf is None
+        and all(type(k) is str and type(v) in _LEAVES for k, v in value.items())
+    ):  # the common flat case (a solution, a trace entry): a copy is its plain form
+        return dict(value)
     if isinstance(value, Mapping):
         return {k if isinstance(k, str) else str(k): plain(v, leaf) for k, v in value.items()}
     if isinstance(value, list | tuple):
@@ -89,6 +95,9 @@ class FrozenDict(dict):  # type: ignore[type-arg]
 
 #: the leaves a report holds most (solution values, names): immutable, checked by exact type
 _LEAVES = frozenset({str, int, float, bool, type(None)})
+#: the mappings :func:`plain` copies at once when every key is a string and every value a leaf
+#: (exact types: a subclass takes the general path; ``FrozenDict`` is a report's read-only dict)
+_FLAT = frozenset({dict, FrozenDict})
 
 
 def frozen(value: Any) -> Any:
@@ -195,7 +204,13 @@ def _dumps_is_canonical(obj: Any) -> bool:
 #: a JSON string token, escapes included; and, once strings are removed, what makes a number
 #: other than an integer of at most 15 digits (a fraction, an exponent, a long integer)
 _STRING_TOKEN = re.compile(r'"(?:[^"\\]|\\.)*"')
-_UNSAFE_NUMBER = re.compile(r"\.|[0-9][eE]|[0-9]{16}")
+_UNSAFE_DIGITS = re.compile(r"[0-9](?:[eE]|[0-9]{15})")
+
+
+def _unsafe_number(text: str) -> bool:
+    """Whether ``text`` holds a fraction, an exponent or an integer of 16 digits or more (a dot
+    found by ``in``, at C speed, before the regular expression looks at the digits)."""
+    return "." in text or _UNSAFE_DIGITS.search(text) is not None
 
 
 def _dumps_if_canonical(obj: Any) -> bytes | None:
@@ -210,7 +225,12 @@ def _dumps_if_canonical(obj: Any) -> bytes | None:
         )
     except (TypeError, ValueError, RecursionError):
         return None
-    if not text.isascii() or _UNSAFE_NUMBER.search(_STRING_TOKEN.sub("", text)):
+    if not text.isascii():
+        return None
+    # a string never touches a number or a literal (JSON puts punctuation between them), so
+    # text with no unsafe match has none outside its strings either: the strings are taken
+    # out only to clear a match inside one
+    if _unsafe_number(text) and _unsafe_number(_STRING_TOKEN.sub("", text)):
         return None
     return text.encode("ascii")
 

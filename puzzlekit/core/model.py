@@ -277,8 +277,11 @@ class Instance:
         cached = self.__dict__.get("_canonical")
         digest = self.__dict__.get("_digest")
         source = self.__dict__.get("_source")
+        clues_cached = any("_canonical" in c.__dict__ for c in self.clues)
         return (
-            self._joined() == fresh  # every clue's cached bytes, checked
+            # every clue's cached bytes, checked (bytes not cached yet come from the content, as
+            # ``fresh`` does: joined from the content alone they are ``fresh`` by construction)
+            (not clues_cached or self._joined() == fresh)
             and (source is None or self._source_intact(source, fresh))  # what fast paths read
             and (cached is None or cached == fresh)
             and (digest is None or digest == sha256_digest(fresh))

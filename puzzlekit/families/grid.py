@@ -26,7 +26,7 @@ from puzzlekit.core.model import (
     Violation,
 )
 from puzzlekit.core.protocols import Repair
-from puzzlekit.families._kit.gridline import GridLine
+from puzzlekit.families._kit.gridline import GridLine, kept_givens
 
 SYMBOLS = "123456789ABCDEFGHIJKLMNOP"  # value v is SYMBOLS[v - 1]; '.' or '0' is a blank
 MAX_SIZE = len(SYMBOLS)
@@ -271,12 +271,14 @@ class GivensGrid(protocols.Family):
     def given(schema: Schema, coord: tuple[int, int], value: int) -> Clue:
         if type(value) is not int:  # anything but a plain digit: frozen the general way
             return Clue.make(schema.var_at(coord).name, "given", {"value": value}, [coord])
-        # Clue.make's result, built directly (a fresh puzzle builds one per cell)
-        data = FrozenMap((("value", value),))
+        data = FrozenMap((("value", value),))  # Clue.make's result, built directly
         return Clue(schema.var_at(coord).name, "given", data, (tuple(coord),))
 
     def clues_from_solution(self, schema: Schema, solution: Solution) -> list[Clue]:
         return [self.given(schema, v.coord, solution[v.name]) for v in schema.variables]
+
+    def initial_clues(self, schema: Schema, solution: Solution, k: int, rng: Any) -> list[Clue]:
+        return kept_givens(self, GivensGrid.clues_from_solution, schema, solution, k, rng)
 
     # -- the one-line text format -----------------------------------------------------------
     def parse_text(self, text: str, params: Mapping[str, Any] | None = None) -> Instance:

@@ -28,13 +28,14 @@ the general path (:func:`eligible` says which).
 
 from __future__ import annotations
 
+import hashlib
 import time
 from collections.abc import Collection
 from typing import Any
 
 import numpy as np
 
-from puzzlekit.core.model import Clue, Instance, Schema, sha256_digest
+from puzzlekit.core.model import Clue, Instance, Schema
 from puzzlekit.core.protocols import SearchBudget, Step
 from puzzlekit.core.report import Verdict
 from puzzlekit.families.grid import GridLine
@@ -145,14 +146,21 @@ class GivensSteps:
         return clue
 
     def digest(self, cells: dict[int, int]) -> str:
-        """The digest of the instance of the givens ``cells``: the canonical bytes of the grid
-        line they make (:meth:`~puzzlekit.families.grid.GridLine.canonical_json`, the bytes the
-        instance itself has)."""
+        """The digest of the instance of the givens ``cells`` (:meth:`hashed`)."""
         values = bytearray(self._size * self._size)
         for i, v in cells.items():
             values[i] = v
+        return self.hashed(values)[0]
+
+    def hashed(self, values: bytearray) -> tuple[str, np.ndarray]:
+        """The digest of the instance whose grid line has ``values`` (one a cell, 0 blank),
+        as :func:`~puzzlekit.core.jsondata.sha256_digest` writes it, and its bytes (what the
+        draws read): the canonical bytes of that grid line
+        (:meth:`~puzzlekit.families.grid.GridLine.canonical_json`, the bytes the instance
+        itself has)."""
         line = GridLine(self.schema.family, self.params, self._size, bytes(values))
-        return sha256_digest(line.canonical_json())
+        hashed = hashlib.sha256(line.canonical_json())
+        return "sha256:" + hashed.hexdigest(), np.frombuffer(hashed.digest(), np.uint8)
 
     def instance(self, cells: dict[int, int]) -> Instance:
         """The instance of the givens ``cells``."""
@@ -161,29 +169,6 @@ class GivensSteps:
         )
 
     # -- one step ---------------------------------------------------------------------------
-    def _found(self, cells: dict[int, int], digest: str, budget: SearchBudget) -> Any:
-        """The solutions (value bits, one row each) of a count to two from the givens
-        ``cells`` in the instance's search order (as the filter searches); None when the
-        search runs out of its budget."""
-        from puzzlekit.verifiers.bitmask.search import workspace
-        from puzzlekit.verifiers.search import STREAM_ORDER, BudgetExceeded, digest_permutation
-
-        cs = self.cs
-        search = workspace(cs, cs.base_structure, 2)
-        search.reset()
-        search.set_order(
-            np.array(digest_permutation(digest, STREAM_ORDER, len(cs.names)), np.int64)
-        )
-        dom = cs.base_dom.copy()
-        bit = self._bit
-        for i, v in cells.items():
-            dom[i] &= 1 << bit[v]
-        try:
-            search.run(dom, budget.nodes, budget.seconds)
-        except BudgetExceeded:
-            return None
-        return search.bits()
-
     def advance(
         self,
         step: Step,
@@ -200,7 +185,9 @@ class GivensSteps:
         goes on from (``step`` itself when no step ran here), the time of the last progress
         line, and whether that step's instance is UNIQUE (its trace entry made here: its only
         solution is the step's, of which every clue is true)."""
-        from puzzlekit.verifiers.search import STREAM_TIES, digest_permutation
+        from puzzlekit.verifiers.bitmask.gap_draw import ranked_gap
+        from puzzlekit.verifiers.bitmask.search import workspace
+        from puzzlekit.verifiers.search import STREAM_TIES
 
         cells = self._cells(step)
         if cells is None:
@@ -208,15 +195,22 @@ class GivensSteps:
         search_budget = budget.filter_budget or SearchBudget()
         target = step.solution
         assert target is not None
-        names = self.cs.names
-        bit = self._bit
+        cs, names, bit = self.cs, self.cs.names, self._bit
         tbits = np.array([bit[target[n]] for n in names], np.int64)
         variables = self.schema.variables
+        # the step's state kept as it grows (one reveal a step): the grid line's values, the
+        # search's start domains and the search itself
+        values = bytearray(self._size * self._size)
+        dom = cs.base_dom.copy()
+        for i, v in cells.items():
+            values[i] = v
+            dom[i] &= 1 << bit[v]
+        search = workspace(cs, cs.base_structure, 2)
         action, coord, ran, unique = step.action, step.coord, False, False
         while len(trace) < budget.max_calls - 1:
             t1 = time.perf_counter()
-            digest = self.digest(cells)
-            bits = self._found(cells, digest, search_budget)
+            digest, raw = self.hashed(values)
+            bits = _count_two(search, dom.copy(), raw, search_budget, band=False)
             if bits is not None and bits.shape[0] == 1:
                 seconds = time.perf_counter() - t1
                 entry = Attempt(len(trace), digest, len(cells), Verdict.UNIQUE.value, action,
@@ -227,39 +221,54 @@ class GivensSteps:
                 break
             if bits is None or bits.shape[0] != 2:
                 break
-            # the gap: the cells where the two solutions differ (in the schema's order), all of
-            # one power against either solution, so ordered by the draw from the digest
-            differ = np.flatnonzero(bits[0] != bits[1]).tolist()
-            draw = digest_permutation(digest, STREAM_TIES, len(differ))
-            gap = [differ[i] for i in sorted(range(len(differ)), key=draw.__getitem__)]
-            # the strategy's ranking against its own solution: how many found solutions each
-            # cell's true value rules out (top_cells), every best one offered in gap order
-            out = (bits[0] != tbits).astype(np.int64) + (bits[1] != tbits)
-            shares = [int(out[i]) for i in gap]
-            best = max(shares)
-            offered = [i for i, s in zip(gap, shares, strict=True) if s == best]
-            chosen = offered[int(rng.integers(len(offered)))]
+            # the gap (the cells where the two solutions differ, ranked as the report ranks
+            # them: all of one power against either solution, so by the draw from the digest)
+            # and the strategy's ranking against its own solution: how many found solutions
+            # each cell's true value rules out (top_cells), every best one offered in gap order
+            first, offered = ranked_gap(bits, tbits, raw, STREAM_TIES)
+            if first < 0:  # no gap between the two (never seen): the general path decides
+                break
+            chosen = int(offered[int(rng.integers(offered.size))])
             int(rng.integers(1))  # the move among the cell's moves: a reveal is the only one
             seconds = time.perf_counter() - t1
-            trace.append(
-                Attempt(
-                    len(trace),
-                    digest,
-                    len(cells),
-                    Verdict.MULTIPLE.value,
-                    action,
-                    coord,
-                    Verdict.MULTIPLE.value,
-                    variables[gap[0]].coord,
-                    2,
-                    seconds,
-                )
-            )
+            multiple = Verdict.MULTIPLE.value
+            trace.append(Attempt(len(trace), digest, len(cells), multiple, action, coord, multiple,
+                                 variables[int(first)].coord, 2, seconds))  # fmt: skip
             noted = note_progress(noted, t0, seed, trace[-1])
-            cells[chosen] = target[names[chosen]]
+            value = cells[chosen] = target[names[chosen]]
+            values[chosen] = value
+            dom[chosen] &= 1 << bit[value]
             action, coord, ran = "reveal", variables[chosen].coord, True
         if not ran and not unique:
             return step, noted, False
         if not ran:
             return step, noted, True
         return Step(self.instance(cells), action, coord, step.solution, step.schema), noted, unique
+
+
+def _draw(raw: np.ndarray, stream: int, n: int) -> np.ndarray:
+    """``digest_permutation(digest, stream, n)`` as an array for the digest's bytes ``raw``,
+    drawn afresh (every digest of a loop is new: nothing to remember), by the compiled draw the
+    filter's own calls use."""
+    from puzzlekit.verifiers import digest_draw
+
+    return digest_draw.digest_permutation(raw, stream, n)
+
+
+def _count_two(
+    search: Any, dom: np.ndarray, raw: np.ndarray, budget: SearchBudget, band: bool = True
+) -> Any:
+    """The solutions (value bits, one row each) of a count to two by ``search`` from the start
+    domains ``dom`` (taken) in the order drawn from the digest bytes ``raw`` (as the filter
+    searches); None when the search runs out of its budget. ``band`` False: no band search
+    first (:meth:`~puzzlekit.verifiers.bitmask.search.Search.run`): the steps' counts mostly
+    reach two, where the 9×9 search runs anyway for the first two solutions in order."""
+    from puzzlekit.verifiers.search import STREAM_ORDER, BudgetExceeded
+
+    search.reset()
+    search.set_order(_draw(raw, STREAM_ORDER, dom.shape[0]))
+    try:
+        search.run(dom, budget.nodes, budget.seconds, band=band)
+    except BudgetExceeded:
+        return None
+    return search.bits()

@@ -63,8 +63,9 @@ class HoldoutContaminated(Exception):
     The loop driver records the loop as ``contaminated-holdout`` and the run goes on."""
 
 
-#: the content of material read lately, by its bytes (:func:`read_material`)
-_READ: dict[bytes, tuple[str, tuple[tuple[str, Any], ...], tuple[Any, ...]]] = {}
+#: the content of material read lately, by its bytes, and whether the bytes are that content's
+#: fresh serialization (:func:`read_material`)
+_READ: dict[bytes, tuple[tuple[str, tuple[tuple[str, Any], ...], tuple[Any, ...]], bool]] = {}
 
 
 def read_material(canonical: bytes) -> Instance:
@@ -73,30 +74,39 @@ def read_material(canonical: bytes) -> Instance:
     that the same bytes read again in this process (the loop outcome, then the holdout's
     material) cost no second reading. Content is immutable (frozen tuples all the way down),
     so sharing it shares nothing a verifier could change; every object is new (no cache)."""
+    return read_checked(canonical)[0]
+
+
+def read_checked(canonical: bytes) -> tuple[Instance, bool]:
+    """:func:`read_material`, and whether ``canonical`` is the instance's fresh canonical
+    serialization (:meth:`~puzzlekit.core.model.Instance.fresh_canonical_json`), computed from
+    the content on the first reading only: the content is immutable, so the answer holds for
+    every object made from it. Where it does, the new object keeps the bytes as its canonical
+    bytes (:meth:`~puzzlekit.core.model.Instance.keep_fresh`)."""
     canonical = bytes(canonical)
     known = _READ.get(canonical)
     if known is None:
         instance = Instance.from_json(canonical)
+        content = instance.content()
+        same = instance.fresh_canonical_json() == canonical
         if len(_READ) >= 256:
             _READ.clear()
-        _READ[canonical] = (
-            instance.family,
-            instance.params,
-            tuple((c.id, c.kind, c.data, c.coords) for c in instance.clues),
-        )
-        return instance
-    family, params, clues = known
-    return Instance(family, params, tuple(Clue(*c) for c in clues))
+        _READ[canonical] = (content, same)
+    else:
+        (family, params, clues), same = known
+        instance = Instance(family, params, tuple(Clue(*c) for c in clues))
+    if same:
+        instance.keep_fresh(canonical)
+    return instance, same
 
 
 def _check_material(verifier: Any, canonical: bytes, digest: str, cap: int) -> dict[str, Any]:
     if sha256_digest(canonical) != digest:
         raise ValueError(f"holdout material does not match its digest {digest}")
-    instance = read_material(canonical)
-    before = instance.fresh_canonical_json()
-    if before != canonical:
+    instance, canonical_form = read_checked(canonical)
+    if not canonical_form:
         raise ValueError(f"holdout material {digest} is not in canonical form")
-    instance.keep_fresh(before)
+    before = canonical
     content = instance.content()
     registries = registry_state()
     report = verifier.verify(instance, solution_cap=cap)

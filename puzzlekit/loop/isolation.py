@@ -45,7 +45,7 @@ from puzzlekit.core.jsondata import plain
 from puzzlekit.core.model import sha256_digest
 from puzzlekit.core.report import VerifierReport
 from puzzlekit.loop.channel import Channel
-from puzzlekit.loop.holdout import read_material
+from puzzlekit.loop.holdout import read_checked
 
 __all__ = [
     "LoopWorker",
@@ -141,14 +141,13 @@ def result_from_json(obj: Mapping[str, Any]) -> Any:
     from puzzlekit.loop.attempts import LoopResult
 
     received = obj["instance"].encode("utf-8") if obj["instance"] is not None else None
-    instance = read_material(received) if received is not None else None
+    instance, canonical = read_checked(received) if received is not None else (None, False)
     rep = obj["filterReport"]
     report = VerifierReport.from_json_obj(rep) if rep is not None else None
     if instance is not None:
         digest = sha256_digest(received)
-        if instance.fresh_canonical_json() != received:
+        if not canonical:  # the bytes against the content's fresh serialization (read_checked)
             raise LoopWorkerError("the loop process sent an instance in a non-canonical form")
-        instance.keep_fresh(received)  # equal to the fresh serialization, checked just now
         if obj["status"] == "accepted" and (report is None or report.instance_digest != digest):
             raise LoopWorkerError(
                 f"the loop process accepted {digest} under a filter report of another instance"
@@ -214,7 +213,6 @@ class LoopWorker:
         self._home = tempfile.mkdtemp(prefix="puzzlekit-loop-")
         self._proc: Any = None
         try:
-            seed_compiled_cache(self._home)
             down_r, down_w = os.pipe()
             up_r, up_w = os.pipe()
             # from a thread that lasts as long as this process: its death signal fires with it
@@ -226,6 +224,9 @@ class LoopWorker:
                 Connection(up_r, writable=False),
                 lambda why: LoopWorkerError(f"the loop process {self.pid} ended: {why}"),
             )
+            # while the loop process starts (it reads no compiled cache before its first
+            # request): the compiled cache it will read, copied into its directory
+            seed_compiled_cache(self._home)
             #: what confines the loop process here ("landlock-vN" or "none"; docs/security.md)
             self.sandbox = str(self._ask({"op": "init", "readable": list(readable)}))
         except BaseException:  # Ctrl-C or SIGTERM while it starts: nothing left behind

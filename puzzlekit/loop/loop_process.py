@@ -41,8 +41,10 @@ class _Loops:
             found = self._drivers[key] = LoopDriver(_spec_from(spec_obj))
         return found
 
-    def run(self, spec_obj: Mapping[str, Any], seed: int) -> dict[str, Any]:
-        driver = self.driver(spec_obj)
+    def run(self, spec_obj: Mapping[str, Any], seed: int, driver: Any = None) -> dict[str, Any]:
+        """Loop ``seed`` of the spec ``spec_obj`` (``driver``: its driver, when the caller has
+        it), its outcome as JSON."""
+        driver = driver if driver is not None else self.driver(spec_obj)
         result = driver.run(seed)
         if result.accepted and result.instance is not None:
             # the replay step of the settlement: the filter runs here, never beside the holdout
@@ -72,7 +74,8 @@ def _handle(loops: _Loops, request: Mapping[str, Any]) -> dict[str, Any]:
     if op == "run_many":  # outcomes in seed order; a failure ends the batch after those done
         done: list[dict[str, Any]] = []
         try:
-            done.extend(loops.run(request["spec"], int(seed)) for seed in request["seeds"])
+            driver = loops.driver(request["spec"])  # one look-up for the batch
+            done.extend(loops.run(request["spec"], int(seed), driver) for seed in request["seeds"])
         except Exception as exc:
             return {"ok": done, "error": f"{type(exc).__name__}: {exc}", "type": type(exc).__name__}
         return {"ok": done}
@@ -106,6 +109,16 @@ def _name_problem(
     return {"problem": None}
 
 
+def _warm_up() -> None:
+    """Import numba while the judging process copies the compiled cache (before the first
+    request): importing it reads no cache (a compiled function reads its own on first use,
+    after the cache is in place), and the default filter's searches need it."""
+    try:
+        import numba  # noqa: F401
+    except ImportError:  # pragma: no cover - numba is a dependency
+        return
+
+
 def serve(read_fd: int, write_fd: int, parent: int = 0, lasting: bool = False) -> None:
     """The loop process's main: answer requests (JSON) until the pipe closes. It follows the
     judging process ``parent`` (:func:`~puzzlekit.core.lifeline.follow_parent`): it ends when
@@ -115,6 +128,7 @@ def serve(read_fd: int, write_fd: int, parent: int = 0, lasting: bool = False) -
     from puzzlekit.core.lifeline import ParentToken, follow_parent
 
     follow_parent(ParentToken(parent or os.getppid(), lasting))
+    _warm_up()
     inbox = Connection(read_fd, writable=False)
     outbox = Connection(write_fd, readable=False)
     loops = _Loops()

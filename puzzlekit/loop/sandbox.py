@@ -104,6 +104,7 @@ COMPILED_MODULES = (
     "puzzlekit.verifiers.bitmask.search",
     "puzzlekit.verifiers.bitmask.minimize",
     "puzzlekit.verifiers.bitmask.minimize9",
+    "puzzlekit.verifiers.bitmask.gap_draw",
 )
 
 
@@ -164,11 +165,15 @@ def seed_compiled_cache(tmpdir: str) -> int:
 def _compile_default_searches() -> None:
     """Compile the bitmask searches (the general one, the 9×9 ones), the digest's compiled
     draw (the compiled code every loop's first filter call runs) and minimization's compiled
-    remove-and-check (the general one and the 9×9 one) into this process's numba cache unless
+    remove-and-check (the general one and the 9×9 one) and the ranked gap of the loop's steps on
+    arrays (:mod:`~puzzlekit.verifiers.bitmask.gap_draw`) into this process's numba cache unless
     all are there (by one 4×4 Sudoku check and its minimization, one 9×9 check and one 9×9
     minimization, a third of a second once they are compiled)."""
+    import numpy as np
+
     from puzzlekit.verifiers import digest_draw
     from puzzlekit.verifiers.bitmask import band9 as bitmask_band9
+    from puzzlekit.verifiers.bitmask import gap_draw as bitmask_gap_draw
     from puzzlekit.verifiers.bitmask import kernel as bitmask_kernel
     from puzzlekit.verifiers.bitmask import kernel9 as bitmask_kernel9
     from puzzlekit.verifiers.bitmask import minimize as bitmask_minimize
@@ -182,6 +187,7 @@ def _compile_default_searches() -> None:
         bitmask_minimize.remove_groups,
         bitmask_minimize.count_kept,
         bitmask_minimize9.remove_groups9,
+        bitmask_gap_draw.ranked_gap,
     )
     for function in compiled:
         impl = getattr(getattr(function, "_cache", None), "_impl", None)
@@ -208,6 +214,10 @@ def _compile_default_searches() -> None:
     with bitmask.uniqueness_session(grid, report.solutions[0]) as session:
         session.remove_in_order([{c.id} for c in grid.clues[:2]], [c.id for c in grid.clues])
     bitmask.verify(sudoku.parse_text("123456789" + "." * 72), solution_cap=2)
+    # the ranked gap of the loop's steps on arrays, with the argument types they pass
+    two = np.array([[0, 1, 2], [0, 2, 1]], np.int64)
+    raw = np.frombuffer(bytes(range(32)), np.uint8)  # read-only, as a digest's bytes are
+    bitmask_gap_draw.ranked_gap(two[:2], two[0].copy(), raw, 0)
 
 
 #: a solved 9×9 grid: its minimization runs the 9×9 remove-and-check once

@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from itertools import compress
 from typing import Any
 
+from puzzlekit.core import protocols
 from puzzlekit.core.jsondata import canonical_json, thaw, typed_key
 from puzzlekit.core.model import Clue
 
@@ -127,3 +128,14 @@ class GridLine:
                     flat[i * m + values[i]] = table.clue_bytes(n, i, values[i])
             parts = [flat[i * m + values[i]] for i in compress(range(len(values)), values)]
         return table.head + b",".join(parts) + table.tail  # type: ignore[arg-type]
+
+
+def kept_givens(family: Any, own: Any, schema: Any, solution: Any, k: int, rng: Any) -> list[Clue]:
+    """A grid of givens' :meth:`~puzzlekit.core.protocols.Family.initial_clues`: the default's
+    draws and clues (``k`` of ``clues_from_solution``, one given a variable in schema order),
+    building only the ``k`` kept, where the family's ``clues_from_solution`` is ``own`` (the
+    grid's); the default itself for a family that builds its clues otherwise."""
+    if type(family).clues_from_solution is not own:
+        return protocols.Family.initial_clues(family, schema, solution, k, rng)
+    kept = protocols.pick_in_order(schema.variables, k, rng)
+    return [family.given(schema, v.coord, solution[v.name]) for v in kept]

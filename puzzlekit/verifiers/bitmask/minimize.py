@@ -93,20 +93,32 @@ class CountingSession:
         self._clue_start = np.asarray(starts, np.int64)
         self._un_idx = np.asarray(idx, np.int64)
         self._un_mask = np.asarray(masks, np.int64)
-        nv = len(cs.names)
-        structure = cs.structure(())
-        support = np.zeros(max(MAX_ARITY, nv + len(structure.st[2])), np.int64)
-        self._kargs = structure.search_args(cs.values, support)
+        self._cs = cs
         self._base = cs.base_dom
-        self._doms = np.empty((nv + 2, nv), np.int64)
-        self._dones = np.zeros((nv + 2, nv), np.uint8)
-        self._branch = np.zeros((nv + 2, 2), np.int64)
-        self._state = np.zeros(4, np.int64)
-        self._sols = np.zeros((2, nv), np.int64)
-        self._order = np.arange(nv, dtype=np.int64)
-        self._vrank = np.zeros((0, 0), np.float64)
+        self._work: tuple[Any, ...] | None = None
         #: the 9×9 bitboards' removals where the schema fits them (the same answers)
-        self._grid9 = _grid9_removal(cs, structure) if self._plain else None
+        self._grid9 = _grid9_removal(cs, cs.structure(())) if self._plain else None
+
+    def _general(self) -> tuple[Any, ...]:
+        """The general search's workspace and arguments (built on first use: a 9×9
+        minimization runs on the bitboards alone): ``(doms, dones, branch, state, sols, order,
+        vrank, kargs)``."""
+        if self._work is None:
+            cs = self._cs
+            nv = len(cs.names)
+            structure = cs.structure(())
+            support = np.zeros(max(MAX_ARITY, nv + len(structure.st[2])), np.int64)
+            self._work = (
+                np.empty((nv + 2, nv), np.int64),
+                np.zeros((nv + 2, nv), np.uint8),
+                np.zeros((nv + 2, 2), np.int64),
+                np.zeros(4, np.int64),
+                np.zeros((2, nv), np.int64),
+                np.arange(nv, dtype=np.int64),
+                np.zeros((0, 0), np.float64),
+                structure.search_args(cs.values, support),
+            )
+        return self._work
 
     def _mask(self, clue_ids: Iterable[str]) -> np.ndarray:
         kept = np.zeros(len(self._ids), np.uint8)
@@ -123,10 +135,10 @@ class CountingSession:
         self._check_open()
         if self._fallback is not None:
             return self._fallback.unique_with(clue_ids)
+        doms, dones, branch, state, sols, order, vrank, kargs = self._general()
         found = count_kept(
             self._base, self._clue_start, self._un_idx, self._un_mask, self._mask(clue_ids),
-            self._doms, self._dones, self._branch, self._state, self._sols, self._order,
-            self._vrank, self._kargs,
+            doms, dones, branch, state, sols, order, vrank, kargs,
         )  # fmt: skip
         return int(found) == 1
 
@@ -155,11 +167,10 @@ class CountingSession:
                 group_clues,
             )  # fmt: skip
             return tuple(c for c, k in zip(self._ids, mask.tolist(), strict=True) if k)
+        doms, dones, branch, state, sols, order, vrank, kargs = self._general()
         remove_groups(
             self._base, self._clue_start, self._un_idx, self._un_mask, mask,
-            group_start, group_clues, self._doms,
-            self._dones, self._branch, self._state, self._sols, self._order, self._vrank,
-            self._kargs,
+            group_start, group_clues, doms, dones, branch, state, sols, order, vrank, kargs,
         )  # fmt: skip
         return tuple(c for c, k in zip(self._ids, mask.tolist(), strict=True) if k)
 

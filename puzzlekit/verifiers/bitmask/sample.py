@@ -9,6 +9,9 @@ the first solution it finds.
 
 from __future__ import annotations
 
+import threading
+from typing import Any
+
 import numpy as np
 
 from puzzlekit.core.model import Schema, SpecError
@@ -20,6 +23,24 @@ from puzzlekit.verifiers.search import BudgetExceeded
 SAMPLE_NODES = 20_000
 SAMPLE_TRIES = 5
 
+#: the sampler's search of each compiled schema, per thread (built once: its arrays, the band
+#: test and the structure's search arguments cost more than one descent)
+_SEARCHES: dict[tuple[int, int], Any] = {}
+
+
+def _search(cs: Any) -> Any:
+    """This thread's sampling search over ``cs``'s rules (kept and reused; every descent
+    resets it and sets its order and value ranks afresh)."""
+    from puzzlekit.verifiers.bitmask.search import Search
+
+    key = (threading.get_ident(), id(cs))
+    search = _SEARCHES.get(key)
+    if search is None or search.cs is not cs:
+        if len(_SEARCHES) > 64:
+            _SEARCHES.clear()
+        search = _SEARCHES[key] = Search(cs, cs.structure(()), 1)
+    return search
+
 
 def sample_solution(schema: Schema, rng: np.random.Generator) -> dict[str, int] | None:
     """A seeded random full solution of ``schema`` by the compiled search: equally constrained
@@ -30,8 +51,6 @@ def sample_solution(schema: Schema, rng: np.random.Generator) -> dict[str, int] 
 
     Like the generic sampler it reaches every solution with some probability and is not
     uniform; one rng state gives one solution, in every process."""
-    from puzzlekit.verifiers.bitmask.search import Search
-
     family = get_family(schema.family)
     try:
         if schema != family.schema(schema.params_dict()):
@@ -39,7 +58,7 @@ def sample_solution(schema: Schema, rng: np.random.Generator) -> dict[str, int] 
         cs = compiled_schema(family, schema)
     except (NotCompilable, SpecError):
         return None
-    search = Search(cs, cs.structure(()), 1)
+    search = _search(cs)
     nv, nb = len(cs.names), len(cs.values)
     for _ in range(SAMPLE_TRIES):
         search.reset()

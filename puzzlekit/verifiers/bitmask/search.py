@@ -150,17 +150,19 @@ class Search:
         max_nodes: int | None,
         max_seconds: float | None,
         meter: Search | None = None,
+        band: bool = True,
     ) -> None:
         """Search from ``dom`` until the cap or the end of the tree (``found`` solutions).
-        On the standard 9×9 Sudoku the band search runs first; where it reaches the cap and
-        :attr:`ordered` is set, the 9×9 search runs again for the general search's first
-        solutions (the nodes of both count).
+        On the standard 9×9 Sudoku the band search runs first (unless ``band`` is False: a
+        caller that expects the cap); where it reaches the cap and :attr:`ordered` is set, the
+        9×9 search runs again for the general search's first solutions (the nodes of both
+        count).
 
         Raises BudgetExceeded (with ``solutions``: the ones found so far) when the meter's nodes
         pass ``max_nodes`` or its clock ``max_seconds``.
         """
         meter = meter or self
-        band = self.band9 is not None and self.vrank.shape[0] == 0
+        band = band and self.band9 is not None and self.vrank.shape[0] == 0
         if band:
             self._drive(dom, max_nodes, max_seconds, meter, "band9")
             if self.found < self.cap or not self.ordered:
