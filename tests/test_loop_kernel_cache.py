@@ -50,3 +50,27 @@ def test_a_generate_loads_every_kernel_in_its_loop_process_and_compiles_none(tmp
     loop_lines = [ln for ln in done.stderr.splitlines() if "puzzlekit-loop-" in ln]
     assert any(ln.startswith("[cache] data loaded") for ln in loop_lines), done.stderr[-2000:]
     assert not [ln for ln in loop_lines if "saved" in ln]
+
+
+def test_a_stale_compiled_cache_is_compiled_again_before_it_is_copied(monkeypatch):
+    """An index saved from an older source of a compiled search (its stamp differs) is what
+    numba ignores: the judge compiles again rather than copy files every loop process would
+    recompile."""
+    import puzzlekit.families as families
+    from puzzlekit.loop import sandbox
+    from puzzlekit.verifiers.bitmask import gap_draw
+
+    sandbox._compile_default_searches()  # every index fresh now
+
+    class Compiled(Exception):
+        pass
+
+    def compiling(name):
+        raise Compiled(name)
+
+    monkeypatch.setattr(families, "get_family", compiling)
+    sandbox._compile_default_searches()  # fresh: nothing compiled
+    index = gap_draw.ranked_gap._cache._cache_file
+    monkeypatch.setattr(index, "_source_stamp", ("an older source", 0))
+    with pytest.raises(Compiled):
+        sandbox._compile_default_searches()

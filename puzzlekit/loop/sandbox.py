@@ -164,11 +164,13 @@ def seed_compiled_cache(tmpdir: str) -> int:
 
 def _compile_default_searches() -> None:
     """Compile the bitmask searches (the general one, the 9×9 ones), the digest's compiled
-    draw (the compiled code every loop's first filter call runs) and minimization's compiled
-    remove-and-check (the general one and the 9×9 one) and the ranked gap of the loop's steps on
-    arrays (:mod:`~puzzlekit.verifiers.bitmask.gap_draw`) into this process's numba cache unless
-    all are there (by one 4×4 Sudoku check and its minimization, one 9×9 check and one 9×9
-    minimization, a third of a second once they are compiled)."""
+        draw (the compiled code every loop's first filter call runs) and minimization's compiled
+        remove-and-check (the general one and the 9×9 one) and the ranked gap of the loop's steps on
+        arrays (:mod:`~puzzlekit.verifiers.bitmask.gap_draw`) into this process's numba cache unless
+        all are there (by one 4×4 Sudoku check and its minimization, one 9×9 check and one 9×9
+        minimization, a third of a second once they are compiled). A cache saved from an older source
+    of a function (numba's index keeps the source file's stamp) counts as absent: copied to the
+    loop processes, it would make each of them compile the function again."""
     import numpy as np
 
     from puzzlekit.verifiers import digest_draw
@@ -190,11 +192,10 @@ def _compile_default_searches() -> None:
         bitmask_gap_draw.ranked_gap,
     )
     for function in compiled:
-        impl = getattr(getattr(function, "_cache", None), "_impl", None)
-        locator, base = getattr(impl, "locator", None), getattr(impl, "filename_base", None)
-        if locator is None or not isinstance(base, str):  # another numba's cache: none to seed
+        index = getattr(getattr(function, "_cache", None), "_cache_file", None)
+        if not callable(getattr(index, "_load_index", None)):  # another numba: none to seed
             return
-        if not os.path.isfile(os.path.join(locator.get_cache_path(), base + ".nbi")):
+        if not index._load_index():  # none, or stale: its source changed since it was saved
             break
     else:
         return
