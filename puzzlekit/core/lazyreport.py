@@ -64,16 +64,27 @@ def lazy_report(
     """A report with ``fields`` (every field of :class:`VerifierReport` but the two below,
     frozen as its constructor freezes them) whose ``solutions`` is ``solutions()`` and
     ``reject_detail`` is ``reject_detail(report)`` (or None), each called when first read."""
-    rep = object.__new__(LazyReport)
     fields.setdefault("dispatch_error_count", 0)
     fields["diagnostics"] = tuple(fields["diagnostics"])
     fields["source"] = frozen(fields["source"])
     fields["stats"] = frozen(fields.get("stats", {}))
+    return lazy_fields(solutions, reject_detail, fields)
+
+
+def lazy_fields(
+    solutions: Any,
+    reject_detail: Any,
+    fields: dict[str, Any],
+) -> VerifierReport:
+    """:func:`lazy_report` of ``fields`` already as a report holds them: every field but the
+    two below, each frozen (``source`` and ``stats`` :class:`FrozenDict` s of leaves,
+    ``diagnostics`` a tuple); ``fields`` becomes the report's own."""
+    rep = object.__new__(LazyReport)
     thunks: dict[str, Any] = {"solutions": solutions}
     if reject_detail is None:
         fields["reject_detail"] = None
     else:
         thunks["reject_detail"] = lambda: reject_detail(rep)
     fields["_thunks"] = thunks
-    rep.__dict__.update(fields)  # a frozen dataclass: its fields are set as its __init__ sets them
+    rep.__dict__.update(fields)
     return rep

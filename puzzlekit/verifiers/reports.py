@@ -15,7 +15,7 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any
 
 from puzzlekit.core.jsondata import frozen
-from puzzlekit.core.lazyreport import lazy_report
+from puzzlekit.core.lazyreport import lazy_fields
 from puzzlekit.core.model import (
     Instance,
     Problem,
@@ -307,34 +307,36 @@ def found_report(
     solutions, equal to :func:`outcome_report`'s of ``solutions()``, whose solutions and gap are
     built when first read (:class:`~puzzlekit.core.lazyreport.LazyReport`)."""
     instance = problem.instance
-    verdict = Verdict.UNIQUE if count == 1 else Verdict.MULTIPLE
+    if count == 1:  # the solutions as found: one needs no order
+        verdict, ordered, gap = Verdict.UNIQUE, solutions, None
+    else:
+        verdict = Verdict.MULTIPLE
 
-    def ordered() -> Sequence[Mapping[str, int]]:
-        found = solutions()
-        if len(found) > 1:  # the order outcome_report gives them
-            return sort_solutions(found, search_order(problem.schema.names, instance.digest))
-        return found
+        def ordered() -> Sequence[Mapping[str, int]]:  # the order outcome_report gives them
+            return sort_solutions(solutions(), search_order(problem.schema.names, instance.digest))
 
-    def gap(rep: VerifierReport) -> RejectDetail:
-        return RejectDetail(
-            Verdict.MULTIPLE, discriminative_gap=tuple(discriminative_gap(problem, rep.solutions))
-        )
+        def gap(rep: VerifierReport) -> RejectDetail:
+            ranked = discriminative_gap(problem, rep.solutions)
+            return RejectDetail(Verdict.MULTIPLE, discriminative_gap=tuple(ranked))
 
-    return lazy_report(
+    return lazy_fields(
         ordered,
-        gap if count > 1 else None,
-        verdict=verdict,
-        solution_count=count,
-        solution_count_is_lower_bound=count >= cap and count > 1,
-        solution_cap=cap,
-        total_completions_enumerated=count,
-        cartesian_size=cart[0],
-        cartesian_size_log10=cart[1],
-        diagnostics=(),
-        source=_frozen_source(src),
-        honest_scope=HONEST_SCOPE[verdict],
-        instance_digest=instance.digest,
-        stats=dict(stats),
+        gap,
+        {
+            "verdict": verdict,
+            "solution_count": count,
+            "solution_count_is_lower_bound": count >= cap and count > 1,
+            "solution_cap": cap,
+            "total_completions_enumerated": count,
+            "cartesian_size": cart[0],
+            "cartesian_size_log10": cart[1],
+            "diagnostics": (),
+            "source": _frozen_source(src),
+            "honest_scope": HONEST_SCOPE[verdict],
+            "instance_digest": instance.digest,
+            "stats": frozen(stats),
+            "dispatch_error_count": 0,
+        },
     )
 
 

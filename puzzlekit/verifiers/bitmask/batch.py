@@ -54,7 +54,7 @@ def verify_batch(
     budget = budget or SearchBudget()
     out: list[VerifierReport | None] = [None] * len(instances)
     groups: dict[int, tuple[Any, list[tuple[int, Instance, Any]]]] = {}
-    lines: dict[int, tuple[Any, list[tuple[int, Instance, Any]]]] = {}
+    grids: dict[int, tuple[Any, list[tuple[int, Instance, Any]]]] = {}
     from puzzlekit.verifiers.bitmask.line import batch_member
 
     for pos, inst in enumerate(instances):
@@ -62,7 +62,7 @@ def verify_batch(
             None if extras or verifier.forced_cells or not lines else batch_member(verifier, inst)
         )
         if plan is not None:  # a grid line: started from its values
-            lines.setdefault(id(plan), (plan, []))[1].append((pos, inst, None))
+            grids.setdefault(id(plan), (plan, []))[1].append((pos, inst, None))
             continue
         prepared = None if extras or verifier.forced_cells else _prepared(verifier, inst, budget)
         if _batchable(verifier, prepared):
@@ -70,7 +70,7 @@ def verify_batch(
             groups.setdefault(id(cs), (cs, []))[1].append((pos, inst, effects))
         else:
             out[pos] = verifier.verify(inst, solution_cap=cap, budget=budget, extras=extras)
-    for kind, table in ((None, groups), ("lines", lines)):
+    for kind, table in ((None, groups), ("lines", grids)):
         for owner, members in table.values():
             cs = owner if kind is None else owner.cs
             step = max(1, min(MAX_CHUNK, MAX_SLOTS // (cap * len(cs.names))))

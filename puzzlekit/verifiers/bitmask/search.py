@@ -11,6 +11,7 @@ from __future__ import annotations
 import threading
 import time
 from collections.abc import Iterable, Mapping
+from functools import partial
 from typing import Any
 
 import numpy as np
@@ -24,9 +25,16 @@ from puzzlekit.verifiers.bitmask.band9 import (
     search_many_band9,
     start_band9,
 )
-from puzzlekit.verifiers.bitmask.compile import MAX_ARITY, ClueEffect, CompiledSchema, Structure
+from puzzlekit.verifiers.bitmask.compile import (
+    MAX_ARITY,
+    ClueEffect,
+    CompiledSchema,
+    ReportView,
+    Structure,
+)
 from puzzlekit.verifiers.bitmask.kernel import DONE, PAUSED, propagate, search
 from puzzlekit.verifiers.bitmask.kernel9 import grid9_arrays, load9, search9, search_many9
+from puzzlekit.verifiers.reports import found_report as build_found
 from puzzlekit.verifiers.search import BudgetExceeded
 
 #: search nodes between two looks at the clock
@@ -345,13 +353,10 @@ def found_report(
     """The UNIQUE or MULTIPLE report of ``verifier`` (a bitmask one) on the solutions ``bits``
     (value bits per variable, at least one row) found in tie order ``order``, the solution
     mappings and the gap built when first read (``reports.found_report``)."""
-    from puzzlekit.verifiers.bitmask.compile import ReportView
-    from puzzlekit.verifiers.reports import found_report as build
-
     view: Any = ReportView(instance, cs.schema)
     found = bits.shape[0]
-    src = verifier._src
-    return build(view, src, cap, found, lambda: solutions_of(cs, bits, order), cart, stats)
+    build = partial(solutions_of, cs, bits, order)
+    return build_found(view, verifier._src, cap, found, build, cart, stats)
 
 
 class BitmaskSession:
