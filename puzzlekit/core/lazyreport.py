@@ -16,10 +16,12 @@ from puzzlekit.core.report import VerifierReport
 
 
 class LazyReport(VerifierReport):
-    """A :class:`VerifierReport` whose ``solutions`` and ``reject_detail`` are built when first
-    read (:func:`lazy_report`): a caller that reads only the verdict never pays for solution
-    mappings or a gap. Every field, the wire form, equality and pickling are those of the
-    report built eagerly (a pickled one reads back as a plain :class:`VerifierReport`)."""
+    """A :class:`VerifierReport` whose ``solutions`` and ``reject_detail`` (and, where the
+    backend never needed it, ``instance_digest``) are built when first read
+    (:func:`lazy_report`, :func:`lazy_fields`): a caller that reads only the verdict never pays
+    for solution mappings, a gap or hashing the instance. Every field, the wire form, equality
+    and pickling are those of the report built eagerly (a pickled one reads back as a plain
+    :class:`VerifierReport`)."""
 
     def __getattr__(self, name: str) -> Any:  # only called for an attribute not yet set
         thunks = self.__dict__.get("_thunks")
@@ -75,12 +77,17 @@ def lazy_fields(
     solutions: Any,
     reject_detail: Any,
     fields: dict[str, Any],
+    instance_digest: Any = None,
 ) -> VerifierReport:
     """:func:`lazy_report` of ``fields`` already as a report holds them: every field but the
-    two below, each frozen (``source`` and ``stats`` :class:`FrozenDict` s of leaves,
-    ``diagnostics`` a tuple); ``fields`` becomes the report's own."""
+    two below, each frozen (``source`` and ``stats`` :class:`FrozenDict` s, ``diagnostics`` a
+    tuple); ``fields`` becomes the report's own. ``instance_digest``: where ``fields`` has no
+    ``instance_digest``, the function that gives it when first read (the instance's own
+    digest, not computed yet)."""
     rep = object.__new__(LazyReport)
     thunks: dict[str, Any] = {"solutions": solutions}
+    if instance_digest is not None:
+        thunks["instance_digest"] = instance_digest
     if reject_detail is None:
         fields["reject_detail"] = None
     else:

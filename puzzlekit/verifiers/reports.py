@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable, Iterable, Mapping, Sequence
+from functools import partial
 from typing import Any
 
 from puzzlekit.core.jsondata import frozen
@@ -319,25 +320,25 @@ def found_report(
             ranked = discriminative_gap(problem, rep.solutions)
             return RejectDetail(Verdict.MULTIPLE, discriminative_gap=tuple(ranked))
 
-    return lazy_fields(
-        ordered,
-        gap,
-        {
-            "verdict": verdict,
-            "solution_count": count,
-            "solution_count_is_lower_bound": count >= cap and count > 1,
-            "solution_cap": cap,
-            "total_completions_enumerated": count,
-            "cartesian_size": cart[0],
-            "cartesian_size_log10": cart[1],
-            "diagnostics": (),
-            "source": _frozen_source(src),
-            "honest_scope": HONEST_SCOPE[verdict],
-            "instance_digest": instance.digest,
-            "stats": frozen(stats),
-            "dispatch_error_count": 0,
-        },
-    )
+    fields = {
+        "verdict": verdict,
+        "solution_count": count,
+        "solution_count_is_lower_bound": count >= cap and count > 1,
+        "solution_cap": cap,
+        "total_completions_enumerated": count,
+        "cartesian_size": cart[0],
+        "cartesian_size_log10": cart[1],
+        "diagnostics": (),
+        "source": _frozen_source(src),
+        "honest_scope": HONEST_SCOPE[verdict],
+        "stats": frozen(stats),
+        "dispatch_error_count": 0,
+    }
+    digest = instance.__dict__.get("_digest")  # not hashed yet: hashed when first read
+    if digest is not None:
+        fields["instance_digest"] = digest
+        return lazy_fields(ordered, gap, fields)
+    return lazy_fields(ordered, gap, fields, partial(getattr, instance, "digest"))
 
 
 _SOURCES: dict[tuple[tuple[str, str], ...], Any] = {}

@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Sequence
+from functools import partial
 from typing import Any
 
 import numpy as np
@@ -39,6 +40,7 @@ from puzzlekit.verifiers.bitmask.search import found_report as found_report  # f
 from puzzlekit.verifiers.bitmask.search import workspace
 from puzzlekit.verifiers.digest_draw import digest_permutation
 from puzzlekit.verifiers.search import STREAM_ORDER
+from puzzlekit.verifiers.search import digest_permutation as digest_perm
 
 #: a (cell, value) whose mask the plan has not read from the family's given yet
 UNKNOWN = -1
@@ -50,9 +52,9 @@ EAGER_PAIRS = 1024
 @njit(cache=True)
 def _start(values, base, masks, raw, stream, dom):  # pragma: no cover - compiled
     """``dom`` = ``base`` narrowed by ``masks[cell, value]`` at every cell with a value, and the
-    search order drawn from the digest bytes ``raw``, and the number of cells with a value; the
-    order is empty (and ``dom`` half done) and the number -1 when a mask is :data:`UNKNOWN`,
-    -2 when a value is outside the table."""
+    search order drawn from the digest bytes ``raw`` (none when ``raw`` is empty), and the
+    number of cells with a value; the order is empty (and ``dom`` half done) and the number -1
+    when a mask is :data:`UNKNOWN`, -2 when a value is outside the table."""
     count = 0
     for i in range(values.shape[0]):
         v = values[i]
@@ -65,6 +67,8 @@ def _start(values, base, masks, raw, stream, dom):  # pragma: no cover - compile
                 return np.zeros(0, np.int64), -1
             dom[i] &= m
             count += 1
+    if raw.shape[0] == 0:
+        return np.zeros(0, np.int64), count
     return digest_permutation(raw, stream, values.shape[0]).astype(np.int64), count
 
 
@@ -172,13 +176,18 @@ def _new_plan(instance: Instance, grid: GridLine) -> LinePlan | None:
     return LinePlan(*got, grid.size) if got is not None else None
 
 
+#: the digest bytes :func:`_start` takes for "no order"
+_NO_RAW = np.zeros(0, np.uint8)
+
+
 def line_start(
-    plan: LinePlan, grid: GridLine, digest: str, dom: np.ndarray
+    plan: LinePlan, grid: GridLine, digest: str | None, dom: np.ndarray
 ) -> tuple[np.ndarray, int] | None:
-    """Fill ``dom`` with the line's start domains; the search order and the number of givens,
-    or None when a given is not a plain domain restriction."""
+    """Fill ``dom`` with the line's start domains; the search order (empty without a
+    ``digest``) and the number of givens, or None when a given is not a plain domain
+    restriction."""
     values = np.frombuffer(grid.values, np.uint8)
-    raw = np.frombuffer(bytes.fromhex(digest[7:]), np.uint8)
+    raw = _NO_RAW if digest is None else np.frombuffer(bytes.fromhex(digest[7:]), np.uint8)
     cs = plan.cs
     order, count = _start(values, cs.base_dom, plan.masks, raw, STREAM_ORDER, dom)
     if count == -1:
@@ -237,16 +246,28 @@ def searched(verifier: Any, instance: Instance, cap: int) -> tuple[Any, ...] | N
     grid, plan = got
     cs = plan.cs
     limit = verifier.max_cartesian_log10
-    digest = instance.digest
-    if (limit is not None and cs.full_log10 > limit) or not _sha256(digest):
+    if limit is not None and cs.full_log10 > limit:
+        return None
+    structure = cs.base_structure
+    search = workspace(cs, structure, cap)
+    # the band search (standard 9×9) reads no order: it is drawn, and the instance hashed,
+    # only if read (a second search at the cap, the sorting of several solutions)
+    digest = None if search.band9 is not None else instance.digest
+    if digest is not None and not _sha256(digest):
         return None
     dom = np.empty(len(cs.names), np.int64)
     started = line_start(plan, grid, digest, dom)
     if started is None:
         return None
     order, count = started
-    structure = cs.base_structure
-    search = workspace(cs, structure, cap)
     search.reset()
-    search.set_order(order)
+    if digest is None:
+        search.defer_order(partial(_drawn_order, instance, len(cs.names)))
+    else:
+        search.set_order(order)
     return cs, dom, structure, search, plan.cartesian(dom, count)
+
+
+def _drawn_order(instance: Instance, n: int) -> np.ndarray:
+    """The search order :func:`line_start` draws from ``instance``'s digest."""
+    return np.array(digest_perm(instance.digest, STREAM_ORDER, n), np.int64)

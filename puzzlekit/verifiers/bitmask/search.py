@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import threading
 import time
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from functools import partial
 from typing import Any
 
@@ -104,8 +104,8 @@ class Search:
         self.support = np.zeros(max(MAX_ARITY, nv + len(structure.st[2])), np.int64)
         self.structure = structure
         self.args = structure.search_args(cs.values, self.support)
-        #: tie-breaking order of the variables (:meth:`set_order`); schema order until set
-        self.order = np.arange(nv, dtype=np.int64)
+        self._order = np.arange(nv, dtype=np.int64)
+        self._order_source: Callable[[], np.ndarray] | None = None
         #: value ranks per variable (:meth:`set_value_ranks`); empty: smallest value first
         self.vrank = np.zeros((0, 0), np.float64)
         self.nodes = 0
@@ -129,10 +129,25 @@ class Search:
         #: it); False for a caller that reads the count alone or takes any solutions
         self.ordered = True
 
+    @property
+    def order(self) -> np.ndarray:
+        """The tie-breaking order of the variables (:meth:`set_order`; drawn from the source
+        :meth:`defer_order` gave when first read); schema order until set."""
+        if self._order_source is not None:
+            self.set_order(self._order_source())
+        return self._order
+
     def set_order(self, order: np.ndarray) -> None:
         """Break ties between equally constrained variables in ``order`` (variable indices),
         and report solutions sorted lexicographically over it."""
-        self.order = np.ascontiguousarray(order, dtype=np.int64)
+        self._order = np.ascontiguousarray(order, dtype=np.int64)
+        self._order_source = None
+
+    def defer_order(self, source: Callable[[], np.ndarray]) -> None:
+        """:meth:`set_order` of ``source()``, called when the order is first read: the band
+        search never reads it (nor does a report of one solution), so an instance whose digest
+        draws the order need not be hashed for such a search."""
+        self._order_source = source
 
     def set_value_ranks(self, ranks: np.ndarray | None) -> None:
         """Try the values of each variable in increasing ``ranks[variable, value bit]`` (a
@@ -147,6 +162,7 @@ class Search:
         self.nodes = 0
         self.found = 0
         self.start = time.perf_counter()
+        self._order_source = None
 
     @property
     def seconds(self) -> float:
@@ -330,12 +346,15 @@ class Search:
         return out if ok else None
 
 
-def solutions_of(cs: CompiledSchema, bits: np.ndarray, order: np.ndarray) -> list[dict[str, int]]:
+def solutions_of(
+    cs: CompiledSchema, bits: np.ndarray, order: np.ndarray | None
+) -> list[dict[str, int]]:
     """Solutions given as value bits per variable, as read-only dicts sorted lexicographically
-    over the variables taken in ``order``."""
-    values = cs.values[bits]
-    ranks = order.tolist()
-    rows = sorted(values.tolist(), key=lambda row: [row[i] for i in ranks])
+    over the variables taken in ``order`` (None for one solution: nothing to sort)."""
+    rows = cs.values[bits].tolist()
+    if len(rows) > 1:
+        ranks = order.tolist()  # type: ignore[union-attr]
+        rows.sort(key=lambda row: [row[i] for i in ranks])
     names = cs.names
     return [FrozenDict(zip(names, row, strict=True)) for row in rows]
 
@@ -346,12 +365,13 @@ def found_report(
     cs: CompiledSchema,
     cap: int,
     bits: np.ndarray,
-    order: np.ndarray,
+    order: np.ndarray | None,
     cart: tuple[int | float | None, float],
     stats: dict[str, Any],
 ) -> Any:
     """The UNIQUE or MULTIPLE report of ``verifier`` (a bitmask one) on the solutions ``bits``
-    (value bits per variable, at least one row) found in tie order ``order``, the solution
+    (value bits per variable, at least one row) found in tie order ``order`` (None where only
+    one was found), the solution
     mappings and the gap built when first read (``reports.found_report``)."""
     view: Any = ReportView(instance, cs.schema)
     found = bits.shape[0]
