@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Collection, Sequence
+from functools import partial
 from typing import Any
 
 import numpy as np
@@ -117,40 +118,83 @@ def _run_chunk(
 ) -> None:
     """Search ``members`` (position, instance, clue effects) in one call; fill ``out``. With a
     ``plan`` (:class:`~puzzlekit.verifiers.bitmask.line.LinePlan`) the members are grid lines,
-    started from their values."""
+    started from their values; on the band search (which reads no order) their orders are
+    drawn, and the instances hashed, only for the rows that read them (a second search at the
+    cap, several solutions to sort)."""
     from puzzlekit.verifiers.bitmask.compile import cartesian_of
-    from puzzlekit.verifiers.bitmask.kernel import DONE
     from puzzlekit.verifiers.bitmask.line import lines_start
-    from puzzlekit.verifiers.bitmask.search import CHUNK, found_report, workspace
+    from puzzlekit.verifiers.bitmask.search import CHUNK, workspace
 
     started = time.perf_counter()
+    search = workspace(cs, cs.base_structure, cap)
+    lazy = plan is not None and search.band9 is not None
     lined = None
     if plan is not None:
         grids = [inst.clue_source for _, inst, _ in members]
-        lined = lines_start(plan, grids, [inst.digest for _, inst, _ in members])
+        digests = None if lazy else [inst.digest for _, inst, _ in members]
+        lined = lines_start(plan, grids, digests)
         if lined is None:  # a given that is not a plain restriction: each on its own
             for pos, inst, _ in members:
                 out[pos] = verifier.verify(inst, solution_cap=cap, budget=budget)
             return
     starts, orders, counts = lined or _starts(cs, members)
+    nv = starts.shape[1]
+
+    def draw(rows: np.ndarray) -> None:  # the orders of ``rows``, from their digests
+        for row in rows.tolist():
+            orders[row] = digest_permutation(members[row][1].digest, STREAM_ORDER, nv)
+
     limit = CHUNK if budget.nodes is None else min(CHUNK, budget.nodes)
-    search = workspace(cs, cs.base_structure, cap)
-    sols, found, nodes, status = search.run_many(starts, orders, limit)
-    share = (time.perf_counter() - started) / len(members)
-    for row, (pos, inst, _) in enumerate(members):
-        if status[row] != DONE:  # needs more nodes than one chunk: the clock is read on
+    sols, found, nodes, status = search.run_many(starts, orders, limit, draw if lazy else None)
+    share = round((time.perf_counter() - started) / len(members), 6)
+    if plan is not None:
+        carts = [plan.cartesian(starts[r], c) for r, c in enumerate(counts)]
+    else:
+        carts = [cartesian_of(cs, start) for start in starts]
+    _reports(verifier, cs, members, cap, budget, (sols, found, nodes, status), out, share, carts)
+
+
+def _reports(
+    verifier: Any,
+    cs: Any,
+    members: Sequence[tuple[int, Instance, Any]],
+    cap: int,
+    budget: SearchBudget,
+    ran: tuple[np.ndarray, ...],
+    out: list[VerifierReport | None],
+    share: float,
+    carts: list[Any],
+) -> None:
+    """The report of each member from :meth:`Search.run_many`'s arrays ``ran``: solutions
+    copied out of the workspace (the first solutions of all rows in one array)."""
+    from puzzlekit.verifiers.bitmask.compile import ReportView
+    from puzzlekit.verifiers.bitmask.kernel import DONE
+    from puzzlekit.verifiers.bitmask.search import solutions_of
+    from puzzlekit.verifiers.reports import found_report
+
+    sols, found, nodes, status = ran
+    firsts = sols[: len(members), 0].copy()
+    nv = len(cs.names)
+    schema, src = cs.schema, verifier._src
+    rows = zip(members, found.tolist(), nodes.tolist(), status.tolist(), strict=False)
+    for row, ((pos, inst, _), count, spent, done) in enumerate(rows):
+        if done != DONE:  # needs more nodes than one chunk: the clock is read on
             out[pos] = verifier.verify(inst, solution_cap=cap, budget=budget)
             continue
-        if plan is not None:
-            cart = plan.cartesian(starts[row], counts[row])
-        else:
-            cart = cartesian_of(cs, starts[row])
-        stats: dict[str, Any] = {"nodes": int(nodes[row]), "seconds": round(share, 6)}
-        if found[row]:  # the workspace is reused: the report keeps a copy of its rows
-            bits = sols[row, : found[row]].copy()
-            out[pos] = found_report(verifier, inst, cs, cap, bits, orders[row], cart, stats)
+        cart = carts[row]
+        stats: dict[str, Any] = {"nodes": spent, "seconds": share}
+        if count == 1:
+            bits = firsts[row : row + 1]
+            solutions = partial(solutions_of, cs, bits, None)
+        elif count:  # several: sorted over the instance's order (drawn from its digest)
+            bits = sols[row, :count].copy()
+            order = np.array(digest_permutation(inst.digest, STREAM_ORDER, nv), np.int64)
+            solutions = partial(solutions_of, cs, bits, order)
         else:
             out[pos] = verifier.outcome(inst, cs, cap, [], cart, stats, budget)
+            continue
+        view: Any = ReportView(inst, schema)
+        out[pos] = found_report(view, src, cap, count, solutions, cart, stats)
 
 
 def _starts(cs: Any, members: Sequence[tuple[int, Instance, Any]]) -> tuple[Any, Any, None]:

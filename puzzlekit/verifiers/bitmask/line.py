@@ -83,7 +83,8 @@ def _start_many(values, base, masks, raws, stream, starts, orders):  # pragma: n
         if count < 0:
             counts[0] = count
             return counts
-        orders[k] = order
+        if order.shape[0]:
+            orders[k] = order
         counts[k] = count
     return counts
 
@@ -100,6 +101,7 @@ class LinePlan:
         #: it: the Cartesian size then depends on the number of givens alone
         self.uniform = bool((cs.base_dom == cs.base_dom[0]).all()) and nv > 0
         self.carts: dict[int, tuple[int | float | None, float]] = {}
+        self._band9: bool | None = None
         self.lock = threading.Lock()
         if nv * size <= EAGER_PAIRS:  # a small schema (9×9: 729 pairs): every mask read now
             pairs = [(i, v) for i in range(nv) for v in range(1, size + 1)]
@@ -133,6 +135,16 @@ class LinePlan:
                     self.uniform = False
                 masks[i, v] = mask
         return True
+
+    def band9(self, cap: int = 2) -> bool:
+        """Whether the schema's searches run on the band search (the standard 9×9 Sudoku),
+        which reads no search order (:meth:`Search.run
+        <puzzlekit.verifiers.bitmask.search.Search.run>`)."""
+        found = self._band9
+        if found is None:
+            cs = self.cs
+            found = self._band9 = workspace(cs, cs.base_structure, cap).band9 is not None
+        return found
 
     def cartesian(self, dom: np.ndarray, count: int) -> tuple[int | float | None, float]:
         """``compile.cartesian_of`` of ``dom`` (remembered by the number of givens where the plan
@@ -198,15 +210,18 @@ def line_start(
 
 
 def lines_start(
-    plan: LinePlan, grids: Sequence[GridLine], digests: Sequence[str]
+    plan: LinePlan, grids: Sequence[GridLine], digests: Sequence[str] | None
 ) -> tuple[np.ndarray, np.ndarray, list[int]] | None:
     """:func:`line_start` of each line in one compiled call: start domains and orders, one row
-    per line, and the numbers of givens; None when a line's given is not a plain domain
-    restriction."""
+    per line (no orders drawn without ``digests``: the rows are left as they are), and the
+    numbers of givens; None when a line's given is not a plain domain restriction."""
     nv = len(plan.cs.names)
     values = np.frombuffer(b"".join([g.values for g in grids]), np.uint8).reshape(-1, nv)
-    raws = np.frombuffer(bytes.fromhex("".join([d[7:] for d in digests])), np.uint8)
-    raws = raws.reshape(len(grids), -1)
+    if digests is None:
+        raws = np.zeros((len(grids), 0), np.uint8)
+    else:
+        raws = np.frombuffer(bytes.fromhex("".join([d[7:] for d in digests])), np.uint8)
+        raws = raws.reshape(len(grids), -1)
     starts = np.empty((len(grids), nv), np.int64)
     orders = np.empty((len(grids), nv), np.int64)
     base, masks = plan.cs.base_dom, plan.masks
@@ -227,10 +242,13 @@ def batch_member(verifier: Any, instance: Instance) -> LinePlan | None:
     got = line_plan(instance)
     if got is None:
         return None
+    plan = got[1]
     limit = verifier.max_cartesian_log10
-    if (limit is not None and got[1].cs.full_log10 > limit) or not _sha256(instance.digest):
+    if limit is not None and plan.cs.full_log10 > limit:
         return None
-    return got[1]
+    if not plan.band9() and not _sha256(instance.digest):
+        return None  # the band search draws no order: the digest is not read
+    return plan
 
 
 def _sha256(digest: str) -> bool:

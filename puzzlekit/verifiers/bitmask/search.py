@@ -276,12 +276,18 @@ class Search:
         return solutions_of(self.cs, self.bits(), self.order)
 
     def run_many(
-        self, starts: np.ndarray, orders: np.ndarray, node_limit: int
+        self,
+        starts: np.ndarray,
+        orders: np.ndarray,
+        node_limit: int,
+        draw: Callable[[np.ndarray], None] | None = None,
     ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
         """One compiled call searching from each row of ``starts`` (tie order ``orders[k]``) for
         at most ``node_limit`` nodes each: (solution bits, solutions found, nodes, status) per
         row; a row whose status is not DONE ran out of its nodes (search it with :meth:`run`).
-        On the standard 9×9 Sudoku, rows at the cap are searched again as :meth:`run` does."""
+        On the standard 9×9 Sudoku, rows at the cap are searched again as :meth:`run` does
+        (``draw(rows)``, when given, fills those rows of ``orders`` first: the band search
+        reads no order)."""
         k, nv = starts.shape
         sols = self._many_sols
         if sols.shape[0] < k:  # kept for the next chunk: only rows below ``found`` are read
@@ -296,6 +302,8 @@ class Search:
             if self.ordered:  # at the cap: the general search's first solutions
                 again = np.flatnonzero((found >= self.cap) & (status == DONE))
                 if again.shape[0]:
+                    if draw is not None:
+                        draw(again)
                     self._many_ordered(starts, orders, node_limit, again, sols, nodes, status)
             return sols, found, nodes, status
         if self.grid9 is not None:
