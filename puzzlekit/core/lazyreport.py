@@ -30,11 +30,10 @@ class LazyReport(VerifierReport):
             if name in self.__dict__:  # built meanwhile by another thread
                 return self.__dict__[name]
             raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
-        value = thunk()
+        value = thunk(self)
         if name == "solutions":
             value = frozen(tuple(value))
         object.__setattr__(self, name, value)
-        thunks.pop(name, None)
         return value
 
     def __reduce__(self) -> tuple[Any, tuple[Any, ...]]:
@@ -70,7 +69,7 @@ def lazy_report(
     fields["diagnostics"] = tuple(fields["diagnostics"])
     fields["source"] = frozen(fields["source"])
     fields["stats"] = frozen(fields.get("stats", {}))
-    return lazy_fields(solutions, reject_detail, fields)
+    return lazy_fields(lambda rep: solutions(), reject_detail, fields)
 
 
 def lazy_fields(
@@ -80,18 +79,26 @@ def lazy_fields(
     instance_digest: Any = None,
 ) -> VerifierReport:
     """:func:`lazy_report` of ``fields`` already as a report holds them: every field but the
-    two below, each frozen (``source`` and ``stats`` :class:`FrozenDict` s, ``diagnostics`` a
-    tuple); ``fields`` becomes the report's own. ``instance_digest``: where ``fields`` has no
-    ``instance_digest``, the function that gives it when first read (the instance's own
-    digest, not computed yet)."""
-    rep = object.__new__(LazyReport)
+    ones built later, each frozen (``source`` and ``stats`` :class:`FrozenDict` s,
+    ``diagnostics`` a tuple); ``fields`` becomes the report's own. ``solutions(report)``,
+    ``reject_detail(report)`` (None: no reject detail) and, where ``fields`` has no
+    ``instance_digest``, ``instance_digest(report)`` are called when first read."""
     thunks: dict[str, Any] = {"solutions": solutions}
     if instance_digest is not None:
         thunks["instance_digest"] = instance_digest
     if reject_detail is None:
         fields["reject_detail"] = None
     else:
-        thunks["reject_detail"] = lambda: reject_detail(rep)
+        thunks["reject_detail"] = reject_detail
     fields["_thunks"] = thunks
-    rep.__dict__.update(fields)
+    return made(fields)
+
+
+def made(fields: dict[str, Any]) -> VerifierReport:
+    """The :class:`LazyReport` whose attributes are ``fields`` itself (taken, not copied): every
+    field of :class:`VerifierReport` frozen, or named in ``fields["_thunks"]`` (a mapping, which
+    may be shared by many reports, of field name to the function of the report that builds
+    it when first read)."""
+    rep = object.__new__(LazyReport)
+    object.__setattr__(rep, "__dict__", fields)
     return rep

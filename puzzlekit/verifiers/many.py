@@ -70,8 +70,10 @@ def iter_verify_many(
         batch = list(itertools.islice(it, chunk))
         if not batch:
             return
-        reader = _reader(family)
-        read = [_instance(item, family, params, solution_cap, reader) for item in batch]
+        read = _lines(batch, family, params)
+        if read is None:
+            reader = _reader(family)
+            read = [_instance(item, family, params, solution_cap, reader) for item in batch]
         instances = [r for r in read if isinstance(r, Instance)]
         reports = iter(
             verify_instances(
@@ -137,6 +139,21 @@ def verify_instances(
         for i, rep in zip(where, got, strict=True):
             out[i] = rep
     return out  # type: ignore[return-value]
+
+
+def _lines(
+    batch: Sequence[Instance | str], family: str | None, params: Mapping[str, Any] | None
+) -> list[Instance | VerifierReport] | None:
+    """The instances of a chunk of text lines read together (a givens grid family's
+    ``read_lines``: one schema, every line reads), else None (read one by one)."""
+    if not all(type(item) is str for item in batch):
+        return None
+    try:
+        fam = get_family(family or "sudoku")
+    except SpecError:
+        return None
+    read = getattr(fam, "read_lines", None)
+    return None if read is None else read(batch, params)  # type: ignore[no-any-return]
 
 
 def _reader(family: str | None) -> Any:

@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from functools import partial
 from typing import Any
 
 from puzzlekit.core.jsondata import frozen
@@ -309,11 +308,15 @@ def found_report(
     built when first read (:class:`~puzzlekit.core.lazyreport.LazyReport`)."""
     instance = problem.instance
     if count == 1:  # the solutions as found: one needs no order
-        verdict, ordered, gap = Verdict.UNIQUE, solutions, None
+
+        def ordered(rep: VerifierReport) -> Sequence[Mapping[str, int]]:
+            return solutions()
+
+        verdict, gap = Verdict.UNIQUE, None
     else:
         verdict = Verdict.MULTIPLE
 
-        def ordered() -> Sequence[Mapping[str, int]]:  # the order outcome_report gives them
+        def ordered(rep: VerifierReport) -> Sequence[Mapping[str, int]]:  # outcome_report's
             return sort_solutions(solutions(), search_order(problem.schema.names, instance.digest))
 
         def gap(rep: VerifierReport) -> RejectDetail:
@@ -329,7 +332,7 @@ def found_report(
         "cartesian_size": cart[0],
         "cartesian_size_log10": cart[1],
         "diagnostics": (),
-        "source": _frozen_source(src),
+        "source": frozen_source(src),
         "honest_scope": HONEST_SCOPE[verdict],
         "stats": frozen(stats),
         "dispatch_error_count": 0,
@@ -338,13 +341,30 @@ def found_report(
     if digest is not None:
         fields["instance_digest"] = digest
         return lazy_fields(ordered, gap, fields)
-    return lazy_fields(ordered, gap, fields, partial(getattr, instance, "digest"))
+    return lazy_fields(ordered, gap, fields, lambda rep: instance.digest)
+
+
+def unique_fields(source: Any, cap: int) -> dict[str, Any]:
+    """The fields every UNIQUE report of a finished search shares (``source`` frozen); the
+    rest (cartesian size, stats, solutions, instance digest) are the instance's."""
+    return {
+        "verdict": Verdict.UNIQUE,
+        "solution_count": 1,
+        "solution_count_is_lower_bound": False,
+        "solution_cap": cap,
+        "total_completions_enumerated": 1,
+        "diagnostics": (),
+        "reject_detail": None,
+        "source": source,
+        "honest_scope": HONEST_SCOPE[Verdict.UNIQUE],
+        "dispatch_error_count": 0,
+    }
 
 
 _SOURCES: dict[tuple[tuple[str, str], ...], Any] = {}
 
 
-def _frozen_source(src: Mapping[str, str]) -> Any:
+def frozen_source(src: Mapping[str, str]) -> Any:
     """``src`` frozen (a report's ``source``), one object per content (a verifier hands the
     same few sources to every report)."""
     key = tuple(src.items())

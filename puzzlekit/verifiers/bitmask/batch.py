@@ -30,6 +30,7 @@ from puzzlekit.core.deadline import BudgetExceeded
 from puzzlekit.core.model import Instance
 from puzzlekit.core.protocols import SearchBudget
 from puzzlekit.core.report import VerifierReport
+from puzzlekit.families.grid import GridLine
 from puzzlekit.verifiers.search import STREAM_ORDER, digest_permutation
 
 #: the most search workspace (solution slots times variables) one compiled call fills
@@ -58,10 +59,17 @@ def verify_batch(
     grids: dict[int, tuple[Any, list[tuple[int, Instance, Any]]]] = {}
     from puzzlekit.verifiers.bitmask.line import batch_member
 
+    lines = lines and not extras and not verifier.forced_cells
+    same: dict[int, Any] = {}  # band search plans by params object (its lines read no digest)
     for pos, inst in enumerate(instances):
-        plan = (
-            None if extras or verifier.forced_cells or not lines else batch_member(verifier, inst)
-        )
+        plan = None
+        if lines:
+            grid = inst.__dict__.get("_source")
+            plan = same.get(id(grid.params)) if type(grid) is GridLine else None
+            if plan is None or "clues" in inst.__dict__:
+                plan = batch_member(verifier, inst)
+                if plan is not None and plan.band9() and type(grid) is GridLine:
+                    same[id(grid.params)] = plan  # the instances hold the params: ids stay
         if plan is not None:  # a grid line: started from its values
             grids.setdefault(id(plan), (plan, []))[1].append((pos, inst, None))
             continue
@@ -148,7 +156,7 @@ def _run_chunk(
     sols, found, nodes, status = search.run_many(starts, orders, limit, draw if lazy else None)
     share = round((time.perf_counter() - started) / len(members), 6)
     if plan is not None:
-        carts = [plan.cartesian(starts[r], c) for r, c in enumerate(counts)]
+        carts = plan.cartesians(starts, counts)
     else:
         carts = [cartesian_of(cs, start) for start in starts]
     _reports(verifier, cs, members, cap, budget, (sols, found, nodes, status), out, share, carts)
@@ -165,36 +173,62 @@ def _reports(
     share: float,
     carts: list[Any],
 ) -> None:
-    """The report of each member from :meth:`Search.run_many`'s arrays ``ran``: solutions
-    copied out of the workspace (the first solutions of all rows in one array)."""
+    """The report of each member from :meth:`Search.run_many`'s arrays ``ran``: the first
+    solutions of all rows copied out of the workspace in one array; a UNIQUE report is a
+    :class:`~puzzlekit.core.lazyreport.LazyReport` made from the chunk's fields and its row
+    (:data:`_UNIQUE`), the others as :meth:`BitmaskVerifier.verify` builds them."""
+    from puzzlekit.core.jsondata import FrozenDict
+    from puzzlekit.core.lazyreport import made
     from puzzlekit.verifiers.bitmask.compile import ReportView
     from puzzlekit.verifiers.bitmask.kernel import DONE
     from puzzlekit.verifiers.bitmask.search import solutions_of
-    from puzzlekit.verifiers.reports import found_report
+    from puzzlekit.verifiers.reports import found_report, frozen_source, unique_fields
 
     sols, found, nodes, status = ran
     firsts = sols[: len(members), 0].copy()
     nv = len(cs.names)
     schema, src = cs.schema, verifier._src
-    rows = zip(members, found.tolist(), nodes.tolist(), status.tolist(), strict=False)
-    for row, ((pos, inst, _), count, spent, done) in enumerate(rows):
+    unique = unique_fields(frozen_source(src), cap)
+    unique["_thunks"], unique["_cs"] = _UNIQUE, cs
+    rows = zip(members, found.tolist(), nodes.tolist(), status.tolist(), carts, strict=False)
+    for row, ((pos, inst, _), count, spent, done, cart) in enumerate(rows):
         if done != DONE:  # needs more nodes than one chunk: the clock is read on
             out[pos] = verifier.verify(inst, solution_cap=cap, budget=budget)
             continue
-        cart = carts[row]
-        stats: dict[str, Any] = {"nodes": spent, "seconds": share}
         if count == 1:
-            bits = firsts[row : row + 1]
-            solutions = partial(solutions_of, cs, bits, None)
-        elif count:  # several: sorted over the instance's order (drawn from its digest)
+            fields = unique.copy()
+            fields["cartesian_size"], fields["cartesian_size_log10"] = cart
+            fields["stats"] = FrozenDict(nodes=spent, seconds=share)
+            fields["_bits"], fields["_inst"] = firsts[row : row + 1], inst
+            digest = inst.__dict__.get("_digest")  # else hashed when first read
+            if digest is not None:
+                fields["instance_digest"] = digest
+            out[pos] = made(fields)
+            continue
+        stats: dict[str, Any] = {"nodes": spent, "seconds": share}
+        if count:  # several: sorted over the instance's order (drawn from its digest)
             bits = sols[row, :count].copy()
             order = np.array(digest_permutation(inst.digest, STREAM_ORDER, nv), np.int64)
             solutions = partial(solutions_of, cs, bits, order)
+            view: Any = ReportView(inst, schema)
+            out[pos] = found_report(view, src, cap, count, solutions, cart, stats)
         else:
             out[pos] = verifier.outcome(inst, cs, cap, [], cart, stats, budget)
-            continue
-        view: Any = ReportView(inst, schema)
-        out[pos] = found_report(view, src, cap, count, solutions, cart, stats)
+
+
+def _one_solution(rep: Any) -> list[Any]:
+    from puzzlekit.verifiers.bitmask.search import solutions_of
+
+    return solutions_of(rep._cs, rep._bits, None)
+
+
+def _digest(rep: Any) -> str:
+    return rep._inst.digest  # type: ignore[no-any-return]
+
+
+#: how a UNIQUE report of a chunk builds what it builds when first read, from the compiled
+#: schema, the solution's row and the instance it keeps
+_UNIQUE = {"solutions": _one_solution, "instance_digest": _digest}
 
 
 def _starts(cs: Any, members: Sequence[tuple[int, Instance, Any]]) -> tuple[Any, Any, None]:

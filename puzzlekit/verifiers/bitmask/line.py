@@ -146,6 +146,16 @@ class LinePlan:
             found = self._band9 = workspace(cs, cs.base_structure, cap).band9 is not None
         return found
 
+    def cartesians(self, doms: np.ndarray, counts: Sequence[int]) -> list[Any]:
+        """:meth:`cartesian` of each row of ``doms`` (its number of givens in ``counts``)."""
+        carts = self.carts
+        if not self.uniform:
+            return [cartesian_of(self.cs, dom) for dom in doms]
+        out = [carts.get(c) for c in counts]
+        if None in out:
+            out = [self.cartesian(doms[r], c) for r, c in enumerate(counts)]
+        return out
+
     def cartesian(self, dom: np.ndarray, count: int) -> tuple[int | float | None, float]:
         """``compile.cartesian_of`` of ``dom`` (remembered by the number of givens where the plan
         is uniform)."""
