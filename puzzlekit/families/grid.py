@@ -26,7 +26,8 @@ from puzzlekit.core.model import (
     Violation,
 )
 from puzzlekit.core.protocols import Repair
-from puzzlekit.families._kit.gridline import GridLine
+from puzzlekit.families._kit.gridline import GridLine as GridLine
+from puzzlekit.families._kit.gridline import read_lines as read_lines
 
 SYMBOLS = "123456789ABCDEFGHIJKLMNOP"  # value v is SYMBOLS[v - 1]; '.' or '0' is a blank
 MAX_SIZE = len(SYMBOLS)
@@ -303,34 +304,6 @@ class GivensGrid(protocols.Family):
             values = bytes(0 if ch in ".0" else SYMBOLS.find(ch.upper()) + 1 for ch in line)
         source = GridLine(self.info.name, frozen_params, n, values)
         return Instance.deferred(self.info.name, frozen_params, source, key)
-
-    def read_lines(
-        self, lines: Sequence[str], params: Mapping[str, Any] | None = None
-    ) -> list[Instance] | None:
-        """:meth:`parse_text` of each of ``lines`` (text), read together where they all read
-        into one schema without a remark (a chunk of one file); None otherwise (read them one
-        by one: each line then says what is wrong with it)."""
-        if type(self).parse_text is not GivensGrid.parse_text or not lines:
-            return None
-        stripped = [line.strip() for line in lines]
-        first = stripped[0]
-        try:
-            frozen_params, n, key = self._line_params(first, params)
-        except SpecError:
-            return None
-        size = n * n
-        if len(first) != size or any(len(line) != size for line in stripped):
-            return None
-        values = "".join(stripped).encode("latin-1", "replace").translate(_VALUE_BYTES[n])
-        if b"\xff" in values:  # a character outside the table
-            return None
-        name, deferred = self.info.name, Instance.deferred
-        return [
-            deferred(
-                name, frozen_params, GridLine(name, frozen_params, n, values[i : i + size]), key
-            )
-            for i in range(0, len(values), size)
-        ]
 
     def _line_params(
         self, line: str, params: Mapping[str, Any] | None

@@ -21,6 +21,7 @@ from puzzlekit.core.model import Instance, SpecError, sha256_digest
 from puzzlekit.core.protocols import DEFAULT_CAP, SearchBudget, report_extras
 from puzzlekit.core.report import VerifierReport
 from puzzlekit.families import get_family
+from puzzlekit.families.grid import read_lines
 from puzzlekit.verifiers.reports import invalid_report, source
 
 #: puzzles read and verified together (one chunk of reports at a time)
@@ -152,8 +153,7 @@ def _lines(
         fam = get_family(family or "sudoku")
     except SpecError:
         return None
-    read = getattr(fam, "read_lines", None)
-    return None if read is None else read(batch, params)  # type: ignore[no-any-return]
+    return read_lines(fam, batch, params)  # type: ignore[no-any-return]
 
 
 def _reader(family: str | None) -> Any:

@@ -13,12 +13,13 @@ Not part of the public API; not for grids with clues other than givens.
 from __future__ import annotations
 
 import threading
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from itertools import compress
 from typing import Any
 
 from puzzlekit.core.jsondata import canonical_json, thaw, typed_key
-from puzzlekit.core.model import Clue
+from puzzlekit.core.model import Clue, Instance, SpecError
 
 
 class _Bytes:
@@ -127,3 +128,32 @@ class GridLine:
                     flat[i * m + values[i]] = table.clue_bytes(n, i, values[i])
             parts = [flat[i * m + values[i]] for i in compress(range(len(values)), values)]
         return table.head + b",".join(parts) + table.tail  # type: ignore[arg-type]
+
+
+def read_lines(family: Any, lines: Sequence[str], params: Mapping[str, Any] | None) -> Any:
+    """``family.parse_text`` of each of ``lines`` (a givens grid family's one-line format),
+    read together where they all read into one schema without a remark (a chunk of one file):
+    a list of instances; None otherwise (read them one by one: each line then says what is
+    wrong with it), and for a family that reads its lines its own way."""
+    from puzzlekit.families.grid import _VALUE_BYTES, GivensGrid
+
+    if not isinstance(family, GivensGrid) or not lines:
+        return None
+    if type(family).parse_text is not GivensGrid.parse_text:
+        return None
+    stripped = [line.strip() for line in lines]
+    try:
+        frozen_params, n, key = family._line_params(stripped[0], params)
+    except SpecError:
+        return None
+    size = n * n
+    if any(len(line) != size for line in stripped):
+        return None
+    values = "".join(stripped).encode("latin-1", "replace").translate(_VALUE_BYTES[n])
+    if b"\xff" in values:  # a character outside the table
+        return None
+    name = family.info.name
+    grids = [
+        GridLine(name, frozen_params, n, values[i : i + size]) for i in range(0, len(values), size)
+    ]
+    return [Instance.deferred(name, frozen_params, grid, key) for grid in grids]
