@@ -212,3 +212,63 @@ def test_a_rewritten_canonical_bytes_table_is_caught_by_cache_intact() -> None:
     finally:
         flat[k] = kept
     assert pk.parse("sudoku", "1234............").cache_intact()
+
+
+def test_a_9x9_line_read_for_its_verdict_is_never_hashed() -> None:
+    """The band search reads no search order: a report whose verdict alone is read hashes
+    nothing, and its digest, read later, is the instance's (pk.verify and verify_many alike)."""
+    lines = _shared("17clue", 3)
+    single = pk.parse("sudoku", lines[0])
+    rep = pk.verify(single)
+    batch = [pk.parse("sudoku", line) for line in lines[1:]]
+    reps = pk.verify_many(batch)
+    assert [rep.verdict.value] + [r.verdict.value for r in reps] == ["UNIQUE"] * 3
+    for inst in [single, *batch]:
+        assert "_digest" not in inst.__dict__ and "_canonical" not in inst.__dict__
+    for got, inst in zip([rep, *reps], [single, *batch], strict=True):
+        assert got.instance_digest == _general(inst).fresh_digest() == inst.digest
+        assert _content(got) == _content(pk.verify(_general(inst)))
+
+
+def test_pk_verify_of_a_grid_line_follows_the_registry() -> None:
+    """pk.verify keeps its choice per params object, and asks again when the name it chose
+    means another backend."""
+    from puzzlekit.verifiers import registry
+
+    line = _shared("17clue", 1)[0]
+    assert pk.verify(pk.parse("sudoku", line)).source["verifier"] == "bitmask"
+
+    class Declining(BitmaskVerifier):
+        def accepts(self, instance: Instance) -> bool:
+            return False
+
+    real = registry.VERIFIERS.get("bitmask")
+    origin = registry.VERIFIERS.origin("bitmask")
+    registry.VERIFIERS.register("bitmask", Declining, replace=True)
+    try:
+        assert pk.verify(pk.parse("sudoku", line)).source["verifier"] == "sat"
+    finally:
+        registry.VERIFIERS.register("bitmask", real, replace=True)
+        registry.VERIFIERS._origin["bitmask"] = origin
+    assert pk.verify(pk.parse("sudoku", line)).source["verifier"] == "bitmask"
+
+
+def test_verify_many_starts_grid_lines_from_their_values(monkeypatch) -> None:
+    """Lines of a givens grid go through neither clue objects nor clue effects, and read
+    together into the instances parse_text gives."""
+    from puzzlekit.families.grid import read_lines
+    from puzzlekit.verifiers.bitmask import batch
+
+    def refuse(*args: object) -> None:
+        raise AssertionError("a grid line went through its clue effects")
+
+    lines = [line for _, line, n in _cases() if n in (4, 9)][:30]
+    want = [_content(pk.verify(_general(pk.parse("sudoku", line)))) for line in lines]
+    monkeypatch.setattr(batch, "_prepared", refuse)
+    got = pk.verify_many(lines, "sudoku")
+    assert [_content(r) for r in got] == want
+    nine = [line for line in lines if len(line) == 81]
+    read = read_lines(get_family("sudoku"), nine, None)
+    assert [i.digest for i in read] == [pk.parse("sudoku", line).digest for line in nine]
+    assert read_lines(get_family("sudoku"), [nine[0], "x" * 81], None) is None
+    assert read_lines(get_family("sudoku"), [nine[0], "1" * 16], None) is None
