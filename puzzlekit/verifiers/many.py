@@ -72,6 +72,11 @@ def iter_verify_many(
         if not batch:
             return
         read = _lines(batch, family, params)
+        if read is not None:  # one schema's grid lines: chosen for once
+            got = _grid_lines(read, verifier, solution_cap, budget, extras)
+            if got is not None:
+                yield from got
+                continue
         if read is None:
             reader = _reader(family)
             read = [_instance(item, family, params, solution_cap, reader) for item in batch]
@@ -154,6 +159,29 @@ def _lines(
     except SpecError:
         return None
     return read_lines(fam, batch, params)  # type: ignore[no-any-return]
+
+
+def _grid_lines(
+    instances: Sequence[Instance],
+    verifier: str | None,
+    cap: int,
+    budget: SearchBudget | None,
+    extras: Collection[str],
+) -> list[VerifierReport] | None:
+    """:func:`verify_instances` of grid lines of one params object (:func:`_lines`) on the
+    backend their schema's choice names, asked once (the choice is the schema's); None where
+    that is not a backend that batches them (verify_instances then does)."""
+    from puzzlekit.verifiers.bitmask.backend import BitmaskVerifier
+    from puzzlekit.verifiers.registry import kept_verifier, line_verifier_name
+
+    asked = report_extras(extras)
+    name = verifier or line_verifier_name(instances[0], budget)
+    if name is None or len(instances) < 2:
+        return None
+    with kept_verifier(name) as v:
+        if type(v) is not BitmaskVerifier:
+            return None
+        return v.verify_batch(instances, solution_cap=cap, budget=budget, extras=asked)
 
 
 def _reader(family: str | None) -> Any:

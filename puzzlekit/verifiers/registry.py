@@ -227,6 +227,31 @@ def verify_line(instance: Instance, cap: int, budget: Any) -> Any:
     (a family or backend registered again is asked again), the verifier lent from the pool
     :class:`kept_verifier` keeps for the name. None for any other instance (the general path
     verifies it)."""
+    entry = _line_entry(instance, budget)
+    if entry is None:
+        return None
+    pool = entry[5]
+    try:
+        verifier = pool.pop()  # atomic: each borrower gets its own
+    except IndexError:
+        verifier = entry[4]()
+    try:
+        return verifier.verify(instance, solution_cap=cap, budget=budget)
+    finally:
+        if len(pool) < KEPT_IDLE:
+            pool.append(verifier)
+
+
+def line_verifier_name(instance: Instance, budget: Any = None) -> str | None:
+    """The default backend of ``instance`` where it is a grid line whose schema alone decides
+    it (asked once per params object, as :func:`verify_line` asks it), else None."""
+    entry = _line_entry(instance, budget)
+    return None if entry is None else entry[3]  # type: ignore[no-any-return]
+
+
+def _line_entry(instance: Instance, budget: Any) -> Any:
+    """The :data:`_LINE_CHOICE` entry of ``instance``, checked against the registries (made
+    where missing or stale), or None."""
     grid = instance.__dict__.get("_source")
     if type(grid) is not GridLine or "clues" in instance.__dict__:
         return None
@@ -240,18 +265,7 @@ def verify_line(instance: Instance, cap: int, budget: Any) -> Any:
         or VERIFIERS.bound(entry[3]) is not entry[4]
     ):
         entry = _line_choice(instance, budget)
-        if entry is None:
-            return None
-    pool = entry[5]
-    try:
-        verifier = pool.pop()  # atomic: each borrower gets its own
-    except IndexError:
-        verifier = entry[4]()
-    try:
-        return verifier.verify(instance, solution_cap=cap, budget=budget)
-    finally:
-        if len(pool) < KEPT_IDLE:
-            pool.append(verifier)
+    return entry
 
 
 def _line_choice(instance: Instance, budget: Any) -> Any:

@@ -177,7 +177,6 @@ def _reports(
     solutions of all rows copied out of the workspace in one array; a UNIQUE report is a
     :class:`~puzzlekit.core.lazyreport.LazyReport` made from the chunk's fields and its row
     (:data:`_UNIQUE`), the others as :meth:`BitmaskVerifier.verify` builds them."""
-    from puzzlekit.core.jsondata import FrozenDict
     from puzzlekit.core.lazyreport import made
     from puzzlekit.verifiers.bitmask.compile import ReportView
     from puzzlekit.verifiers.bitmask.kernel import DONE
@@ -189,7 +188,12 @@ def _reports(
     nv = len(cs.names)
     schema, src = cs.schema, verifier._src
     unique = unique_fields(frozen_source(src), cap)
-    unique["_thunks"], unique["_cs"] = _UNIQUE, cs
+    unique["_thunks"], unique["_cs"], unique["_firsts"], unique["_share"] = (
+        _UNIQUE,
+        cs,
+        firsts,
+        share,
+    )
     rows = zip(members, found.tolist(), nodes.tolist(), status.tolist(), carts, strict=False)
     for row, ((pos, inst, _), count, spent, done, cart) in enumerate(rows):
         if done != DONE:  # needs more nodes than one chunk: the clock is read on
@@ -198,8 +202,7 @@ def _reports(
         if count == 1:
             fields = unique.copy()
             fields["cartesian_size"], fields["cartesian_size_log10"] = cart
-            fields["stats"] = FrozenDict(nodes=spent, seconds=share)
-            fields["_bits"], fields["_inst"] = firsts[row : row + 1], inst
+            fields["_row"], fields["_inst"], fields["_nodes"] = row, inst, spent
             digest = inst.__dict__.get("_digest")  # else hashed when first read
             if digest is not None:
                 fields["instance_digest"] = digest
@@ -219,16 +222,23 @@ def _reports(
 def _one_solution(rep: Any) -> list[Any]:
     from puzzlekit.verifiers.bitmask.search import solutions_of
 
-    return solutions_of(rep._cs, rep._bits, None)
+    return solutions_of(rep._cs, rep._firsts[rep._row : rep._row + 1], None)
 
 
 def _digest(rep: Any) -> str:
     return rep._inst.digest  # type: ignore[no-any-return]
 
 
-#: how a UNIQUE report of a chunk builds what it builds when first read, from the compiled
-#: schema, the solution's row and the instance it keeps
-_UNIQUE = {"solutions": _one_solution, "instance_digest": _digest}
+def _stats(rep: Any) -> Any:
+    from puzzlekit.core.jsondata import FrozenDict
+
+    return FrozenDict(nodes=rep._nodes, seconds=rep._share)
+
+
+#: how a UNIQUE report of a chunk builds what it builds when first read, from what it keeps:
+#: the compiled schema, the chunk's first solutions and its row, its search nodes and share
+#: of the chunk's time, the instance
+_UNIQUE = {"solutions": _one_solution, "instance_digest": _digest, "stats": _stats}
 
 
 def _starts(cs: Any, members: Sequence[tuple[int, Instance, Any]]) -> tuple[Any, Any, None]:
