@@ -172,15 +172,17 @@ def _grid_lines(
     backend their schema's choice names, asked once (the choice is the schema's); None where
     that is not a backend that batches them (verify_instances then does)."""
     from puzzlekit.verifiers.bitmask.backend import BitmaskVerifier
-    from puzzlekit.verifiers.registry import kept_verifier, line_verifier_name
+    from puzzlekit.verifiers.registry import choice_seconds, kept_verifier, line_verifier_name
 
     asked = report_extras(extras)
-    name = verifier or line_verifier_name(instances[0], budget)
-    if name is None or len(instances) < 2:
+    name = verifier or line_verifier_name(instances[0], choice_seconds(budget))
+    if name is None:
         return None
     with kept_verifier(name) as v:
         if type(v) is not BitmaskVerifier:
             return None
+        if len(instances) == 1:
+            return [v.verify(instances[0], solution_cap=cap, budget=budget, extras=asked)]
         return v.verify_batch(instances, solution_cap=cap, budget=budget, extras=asked)
 
 

@@ -207,6 +207,8 @@ def default_verifier_names(
         lined = isinstance(inst.clue_source, GridLine) and "clues" not in inst.__dict__
         key = (inst.family, id(inst.params))
         name = memo.get(key) if lined else None
+        if name is None and lined:
+            name = line_verifier_name(inst, seconds)
         if name is None:
             name = default_verifier_name(inst, seconds)
             if lined and name == "bitmask" and _by_schema_key(inst) is not None:
@@ -227,7 +229,7 @@ def verify_line(instance: Instance, cap: int, budget: Any) -> Any:
     (a family or backend registered again is asked again), the verifier lent from the pool
     :class:`kept_verifier` keeps for the name. None for any other instance (the general path
     verifies it)."""
-    entry = _line_entry(instance, budget)
+    entry = _line_entry(instance, choice_seconds(budget))
     if entry is None:
         return None
     pool = entry[5]
@@ -242,14 +244,14 @@ def verify_line(instance: Instance, cap: int, budget: Any) -> Any:
             pool.append(verifier)
 
 
-def line_verifier_name(instance: Instance, budget: Any = None) -> str | None:
-    """The default backend of ``instance`` where it is a grid line whose schema alone decides
-    it (asked once per params object, as :func:`verify_line` asks it), else None."""
-    entry = _line_entry(instance, budget)
+def line_verifier_name(instance: Instance, seconds: float | None = None) -> str | None:
+    """:func:`default_verifier_name` of ``instance`` where it is a grid line whose schema alone
+    decides it (asked once per params object, as :func:`verify_line` asks it), else None."""
+    entry = _line_entry(instance, seconds)
     return None if entry is None else entry[3]  # type: ignore[no-any-return]
 
 
-def _line_entry(instance: Instance, budget: Any) -> Any:
+def _line_entry(instance: Instance, seconds: float | None) -> Any:
     """The :data:`_LINE_CHOICE` entry of ``instance``, checked against the registries (made
     where missing or stale), or None."""
     grid = instance.__dict__.get("_source")
@@ -264,14 +266,14 @@ def _line_entry(instance: Instance, budget: Any) -> Any:
         or FAMILIES.bound(entry[1]) is not entry[2]
         or VERIFIERS.bound(entry[3]) is not entry[4]
     ):
-        entry = _line_choice(instance, budget)
+        entry = _line_choice(instance, seconds)
     return entry
 
 
-def _line_choice(instance: Instance, budget: Any) -> Any:
+def _line_choice(instance: Instance, seconds: float | None) -> Any:
     """The :data:`_LINE_CHOICE` entry of ``instance``'s params object, or None where its
     schema alone does not decide the choice."""
-    name = default_verifier_name(instance, choice_seconds(budget))
+    name = default_verifier_name(instance, seconds)
     family = FAMILIES.bound(instance.family)
     if name != "bitmask" or family is None or _by_schema_key(instance) is None:
         return None
