@@ -272,3 +272,15 @@ def test_verify_many_starts_grid_lines_from_their_values(monkeypatch) -> None:
     assert [i.digest for i in read] == [pk.parse("sudoku", line).digest for line in nine]
     assert read_lines(get_family("sudoku"), [nine[0], "x" * 81], None) is None
     assert read_lines(get_family("sudoku"), [nine[0], "1" * 16], None) is None
+
+
+@pytest.mark.parametrize("cap", [2, 100])
+def test_a_chunk_of_9x9_lines_reports_as_pk_verify_from_its_values(cap: int) -> None:
+    """A chunk of 9×9 text lines (UNIQUE, MULTIPLE past the cap, UNSOLVABLE) searched from
+    its cell values: each report is pk.verify's, its digest read when first asked."""
+    lines = [line for _, line, n in _cases() if n == 9 and len(line) == 81][:40]
+    reps = pk.verify_many(lines, "sudoku", solution_cap=cap)
+    want = [pk.verify(_general(pk.parse("sudoku", line)), solution_cap=cap) for line in lines]
+    assert {r.verdict.value for r in reps} == {"UNIQUE", "MULTIPLE", "UNSOLVABLE"}
+    assert [_content(r) for r in reps] == [_content(w) for w in want]
+    assert [r.instance_digest for r in reps] == [w.instance_digest for w in want]

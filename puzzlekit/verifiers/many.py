@@ -21,7 +21,7 @@ from puzzlekit.core.model import Instance, SpecError, sha256_digest
 from puzzlekit.core.protocols import DEFAULT_CAP, SearchBudget, report_extras
 from puzzlekit.core.report import VerifierReport
 from puzzlekit.families import get_family
-from puzzlekit.families.grid import read_lines
+from puzzlekit.families.grid import read_values
 from puzzlekit.verifiers.reports import invalid_report, source
 
 #: puzzles read and verified together (one chunk of reports at a time)
@@ -71,12 +71,14 @@ def iter_verify_many(
         batch = list(itertools.islice(it, chunk))
         if not batch:
             return
-        read = _lines(batch, family, params)
-        if read is not None:  # one schema's grid lines: chosen for once
-            got = _grid_lines(read, verifier, solution_cap, budget, extras)
+        lines = _lines(batch, family, params)
+        read = None
+        if lines is not None:  # one schema's grid lines: chosen for once
+            got = _grid_lines(lines, verifier, solution_cap, budget, extras)
             if got is not None:
                 yield from got
                 continue
+            read = lines.instances()
         if read is None:
             reader = _reader(family)
             read = [_instance(item, family, params, solution_cap, reader) for item in batch]
@@ -149,41 +151,51 @@ def verify_instances(
 
 def _lines(
     batch: Sequence[Instance | str], family: str | None, params: Mapping[str, Any] | None
-) -> list[Instance | VerifierReport] | None:
-    """The instances of a chunk of text lines read together (a givens grid family's
-    ``read_lines``: one schema, every line reads), else None (read one by one)."""
+) -> Any:
+    """A chunk of text lines read together (a givens grid family's ``read_values``: one
+    schema, every line reads), else None (read one by one)."""
     if not all(type(item) is str for item in batch):
         return None
     try:
         fam = get_family(family or "sudoku")
     except SpecError:
         return None
-    return read_lines(fam, batch, params)  # type: ignore[no-any-return]
+    return read_values(fam, batch, params)
 
 
 def _grid_lines(
-    instances: Sequence[Instance],
+    lines: Any,
     verifier: str | None,
     cap: int,
     budget: SearchBudget | None,
     extras: Collection[str],
 ) -> list[VerifierReport] | None:
-    """:func:`verify_instances` of grid lines of one params object (:func:`_lines`) on the
-    backend their schema's choice names, asked once (the choice is the schema's); None where
-    that is not a backend that batches them (verify_instances then does)."""
+    """The reports of grid lines of one schema read together (:func:`_lines`) on the backend
+    their schema's choice names, asked once (the choice is the schema's): on the 9×9 band
+    search from their cell values, an instance made only for a report that reads more than its
+    row; None where that is not a backend that batches them (verify_instances then does)."""
+    import numpy as np
+
     from puzzlekit.verifiers.bitmask.backend import BitmaskVerifier
+    from puzzlekit.verifiers.bitmask.batch import verify_values
+    from puzzlekit.verifiers.bitmask.line import batch_member
     from puzzlekit.verifiers.registry import choice_seconds, kept_verifier, line_verifier_name
 
     asked = report_extras(extras)
-    name = verifier or line_verifier_name(instances[0], choice_seconds(budget))
+    first = lines.instance(0)
+    name = verifier or line_verifier_name(first, choice_seconds(budget))
     if name is None:
         return None
     with kept_verifier(name) as v:
         if type(v) is not BitmaskVerifier:
             return None
-        if len(instances) == 1:
-            return [v.verify(instances[0], solution_cap=cap, budget=budget, extras=asked)]
-        return v.verify_batch(instances, solution_cap=cap, budget=budget, extras=asked)
+        if len(lines) == 1:
+            return [v.verify(first, solution_cap=cap, budget=budget, extras=asked)]
+        plan = None if asked or v.forced_cells or cap < 2 else batch_member(v, first)
+        if plan is None or not plan.band9(cap):
+            return v.verify_batch(lines.instances(), solution_cap=cap, budget=budget, extras=asked)
+        values = np.frombuffer(lines.values, np.uint8).reshape(len(lines), -1)
+        return verify_values(v, plan, values, lines.instance, cap, budget)
 
 
 def _reader(family: str | None) -> Any:

@@ -130,11 +130,41 @@ class GridLine:
         return table.head + b",".join(parts) + table.tail  # type: ignore[arg-type]
 
 
-def read_lines(family: Any, lines: Sequence[str], params: Mapping[str, Any] | None) -> Any:
-    """``family.parse_text`` of each of ``lines`` (a givens grid family's one-line format),
-    read together where they all read into one schema without a remark (a chunk of one file):
-    a list of instances; None otherwise (read them one by one: each line then says what is
-    wrong with it), and for a family that reads its lines its own way."""
+class LineChunk:
+    """Grid lines of one schema read together (:func:`read_values`): their cell values, one
+    row of ``size * size`` bytes each, and the instance of each row, made when first asked
+    (:meth:`instance`)."""
+
+    def __init__(self, family: str, params: Any, size: int, key: Any, values: bytes) -> None:
+        self.family, self.params, self.size, self.key = family, params, size, key
+        self.values = values
+        self._made: dict[int, Instance] = {}
+
+    def __len__(self) -> int:
+        return len(self.values) // (self.size * self.size)
+
+    def instance(self, row: int) -> Instance:
+        """The instance ``parse_text`` gives for row ``row`` (one object per row)."""
+        found = self._made.get(row)
+        if found is None:
+            cells = self.size * self.size
+            grid = GridLine(
+                self.family, self.params, self.size, self.values[row * cells : (row + 1) * cells]
+            )
+            found = self._made.setdefault(
+                row, Instance.deferred(self.family, self.params, grid, self.key)
+            )
+        return found
+
+    def instances(self) -> list[Instance]:
+        return [self.instance(row) for row in range(len(self))]
+
+
+def read_values(family: Any, lines: Sequence[str], params: Mapping[str, Any] | None) -> Any:
+    """The :class:`LineChunk` of ``lines`` (text in a givens grid family's one-line format)
+    where they all read into one schema without a remark (a chunk of one file); None
+    otherwise (read them one by one: each line then says what is wrong with it), and for a
+    family that reads its lines its own way."""
     from puzzlekit.families.grid import _VALUE_BYTES, GivensGrid
 
     if not isinstance(family, GivensGrid) or not lines:
@@ -152,8 +182,11 @@ def read_lines(family: Any, lines: Sequence[str], params: Mapping[str, Any] | No
     values = "".join(stripped).encode("latin-1", "replace").translate(_VALUE_BYTES[n])
     if b"\xff" in values:  # a character outside the table
         return None
-    name = family.info.name
-    grids = [
-        GridLine(name, frozen_params, n, values[i : i + size]) for i in range(0, len(values), size)
-    ]
-    return [Instance.deferred(name, frozen_params, grid, key) for grid in grids]
+    return LineChunk(family.info.name, frozen_params, n, key, values)
+
+
+def read_lines(family: Any, lines: Sequence[str], params: Mapping[str, Any] | None) -> Any:
+    """The instances :func:`read_values` reads (``family.parse_text`` of each line), or None
+    where it reads none."""
+    chunk = read_values(family, lines, params)
+    return None if chunk is None else chunk.instances()

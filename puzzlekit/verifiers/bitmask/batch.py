@@ -129,13 +129,10 @@ def _run_chunk(
     started from their values; on the band search (which reads no order) their orders are
     drawn, and the instances hashed, only for the rows that read them (a second search at the
     cap, several solutions to sort)."""
-    from puzzlekit.verifiers.bitmask.compile import cartesian_of
     from puzzlekit.verifiers.bitmask.line import lines_start
-    from puzzlekit.verifiers.bitmask.search import CHUNK, workspace
 
     started = time.perf_counter()
-    search = workspace(cs, cs.base_structure, cap)
-    lazy = plan is not None and search.band9 is not None
+    lazy = plan is not None and plan.band9(cap)
     lined = None
     if plan is not None:
         grids = [inst.clue_source for _, inst, _ in members]
@@ -145,75 +142,132 @@ def _run_chunk(
             for pos, inst, _ in members:
                 out[pos] = verifier.verify(inst, solution_cap=cap, budget=budget)
             return
-    starts, orders, counts = lined or _starts(cs, members)
-    nv = starts.shape[1]
 
-    def draw(rows: np.ndarray) -> None:  # the orders of ``rows``, from their digests
-        for row in rows.tolist():
-            orders[row] = digest_permutation(members[row][1].digest, STREAM_ORDER, nv)
+    def instance_of(row: int) -> Instance:
+        return members[row][1]
+
+    started_rows = lined or _starts(cs, members)
+    got = _searched(verifier, cs, started_rows, cap, budget, plan, started, instance_of)
+    at = [pos for pos, _, _ in members]
+    _reports(verifier, cs, instance_of, cap, budget, got, at, out)
+
+
+def verify_values(
+    verifier: Any, plan: Any, values: np.ndarray, instance_of: Any, cap: int, budget: Any
+) -> list[VerifierReport]:
+    """``verifier.verify`` of each grid line of ``plan``'s schema (on the band search, the
+    verifier preparing instances as the bitmask backend does, no extras) whose cell values are
+    the rows of ``values``; ``instance_of(row)`` gives the instance of a row, asked only where
+    a report needs more than the row (its digest, several solutions, a verification of its
+    own)."""
+    from puzzlekit.verifiers.bitmask.line import values_start
+
+    budget = budget or SearchBudget()
+    k = values.shape[0]
+    out: list[VerifierReport | None] = [None] * k
+    step = max(1, min(MAX_CHUNK, MAX_SLOTS // (cap * values.shape[1])))
+    for start in range(0, k, step):
+        began = time.perf_counter()
+        rows = values[start : start + step]
+        lined = values_start(plan, rows, None)
+        if lined is None:  # a given that is not a plain restriction: each on its own
+            for row in range(start, start + rows.shape[0]):
+                out[row] = verifier.verify(instance_of(row), solution_cap=cap, budget=budget)
+            continue
+        got = _searched(verifier, plan.cs, lined, cap, budget, plan, began, instance_of, start)
+        at = list(range(start, start + rows.shape[0]))
+        of_row = partial(_shifted, instance_of, start)
+        _reports(verifier, plan.cs, of_row, cap, budget, got, at, out)
+    return out  # type: ignore[return-value]
+
+
+def _shifted(instance_of: Any, start: int, row: int) -> Instance:
+    return instance_of(start + row)  # type: ignore[no-any-return]
+
+
+def _searched(
+    verifier: Any,
+    cs: Any,
+    started: tuple[Any, Any, Any],
+    cap: int,
+    budget: SearchBudget,
+    plan: Any,
+    began: float,
+    instance_of: Any = None,
+    offset: int = 0,
+) -> tuple[Any, ...]:
+    """:meth:`Search.run_many` from the start domains, orders and numbers of givens
+    ``started``: its arrays, each row's share of the time since ``began`` and the rows'
+    cartesian sizes. On the band search the orders are drawn only for the rows searched again
+    at the cap."""
+    from puzzlekit.verifiers.bitmask.compile import cartesian_of
+    from puzzlekit.verifiers.bitmask.search import CHUNK, workspace
+
+    starts, orders, counts = started
+    search = workspace(cs, cs.base_structure, cap)
+    nv = starts.shape[1]
+    draw = None
+    if plan is not None and search.band9 is not None:
+
+        def draw(rows: np.ndarray) -> None:  # the orders of ``rows``, from their digests
+            for row in rows.tolist():
+                orders[row] = digest_permutation(instance_of(offset + row).digest, STREAM_ORDER, nv)
 
     limit = CHUNK if budget.nodes is None else min(CHUNK, budget.nodes)
-    sols, found, nodes, status = search.run_many(starts, orders, limit, draw if lazy else None)
-    share = round((time.perf_counter() - started) / len(members), 6)
+    ran = search.run_many(starts, orders, limit, draw)
+    share = round((time.perf_counter() - began) / starts.shape[0], 6)
     if plan is not None:
         carts = plan.cartesians(starts, counts)
     else:
         carts = [cartesian_of(cs, start) for start in starts]
-    _reports(verifier, cs, members, cap, budget, (sols, found, nodes, status), out, share, carts)
+    return (*ran, share, carts)
 
 
 def _reports(
     verifier: Any,
     cs: Any,
-    members: Sequence[tuple[int, Instance, Any]],
+    instance_of: Any,
     cap: int,
     budget: SearchBudget,
-    ran: tuple[np.ndarray, ...],
+    got: tuple[Any, ...],
+    at: Sequence[int],
     out: list[VerifierReport | None],
-    share: float,
-    carts: list[Any],
 ) -> None:
-    """The report of each member from :meth:`Search.run_many`'s arrays ``ran``: the first
-    solutions of all rows copied out of the workspace in one array; a UNIQUE report is a
+    """The report of each row (``out[at[row]]``) from :func:`_searched`'s arrays ``got``: the
+    first solutions of all rows copied out of the workspace in one array; a UNIQUE report is a
     :class:`~puzzlekit.core.lazyreport.LazyReport` made from the chunk's fields and its row
-    (:data:`_UNIQUE`), the others as :meth:`BitmaskVerifier.verify` builds them."""
+    (:data:`_UNIQUE`; the instance asked of ``instance_of(row)`` only when its digest is read),
+    the others as :meth:`BitmaskVerifier.verify` builds them."""
     from puzzlekit.core.lazyreport import made
     from puzzlekit.verifiers.bitmask.compile import ReportView
     from puzzlekit.verifiers.bitmask.kernel import DONE
     from puzzlekit.verifiers.bitmask.search import solutions_of
     from puzzlekit.verifiers.reports import found_report, frozen_source, unique_fields
 
-    sols, found, nodes, status = ran
-    firsts = sols[: len(members), 0].copy()
+    sols, found, nodes, status, share, carts = got
+    firsts = sols[: len(at), 0].copy()
     nv = len(cs.names)
-    schema, src = cs.schema, verifier._src
+    src = verifier._src
     unique = unique_fields(frozen_source(src), cap)
-    unique["_thunks"], unique["_cs"], unique["_firsts"], unique["_share"] = (
-        _UNIQUE,
-        cs,
-        firsts,
-        share,
-    )
-    rows = zip(members, found.tolist(), nodes.tolist(), status.tolist(), carts, strict=False)
-    for row, ((pos, inst, _), count, spent, done, cart) in enumerate(rows):
-        if done != DONE:  # needs more nodes than one chunk: the clock is read on
-            out[pos] = verifier.verify(inst, solution_cap=cap, budget=budget)
-            continue
-        if count == 1:
+    unique.update(_thunks=_UNIQUE, _cs=cs, _firsts=firsts, _share=share, _make=instance_of)
+    rows = zip(at, found.tolist(), nodes.tolist(), status.tolist(), carts, strict=False)
+    for row, (pos, count, spent, done, cart) in enumerate(rows):
+        if count == 1 and done == DONE:
             fields = unique.copy()
             fields["cartesian_size"], fields["cartesian_size_log10"] = cart
-            fields["_row"], fields["_inst"], fields["_nodes"] = row, inst, spent
-            digest = inst.__dict__.get("_digest")  # else hashed when first read
-            if digest is not None:
-                fields["instance_digest"] = digest
+            fields["_row"], fields["_nodes"] = row, spent
             out[pos] = made(fields)
+            continue
+        inst = instance_of(row)
+        if done != DONE:  # needs more nodes than one chunk: the clock is read on
+            out[pos] = verifier.verify(inst, solution_cap=cap, budget=budget)
             continue
         stats: dict[str, Any] = {"nodes": spent, "seconds": share}
         if count:  # several: sorted over the instance's order (drawn from its digest)
             bits = sols[row, :count].copy()
             order = np.array(digest_permutation(inst.digest, STREAM_ORDER, nv), np.int64)
             solutions = partial(solutions_of, cs, bits, order)
-            view: Any = ReportView(inst, schema)
+            view: Any = ReportView(inst, cs.schema)
             out[pos] = found_report(view, src, cap, count, solutions, cart, stats)
         else:
             out[pos] = verifier.outcome(inst, cs, cap, [], cart, stats, budget)
@@ -226,7 +280,7 @@ def _one_solution(rep: Any) -> list[Any]:
 
 
 def _digest(rep: Any) -> str:
-    return rep._inst.digest  # type: ignore[no-any-return]
+    return rep._make(rep._row).digest  # type: ignore[no-any-return]
 
 
 def _stats(rep: Any) -> Any:

@@ -227,20 +227,28 @@ def lines_start(
     numbers of givens; None when a line's given is not a plain domain restriction."""
     nv = len(plan.cs.names)
     values = np.frombuffer(b"".join([g.values for g in grids]), np.uint8).reshape(-1, nv)
+    return values_start(plan, values, digests)
+
+
+def values_start(
+    plan: LinePlan, values: np.ndarray, digests: Sequence[str] | None
+) -> tuple[np.ndarray, np.ndarray, list[int]] | None:
+    """:func:`lines_start` of the grid lines whose cell values are the rows of ``values``."""
+    k, nv = values.shape
     if digests is None:
-        raws = np.zeros((len(grids), 0), np.uint8)
+        raws = np.zeros((k, 0), np.uint8)
     else:
         raws = np.frombuffer(bytes.fromhex("".join([d[7:] for d in digests])), np.uint8)
-        raws = raws.reshape(len(grids), -1)
-    starts = np.empty((len(grids), nv), np.int64)
-    orders = np.empty((len(grids), nv), np.int64)
+        raws = raws.reshape(k, -1)
+    starts = np.empty((k, nv), np.int64)
+    orders = np.empty((k, nv), np.int64)
     base, masks = plan.cs.base_dom, plan.masks
     counts = _start_many(values, base, masks, raws, STREAM_ORDER, starts, orders)
-    if len(grids) and counts[0] == -1:
+    if k and counts[0] == -1:
         if not all(plan.fill(row) for row in values):
             return None
         counts = _start_many(values, base, masks, raws, STREAM_ORDER, starts, orders)
-    if len(grids) and counts[0] < 0:
+    if k and counts[0] < 0:
         return None
     return starts, orders, counts.tolist()
 
