@@ -27,11 +27,22 @@ import numpy as np
 
 from puzzlekit.core import deadline
 from puzzlekit.core.deadline import BudgetExceeded
+from puzzlekit.core.jsondata import FrozenDict
+from puzzlekit.core.lazyreport import made
 from puzzlekit.core.model import Instance
 from puzzlekit.core.protocols import SearchBudget
 from puzzlekit.core.report import VerifierReport
 from puzzlekit.families.grid import GridLine
+from puzzlekit.verifiers.bitmask import search as bitmask_search
+from puzzlekit.verifiers.bitmask.compile import ReportView, cartesian_of
+from puzzlekit.verifiers.bitmask.kernel import DONE
+from puzzlekit.verifiers.bitmask.line import batch_member, lines_start, values_start
+from puzzlekit.verifiers.bitmask.search import CHUNK, restrict, workspace
+from puzzlekit.verifiers.reports import found_report, frozen_source, unique_fields
 from puzzlekit.verifiers.search import STREAM_ORDER, digest_permutation
+
+#: the budget of a call that names none (frozen: made once)
+_BUDGET = SearchBudget()
 
 #: the most search workspace (solution slots times variables) one compiled call fills
 MAX_SLOTS = 2_000_000
@@ -53,11 +64,10 @@ def verify_batch(
     instances as the bitmask backend does)."""
     if cap < 2:
         raise ValueError("solution_cap must be at least 2: uniqueness needs a second solution")
-    budget = budget or SearchBudget()
+    budget = budget or _BUDGET
     out: list[VerifierReport | None] = [None] * len(instances)
     groups: dict[int, tuple[Any, list[tuple[int, Instance, Any]]]] = {}
     grids: dict[int, tuple[Any, list[tuple[int, Instance, Any]]]] = {}
-    from puzzlekit.verifiers.bitmask.line import batch_member
 
     lines = lines and not extras and not verifier.forced_cells
     same: dict[int, Any] = {}  # band search plans by params object (its lines read no digest)
@@ -129,7 +139,6 @@ def _run_chunk(
     started from their values; on the band search (which reads no order) their orders are
     drawn, and the instances hashed, only for the rows that read them (a second search at the
     cap, several solutions to sort)."""
-    from puzzlekit.verifiers.bitmask.line import lines_start
 
     started = time.perf_counter()
     lazy = plan is not None and plan.band9(cap)
@@ -160,9 +169,8 @@ def verify_values(
     the rows of ``values``; ``instance_of(row)`` gives the instance of a row, asked only where
     a report needs more than the row (its digest, several solutions, a verification of its
     own)."""
-    from puzzlekit.verifiers.bitmask.line import values_start
 
-    budget = budget or SearchBudget()
+    budget = budget or _BUDGET
     k = values.shape[0]
     out: list[VerifierReport | None] = [None] * k
     step = max(1, min(MAX_CHUNK, MAX_SLOTS // (cap * values.shape[1])))
@@ -200,8 +208,6 @@ def _searched(
     ``started``: its arrays, each row's share of the time since ``began`` and the rows'
     cartesian sizes. On the band search the orders are drawn only for the rows searched again
     at the cap."""
-    from puzzlekit.verifiers.bitmask.compile import cartesian_of
-    from puzzlekit.verifiers.bitmask.search import CHUNK, workspace
 
     starts, orders, counts = started
     search = workspace(cs, cs.base_structure, cap)
@@ -238,12 +244,6 @@ def _reports(
     :class:`~puzzlekit.core.lazyreport.LazyReport` made from the chunk's fields and its row
     (:data:`_UNIQUE`; the instance asked of ``instance_of(row)`` only when its digest is read),
     the others as :meth:`BitmaskVerifier.verify` builds them."""
-    from puzzlekit.core.lazyreport import made
-    from puzzlekit.verifiers.bitmask.compile import ReportView
-    from puzzlekit.verifiers.bitmask.kernel import DONE
-    from puzzlekit.verifiers.bitmask.search import solutions_of
-    from puzzlekit.verifiers.reports import found_report, frozen_source, unique_fields
-
     sols, found, nodes, status, share, carts = got
     firsts = sols[: len(at), 0].copy()
     nv = len(cs.names)
@@ -266,7 +266,7 @@ def _reports(
         if count:  # several: sorted over the instance's order (drawn from its digest)
             bits = sols[row, :count].copy()
             order = np.array(digest_permutation(inst.digest, STREAM_ORDER, nv), np.int64)
-            solutions = partial(solutions_of, cs, bits, order)
+            solutions = partial(bitmask_search.solutions_of, cs, bits, order)
             view: Any = ReportView(inst, cs.schema)
             out[pos] = found_report(view, src, cap, count, solutions, cart, stats)
         else:
@@ -274,9 +274,7 @@ def _reports(
 
 
 def _one_solution(rep: Any) -> list[Any]:
-    from puzzlekit.verifiers.bitmask.search import solutions_of
-
-    return solutions_of(rep._cs, rep._firsts[rep._row : rep._row + 1], None)
+    return bitmask_search.solutions_of(rep._cs, rep._firsts[rep._row : rep._row + 1], None)
 
 
 def _digest(rep: Any) -> str:
@@ -284,7 +282,6 @@ def _digest(rep: Any) -> str:
 
 
 def _stats(rep: Any) -> Any:
-    from puzzlekit.core.jsondata import FrozenDict
 
     return FrozenDict(nodes=rep._nodes, seconds=rep._share)
 
@@ -297,7 +294,6 @@ _UNIQUE = {"solutions": _one_solution, "instance_digest": _digest, "stats": _sta
 
 def _starts(cs: Any, members: Sequence[tuple[int, Instance, Any]]) -> tuple[Any, Any, None]:
     """The start domains and search orders of instances given by their clue effects."""
-    from puzzlekit.verifiers.bitmask.search import restrict
 
     nv = len(cs.names)
     starts = np.tile(cs.base_dom, (len(members), 1))
