@@ -198,8 +198,10 @@ def _new_plan(instance: Instance, grid: GridLine) -> LinePlan | None:
     return LinePlan(*got, grid.size) if got is not None else None
 
 
-#: the digest bytes :func:`_start` takes for "no order"
+#: the digest bytes :func:`_start` takes for "no order" (read-only, as the digest bytes read
+#: from a string are: one compiled signature for both)
 _NO_RAW = np.zeros(0, np.uint8)
+_NO_RAW.flags.writeable = False
 
 
 def line_start(
@@ -237,6 +239,7 @@ def values_start(
     k, nv = values.shape
     if digests is None:
         raws = np.zeros((k, 0), np.uint8)
+        raws.flags.writeable = False  # as the digest bytes are: one compiled signature
     else:
         raws = np.frombuffer(bytes.fromhex("".join([d[7:] for d in digests])), np.uint8)
         raws = raws.reshape(k, -1)
