@@ -130,6 +130,7 @@ def drop_kept() -> None:
     """Forget every kept verifier (tests; a process that wants the memory back)."""
     with _kept_lock:
         _kept.clear()
+        _LINE_CHOICE.clear()  # its entries lend from the pools just dropped
 
 
 #: The general exact backends the default choice asks, most preferred first; the first whose
