@@ -174,28 +174,19 @@ def _grid_lines(
     their schema's choice names, asked once (the choice is the schema's): on the 9×9 band
     search from their cell values, an instance made only for a report that reads more than its
     row; None where that is not a backend that batches them (verify_instances then does)."""
-    import numpy as np
-
-    from puzzlekit.verifiers.bitmask.backend import BitmaskVerifier
-    from puzzlekit.verifiers.bitmask.batch import verify_values
-    from puzzlekit.verifiers.bitmask.line import batch_member
-    from puzzlekit.verifiers.registry import choice_seconds, kept_verifier, line_verifier_name
-
     asked = report_extras(extras)
-    first = lines.instance(0)
-    name = verifier or line_verifier_name(first, choice_seconds(budget))
-    if name is None:
-        return None
-    with kept_verifier(name) as v:
-        if type(v) is not BitmaskVerifier:
-            return None
-        if len(lines) == 1:
-            return [v.verify(first, solution_cap=cap, budget=budget, extras=asked)]
-        plan = None if asked or v.forced_cells or cap < 2 else batch_member(v, first)
-        if plan is None or not plan.band9(cap):
-            return v.verify_batch(lines.instances(), solution_cap=cap, budget=budget, extras=asked)
-        values = np.frombuffer(lines.values, np.uint8).reshape(len(lines), -1)
-        return verify_values(v, plan, values, lines.instance, cap, budget)
+    run = _GRID[0] if _GRID else _grid()
+    return run(lines, verifier, cap, budget, asked)  # type: ignore[no-any-return]
+
+
+_GRID: list[Any] = []  # bitmask.batch.verify_lines, imported on first use (it loads numba)
+
+
+def _grid() -> Any:
+    from puzzlekit.verifiers.bitmask.batch import verify_lines
+
+    _GRID.append(verify_lines)
+    return verify_lines
 
 
 def _reader(family: str | None) -> Any:
