@@ -175,6 +175,8 @@ def _grid_lines(
     search from their cell values, an instance made only for a report that reads more than its
     row; None where that is not a backend that batches them (verify_instances then does)."""
     asked = report_extras(extras)
+    if verifier not in (None, "bitmask"):  # another backend: verified as instances
+        return None
     run = _GRID[0] if _GRID else _grid()
     return run(lines, verifier, cap, budget, asked)  # type: ignore[no-any-return]
 
