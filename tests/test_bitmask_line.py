@@ -264,3 +264,20 @@ def test_a_chunk_of_9x9_lines_reports_as_pk_verify_from_its_values(cap: int) -> 
     assert {r.verdict.value for r in reps} == {"UNIQUE", "MULTIPLE", "UNSOLVABLE"}
     assert [_content(r) for r in reps] == [_content(w) for w in want]
     assert [r.instance_digest for r in reps] == [w.instance_digest for w in want]
+
+
+def test_a_chunk_of_9x9_lines_past_its_budget_and_pickled_is_pk_verifys() -> None:
+    """Rows that need more nodes than the budget are UNDECIDED as pk.verify says; a chunk's
+    report pickles to the eager report of the same fields."""
+    import pickle
+
+    lines = _shared("top1465", 6)
+    budget = SearchBudget(nodes=3)
+    reps = pk.verify_many(lines, "sudoku", budget=budget)
+    want = [pk.verify(_general(pk.parse("sudoku", line)), budget=budget) for line in lines]
+    assert {r.verdict.value for r in reps} == {"UNDECIDED"}
+    assert [_content(r) for r in reps] == [_content(w) for w in want]
+    fresh = pk.verify_many(_shared("17clue", 4), "sudoku")
+    back = [pickle.loads(pickle.dumps(r)) for r in fresh]
+    assert [type(b).__name__ for b in back] == ["VerifierReport"] * 4
+    assert back == fresh and [b.digest() for b in back] == [r.digest() for r in fresh]
