@@ -71,16 +71,17 @@ def verify_batch(
     grids: dict[int, tuple[Any, list[tuple[int, Instance, Any]]]] = {}
 
     lines = lines and not extras and not verifier.forced_cells
-    same: dict[int, Any] = {}  # band search plans by params object (its lines read no digest)
+    same: dict[Any, Any] = {}  # band search plans by family and params object
     for pos, inst in enumerate(instances):
         plan = None
         if lines:
             grid = inst.__dict__.get("_source")
-            plan = same.get(id(grid.params)) if type(grid) is GridLine else None
+            key = (inst.family, id(grid.params)) if type(grid) is GridLine else None
+            plan = same.get(key) if key is not None else None
             if plan is None or "clues" in inst.__dict__:
                 plan = batch_member(verifier, inst)
-                if plan is not None and plan.band9() and type(grid) is GridLine:
-                    same[id(grid.params)] = plan  # the instances hold the params: ids stay
+                if plan is not None and plan.band9() and key is not None:
+                    same[key] = plan  # the instances hold the params: ids stay
         if plan is not None:  # a grid line: started from its values
             grids.setdefault(id(plan), (plan, []))[1].append((pos, inst, None))
             continue
@@ -140,7 +141,6 @@ def _run_chunk(
     started from their values; on the band search (which reads no order) their orders are
     drawn, and the instances hashed, only for the rows that read them (a second search at the
     cap, several solutions to sort)."""
-
     started = time.perf_counter()
     lazy = plan is not None and plan.band9(cap)
     lined = None
@@ -196,7 +196,6 @@ def verify_values(
     the rows of ``values``; ``instance_of(row)`` gives the instance of a row, asked only where
     a report needs more than the row (its digest, several solutions, a verification of its
     own)."""
-
     budget = budget or _BUDGET
     k = values.shape[0]
     out: list[VerifierReport | None] = [None] * k
