@@ -234,7 +234,6 @@ def _searched(
     ``started``: its arrays, each row's share of the time since ``began`` and the rows'
     cartesian sizes. On the band search the orders are drawn only for the rows searched again
     at the cap."""
-
     starts, orders, counts = started
     search = workspace(cs, cs.base_structure, cap)
     nv = starts.shape[1]
@@ -310,7 +309,6 @@ def _digest(rep: Any) -> str:
 
 
 def _stats(rep: Any) -> Any:
-
     return FrozenDict(nodes=rep._nodes, seconds=rep._share)
 
 
@@ -322,7 +320,6 @@ _UNIQUE = {"solutions": _one_solution, "instance_digest": _digest, "stats": _sta
 
 def _starts(cs: Any, members: Sequence[tuple[int, Instance, Any]]) -> tuple[Any, Any, None]:
     """The start domains and search orders of instances given by their clue effects."""
-
     nv = len(cs.names)
     starts = np.tile(cs.base_dom, (len(members), 1))
     idx: list[int] = []
