@@ -154,7 +154,7 @@ def _lines(
 ) -> Any:
     """A chunk of text lines read together (a givens grid family's ``read_values``: one
     schema, every line reads), else None (read one by one)."""
-    if not all(type(item) is str for item in batch):
+    if set(map(type, batch)) != {str}:
         return None
     try:
         fam = get_family(family or "sudoku")

@@ -171,17 +171,22 @@ def read_values(family: Any, lines: Sequence[str], params: Mapping[str, Any] | N
         return None
     if type(family).parse_text is not GivensGrid.parse_text:
         return None
-    stripped = [line.strip() for line in lines]
     try:
-        frozen_params, n, key = family._line_params(stripped[0], params)
+        frozen_params, n, key = family._line_params(lines[0].strip(), params)
     except SpecError:
         return None
     size = n * n
-    if any(len(line) != size for line in stripped):
-        return None
-    values = "".join(stripped).encode("latin-1", "replace").translate(_VALUE_BYTES[n])
-    if b"\xff" in values:  # a character outside the table
-        return None
+    table = _VALUE_BYTES[n]
+    values = None
+    if set(map(len, lines)) == {size}:  # no line to strip (whitespace reads as outside)
+        values = "".join(lines).encode("latin-1", "replace").translate(table)
+    if values is None or b"\xff" in values:
+        stripped = [line.strip() for line in lines]
+        if set(map(len, stripped)) != {size}:
+            return None
+        values = "".join(stripped).encode("latin-1", "replace").translate(table)
+        if b"\xff" in values:  # a character outside the table
+            return None
     return LineChunk(family.info.name, frozen_params, n, key, values)
 
 
