@@ -115,6 +115,11 @@ def verify(
     (:func:`puzzlekit.verifiers.registry.kept_verifier`), so one call after another costs what
     a kept verifier costs, not a new solver each time; safe from several threads.
     """
+    if verifier is None and not extras:  # a grid line: its schema's choice, asked once
+        line = _VERIFY_LINE[0] if _VERIFY_LINE else _verify_line()
+        rep = line(instance, solution_cap, budget)
+        if rep is not None:
+            return rep  # type: ignore[no-any-return]
     from puzzlekit.core.protocols import report_extras
     from puzzlekit.verifiers.registry import choice_seconds, default_verifier_name, kept_verifier
 
@@ -122,6 +127,16 @@ def verify(
     name = verifier or default_verifier_name(instance, choice_seconds(budget))
     with kept_verifier(name) as v:
         return v.verify(instance, solution_cap=solution_cap, budget=budget, extras=asked)
+
+
+_VERIFY_LINE: list[Any] = []  # registry.verify_line, imported on the first verify
+
+
+def _verify_line() -> Any:
+    from puzzlekit.verifiers.registry import verify_line
+
+    _VERIFY_LINE.append(verify_line)
+    return verify_line
 
 
 def verify_many(

@@ -165,6 +165,7 @@ def test_the_backend_choice_of_a_grid_line_is_kept_per_schema_and_follows_the_re
 
     line = _shared("17clue", 1)[0]
     assert registry.default_verifier_name(pk.parse("sudoku", line)) == "bitmask"
+    assert pk.verify(pk.parse("sudoku", line)).source["verifier"] == "bitmask"
     kept = [k for k in registry._BY_SCHEMA if k[2] == pk.parse("sudoku", line).params_key()]
     assert kept  # the second grid line of the schema is answered from the kept choice
 
@@ -177,10 +178,12 @@ def test_the_backend_choice_of_a_grid_line_is_kept_per_schema_and_follows_the_re
     registry.VERIFIERS.register("bitmask", Declining, replace=True)
     try:  # another factory under the name: asked again, not answered from the kept choice
         assert registry.default_verifier_name(pk.parse("sudoku", line)) == "sat"
+        assert pk.verify(pk.parse("sudoku", line)).source["verifier"] == "sat"  # pk.verify's too
     finally:
         registry.VERIFIERS.register("bitmask", real, replace=True)
         registry.VERIFIERS._origin["bitmask"] = origin  # the built-in's, as the registry had it
     assert registry.default_verifier_name(pk.parse("sudoku", line)) == "bitmask"
+    assert pk.verify(pk.parse("sudoku", line)).source["verifier"] == "bitmask"
 
 
 def test_grid_lines_verified_from_several_threads_give_the_sequential_reports() -> None:
@@ -212,3 +215,69 @@ def test_a_rewritten_canonical_bytes_table_is_caught_by_cache_intact() -> None:
     finally:
         flat[k] = kept
     assert pk.parse("sudoku", "1234............").cache_intact()
+
+
+def test_a_9x9_line_read_for_its_verdict_is_never_hashed() -> None:
+    """The band search reads no search order: a report whose verdict alone is read hashes
+    nothing, and its digest, read later, is the instance's (pk.verify and verify_many alike)."""
+    lines = _shared("17clue", 3)
+    single = pk.parse("sudoku", lines[0])
+    rep = pk.verify(single)
+    batch = [pk.parse("sudoku", line) for line in lines[1:]]
+    reps = pk.verify_many(batch)
+    assert [rep.verdict.value] + [r.verdict.value for r in reps] == ["UNIQUE"] * 3
+    for inst in [single, *batch]:
+        assert "_digest" not in inst.__dict__ and "_canonical" not in inst.__dict__
+    for got, inst in zip([rep, *reps], [single, *batch], strict=True):
+        assert got.instance_digest == _general(inst).fresh_digest() == inst.digest
+        assert _content(got) == _content(pk.verify(_general(inst)))
+
+
+def test_verify_many_starts_grid_lines_from_their_values(monkeypatch) -> None:
+    """Lines of a givens grid go through neither clue objects nor clue effects, and read
+    together into the instances parse_text gives."""
+    from puzzlekit.families.grid import read_lines
+    from puzzlekit.verifiers.bitmask import batch
+
+    def refuse(*args: object) -> None:
+        raise AssertionError("a grid line went through its clue effects")
+
+    lines = [line for _, line, n in _cases() if n in (4, 9)][:30]
+    want = [_content(pk.verify(_general(pk.parse("sudoku", line)))) for line in lines]
+    monkeypatch.setattr(batch, "_prepared", refuse)
+    got = pk.verify_many(lines, "sudoku")
+    assert [_content(r) for r in got] == want
+    nine = [line for line in lines if len(line) == 81]
+    read = read_lines(get_family("sudoku"), nine, None)
+    assert [i.digest for i in read] == [pk.parse("sudoku", line).digest for line in nine]
+    assert read_lines(get_family("sudoku"), [nine[0], "x" * 81], None) is None
+    assert read_lines(get_family("sudoku"), [nine[0], "1" * 16], None) is None
+
+
+@pytest.mark.parametrize("cap", [2, 100])
+def test_a_chunk_of_9x9_lines_reports_as_pk_verify_from_its_values(cap: int) -> None:
+    """A chunk of 9×9 text lines (UNIQUE, MULTIPLE past the cap, UNSOLVABLE) searched from
+    its cell values: each report is pk.verify's, its digest read when first asked."""
+    lines = [line for _, line, n in _cases() if n == 9 and len(line) == 81][:40]
+    reps = pk.verify_many(lines, "sudoku", solution_cap=cap)
+    want = [pk.verify(_general(pk.parse("sudoku", line)), solution_cap=cap) for line in lines]
+    assert {r.verdict.value for r in reps} == {"UNIQUE", "MULTIPLE", "UNSOLVABLE"}
+    assert [_content(r) for r in reps] == [_content(w) for w in want]
+    assert [r.instance_digest for r in reps] == [w.instance_digest for w in want]
+
+
+def test_a_chunk_of_9x9_lines_past_its_budget_and_pickled_is_pk_verifys() -> None:
+    """Rows that need more nodes than the budget are UNDECIDED as pk.verify says; a chunk's
+    report pickles to the eager report of the same fields."""
+    import pickle
+
+    lines = _shared("top1465", 6)
+    budget = SearchBudget(nodes=3)
+    reps = pk.verify_many(lines, "sudoku", budget=budget)
+    want = [pk.verify(_general(pk.parse("sudoku", line)), budget=budget) for line in lines]
+    assert {r.verdict.value for r in reps} == {"UNDECIDED"}
+    assert [_content(r) for r in reps] == [_content(w) for w in want]
+    fresh = pk.verify_many(_shared("17clue", 4), "sudoku")
+    back = [pickle.loads(pickle.dumps(r)) for r in fresh]
+    assert [type(b).__name__ for b in back] == ["VerifierReport"] * 4
+    assert back == fresh and [b.digest() for b in back] == [r.digest() for r in fresh]

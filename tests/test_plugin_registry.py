@@ -70,6 +70,17 @@ def _cli(*argv: str) -> subprocess.CompletedProcess:
     )
 
 
+def test_bound_says_what_a_name_means_now_without_loading_anything() -> None:
+    reg = _registry()
+    assert reg.bound("alpha") is None  # nothing loaded yet, and bound loads nothing
+    assert reg._builtins_state == "pending"
+    assert reg.get("alpha") == 1 and reg.bound("alpha") == 1
+    reg.register("alpha", 9, replace=True)
+    assert reg.bound("alpha") == 9
+    reg.unregister("alpha")
+    assert reg.bound("alpha") is None
+
+
 def test_a_plugin_that_replaces_a_name_at_import_is_refused_naming_both() -> None:
     got = _cli("--plugin", "pk_forge_replace", "schemas")
     assert got.returncode == 2, got.stderr

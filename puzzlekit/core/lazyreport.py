@@ -16,10 +16,12 @@ from puzzlekit.core.report import VerifierReport
 
 
 class LazyReport(VerifierReport):
-    """A :class:`VerifierReport` whose ``solutions`` and ``reject_detail`` are built when first
-    read (:func:`lazy_report`): a caller that reads only the verdict never pays for solution
-    mappings or a gap. Every field, the wire form, equality and pickling are those of the
-    report built eagerly (a pickled one reads back as a plain :class:`VerifierReport`)."""
+    """A :class:`VerifierReport` whose ``solutions`` and ``reject_detail`` (and, where the
+    backend never needed it, ``instance_digest``) are built when first read
+    (:func:`lazy_report`, :func:`lazy_fields`): a caller that reads only the verdict never pays
+    for solution mappings, a gap or hashing the instance. Every field, the wire form, equality
+    and pickling are those of the report built eagerly (a pickled one reads back as a plain
+    :class:`VerifierReport`)."""
 
     def __getattr__(self, name: str) -> Any:  # only called for an attribute not yet set
         thunks = self.__dict__.get("_thunks")
@@ -28,11 +30,10 @@ class LazyReport(VerifierReport):
             if name in self.__dict__:  # built meanwhile by another thread
                 return self.__dict__[name]
             raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
-        value = thunk()
+        value = thunk(self)
         if name == "solutions":
             value = frozen(tuple(value))
         object.__setattr__(self, name, value)
-        thunks.pop(name, None)
         return value
 
     def __reduce__(self) -> tuple[Any, tuple[Any, ...]]:
@@ -64,16 +65,40 @@ def lazy_report(
     """A report with ``fields`` (every field of :class:`VerifierReport` but the two below,
     frozen as its constructor freezes them) whose ``solutions`` is ``solutions()`` and
     ``reject_detail`` is ``reject_detail(report)`` (or None), each called when first read."""
-    rep = object.__new__(LazyReport)
     fields.setdefault("dispatch_error_count", 0)
     fields["diagnostics"] = tuple(fields["diagnostics"])
     fields["source"] = frozen(fields["source"])
     fields["stats"] = frozen(fields.get("stats", {}))
+    return lazy_fields(lambda rep: solutions(), reject_detail, fields)
+
+
+def lazy_fields(
+    solutions: Any,
+    reject_detail: Any,
+    fields: dict[str, Any],
+    instance_digest: Any = None,
+) -> VerifierReport:
+    """:func:`lazy_report` of ``fields`` already as a report holds them: every field but the
+    ones built later, each frozen (``source`` and ``stats`` :class:`FrozenDict` s,
+    ``diagnostics`` a tuple); ``fields`` becomes the report's own. ``solutions(report)``,
+    ``reject_detail(report)`` (None: no reject detail) and, where ``fields`` has no
+    ``instance_digest``, ``instance_digest(report)`` are called when first read."""
     thunks: dict[str, Any] = {"solutions": solutions}
+    if instance_digest is not None:
+        thunks["instance_digest"] = instance_digest
     if reject_detail is None:
         fields["reject_detail"] = None
     else:
-        thunks["reject_detail"] = lambda: reject_detail(rep)
+        thunks["reject_detail"] = reject_detail
     fields["_thunks"] = thunks
-    rep.__dict__.update(fields)  # a frozen dataclass: its fields are set as its __init__ sets them
+    return made(fields)
+
+
+def made(fields: dict[str, Any]) -> VerifierReport:
+    """The :class:`LazyReport` whose attributes are ``fields`` itself (taken, not copied): every
+    field of :class:`VerifierReport` frozen, or named in ``fields["_thunks"]`` (a mapping, which
+    may be shared by many reports, of field name to the function of the report that builds
+    it when first read)."""
+    rep = object.__new__(LazyReport)
+    object.__setattr__(rep, "__dict__", fields)
     return rep

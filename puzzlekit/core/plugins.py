@@ -405,6 +405,12 @@ class Registry(Generic[T]):
             self._lazy.pop(name, None)
             self._origin.pop(name, None)
 
+    def bound(self, name: str) -> T | None:
+        """The object ``name`` is bound to now, without importing or loading anything (None
+        where it is not bound yet, or not registered): what a cache checks to know that a name
+        still means the object it saw."""
+        return self._items.get(name)
+
     def _held(self, name: object) -> bool:
         try:
             return name in self._items or name in self._lazy

@@ -21,6 +21,7 @@ from puzzlekit.core.model import Instance, SpecError, sha256_digest
 from puzzlekit.core.protocols import DEFAULT_CAP, SearchBudget, report_extras
 from puzzlekit.core.report import VerifierReport
 from puzzlekit.families import get_family
+from puzzlekit.families.grid import read_values
 from puzzlekit.verifiers.reports import invalid_report, source
 
 #: puzzles read and verified together (one chunk of reports at a time)
@@ -70,8 +71,17 @@ def iter_verify_many(
         batch = list(itertools.islice(it, chunk))
         if not batch:
             return
-        reader = _reader(family)
-        read = [_instance(item, family, params, solution_cap, reader) for item in batch]
+        lines = _lines(batch, family, params)
+        read = None
+        if lines is not None:  # one schema's grid lines: chosen for once
+            got = _grid_lines(lines, verifier, solution_cap, budget, extras)
+            if got is not None:
+                yield from got
+                continue
+            read = lines.instances()
+        if read is None:
+            reader = _reader(family)
+            read = [_instance(item, family, params, solution_cap, reader) for item in batch]
         instances = [r for r in read if isinstance(r, Instance)]
         reports = iter(
             verify_instances(
@@ -137,6 +147,48 @@ def verify_instances(
         for i, rep in zip(where, got, strict=True):
             out[i] = rep
     return out  # type: ignore[return-value]
+
+
+def _lines(
+    batch: Sequence[Instance | str], family: str | None, params: Mapping[str, Any] | None
+) -> Any:
+    """A chunk of text lines read together (a givens grid family's ``read_values``: one
+    schema, every line reads), else None (read one by one)."""
+    if set(map(type, batch)) != {str}:
+        return None
+    try:
+        fam = get_family(family or "sudoku")
+    except SpecError:
+        return None
+    return read_values(fam, batch, params)
+
+
+def _grid_lines(
+    lines: Any,
+    verifier: str | None,
+    cap: int,
+    budget: SearchBudget | None,
+    extras: Collection[str],
+) -> list[VerifierReport] | None:
+    """The reports of grid lines of one schema read together (:func:`_lines`) on the backend
+    their schema's choice names, asked once (the choice is the schema's): on the 9×9 band
+    search from their cell values, an instance made only for a report that reads more than its
+    row; None where that is not a backend that batches them (verify_instances then does)."""
+    asked = report_extras(extras)
+    if verifier not in (None, "bitmask"):  # another backend: verified as instances
+        return None
+    run = _GRID[0] if _GRID else _grid()
+    return run(lines, verifier, cap, budget, asked)  # type: ignore[no-any-return]
+
+
+_GRID: list[Any] = []  # bitmask.batch.verify_lines, imported on first use (it loads numba)
+
+
+def _grid() -> Any:
+    from puzzlekit.verifiers.bitmask.batch import verify_lines
+
+    _GRID.append(verify_lines)
+    return verify_lines
 
 
 def _reader(family: str | None) -> Any:

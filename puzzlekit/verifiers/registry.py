@@ -23,7 +23,7 @@ from puzzlekit.core.deadline import BudgetExceeded
 from puzzlekit.core.jsondata import freeze
 from puzzlekit.core.model import Instance
 from puzzlekit.core.plugins import Registry
-from puzzlekit.families import get_family
+from puzzlekit.families import FAMILIES, get_family
 from puzzlekit.families.grid import GridLine
 
 #: the built-in backends, each imported on its first lookup (a Sudoku never imports pysat)
@@ -130,6 +130,7 @@ def drop_kept() -> None:
     """Forget every kept verifier (tests; a process that wants the memory back)."""
     with _kept_lock:
         _kept.clear()
+        _LINE_CHOICE.clear()  # its entries lend from the pools just dropped
 
 
 #: The general exact backends the default choice asks, most preferred first; the first whose
@@ -207,12 +208,89 @@ def default_verifier_names(
         lined = isinstance(inst.clue_source, GridLine) and "clues" not in inst.__dict__
         key = (inst.family, id(inst.params))
         name = memo.get(key) if lined else None
+        if name is None and lined:
+            name = line_verifier_name(inst, seconds)
         if name is None:
             name = default_verifier_name(inst, seconds)
             if lined and name == "bitmask" and _by_schema_key(inst) is not None:
                 memo[key] = name  # the params object is held by the instances: its id stays
         out.append(name)
     return out
+
+
+#: :func:`verify_line`'s choice per params object of grid lines, by its id: (the params object,
+#: family name, family object, verifier name, factory, idle verifiers)
+_LINE_CHOICE: dict[int, tuple[Any, str, Any, str, Any, list[protocols.Verifier]]] = {}
+
+
+def verify_line(instance: Instance, cap: int, budget: Any) -> Any:
+    """``pk.verify(instance)`` with the default choice and no extras, for a grid line whose
+    schema alone decides the choice (:func:`_by_schema_key`): the choice asked once per params
+    object (the lines of one schema share it) and checked against the registries on every call
+    (a family or backend registered again is asked again), the verifier lent from the pool
+    :class:`kept_verifier` keeps for the name. None for any other instance (the general path
+    verifies it)."""
+    entry = _line_entry(instance, choice_seconds(budget))
+    if entry is None:
+        return None
+    pool = entry[5]
+    try:
+        verifier = pool.pop()  # atomic: each borrower gets its own
+    except IndexError:
+        verifier = entry[4]()
+    try:
+        return verifier.verify(instance, solution_cap=cap, budget=budget)
+    finally:
+        if len(pool) < KEPT_IDLE:
+            pool.append(verifier)
+
+
+def line_verifier_name(instance: Instance, seconds: float | None = None) -> str | None:
+    """:func:`default_verifier_name` of ``instance`` where it is a grid line whose schema alone
+    decides it (asked once per params object, as :func:`verify_line` asks it), else None."""
+    entry = _line_entry(instance, seconds)
+    return None if entry is None else entry[3]  # type: ignore[no-any-return]
+
+
+def _line_entry(instance: Instance, seconds: float | None) -> Any:
+    """The :data:`_LINE_CHOICE` entry of ``instance``, checked against the registries (made
+    where missing or stale), or None."""
+    grid = instance.__dict__.get("_source")
+    if type(grid) is not GridLine or "clues" in instance.__dict__:
+        return None
+    params = grid.params
+    entry = _LINE_CHOICE.get(id(params))
+    if (
+        entry is None
+        or entry[0] is not params
+        or entry[1] != instance.family
+        or FAMILIES.bound(entry[1]) is not entry[2]
+        or VERIFIERS.bound(entry[3]) is not entry[4]
+    ):
+        entry = _line_choice(instance, seconds)
+    return entry
+
+
+def _line_choice(instance: Instance, seconds: float | None) -> Any:
+    """The :data:`_LINE_CHOICE` entry of ``instance``'s params object, or None where its
+    schema alone does not decide the choice."""
+    name = default_verifier_name(instance, seconds)
+    family = FAMILIES.bound(instance.family)
+    if name != "bitmask" or family is None or _by_schema_key(instance) is None:
+        return None
+    factory = VERIFIERS.get(name)
+    key = (name, factory, _NO_SETTINGS)
+    with _kept_lock:  # the pool kept_verifier lends from for this name
+        pool = _kept.setdefault(key, [])
+        _kept.move_to_end(key)
+        while len(_kept) > KEPT_KEYS:
+            _kept.popitem(last=False)
+    params = instance.__dict__["_source"].params
+    entry = (params, instance.family, family, name, factory, pool)
+    if len(_LINE_CHOICE) > 256:
+        _LINE_CHOICE.clear()
+    _LINE_CHOICE[id(params)] = entry  # holds the params object: its id is not reused
+    return entry
 
 
 #: the choice for grid lines whose schema alone decides it, by family object and params key:

@@ -15,7 +15,7 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any
 
 from puzzlekit.core.jsondata import frozen
-from puzzlekit.core.lazyreport import lazy_report
+from puzzlekit.core.lazyreport import lazy_fields
 from puzzlekit.core.model import (
     Instance,
     Problem,
@@ -307,41 +307,64 @@ def found_report(
     solutions, equal to :func:`outcome_report`'s of ``solutions()``, whose solutions and gap are
     built when first read (:class:`~puzzlekit.core.lazyreport.LazyReport`)."""
     instance = problem.instance
-    verdict = Verdict.UNIQUE if count == 1 else Verdict.MULTIPLE
+    if count == 1:  # the solutions as found: one needs no order
 
-    def ordered() -> Sequence[Mapping[str, int]]:
-        found = solutions()
-        if len(found) > 1:  # the order outcome_report gives them
-            return sort_solutions(found, search_order(problem.schema.names, instance.digest))
-        return found
+        def ordered(rep: VerifierReport) -> Sequence[Mapping[str, int]]:
+            return solutions()
 
-    def gap(rep: VerifierReport) -> RejectDetail:
-        return RejectDetail(
-            Verdict.MULTIPLE, discriminative_gap=tuple(discriminative_gap(problem, rep.solutions))
-        )
+        verdict, gap = Verdict.UNIQUE, None
+    else:
+        verdict = Verdict.MULTIPLE
 
-    return lazy_report(
-        ordered,
-        gap if count > 1 else None,
-        verdict=verdict,
-        solution_count=count,
-        solution_count_is_lower_bound=count >= cap and count > 1,
-        solution_cap=cap,
-        total_completions_enumerated=count,
-        cartesian_size=cart[0],
-        cartesian_size_log10=cart[1],
-        diagnostics=(),
-        source=_frozen_source(src),
-        honest_scope=HONEST_SCOPE[verdict],
-        instance_digest=instance.digest,
-        stats=dict(stats),
-    )
+        def ordered(rep: VerifierReport) -> Sequence[Mapping[str, int]]:  # outcome_report's
+            return sort_solutions(solutions(), search_order(problem.schema.names, instance.digest))
+
+        def gap(rep: VerifierReport) -> RejectDetail:
+            ranked = discriminative_gap(problem, rep.solutions)
+            return RejectDetail(Verdict.MULTIPLE, discriminative_gap=tuple(ranked))
+
+    fields = {
+        "verdict": verdict,
+        "solution_count": count,
+        "solution_count_is_lower_bound": count >= cap and count > 1,
+        "solution_cap": cap,
+        "total_completions_enumerated": count,
+        "cartesian_size": cart[0],
+        "cartesian_size_log10": cart[1],
+        "diagnostics": (),
+        "source": frozen_source(src),
+        "honest_scope": HONEST_SCOPE[verdict],
+        "stats": frozen(stats),
+        "dispatch_error_count": 0,
+    }
+    digest = instance.__dict__.get("_digest")  # not hashed yet: hashed when first read
+    if digest is not None:
+        fields["instance_digest"] = digest
+        return lazy_fields(ordered, gap, fields)
+    return lazy_fields(ordered, gap, fields, lambda rep: instance.digest)
+
+
+def unique_fields(source: Any, cap: int) -> dict[str, Any]:
+    """The fields every UNIQUE report of a finished search shares (``source`` frozen); the
+    rest (cartesian size, stats, solutions, instance digest) are the instance's."""
+    return {
+        "verdict": Verdict.UNIQUE,
+        "solution_count": 1,
+        "solution_count_is_lower_bound": False,
+        "solution_cap": cap,
+        "total_completions_enumerated": 1,
+        "diagnostics": (),
+        "reject_detail": None,
+        "source": source,
+        "honest_scope": HONEST_SCOPE[Verdict.UNIQUE],
+        "dispatch_error_count": 0,
+    }
 
 
 _SOURCES: dict[tuple[tuple[str, str], ...], Any] = {}
 
 
-def _frozen_source(src: Mapping[str, str]) -> Any:
+def frozen_source(src: Mapping[str, str]) -> Any:
     """``src`` frozen (a report's ``source``), one object per content (a verifier hands the
     same few sources to every report)."""
     key = tuple(src.items())

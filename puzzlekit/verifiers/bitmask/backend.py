@@ -235,9 +235,8 @@ class BitmaskVerifier(protocols.Verifier):
         if not search.found:
             return self.outcome(instance, cs, solution_cap, [], cart, stats, budget)
         bits = search.bits().copy()  # the workspace is reused: the report keeps its rows
-        return _lined().found_report(
-            self, instance, cs, solution_cap, bits, search.order, cart, stats
-        )
+        order = search.order if search.found > 1 else None  # one solution: none drawn
+        return _lined().found_report(self, instance, cs, solution_cap, bits, order, cart, stats)
 
     def verify_found(
         self,

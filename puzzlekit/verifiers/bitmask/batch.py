@@ -20,16 +20,30 @@ from __future__ import annotations
 
 import time
 from collections.abc import Collection, Sequence
+from functools import partial
 from typing import Any
 
 import numpy as np
 
 from puzzlekit.core import deadline
 from puzzlekit.core.deadline import BudgetExceeded
+from puzzlekit.core.jsondata import FrozenDict
+from puzzlekit.core.lazyreport import LazyReport
 from puzzlekit.core.model import Instance
 from puzzlekit.core.protocols import SearchBudget
 from puzzlekit.core.report import VerifierReport
+from puzzlekit.families.grid import GridLine
+from puzzlekit.verifiers.bitmask import search as bitmask_search
+from puzzlekit.verifiers.bitmask.compile import ReportView, cartesian_of
+from puzzlekit.verifiers.bitmask.kernel import DONE
+from puzzlekit.verifiers.bitmask.line import batch_member, lines_start, values_start
+from puzzlekit.verifiers.bitmask.search import CHUNK, restrict, workspace
+from puzzlekit.verifiers.registry import choice_seconds, kept_verifier, line_verifier_name
+from puzzlekit.verifiers.reports import found_report, frozen_source, unique_fields
 from puzzlekit.verifiers.search import STREAM_ORDER, digest_permutation
+
+#: the budget of a call that names none (frozen: made once)
+_BUDGET = SearchBudget()
 
 #: the most search workspace (solution slots times variables) one compiled call fills
 MAX_SLOTS = 2_000_000
@@ -51,18 +65,25 @@ def verify_batch(
     instances as the bitmask backend does)."""
     if cap < 2:
         raise ValueError("solution_cap must be at least 2: uniqueness needs a second solution")
-    budget = budget or SearchBudget()
+    budget = budget or _BUDGET
     out: list[VerifierReport | None] = [None] * len(instances)
     groups: dict[int, tuple[Any, list[tuple[int, Instance, Any]]]] = {}
-    lines: dict[int, tuple[Any, list[tuple[int, Instance, Any]]]] = {}
-    from puzzlekit.verifiers.bitmask.line import batch_member
+    grids: dict[int, tuple[Any, list[tuple[int, Instance, Any]]]] = {}
 
+    lines = lines and not extras and not verifier.forced_cells
+    same: dict[Any, Any] = {}  # band search plans by family and params object
     for pos, inst in enumerate(instances):
-        plan = (
-            None if extras or verifier.forced_cells or not lines else batch_member(verifier, inst)
-        )
+        plan = None
+        if lines:
+            grid = inst.__dict__.get("_source")
+            key = (inst.family, id(grid.params)) if type(grid) is GridLine else None
+            plan = same.get(key) if key is not None else None
+            if plan is None or "clues" in inst.__dict__:
+                plan = batch_member(verifier, inst)
+                if plan is not None and plan.band9() and key is not None:
+                    same[key] = plan  # the instances hold the params: ids stay
         if plan is not None:  # a grid line: started from its values
-            lines.setdefault(id(plan), (plan, []))[1].append((pos, inst, None))
+            grids.setdefault(id(plan), (plan, []))[1].append((pos, inst, None))
             continue
         prepared = None if extras or verifier.forced_cells else _prepared(verifier, inst, budget)
         if _batchable(verifier, prepared):
@@ -70,7 +91,7 @@ def verify_batch(
             groups.setdefault(id(cs), (cs, []))[1].append((pos, inst, effects))
         else:
             out[pos] = verifier.verify(inst, solution_cap=cap, budget=budget, extras=extras)
-    for kind, table in ((None, groups), ("lines", lines)):
+    for kind, table in ((None, groups), ("lines", grids)):
         for owner, members in table.values():
             cs = owner if kind is None else owner.cs
             step = max(1, min(MAX_CHUNK, MAX_SLOTS // (cap * len(cs.names))))
@@ -117,46 +138,188 @@ def _run_chunk(
 ) -> None:
     """Search ``members`` (position, instance, clue effects) in one call; fill ``out``. With a
     ``plan`` (:class:`~puzzlekit.verifiers.bitmask.line.LinePlan`) the members are grid lines,
-    started from their values."""
-    from puzzlekit.verifiers.bitmask.compile import cartesian_of
-    from puzzlekit.verifiers.bitmask.kernel import DONE
-    from puzzlekit.verifiers.bitmask.line import lines_start
-    from puzzlekit.verifiers.bitmask.search import CHUNK, found_report, workspace
-
+    started from their values; on the band search (which reads no order) their orders are
+    drawn, and the instances hashed, only for the rows that read them (a second search at the
+    cap, several solutions to sort)."""
     started = time.perf_counter()
+    lazy = plan is not None and plan.band9(cap)
     lined = None
     if plan is not None:
         grids = [inst.clue_source for _, inst, _ in members]
-        lined = lines_start(plan, grids, [inst.digest for _, inst, _ in members])
+        digests = None if lazy else [inst.digest for _, inst, _ in members]
+        lined = lines_start(plan, grids, digests)
         if lined is None:  # a given that is not a plain restriction: each on its own
             for pos, inst, _ in members:
                 out[pos] = verifier.verify(inst, solution_cap=cap, budget=budget)
             return
-    starts, orders, counts = lined or _starts(cs, members)
-    limit = CHUNK if budget.nodes is None else min(CHUNK, budget.nodes)
+
+    def instance_of(row: int) -> Instance:
+        return members[row][1]
+
+    started_rows = lined or _starts(cs, members)
+    got = _searched(verifier, cs, started_rows, cap, budget, plan, started, instance_of)
+    at = [pos for pos, _, _ in members]
+    _reports(verifier, cs, instance_of, cap, budget, got, at, out)
+
+
+def verify_lines(
+    lines: Any, verifier: str | None, cap: int, budget: Any, extras: Collection[str]
+) -> list[VerifierReport] | None:
+    """``verify_many``'s reports of grid lines of one schema read together (a
+    :class:`~puzzlekit.families._kit.gridline.LineChunk`) on ``verifier`` (None: the backend
+    their schema's choice names, asked once: the choice is the schema's), asking for ``extras``
+    (checked): on the 9×9 band search from their cell values (:func:`verify_values`); None
+    where that backend is not this one (``verify_many`` then verifies them as instances)."""
+    from puzzlekit.verifiers.bitmask.backend import BitmaskVerifier
+
+    first = lines.instance(0)
+    name = verifier or line_verifier_name(first, choice_seconds(budget))
+    if name is None:
+        return None
+    with kept_verifier(name) as v:
+        if type(v) is not BitmaskVerifier:
+            return None
+        if len(lines) == 1:
+            return [v.verify(first, solution_cap=cap, budget=budget, extras=extras)]
+        plan = None if extras or v.forced_cells or cap < 2 else batch_member(v, first)
+        if plan is None or not plan.band9(cap):
+            return v.verify_batch(lines.instances(), solution_cap=cap, budget=budget, extras=extras)
+        values = np.frombuffer(lines.values, np.uint8).reshape(len(lines), -1)
+        return verify_values(v, plan, values, lines.instance, cap, budget)
+
+
+def verify_values(
+    verifier: Any, plan: Any, values: np.ndarray, instance_of: Any, cap: int, budget: Any
+) -> list[VerifierReport]:
+    """``verifier.verify`` of each grid line of ``plan``'s schema (on the band search, the
+    verifier preparing instances as the bitmask backend does, no extras) whose cell values are
+    the rows of ``values``; ``instance_of(row)`` gives the instance of a row, asked only where
+    a report needs more than the row (its digest, several solutions, a verification of its
+    own)."""
+    budget = budget or _BUDGET
+    k = values.shape[0]
+    out: list[VerifierReport | None] = [None] * k
+    step = max(1, min(MAX_CHUNK, MAX_SLOTS // (cap * values.shape[1])))
+    for start in range(0, k, step):
+        began = time.perf_counter()
+        rows = values[start : start + step]
+        lined = values_start(plan, rows, None)
+        if lined is None:  # a given that is not a plain restriction: each on its own
+            for row in range(start, start + rows.shape[0]):
+                out[row] = verifier.verify(instance_of(row), solution_cap=cap, budget=budget)
+            continue
+        got = _searched(verifier, plan.cs, lined, cap, budget, plan, began, instance_of, start)
+        at = list(range(start, start + rows.shape[0]))
+        of_row = partial(_shifted, instance_of, start)
+        _reports(verifier, plan.cs, of_row, cap, budget, got, at, out)
+    return out  # type: ignore[return-value]
+
+
+def _shifted(instance_of: Any, start: int, row: int) -> Instance:
+    return instance_of(start + row)  # type: ignore[no-any-return]
+
+
+def _searched(
+    verifier: Any,
+    cs: Any,
+    started: tuple[Any, Any, Any],
+    cap: int,
+    budget: SearchBudget,
+    plan: Any,
+    began: float,
+    instance_of: Any = None,
+    offset: int = 0,
+) -> tuple[Any, ...]:
+    """:meth:`Search.run_many` from the start domains, orders and numbers of givens
+    ``started``: its arrays, each row's share of the time since ``began`` and the rows'
+    cartesian sizes. On the band search the orders are drawn only for the rows searched again
+    at the cap."""
+    starts, orders, counts = started
     search = workspace(cs, cs.base_structure, cap)
-    sols, found, nodes, status = search.run_many(starts, orders, limit)
-    share = (time.perf_counter() - started) / len(members)
-    for row, (pos, inst, _) in enumerate(members):
-        if status[row] != DONE:  # needs more nodes than one chunk: the clock is read on
+    nv = starts.shape[1]
+    draw = None
+    if plan is not None and search.band9 is not None:
+
+        def draw(rows: np.ndarray) -> None:  # the orders of ``rows``, from their digests
+            for row in rows.tolist():
+                orders[row] = digest_permutation(instance_of(offset + row).digest, STREAM_ORDER, nv)
+
+    limit = CHUNK if budget.nodes is None else min(CHUNK, budget.nodes)
+    ran = search.run_many(starts, orders, limit, draw)
+    share = round((time.perf_counter() - began) / starts.shape[0], 6)
+    if plan is not None:
+        carts = plan.cartesians(starts, counts)
+    else:
+        carts = [cartesian_of(cs, start) for start in starts]
+    return (*ran, share, carts)
+
+
+def _reports(
+    verifier: Any,
+    cs: Any,
+    instance_of: Any,
+    cap: int,
+    budget: SearchBudget,
+    got: tuple[Any, ...],
+    at: Sequence[int],
+    out: list[VerifierReport | None],
+) -> None:
+    """The report of each row (``out[at[row]]``) from :func:`_searched`'s arrays ``got``: the
+    first solutions of all rows copied out of the workspace in one array; a UNIQUE report is a
+    :class:`~puzzlekit.core.lazyreport.LazyReport` made from the chunk's fields and its row
+    (:data:`_UNIQUE`; the instance asked of ``instance_of(row)`` only when its digest is read),
+    the others as :meth:`BitmaskVerifier.verify` builds them."""
+    sols, found, nodes, status, share, carts = got
+    firsts = sols[: len(at), 0].copy()
+    nv = len(cs.names)
+    src = verifier._src
+    unique = unique_fields(frozen_source(src), cap)
+    unique.update(_thunks=_UNIQUE, _cs=cs, _firsts=firsts, _share=share, _make=instance_of)
+    new, setattr_ = object.__new__, object.__setattr__
+    rows = zip(at, found.tolist(), nodes.tolist(), status.tolist(), carts, strict=False)
+    for row, (pos, count, spent, done, cart) in enumerate(rows):
+        if count == 1 and done == DONE:
+            fields = unique.copy()
+            fields["cartesian_size"], fields["cartesian_size_log10"] = cart
+            fields["_row"], fields["_nodes"] = row, spent
+            out[pos] = rep = new(LazyReport)
+            setattr_(rep, "__dict__", fields)  # made(fields), inline: once a row
+            continue
+        inst = instance_of(row)
+        if done != DONE:  # needs more nodes than one chunk: the clock is read on
             out[pos] = verifier.verify(inst, solution_cap=cap, budget=budget)
             continue
-        if plan is not None:
-            cart = plan.cartesian(starts[row], counts[row])
-        else:
-            cart = cartesian_of(cs, starts[row])
-        stats: dict[str, Any] = {"nodes": int(nodes[row]), "seconds": round(share, 6)}
-        if found[row]:  # the workspace is reused: the report keeps a copy of its rows
-            bits = sols[row, : found[row]].copy()
-            out[pos] = found_report(verifier, inst, cs, cap, bits, orders[row], cart, stats)
+        stats: dict[str, Any] = {"nodes": spent, "seconds": share}
+        if count:  # several: sorted over the instance's order (drawn from its digest)
+            bits = sols[row, :count].copy()
+            order = np.array(digest_permutation(inst.digest, STREAM_ORDER, nv), np.int64)
+            solutions = partial(bitmask_search.solutions_of, cs, bits, order)
+            view: Any = ReportView(inst, cs.schema)
+            out[pos] = found_report(view, src, cap, count, solutions, cart, stats)
         else:
             out[pos] = verifier.outcome(inst, cs, cap, [], cart, stats, budget)
 
 
+def _one_solution(rep: Any) -> list[Any]:
+    return bitmask_search.solutions_of(rep._cs, rep._firsts[rep._row : rep._row + 1], None)
+
+
+def _digest(rep: Any) -> str:
+    return rep._make(rep._row).digest  # type: ignore[no-any-return]
+
+
+def _stats(rep: Any) -> Any:
+    return FrozenDict(nodes=rep._nodes, seconds=rep._share)
+
+
+#: how a UNIQUE report of a chunk builds what it builds when first read, from what it keeps:
+#: the compiled schema, the chunk's first solutions and its row, its search nodes and share
+#: of the chunk's time, the instance
+_UNIQUE = {"solutions": _one_solution, "instance_digest": _digest, "stats": _stats}
+
+
 def _starts(cs: Any, members: Sequence[tuple[int, Instance, Any]]) -> tuple[Any, Any, None]:
     """The start domains and search orders of instances given by their clue effects."""
-    from puzzlekit.verifiers.bitmask.search import restrict
-
     nv = len(cs.names)
     starts = np.tile(cs.base_dom, (len(members), 1))
     idx: list[int] = []

@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Sequence
+from functools import partial
 from typing import Any
 
 import numpy as np
@@ -39,6 +40,7 @@ from puzzlekit.verifiers.bitmask.search import found_report as found_report  # f
 from puzzlekit.verifiers.bitmask.search import workspace
 from puzzlekit.verifiers.digest_draw import digest_permutation
 from puzzlekit.verifiers.search import STREAM_ORDER
+from puzzlekit.verifiers.search import digest_permutation as digest_perm
 
 #: a (cell, value) whose mask the plan has not read from the family's given yet
 UNKNOWN = -1
@@ -50,9 +52,9 @@ EAGER_PAIRS = 1024
 @njit(cache=True)
 def _start(values, base, masks, raw, stream, dom):  # pragma: no cover - compiled
     """``dom`` = ``base`` narrowed by ``masks[cell, value]`` at every cell with a value, and the
-    search order drawn from the digest bytes ``raw``, and the number of cells with a value; the
-    order is empty (and ``dom`` half done) and the number -1 when a mask is :data:`UNKNOWN`,
-    -2 when a value is outside the table."""
+    search order drawn from the digest bytes ``raw`` (none when ``raw`` is empty), and the
+    number of cells with a value; the order is empty (and ``dom`` half done) and the number -1
+    when a mask is :data:`UNKNOWN`, -2 when a value is outside the table."""
     count = 0
     for i in range(values.shape[0]):
         v = values[i]
@@ -65,6 +67,8 @@ def _start(values, base, masks, raw, stream, dom):  # pragma: no cover - compile
                 return np.zeros(0, np.int64), -1
             dom[i] &= m
             count += 1
+    if raw.shape[0] == 0:
+        return np.zeros(0, np.int64), count
     return digest_permutation(raw, stream, values.shape[0]).astype(np.int64), count
 
 
@@ -79,7 +83,8 @@ def _start_many(values, base, masks, raws, stream, starts, orders):  # pragma: n
         if count < 0:
             counts[0] = count
             return counts
-        orders[k] = order
+        if order.shape[0]:
+            orders[k] = order
         counts[k] = count
     return counts
 
@@ -96,6 +101,7 @@ class LinePlan:
         #: it: the Cartesian size then depends on the number of givens alone
         self.uniform = bool((cs.base_dom == cs.base_dom[0]).all()) and nv > 0
         self.carts: dict[int, tuple[int | float | None, float]] = {}
+        self._band9: bool | None = None
         self.lock = threading.Lock()
         if nv * size <= EAGER_PAIRS:  # a small schema (9×9: 729 pairs): every mask read now
             pairs = [(i, v) for i in range(nv) for v in range(1, size + 1)]
@@ -129,6 +135,26 @@ class LinePlan:
                     self.uniform = False
                 masks[i, v] = mask
         return True
+
+    def band9(self, cap: int = 2) -> bool:
+        """Whether the schema's searches run on the band search (the standard 9×9 Sudoku),
+        which reads no search order (:meth:`Search.run
+        <puzzlekit.verifiers.bitmask.search.Search.run>`)."""
+        found = self._band9
+        if found is None:
+            cs = self.cs
+            found = self._band9 = workspace(cs, cs.base_structure, cap).band9 is not None
+        return found
+
+    def cartesians(self, doms: np.ndarray, counts: Sequence[int]) -> list[Any]:
+        """:meth:`cartesian` of each row of ``doms`` (its number of givens in ``counts``)."""
+        carts = self.carts
+        if not self.uniform:
+            return [cartesian_of(self.cs, dom) for dom in doms]
+        out = [carts.get(c) for c in counts]
+        if None in out:
+            out = [self.cartesian(doms[r], c) for r, c in enumerate(counts)]
+        return out
 
     def cartesian(self, dom: np.ndarray, count: int) -> tuple[int | float | None, float]:
         """``compile.cartesian_of`` of ``dom`` (remembered by the number of givens where the plan
@@ -172,13 +198,20 @@ def _new_plan(instance: Instance, grid: GridLine) -> LinePlan | None:
     return LinePlan(*got, grid.size) if got is not None else None
 
 
+#: the digest bytes :func:`_start` takes for "no order" (read-only, as the digest bytes read
+#: from a string are: one compiled signature for both)
+_NO_RAW = np.zeros(0, np.uint8)
+_NO_RAW.flags.writeable = False
+
+
 def line_start(
-    plan: LinePlan, grid: GridLine, digest: str, dom: np.ndarray
+    plan: LinePlan, grid: GridLine, digest: str | None, dom: np.ndarray
 ) -> tuple[np.ndarray, int] | None:
-    """Fill ``dom`` with the line's start domains; the search order and the number of givens,
-    or None when a given is not a plain domain restriction."""
+    """Fill ``dom`` with the line's start domains; the search order (empty without a
+    ``digest``) and the number of givens, or None when a given is not a plain domain
+    restriction."""
     values = np.frombuffer(grid.values, np.uint8)
-    raw = np.frombuffer(bytes.fromhex(digest[7:]), np.uint8)
+    raw = _NO_RAW if digest is None else np.frombuffer(bytes.fromhex(digest[7:]), np.uint8)
     cs = plan.cs
     order, count = _start(values, cs.base_dom, plan.masks, raw, STREAM_ORDER, dom)
     if count == -1:
@@ -189,24 +222,36 @@ def line_start(
 
 
 def lines_start(
-    plan: LinePlan, grids: Sequence[GridLine], digests: Sequence[str]
+    plan: LinePlan, grids: Sequence[GridLine], digests: Sequence[str] | None
 ) -> tuple[np.ndarray, np.ndarray, list[int]] | None:
     """:func:`line_start` of each line in one compiled call: start domains and orders, one row
-    per line, and the numbers of givens; None when a line's given is not a plain domain
-    restriction."""
+    per line (no orders drawn without ``digests``: the rows are left as they are), and the
+    numbers of givens; None when a line's given is not a plain domain restriction."""
     nv = len(plan.cs.names)
     values = np.frombuffer(b"".join([g.values for g in grids]), np.uint8).reshape(-1, nv)
-    raws = np.frombuffer(bytes.fromhex("".join([d[7:] for d in digests])), np.uint8)
-    raws = raws.reshape(len(grids), -1)
-    starts = np.empty((len(grids), nv), np.int64)
-    orders = np.empty((len(grids), nv), np.int64)
+    return values_start(plan, values, digests)
+
+
+def values_start(
+    plan: LinePlan, values: np.ndarray, digests: Sequence[str] | None
+) -> tuple[np.ndarray, np.ndarray, list[int]] | None:
+    """:func:`lines_start` of the grid lines whose cell values are the rows of ``values``."""
+    k, nv = values.shape
+    if digests is None:
+        raws = np.zeros((k, 0), np.uint8)
+        raws.flags.writeable = False  # as the digest bytes are: one compiled signature
+    else:
+        raws = np.frombuffer(bytes.fromhex("".join([d[7:] for d in digests])), np.uint8)
+        raws = raws.reshape(k, -1)
+    starts = np.empty((k, nv), np.int64)
+    orders = np.empty((k, nv), np.int64)
     base, masks = plan.cs.base_dom, plan.masks
     counts = _start_many(values, base, masks, raws, STREAM_ORDER, starts, orders)
-    if len(grids) and counts[0] == -1:
+    if k and counts[0] == -1:
         if not all(plan.fill(row) for row in values):
             return None
         counts = _start_many(values, base, masks, raws, STREAM_ORDER, starts, orders)
-    if len(grids) and counts[0] < 0:
+    if k and counts[0] < 0:
         return None
     return starts, orders, counts.tolist()
 
@@ -218,10 +263,13 @@ def batch_member(verifier: Any, instance: Instance) -> LinePlan | None:
     got = line_plan(instance)
     if got is None:
         return None
+    plan = got[1]
     limit = verifier.max_cartesian_log10
-    if (limit is not None and got[1].cs.full_log10 > limit) or not _sha256(instance.digest):
+    if limit is not None and plan.cs.full_log10 > limit:
         return None
-    return got[1]
+    if not plan.band9() and not _sha256(instance.digest):
+        return None  # the band search draws no order: the digest is not read
+    return plan
 
 
 def _sha256(digest: str) -> bool:
@@ -237,16 +285,28 @@ def searched(verifier: Any, instance: Instance, cap: int) -> tuple[Any, ...] | N
     grid, plan = got
     cs = plan.cs
     limit = verifier.max_cartesian_log10
-    digest = instance.digest
-    if (limit is not None and cs.full_log10 > limit) or not _sha256(digest):
+    if limit is not None and cs.full_log10 > limit:
+        return None
+    structure = cs.base_structure
+    search = workspace(cs, structure, cap)
+    # the band search (standard 9×9) reads no order: it is drawn, and the instance hashed,
+    # only if read (a second search at the cap, the sorting of several solutions)
+    digest = None if search.band9 is not None else instance.digest
+    if digest is not None and not _sha256(digest):
         return None
     dom = np.empty(len(cs.names), np.int64)
     started = line_start(plan, grid, digest, dom)
     if started is None:
         return None
     order, count = started
-    structure = cs.base_structure
-    search = workspace(cs, structure, cap)
     search.reset()
-    search.set_order(order)
+    if digest is None:
+        search.defer_order(partial(_drawn_order, instance, len(cs.names)))
+    else:
+        search.set_order(order)
     return cs, dom, structure, search, plan.cartesian(dom, count)
+
+
+def _drawn_order(instance: Instance, n: int) -> np.ndarray:
+    """The search order :func:`line_start` draws from ``instance``'s digest."""
+    return np.array(digest_perm(instance.digest, STREAM_ORDER, n), np.int64)

@@ -10,13 +10,15 @@ from __future__ import annotations
 
 import threading
 import time
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
+from functools import partial
 from typing import Any
 
 import numpy as np
 from numba import njit
 
-from puzzlekit.core.jsondata import FrozenDict
+from puzzlekit.core.jsondata import FrozenDict, frozen
+from puzzlekit.core.lazyreport import made
 from puzzlekit.verifiers.bitmask.band9 import (
     WIDTH,
     is_band9,
@@ -24,9 +26,17 @@ from puzzlekit.verifiers.bitmask.band9 import (
     search_many_band9,
     start_band9,
 )
-from puzzlekit.verifiers.bitmask.compile import MAX_ARITY, ClueEffect, CompiledSchema, Structure
+from puzzlekit.verifiers.bitmask.compile import (
+    MAX_ARITY,
+    ClueEffect,
+    CompiledSchema,
+    ReportView,
+    Structure,
+)
 from puzzlekit.verifiers.bitmask.kernel import DONE, PAUSED, propagate, search
 from puzzlekit.verifiers.bitmask.kernel9 import grid9_arrays, load9, search9, search_many9
+from puzzlekit.verifiers.reports import found_report as build_found
+from puzzlekit.verifiers.reports import frozen_source, unique_fields
 from puzzlekit.verifiers.search import BudgetExceeded
 
 #: search nodes between two looks at the clock
@@ -96,8 +106,8 @@ class Search:
         self.support = np.zeros(max(MAX_ARITY, nv + len(structure.st[2])), np.int64)
         self.structure = structure
         self.args = structure.search_args(cs.values, self.support)
-        #: tie-breaking order of the variables (:meth:`set_order`); schema order until set
-        self.order = np.arange(nv, dtype=np.int64)
+        self._order = np.arange(nv, dtype=np.int64)
+        self._order_source: Callable[[], np.ndarray] | None = None
         #: value ranks per variable (:meth:`set_value_ranks`); empty: smallest value first
         self.vrank = np.zeros((0, 0), np.float64)
         self.nodes = 0
@@ -121,10 +131,25 @@ class Search:
         #: it); False for a caller that reads the count alone or takes any solutions
         self.ordered = True
 
+    @property
+    def order(self) -> np.ndarray:
+        """The tie-breaking order of the variables (:meth:`set_order`; drawn from the source
+        :meth:`defer_order` gave when first read); schema order until set."""
+        if self._order_source is not None:
+            self.set_order(self._order_source())
+        return self._order
+
     def set_order(self, order: np.ndarray) -> None:
         """Break ties between equally constrained variables in ``order`` (variable indices),
         and report solutions sorted lexicographically over it."""
-        self.order = np.ascontiguousarray(order, dtype=np.int64)
+        self._order = np.ascontiguousarray(order, dtype=np.int64)
+        self._order_source = None
+
+    def defer_order(self, source: Callable[[], np.ndarray]) -> None:
+        """:meth:`set_order` of ``source()``, called when the order is first read: the band
+        search never reads it (nor does a report of one solution), so an instance whose digest
+        draws the order need not be hashed for such a search."""
+        self._order_source = source
 
     def set_value_ranks(self, ranks: np.ndarray | None) -> None:
         """Try the values of each variable in increasing ``ranks[variable, value bit]`` (a
@@ -139,6 +164,7 @@ class Search:
         self.nodes = 0
         self.found = 0
         self.start = time.perf_counter()
+        self._order_source = None
 
     @property
     def seconds(self) -> float:
@@ -254,12 +280,18 @@ class Search:
         return solutions_of(self.cs, self.bits(), self.order)
 
     def run_many(
-        self, starts: np.ndarray, orders: np.ndarray, node_limit: int
+        self,
+        starts: np.ndarray,
+        orders: np.ndarray,
+        node_limit: int,
+        draw: Callable[[np.ndarray], None] | None = None,
     ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
         """One compiled call searching from each row of ``starts`` (tie order ``orders[k]``) for
         at most ``node_limit`` nodes each: (solution bits, solutions found, nodes, status) per
         row; a row whose status is not DONE ran out of its nodes (search it with :meth:`run`).
-        On the standard 9×9 Sudoku, rows at the cap are searched again as :meth:`run` does."""
+        On the standard 9×9 Sudoku, rows at the cap are searched again as :meth:`run` does
+        (``draw(rows)``, when given, fills those rows of ``orders`` first: the band search
+        reads no order)."""
         k, nv = starts.shape
         sols = self._many_sols
         if sols.shape[0] < k:  # kept for the next chunk: only rows below ``found`` are read
@@ -274,6 +306,8 @@ class Search:
             if self.ordered:  # at the cap: the general search's first solutions
                 again = np.flatnonzero((found >= self.cap) & (status == DONE))
                 if again.shape[0]:
+                    if draw is not None:
+                        draw(again)
                     self._many_ordered(starts, orders, node_limit, again, sols, nodes, status)
             return sols, found, nodes, status
         if self.grid9 is not None:
@@ -324,12 +358,15 @@ class Search:
         return out if ok else None
 
 
-def solutions_of(cs: CompiledSchema, bits: np.ndarray, order: np.ndarray) -> list[dict[str, int]]:
+def solutions_of(
+    cs: CompiledSchema, bits: np.ndarray, order: np.ndarray | None
+) -> list[dict[str, int]]:
     """Solutions given as value bits per variable, as read-only dicts sorted lexicographically
-    over the variables taken in ``order``."""
-    values = cs.values[bits]
-    ranks = order.tolist()
-    rows = sorted(values.tolist(), key=lambda row: [row[i] for i in ranks])
+    over the variables taken in ``order`` (None for one solution: nothing to sort)."""
+    rows = cs.values[bits].tolist()
+    if len(rows) > 1:
+        ranks = order.tolist()  # type: ignore[union-attr]
+        rows.sort(key=lambda row: [row[i] for i in ranks])
     names = cs.names
     return [FrozenDict(zip(names, row, strict=True)) for row in rows]
 
@@ -340,20 +377,54 @@ def found_report(
     cs: CompiledSchema,
     cap: int,
     bits: np.ndarray,
-    order: np.ndarray,
+    order: np.ndarray | None,
     cart: tuple[int | float | None, float],
     stats: dict[str, Any],
 ) -> Any:
     """The UNIQUE or MULTIPLE report of ``verifier`` (a bitmask one) on the solutions ``bits``
-    (value bits per variable, at least one row) found in tie order ``order``, the solution
+    (value bits per variable, at least one row) found in tie order ``order`` (None where only
+    one was found), the solution
     mappings and the gap built when first read (``reports.found_report``)."""
-    from puzzlekit.verifiers.bitmask.compile import ReportView
-    from puzzlekit.verifiers.reports import found_report as build
-
-    view: Any = ReportView(instance, cs.schema)
     found = bits.shape[0]
-    src = verifier._src
-    return build(view, src, cap, found, lambda: solutions_of(cs, bits, order), cart, stats)
+    if found == 1:  # UNIQUE: the fields every such report shares, and what this one keeps
+        fields = _unique(verifier._src, cap).copy()
+        fields["cartesian_size"], fields["cartesian_size_log10"] = cart
+        fields["stats"] = frozen(stats)
+        fields["_cs"], fields["_bits"], fields["_inst"] = cs, bits, instance
+        digest = instance.__dict__.get("_digest")  # else hashed when first read
+        if digest is not None:
+            fields["instance_digest"] = digest
+        return made(fields)
+    view: Any = ReportView(instance, cs.schema)
+    build = partial(solutions_of, cs, bits, order)
+    return build_found(view, verifier._src, cap, found, build, cart, stats)
+
+
+def _unique(src: Any, cap: int) -> dict[str, Any]:
+    """The fields a UNIQUE report of source ``src`` and cap ``cap`` shares with the others,
+    with :data:`_ONE`'s thunks (kept per source object and cap)."""
+    key = (id(src), cap)
+    found = _UNIQUES.get(key)
+    if found is None or found[0] is not src:
+        fields = unique_fields(frozen_source(src), cap)
+        fields["_thunks"] = _ONE
+        if len(_UNIQUES) > 64:
+            _UNIQUES.clear()
+        found = _UNIQUES[key] = (src, fields)  # holds the source: its id is not reused
+    return found[1]
+
+
+def _one_solution(rep: Any) -> list[dict[str, int]]:
+    return solutions_of(rep._cs, rep._bits, None)
+
+
+def _instance_digest(rep: Any) -> str:
+    return rep._inst.digest  # type: ignore[no-any-return]
+
+
+#: how a UNIQUE report of :func:`found_report` builds its solution and digest when first read
+_ONE = {"solutions": _one_solution, "instance_digest": _instance_digest}
+_UNIQUES: dict[tuple[int, int], tuple[Any, dict[str, Any]]] = {}
 
 
 class BitmaskSession:
