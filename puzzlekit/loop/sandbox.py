@@ -168,9 +168,9 @@ def _compile_default_searches() -> None:
         remove-and-check (the general one and the 9×9 one) and the ranked gap of the loop's steps on
         arrays (:mod:`~puzzlekit.verifiers.bitmask.gap_draw`) into this process's numba cache unless
         all are there (by one 4×4 Sudoku check and its minimization, one 9×9 check and one 9×9
-        minimization, a third of a second once they are compiled). A cache saved from an older source
-    of a function (numba's index keeps the source file's stamp) counts as absent: copied to the
-    loop processes, it would make each of them compile the function again."""
+        minimization, a third of a second once they are compiled). A cache saved from an older
+    source of a function (numba's index keeps the source file's stamp) counts as absent: copied
+    to the loop processes, it would make each of them compile the function again."""
     import numpy as np
 
     from puzzlekit.verifiers import digest_draw
