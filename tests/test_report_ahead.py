@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import shutil
+import subprocess
 import sys
 from pathlib import Path
 
@@ -65,3 +66,31 @@ def test_without_a_copy_the_report_is_written_here(two_family_run, tmp_path):
     report = ReportAhead(enabled=False)
     assert report._copy is None
     assert report.write(run).read_text(encoding="utf-8").startswith("# Run ")
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="the copy is forked on Linux")
+@pytest.mark.parametrize("how", ["close", "write"])
+def test_a_copy_ends_where_its_parent_ignores_sigterm(tmp_path, how):
+    """A process that ignores SIGTERM (a disposition its fork inherits) and drops its copy, or
+    hands it a run it cannot draw, returns at once: the copy holds no end of the pipe the
+    parent closes, and is ended with SIGKILL."""
+    code = (
+        "import signal, sys\n"
+        "signal.signal(signal.SIGTERM, signal.SIG_IGN)\n"
+        "from puzzlekit.app.report_ahead import ReportAhead\n"
+        "r = ReportAhead()\n"
+        f"if {how!r} == 'write':\n"
+        "    try:\n"
+        "        r.write(sys.argv[1])\n"
+        "    except Exception as exc:\n"
+        "        print(type(exc).__name__)\n"
+        "r.close()\n"
+        "print('ended')\n"
+    )
+    out, err = tmp_path / "out", tmp_path / "err"  # files: a stray copy holds no pipe open
+    with out.open("w") as o, err.open("w") as e:
+        done = subprocess.run(
+            [sys.executable, "-c", code, str(tmp_path / "no-run")], stdout=o, stderr=e, timeout=60
+        )
+    assert done.returncode == 0, err.read_text()[-2000:]
+    assert out.read_text().splitlines()[-1] == "ended"

@@ -31,11 +31,14 @@ from puzzlekit.core.lifeline import (
 )
 
 
-def _serve(conn: Any, token: ParentToken) -> None:
+def _serve(conn: Any, sender: Any, token: ParentToken) -> None:
     """The copy's work: import the report's modules, wait for the run directory, write its
     report; exit status 0 when written, 1 on any error (the parent writes it again), 0 with
-    nothing written when the pipe closes first (the run failed or was stopped)."""
+    nothing written when the pipe closes first (the run failed or was stopped). ``sender`` is
+    the parent's end of the pipe, which the fork copied: closed first, so that the parent's
+    closing it is the end of the pipe here."""
     try:
+        sender.close()
         follow_parent(token)
         from puzzlekit.app.plots import write_report
 
@@ -64,7 +67,7 @@ class ReportAhead:
 
             fork = multiprocessing.get_context("fork")
             receive, self._conn = fork.Pipe(duplex=False)
-            self._copy = fork.Process(target=_serve, args=(receive, parent_token()))
+            self._copy = fork.Process(target=_serve, args=(receive, self._conn, parent_token()))
             with sigint_ignored():
                 self._copy.start()
             receive.close()
@@ -90,11 +93,11 @@ class ReportAhead:
 
     def close(self) -> None:
         """Drop the copy unless :meth:`write` told it the run (it has drawn nothing: ended at
-        once, not waited for)."""
+        once with SIGKILL, which a disposition inherited from this process cannot ignore)."""
         copy, self._copy = self._copy, None
         if copy is not None:
             self._conn.close()
-            copy.terminate()
+            copy.kill()
             _join(copy)
 
     def __enter__(self) -> ReportAhead:
@@ -109,6 +112,6 @@ def _join(copy: Any) -> None:
     try:
         copy.join()
     except BaseException:
-        copy.terminate()
+        copy.kill()
         copy.join()
         raise
