@@ -236,7 +236,7 @@ def test_a_9x9_line_read_for_its_verdict_is_never_hashed() -> None:
 def test_verify_many_starts_grid_lines_from_their_values(monkeypatch) -> None:
     """Lines of a givens grid go through neither clue objects nor clue effects, and read
     together into the instances parse_text gives."""
-    from puzzlekit.families.grid import read_lines
+    from puzzlekit.families.linechunk import read_lines
     from puzzlekit.verifiers.bitmask import batch
 
     def refuse(*args: object) -> None:

@@ -26,10 +26,7 @@ from puzzlekit.core.model import (
     Violation,
 )
 from puzzlekit.core.protocols import Repair
-from puzzlekit.families._kit.gridline import GridLine as GridLine
-from puzzlekit.families._kit.gridline import kept_givens
-from puzzlekit.families._kit.gridline import read_lines as read_lines
-from puzzlekit.families._kit.gridline import read_values as read_values
+from puzzlekit.families._kit.gridline import GridLine, kept_givens
 
 SYMBOLS = "123456789ABCDEFGHIJKLMNOP"  # value v is SYMBOLS[v - 1]; '.' or '0' is a blank
 MAX_SIZE = len(SYMBOLS)

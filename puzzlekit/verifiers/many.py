@@ -21,7 +21,7 @@ from puzzlekit.core.model import Instance, SpecError, sha256_digest
 from puzzlekit.core.protocols import DEFAULT_CAP, SearchBudget, report_extras
 from puzzlekit.core.report import VerifierReport
 from puzzlekit.families import get_family
-from puzzlekit.families.grid import read_values
+from puzzlekit.families.linechunk import read_values
 from puzzlekit.verifiers.reports import invalid_report, source
 
 #: puzzles read and verified together (one chunk of reports at a time)
@@ -177,18 +177,15 @@ def _grid_lines(
     asked = report_extras(extras)
     if verifier not in (None, "bitmask"):  # another backend: verified as instances
         return None
-    run = _GRID[0] if _GRID else _grid()
-    return run(lines, verifier, cap, budget, asked)  # type: ignore[no-any-return]
+    from puzzlekit.verifiers.registry import choice_seconds, kept_verifier, line_verifier_name
 
-
-_GRID: list[Any] = []  # bitmask.batch.verify_lines, imported on first use (it loads numba)
-
-
-def _grid() -> Any:
-    from puzzlekit.verifiers.bitmask.batch import verify_lines
-
-    _GRID.append(verify_lines)
-    return verify_lines
+    name = verifier or line_verifier_name(lines.instance(0), choice_seconds(budget))
+    if name is None:
+        return None
+    with kept_verifier(name) as v:
+        if getattr(type(v), "verify_lines", None) is None:
+            return None
+        return v.verify_lines(lines, cap, budget, asked)  # type: ignore[no-any-return]
 
 
 def _reader(family: str | None) -> Any:

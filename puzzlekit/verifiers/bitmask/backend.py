@@ -321,6 +321,30 @@ class BitmaskVerifier(protocols.Verifier):
         lines = type(self)._prepare is BitmaskVerifier._prepare  # grid lines started from values
         return verify_batch(self, instances, solution_cap, budget, extras, lines=lines)
 
+    def verify_lines(
+        self, lines: Any, solution_cap: int, budget: SearchBudget | None, extras: Collection[str]
+    ) -> list[VerifierReport] | None:
+        """``verify_many``'s reports of grid lines of one schema read together (a
+        :class:`~puzzlekit.families.linechunk.LineChunk`), asking for ``extras`` (checked): on
+        the 9×9 band search from their cell values
+        (:func:`~puzzlekit.verifiers.bitmask.batch.verify_values`); None for a subclass, whose
+        instances ``verify_many`` verifies one by one."""
+        if type(self) is not BitmaskVerifier:
+            return None
+        from puzzlekit.verifiers.bitmask.batch import verify_values
+        from puzzlekit.verifiers.bitmask.line import batch_member
+
+        cap, first = solution_cap, lines.instance(0)
+        if len(lines) == 1:
+            return [self.verify(first, solution_cap=cap, budget=budget, extras=extras)]
+        plan = None if extras or self.forced_cells or cap < 2 else batch_member(self, first)
+        if plan is None or not plan.band9(cap):
+            return self.verify_batch(
+                lines.instances(), solution_cap=cap, budget=budget, extras=extras
+            )
+        values = np.frombuffer(lines.values, np.uint8).reshape(len(lines), -1)
+        return verify_values(self, plan, values, lines.instance, cap, budget)
+
     def outcome(
         self,
         instance: Instance,

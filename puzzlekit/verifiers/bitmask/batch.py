@@ -38,7 +38,6 @@ from puzzlekit.verifiers.bitmask.compile import ReportView, cartesian_of
 from puzzlekit.verifiers.bitmask.kernel import DONE
 from puzzlekit.verifiers.bitmask.line import batch_member, lines_start, values_start
 from puzzlekit.verifiers.bitmask.search import CHUNK, restrict, workspace
-from puzzlekit.verifiers.registry import choice_seconds, kept_verifier, line_verifier_name
 from puzzlekit.verifiers.reports import found_report, frozen_source, unique_fields
 from puzzlekit.verifiers.search import STREAM_ORDER, digest_permutation
 
@@ -160,32 +159,6 @@ def _run_chunk(
     got = _searched(verifier, cs, started_rows, cap, budget, plan, started, instance_of)
     at = [pos for pos, _, _ in members]
     _reports(verifier, cs, instance_of, cap, budget, got, at, out)
-
-
-def verify_lines(
-    lines: Any, verifier: str | None, cap: int, budget: Any, extras: Collection[str]
-) -> list[VerifierReport] | None:
-    """``verify_many``'s reports of grid lines of one schema read together (a
-    :class:`~puzzlekit.families._kit.gridline.LineChunk`) on ``verifier`` (None: the backend
-    their schema's choice names, asked once: the choice is the schema's), asking for ``extras``
-    (checked): on the 9×9 band search from their cell values (:func:`verify_values`); None
-    where that backend is not this one (``verify_many`` then verifies them as instances)."""
-    from puzzlekit.verifiers.bitmask.backend import BitmaskVerifier
-
-    first = lines.instance(0)
-    name = verifier or line_verifier_name(first, choice_seconds(budget))
-    if name is None:
-        return None
-    with kept_verifier(name) as v:
-        if type(v) is not BitmaskVerifier:
-            return None
-        if len(lines) == 1:
-            return [v.verify(first, solution_cap=cap, budget=budget, extras=extras)]
-        plan = None if extras or v.forced_cells or cap < 2 else batch_member(v, first)
-        if plan is None or not plan.band9(cap):
-            return v.verify_batch(lines.instances(), solution_cap=cap, budget=budget, extras=extras)
-        values = np.frombuffer(lines.values, np.uint8).reshape(len(lines), -1)
-        return verify_values(v, plan, values, lines.instance, cap, budget)
 
 
 def verify_values(
