@@ -45,6 +45,7 @@ from puzzlekit.core.model import Clue, Instance, Schema
 from puzzlekit.core.protocols import Repair, Step
 from puzzlekit.core.report import VerifierReport
 from puzzlekit.families import get_family
+from puzzlekit.families.grid import GivensGrid
 from puzzlekit.generators.adaptive import Adaptive
 from puzzlekit.generators.base import draw_solution
 
@@ -100,6 +101,11 @@ class Table:
         if self.prior != PRIOR:
             out["prior"] = self.prior
         return out
+
+
+#: the initial clues the pattern's learned choice replaces: the protocol's default, and a grid
+#: of givens' (the default's draws and clues, built faster)
+_DEFAULT_LAYOUTS = (protocols.Family.initial_clues, GivensGrid.initial_clues)
 
 
 class Pattern(Adaptive):
@@ -175,9 +181,7 @@ class Pattern(Adaptive):
         fam = get_family(schema.family)
         solution = draw_solution(schema, rng, self.sampler)
         pool = fam.clues_from_solution(schema, solution)
-        if (
-            type(fam).initial_clues is not protocols.Family.initial_clues
-        ):  # a layout: the family's own
+        if type(fam).initial_clues not in _DEFAULT_LAYOUTS:  # a layout: the family's own
             clues = fam.initial_clues(schema, solution, self.k, rng)
         else:
             clues = self.choose(pool, rng)
