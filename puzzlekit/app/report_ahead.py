@@ -3,14 +3,14 @@
 run's rows are sealed.
 
 ``puzzlekit run`` waits for the report before it returns, as before; what changes is when the
-report's imports happen: about 0.4 s of CPU that the run's own start-up (reading the config,
-opening the manifest and ledger, merging the rows) leaves a core free for. The copy is forked
-after the run's own imports (pandas among them, so it is imported once) and before the run
-takes its lock, starts its pool or reads a row, so it holds none of them; it is told the run
-directory over a pipe and writes the same files as
+report's imports happen: about 0.4 s of CPU that the run's own start-up (opening the manifest
+and ledger, merging the rows) leaves a core free for. The copy is forked once the config has
+been read (a config error forks nothing), after the run's own imports (pandas among them, so it
+is imported once) and before the run takes its lock, starts its pool or reads a row, so it holds
+none of them; it is told the run directory over a pipe and writes the same files as
 :func:`puzzlekit.app.plots.write_report` in the parent would (it is that function). A copy that
-fails, or a process that cannot fork (not Linux), leaves the report to the parent, which draws it
-itself, so an error is raised where the report was asked for, with its own traceback.
+fails, or a process that cannot fork (not Linux), leaves the report to the parent, which draws
+it itself, so an error is raised where the report was asked for, with its own traceback.
 
 Not for: drawing (:mod:`puzzlekit.app.plots`); the figures' own processes
 (:mod:`puzzlekit.app.plots.pool`).

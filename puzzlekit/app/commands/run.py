@@ -9,7 +9,7 @@ from __future__ import annotations
 import argparse
 import sys
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from puzzlekit.app.cli import UsageError
 from puzzlekit.app.progress import add_quiet
@@ -91,17 +91,8 @@ def cmd_run(args: argparse.Namespace) -> int:
         return int(cmd_bench(args) or 0)
     if args.workers is not None and args.workers < 1:
         raise UsageError(f"--workers must be at least 1, got {args.workers}")
-    import puzzlekit.app.experiment  # noqa: F401 - pandas, before the report's copy is forked
+    from puzzlekit.app.experiment import ConfigError, load_config
     from puzzlekit.app.report_ahead import ReportAhead
-
-    # the report's own imports (matplotlib) start now, beside the run's start-up
-    with ReportAhead(args.report) as report:
-        return _run(args, path, report)
-
-
-def _run(args: argparse.Namespace, path: Path, report: ReportAhead) -> int:
-    """:func:`cmd_run` for an experiment config; ``report`` draws the report at the end."""
-    from puzzlekit.app.experiment import ConfigError, RunError, load_config, run_experiment
 
     try:
         config = load_config(path, args.overrides)
@@ -110,6 +101,17 @@ def _run(args: argparse.Namespace, path: Path, report: ReportAhead) -> int:
         raise UsageError(
             *(f"{where}{p.path or '<config>'}: {p.message}" for p in exc.problems)
         ) from None
+    # the report's own imports (matplotlib) start now, in a copy forked after the run's own
+    # imports (pandas), beside the run's manifest checks and loops
+    with ReportAhead(args.report) as report:
+        return _run(args, path, config, report)
+
+
+def _run(args: argparse.Namespace, path: Path, config: Any, report: ReportAhead) -> int:
+    """:func:`cmd_run` for the experiment ``config`` read from ``path``; ``report`` draws the
+    report at the end."""
+    from puzzlekit.app.experiment import RunError, run_experiment
+
     out = Path(args.out) if args.out else Path("runs") / config.name
     try:
         run = run_experiment(
