@@ -152,7 +152,7 @@ def verify_instances(
 def _lines(
     batch: Sequence[Instance | str], family: str | None, params: Mapping[str, Any] | None
 ) -> Any:
-    """A chunk of text lines read together (a givens grid family's ``read_values``: one
+    """A chunk of text lines read together (``families.linechunk.read_values``: one
     schema, every line reads), else None (read one by one)."""
     if set(map(type, batch)) != {str}:
         return None
