@@ -281,3 +281,34 @@ def test_a_chunk_of_9x9_lines_past_its_budget_and_pickled_is_pk_verifys() -> Non
     back = [pickle.loads(pickle.dumps(r)) for r in fresh]
     assert [type(b).__name__ for b in back] == ["VerifierReport"] * 4
     assert back == fresh and [b.digest() for b in back] == [r.digest() for r in fresh]
+
+
+def test_verify_many_leaves_a_subclass_of_the_backend_to_its_own_methods() -> None:
+    """The chunk of 9×9 lines searched from their values is the built-in backend's own path: a
+    subclass registered under its name is asked through its methods (which may change what a
+    report says), never bypassed."""
+    from puzzlekit.verifiers import registry
+
+    calls: list[str] = []
+
+    class Counting(BitmaskVerifier):
+        def verify(self, instance: Instance, **settings: Any) -> Any:
+            calls.append("verify")
+            return super().verify(instance, **settings)
+
+        def verify_batch(self, instances: Any, **settings: Any) -> Any:
+            calls.append("verify_batch")
+            return super().verify_batch(instances, **settings)
+
+    lines = [line for _, line, n in _cases() if n == 9][:6]
+    want = [_content(pk.verify(pk.parse("sudoku", line))) for line in lines]
+    real = registry.VERIFIERS.get("bitmask")
+    origin = registry.VERIFIERS.origin("bitmask")
+    registry.VERIFIERS.register("bitmask", Counting, replace=True)
+    try:
+        got = [_content(r) for r in pk.verify_many(lines, "sudoku")]
+    finally:
+        registry.VERIFIERS.register("bitmask", real, replace=True)
+        registry.VERIFIERS._origin["bitmask"] = origin
+    assert calls  # the subclass was asked
+    assert got == want
