@@ -1,0 +1,157 @@
+"""``puzzlekit verify``'s chunks: the puzzles of a file read and verified together, each report
+the one :func:`~puzzlekit.app.commands.core.verify_item` gives for its puzzle.
+
+The text lines of a chunk that read into one grid schema (a Sudoku file) are read together
+and verified from their cell values (:func:`~puzzlekit.verifiers.many.read_line_chunk`,
+:func:`~puzzlekit.verifiers.many.verify_line_chunk`): no line becomes an instance unless its
+report or the output reads one (:class:`LineItem`). Every other puzzle (JSON lines, documents,
+lines that do not read, a family that reads its lines its own way) is read as an
+:class:`~puzzlekit.io.inputs.InputItem` and verified with the chunk's other instances
+(:func:`verify_items`).
+
+Not for: reading the file (:func:`~puzzlekit.io.inputs.iter_entries`), printing (the command).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:  # the floors load when a command runs, not when the parser is built
+    from puzzlekit.core.model import Instance
+    from puzzlekit.core.report import VerifierReport
+    from puzzlekit.io.inputs import InputItem, TextLine
+
+
+class LineItem:
+    """The input item of a text line verified in a chunk: its position and note as an
+    :class:`~puzzlekit.io.inputs.InputItem` has them, its instance made from the chunk when
+    first read (the one ``parse_text`` gives for the line)."""
+
+    __slots__ = ("position", "note", "_chunk", "_row")
+    violations: tuple[Any, ...] = ()
+    raw_digest = ""
+
+    def __init__(self, position: int, note: str, chunk: Any, row: int) -> None:
+        self.position, self.note, self._chunk, self._row = position, note, chunk, row
+
+    @property
+    def instance(self) -> Instance:
+        return self._chunk.instance(self._row)  # type: ignore[no-any-return]
+
+    @property
+    def digest(self) -> str:
+        return self.instance.digest
+
+
+def verify_entries(
+    entries: Sequence[InputItem | TextLine],
+    family: str | None,
+    params: Mapping[str, Any] | None,
+    verifier: str | None,
+    cap: int,
+    budget: Any,
+    extras: tuple[str, ...],
+) -> list[tuple[InputItem | LineItem, VerifierReport]]:
+    """Each entry's item and report, in order (see the module docstring): the text lines of
+    each length verified together where they read into one grid schema, the rest as
+    :func:`verify_items` verifies them."""
+    from puzzlekit.io.inputs import TextLine
+
+    out: list[Any] = [None] * len(entries)
+    by_length: dict[int, list[int]] = {}
+    for i, entry in enumerate(entries):
+        if type(entry) is TextLine and not entry.text.startswith("{"):
+            by_length.setdefault(len(entry.text), []).append(i)
+    for where in by_length.values():
+        lines = [entries[i] for i in where]
+        got = _line_reports(lines, family, params, verifier, cap, budget, extras)  # type: ignore[arg-type]
+        for i, pair in zip(where, got or (), strict=False):
+            out[i] = pair
+    rest = [i for i, pair in enumerate(out) if pair is None]
+    items = [_item(entries[i], family, params) for i in rest]
+    for i, item, rep in zip(
+        rest, items, verify_items(items, verifier, cap, budget, extras), strict=True
+    ):
+        out[i] = (item, rep)
+    return out
+
+
+def _item(entry: InputItem | TextLine, family: str | None, params: Any) -> InputItem:
+    from puzzlekit.io.inputs import TextLine
+
+    return entry.item(family, params) if type(entry) is TextLine else entry  # type: ignore[union-attr,return-value]
+
+
+def _line_reports(
+    lines: Sequence[TextLine],
+    family: str | None,
+    params: Mapping[str, Any] | None,
+    verifier: str | None,
+    cap: int,
+    budget: Any,
+    extras: tuple[str, ...],
+) -> list[tuple[LineItem, VerifierReport]] | None:
+    """The items and reports of text lines of one length read together into one grid
+    schema, or None where they do not all read so (or, without a family, are not all bare
+    Sudoku grids: ``iter_stream`` reads only those without one)."""
+    from puzzlekit.core.lazyreport import with_diagnostics
+    from puzzlekit.io.inputs import sniff_sudoku
+    from puzzlekit.verifiers.many import read_line_chunk, verify_line_chunk
+
+    texts = [line.text for line in lines]
+    # without a family only a bare grid reads as a Sudoku: one of n*n characters, n >= 4; a
+    # chunk reads only grid characters (blanks, digits, letters), so the first line decides
+    if family is None and sniff_sudoku(texts[0]) is None:
+        return None
+    chunk = read_line_chunk(texts, family, params)
+    if chunk is None:
+        return None
+    reports = verify_line_chunk(
+        chunk, verifier=verifier, solution_cap=cap, budget=budget, extras=extras, decline=True
+    )
+    if family is not None:
+        return [
+            (LineItem(line.number, "", chunk, row), rep)
+            for row, (line, rep) in enumerate(zip(lines, reports, strict=True))
+        ]
+    note = lines[0].grid_note()  # every line has the first's length
+    return [
+        (LineItem(line.number, note, chunk, row), with_diagnostics(rep, (*rep.diagnostics, note)))
+        for row, (line, rep) in enumerate(zip(lines, reports, strict=True))
+    ]
+
+
+def verify_items(
+    items: list[InputItem], verifier: str | None, cap: int, budget: Any, extras: tuple[str, ...]
+) -> list[VerifierReport]:
+    """The report of each item, as :func:`~puzzlekit.app.commands.core.verify_item` gives it,
+    the searches of the items' instances batched where the backend can
+    (:func:`~puzzlekit.verifiers.many.verify_instances`); ``verifier``: the ``--verifier``
+    name, None for each instance's default."""
+    from dataclasses import replace
+
+    from puzzlekit.verifiers.base import invalid_report, source
+    from puzzlekit.verifiers.many import verify_instances
+
+    instances = [item.instance for item in items if item.instance is not None]
+    reports = iter(
+        verify_instances(
+            instances,
+            verifier=verifier,
+            solution_cap=cap,
+            budget=budget,
+            extras=extras,
+            decline=True,
+        )
+    )
+    out = []
+    for item in items:
+        if item.instance is None:
+            rep = invalid_report(item.raw_digest, item.violations, source("input", "1"), cap)
+        else:
+            rep = next(reports)
+        if item.note:
+            rep = replace(rep, diagnostics=(*rep.diagnostics, item.note))
+        out.append(rep)
+    return out
