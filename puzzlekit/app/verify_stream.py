@@ -14,7 +14,7 @@ Not for: reading the file (:func:`~puzzlekit.io.inputs.iter_entries`), printing 
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:  # the floors load when a command runs, not when the parser is built
@@ -53,34 +53,88 @@ def verify_entries(
     budget: Any,
     extras: tuple[str, ...],
 ) -> list[tuple[InputItem | LineItem, VerifierReport]]:
-    """Each entry's item and report, in order (see the module docstring): the text lines of
-    each length verified together where they read into one grid schema, the rest as
-    :func:`verify_items` verifies them."""
-    from puzzlekit.io.inputs import TextLine
-
-    out: list[Any] = [None] * len(entries)
-    by_length: dict[int, list[int]] = {}
-    for i, entry in enumerate(entries):
-        if type(entry) is TextLine and not entry.text.startswith("{"):
-            by_length.setdefault(len(entry.text), []).append(i)
-    for where in by_length.values():
-        lines = [entries[i] for i in where]
-        got = _line_reports(lines, family, params, verifier, cap, budget, extras)  # type: ignore[arg-type]
-        for i, pair in zip(where, got or (), strict=False):
-            out[i] = pair
-    rest = [i for i, pair in enumerate(out) if pair is None]
-    items = [_item(entries[i], family, params) for i in rest]
-    for i, item, rep in zip(
-        rest, items, verify_items(items, verifier, cap, budget, extras), strict=True
-    ):
-        out[i] = (item, rep)
+    """Each entry's item and report, in order (see the module docstring). Each run of text
+    lines of one length is verified together where its lines read into one grid schema (the
+    lines that do not read split it), the other entries as :func:`verify_items` verifies
+    them; the runs in input order, so that every backend sees its puzzles in input order (a
+    backend that keeps a session reports what it spent, which depends on what it saw before)."""
+    out: list[tuple[InputItem | LineItem, VerifierReport]] = []
+    for lines, rest in _runs(entries):
+        if lines:
+            got = _line_reports(lines, family, params, verifier, cap, budget, extras)
+            if got is None and len(lines) > 1:  # split it at the lines that do not read
+                for part in _readable_runs(lines, family, params):
+                    out += _line_reports(part, family, params, verifier, cap, budget, extras) or (
+                        _verified(part, family, params, verifier, cap, budget, extras)
+                    )
+                continue
+            if got is not None:
+                out += got
+                continue
+        out += _verified(lines or rest, family, params, verifier, cap, budget, extras)
     return out
 
 
-def _item(entry: InputItem | TextLine, family: str | None, params: Any) -> InputItem:
+def _runs(
+    entries: Sequence[InputItem | TextLine],
+) -> Iterator[tuple[list[TextLine], list[InputItem | TextLine]]]:
+    """``entries`` as consecutive runs, in order: ``(lines, [])`` for text lines of one length
+    that are not JSON, ``([], others)`` for the entries between them."""
     from puzzlekit.io.inputs import TextLine
 
-    return entry.item(family, params) if type(entry) is TextLine else entry  # type: ignore[union-attr,return-value]
+    lines: list[TextLine] = []
+    rest: list[InputItem | TextLine] = []
+    for entry in entries:
+        if type(entry) is TextLine and not entry.text.startswith("{"):
+            if rest or (lines and len(lines[0].text) != len(entry.text)):
+                yield lines, rest
+                lines, rest = [], []
+            lines.append(entry)
+        else:
+            if lines:
+                yield lines, rest
+                lines = []
+            rest.append(entry)
+    if lines or rest:
+        yield lines, rest
+
+
+def _readable_runs(
+    lines: list[TextLine], family: str | None, params: Mapping[str, Any] | None
+) -> list[list[TextLine]]:
+    """``lines`` cut into runs of lines that read on their own and single lines that do not."""
+    from puzzlekit.verifiers.many import read_line_chunk
+
+    runs: list[list[TextLine]] = []
+    good: list[TextLine] = []
+    for line in lines:
+        if read_line_chunk([line.text], family, params) is not None:
+            good.append(line)
+            continue
+        if good:
+            runs.append(good)
+            good = []
+        runs.append([line])
+    if good:
+        runs.append(good)
+    return runs
+
+
+def _verified(
+    entries: Sequence[InputItem | TextLine],
+    family: str | None,
+    params: Mapping[str, Any] | None,
+    verifier: str | None,
+    cap: int,
+    budget: Any,
+    extras: tuple[str, ...],
+) -> list[tuple[InputItem | LineItem, VerifierReport]]:
+    """The entries read one by one into items and verified as :func:`verify_items` does."""
+    from puzzlekit.io.inputs import TextLine
+
+    items = [e.item(family, params) if type(e) is TextLine else e for e in entries]
+    reports = verify_items(items, verifier, cap, budget, extras)  # type: ignore[arg-type]
+    return list(zip(items, reports, strict=True))  # type: ignore[arg-type]
 
 
 def _line_reports(
