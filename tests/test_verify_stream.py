@@ -244,3 +244,38 @@ def test_a_noted_chunk_report_reads_as_the_report_it_copies() -> None:
         assert type(noted) is LazyReport and "solutions" not in vars(noted)  # built when read
         assert noted.to_json_obj() == replace(rep, diagnostics=("a note",)).to_json_obj()
         assert noted == replace(rep, diagnostics=("a note",)) and rep.diagnostics == ()
+
+
+JIGSAW = [  # puzzlekit generate sudoku-jigsaw --params '{"size": 6, "seed": 3}' --count 3
+    "6j:d6d4a1_4_6h4a6_4_2c3a4b6,ca_aacaa__ba_cda_b_aa_a3da",
+    "6j:f2e4a1b6_1h1_2_3_3a4a6a,ca_aacaa__ba_cda_b_aa_a3da",
+    "6j:3c5_2b5b3_6g1_5f2a5b4b,ca_aacaa__ba_cda_b_aa_a3da",
+]
+
+
+@pytest.mark.parametrize(
+    ("family", "rows"),
+    [
+        ("sudoku-jigsaw", [*JIGSAW, "6j:bad", JIGSAW[0]]),  # reads its lines its own way
+        ("latin", ["1234.41.21.3432.", "1...............", "12.3" * 4, "123.."]),
+        ("nosuchfamily", ["1234.41.21.3432."]),
+    ],
+)
+def test_other_families_print_what_reading_every_line_printed(
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+    family: str,
+    rows: list[str],
+) -> None:
+    path = tmp_path / "lines.txt"
+    path.write_text("\n".join(rows) + "\n")
+    if family == "nosuchfamily":  # refused before any line is read
+        assert main(["verify", str(path), "--family", family]) == 2
+        assert "nosuchfamily" in capsys.readouterr().err
+        return
+    drop_kept()
+    want = _old_verify(str(path), "--family", family)
+    drop_kept()
+    got = _new_verify(capsys, str(path), "--family", family)
+    assert _timeless(got) == _timeless(want) and len(got.splitlines()) == len(rows)

@@ -58,21 +58,36 @@ def verify_entries(
     lines that do not read split it), the other entries as :func:`verify_items` verifies
     them; the runs in input order, so that every backend sees its puzzles in input order (a
     backend that keeps a session reports what it spent, which depends on what it saw before)."""
+    if not _reads_chunks(family):  # every line read on its own: the chunk verified at once
+        return _verified(entries, family, params, verifier, cap, budget, extras)
     out: list[tuple[InputItem | LineItem, VerifierReport]] = []
     for lines, rest in _runs(entries):
         if lines:
             got = _line_reports(lines, family, params, verifier, cap, budget, extras)
             if got is None and len(lines) > 1:  # split it at the lines that do not read
-                for part in _readable_runs(lines, family, params):
-                    out += _line_reports(part, family, params, verifier, cap, budget, extras) or (
-                        _verified(part, family, params, verifier, cap, budget, extras)
-                    )
+                for reads, part in _readable_runs(lines, family, params):
+                    got = None
+                    if reads:
+                        got = _line_reports(part, family, params, verifier, cap, budget, extras)
+                    out += got or _verified(part, family, params, verifier, cap, budget, extras)
                 continue
             if got is not None:
                 out += got
                 continue
         out += _verified(lines or rest, family, params, verifier, cap, budget, extras)
     return out
+
+
+def _reads_chunks(family: str | None) -> bool:
+    """Whether ``family``'s lines (None: bare Sudoku grids) may be read a chunk at a time."""
+    from puzzlekit.core.model import SpecError
+    from puzzlekit.families import get_family
+    from puzzlekit.families.linechunk import reads_chunks
+
+    try:
+        return reads_chunks(get_family(family or "sudoku"))
+    except SpecError:  # no such family: every line says so
+        return False
 
 
 def _runs(
@@ -101,22 +116,18 @@ def _runs(
 
 def _readable_runs(
     lines: list[TextLine], family: str | None, params: Mapping[str, Any] | None
-) -> list[list[TextLine]]:
-    """``lines`` cut into runs of lines that read on their own and single lines that do not."""
+) -> list[tuple[bool, list[TextLine]]]:
+    """``lines`` cut into runs, in order, of lines that read on their own (True) and of lines
+    that do not (False: a family that reads its lines its own way, a malformed line)."""
     from puzzlekit.verifiers.many import read_line_chunk
 
-    runs: list[list[TextLine]] = []
-    good: list[TextLine] = []
+    runs: list[tuple[bool, list[TextLine]]] = []
     for line in lines:
-        if read_line_chunk([line.text], family, params) is not None:
-            good.append(line)
-            continue
-        if good:
-            runs.append(good)
-            good = []
-        runs.append([line])
-    if good:
-        runs.append(good)
+        reads = read_line_chunk([line.text], family, params) is not None
+        if runs and runs[-1][0] == reads:
+            runs[-1][1].append(line)
+        else:
+            runs.append((reads, [line]))
     return runs
 
 
