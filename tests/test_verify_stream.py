@@ -20,6 +20,7 @@ from puzzlekit.app.verify_stream import verify_items
 from puzzlekit.io import inputs
 from puzzlekit.verifiers import many
 from puzzlekit.verifiers.registry import drop_kept
+from tests.helpers import LineStdin
 
 DATA = Path(__file__).parent / "data"
 _SECONDS = re.compile(r'("\w*[sS]econds"): -?[0-9][0-9.eE+-]*')
@@ -194,25 +195,6 @@ def test_the_lines_of_a_9x9_file_are_never_read_one_by_one(
         _old_verify(str(path))
 
 
-class _Stdin:
-    """A stdin that, before handing out each line, records how many reports were printed."""
-
-    def __init__(self, lines: list[str], capsys: pytest.CaptureFixture[str]) -> None:
-        self.buffer = self
-        self._lines = iter(lines)
-        self._capsys = capsys
-        self.out = ""
-        self.printed_before_read: list[int] = []
-
-    def readline(self, size: int = -1) -> bytes:
-        self.out += self._capsys.readouterr().out
-        self.printed_before_read.append(self.out.count("\n"))
-        return next(self._lines, "").encode()
-
-    def read1(self, size: int = -1) -> bytes:  # a pipe hands out what was written: one line
-        return self.readline()
-
-
 def test_stdin_answers_each_grid_line_before_it_reads_the_next(
     tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -221,12 +203,12 @@ def test_stdin_answers_each_grid_line_before_it_reads_the_next(
     path = tmp_path / "same.txt"
     path.write_text("\n".join(lines) + "\n")
     want = _old_verify(str(path))
-    stdin = _Stdin([line + "\n" for line in lines], capsys)
+    stdin = LineStdin([line + "\n" for line in lines], capsys)
     monkeypatch.setattr("sys.stdin", stdin)
     capsys.readouterr()
     assert main(["verify", "-", "--quiet"]) == 0
     stdin.out += capsys.readouterr().out
-    assert stdin.printed_before_read == [0, 1, 1, 1, 2, 3, 4]
+    assert stdin.answered_before_read == [0, 1, 1, 1, 2, 3, 4]
     assert _timeless(stdin.out) == _timeless(want)
 
 

@@ -15,6 +15,7 @@ Not for: reading the file (:func:`~puzzlekit.io.inputs.iter_entries`), printing 
 from __future__ import annotations
 
 from collections.abc import Iterator, Mapping, Sequence
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:  # the floors load when a command runs, not when the parser is built
@@ -44,37 +45,42 @@ class LineItem:
         return self.instance.digest
 
 
+@dataclass(frozen=True)
+class Asked:
+    """What ``puzzlekit verify`` was asked: how lines read (``family``, None: JSON lines name
+    their own and a bare grid is a Sudoku; ``params``), and how each puzzle is verified."""
+
+    family: str | None
+    params: Mapping[str, Any] | None
+    verifier: str | None
+    cap: int
+    budget: Any
+    extras: tuple[str, ...]
+
+
 def verify_entries(
-    entries: Sequence[InputItem | TextLine],
-    family: str | None,
-    params: Mapping[str, Any] | None,
-    verifier: str | None,
-    cap: int,
-    budget: Any,
-    extras: tuple[str, ...],
+    entries: Sequence[InputItem | TextLine], asked: Asked
 ) -> list[tuple[InputItem | LineItem, VerifierReport]]:
     """Each entry's item and report, in order (see the module docstring). Each run of text
     lines of one length is verified together where its lines read into one grid schema (the
     lines that do not read split it), the other entries as :func:`verify_items` verifies
     them; the runs in input order, so that every backend sees its puzzles in input order (a
     backend that keeps a session reports what it spent, which depends on what it saw before)."""
-    if not _reads_chunks(family):  # every line read on its own: the chunk verified at once
-        return _verified(entries, family, params, verifier, cap, budget, extras)
+    if not _reads_chunks(asked.family):  # every line read on its own: verified at once
+        return _verified(entries, asked)
     out: list[tuple[InputItem | LineItem, VerifierReport]] = []
     for lines, rest in _runs(entries):
-        if lines:
-            got = _line_reports(lines, family, params, verifier, cap, budget, extras)
-            if got is None and len(lines) > 1:  # split it at the lines that do not read
-                for reads, part in _readable_runs(lines, family, params):
-                    got = None
-                    if reads:
-                        got = _line_reports(part, family, params, verifier, cap, budget, extras)
-                    out += got or _verified(part, family, params, verifier, cap, budget, extras)
-                continue
-            if got is not None:
-                out += got
-                continue
-        out += _verified(lines or rest, family, params, verifier, cap, budget, extras)
+        if not lines:
+            out += _verified(rest, asked)
+            continue
+        got = _line_reports(lines, asked)
+        if got is not None:
+            out += got
+            continue
+        for reads, part in _readable_runs(lines, asked):  # split at the lines that do not read
+            out += (_line_reports(part, asked) if reads and len(part) < len(lines) else None) or (
+                _verified(part, asked)
+            )
     return out
 
 
@@ -114,16 +120,14 @@ def _runs(
         yield lines, rest
 
 
-def _readable_runs(
-    lines: list[TextLine], family: str | None, params: Mapping[str, Any] | None
-) -> list[tuple[bool, list[TextLine]]]:
+def _readable_runs(lines: list[TextLine], asked: Asked) -> list[tuple[bool, list[TextLine]]]:
     """``lines`` cut into runs, in order, of lines that read on their own (True) and of lines
-    that do not (False: a family that reads its lines its own way, a malformed line)."""
+    that do not (False: a malformed line)."""
     from puzzlekit.verifiers.many import read_line_chunk
 
     runs: list[tuple[bool, list[TextLine]]] = []
     for line in lines:
-        reads = read_line_chunk([line.text], family, params) is not None
+        reads = read_line_chunk([line.text], asked.family, asked.params) is not None
         if runs and runs[-1][0] == reads:
             runs[-1][1].append(line)
         else:
@@ -132,31 +136,19 @@ def _readable_runs(
 
 
 def _verified(
-    entries: Sequence[InputItem | TextLine],
-    family: str | None,
-    params: Mapping[str, Any] | None,
-    verifier: str | None,
-    cap: int,
-    budget: Any,
-    extras: tuple[str, ...],
+    entries: Sequence[InputItem | TextLine], asked: Asked
 ) -> list[tuple[InputItem | LineItem, VerifierReport]]:
     """The entries read one by one into items and verified as :func:`verify_items` does."""
     from puzzlekit.io.inputs import TextLine
 
-    items = [e.item(family, params) if type(e) is TextLine else e for e in entries]
-    reports = verify_items(items, verifier, cap, budget, extras)  # type: ignore[arg-type]
+    items = [e.item(asked.family, asked.params) if type(e) is TextLine else e for e in entries]
+    reports = verify_items(items, asked.verifier, asked.cap, asked.budget, asked.extras)  # type: ignore[arg-type]
     return list(zip(items, reports, strict=True))  # type: ignore[arg-type]
 
 
 def _line_reports(
-    lines: Sequence[TextLine],
-    family: str | None,
-    params: Mapping[str, Any] | None,
-    verifier: str | None,
-    cap: int,
-    budget: Any,
-    extras: tuple[str, ...],
-) -> list[tuple[LineItem, VerifierReport]] | None:
+    lines: Sequence[TextLine], asked: Asked
+) -> list[tuple[InputItem | LineItem, VerifierReport]] | None:
     """The items and reports of text lines of one length read together into one grid
     schema, or None where they do not all read so (or, without a family, are not all bare
     Sudoku grids: ``iter_stream`` reads only those without one)."""
@@ -167,23 +159,28 @@ def _line_reports(
     texts = [line.text for line in lines]
     # without a family only a bare grid reads as a Sudoku: one of n*n characters, n >= 4; a
     # chunk reads only grid characters (blanks, digits, letters), so the first line decides
-    if family is None and sniff_sudoku(texts[0]) is None:
+    if asked.family is None and sniff_sudoku(texts[0]) is None:
         return None
-    chunk = read_line_chunk(texts, family, params)
+    chunk = read_line_chunk(texts, asked.family, asked.params)
     if chunk is None:
         return None
     reports = verify_line_chunk(
-        chunk, verifier=verifier, solution_cap=cap, budget=budget, extras=extras, decline=True
+        chunk,
+        verifier=asked.verifier,
+        solution_cap=asked.cap,
+        budget=asked.budget,
+        extras=asked.extras,
+        decline=True,
     )
-    if family is not None:
+    pairs = zip(lines, reports, strict=True)
+    if asked.family is not None:
         return [
-            (LineItem(line.number, "", chunk, row), rep)
-            for row, (line, rep) in enumerate(zip(lines, reports, strict=True))
+            (LineItem(line.number, "", chunk, row), rep) for row, (line, rep) in enumerate(pairs)
         ]
     note = lines[0].grid_note()  # every line has the first's length
     return [
         (LineItem(line.number, note, chunk, row), with_diagnostics(rep, (*rep.diagnostics, note)))
-        for row, (line, rep) in enumerate(zip(lines, reports, strict=True))
+        for row, (line, rep) in enumerate(pairs)
     ]
 
 

@@ -335,19 +335,18 @@ def _chunks(items: Iterator[Any], size: int) -> Iterator[list[Any]]:
 
 
 def cmd_verify(args: argparse.Namespace) -> int:
-    from puzzlekit.app.verify_stream import verify_entries
+    from puzzlekit.app.verify_stream import Asked, verify_entries
 
     params, _, budget = _settings(args)
     extras = extras_arg(args.extras)
     _check_with_instance(args)
+    asked = Asked(args.family, params, args.verifier, args.cap, budget, extras)
     size = 1 if args.file == "-" else VERIFY_CHUNK
     entries = input_entries(args.file, args.family, getattr(args, "input_format", "auto"))
     with item_progress(args, "verify") as bar:
         for chunk in _chunks(entries, size):
             out = []
-            for item, rep in verify_entries(
-                chunk, args.family, params, args.verifier, args.cap, budget, extras
-            ):
+            for item, rep in verify_entries(chunk, asked):
                 if args.format == "json":
                     obj = with_instance(rep.to_json_obj(), item, args.with_instance)
                     out.append(json.dumps(obj, ensure_ascii=False) + "\n")
