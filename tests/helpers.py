@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from puzzlekit.core.model import Clue, Instance
 from puzzlekit.core.report import HONEST_SCOPE, Verdict, VerifierReport
 
@@ -60,3 +62,24 @@ def fake_report(
         instance_digest=digest,
         dispatch_error_count=dispatch_errors,
     )
+
+
+class LineStdin:
+    """A stdin that hands out one line a read, as a pipe does, and before each read records
+    how many answer lines were printed so far (``answered_before_read``): a command that
+    answers each line before it reads the next shows it there. ``capsys``: pytest's."""
+
+    def __init__(self, lines: list[str], capsys: Any) -> None:
+        self.buffer = self
+        self._lines = iter(lines)
+        self._capsys = capsys
+        self.out = ""
+        self.answered_before_read: list[int] = []
+
+    def readline(self, size: int = -1) -> bytes:
+        self.out += self._capsys.readouterr().out
+        self.answered_before_read.append(self.out.count("\n"))
+        return next(self._lines, "").encode()
+
+    def read1(self, size: int = -1) -> bytes:  # a pipe hands out what was written: one line
+        return self.readline()

@@ -14,6 +14,7 @@ from benchmarks.c4bench import cells_of
 from puzzlekit.app.cli import main
 from puzzlekit.families import get_family
 from puzzlekit.families.games import connect4
+from tests.helpers import LineStdin
 
 POSITIONS = json.loads((Path(__file__).parent / "data/connect4/positions.json").read_text())[
     "positions"
@@ -27,32 +28,13 @@ def _rows(moves: str) -> str:
     return C4.rows_text((cells, side, 0))
 
 
-class _Stdin:
-    """A stdin that, before handing out each line, records how many answers were printed."""
-
-    def __init__(self, lines: list[str], capsys: pytest.CaptureFixture[str]) -> None:
-        self.buffer = self
-        self._lines = iter(lines)
-        self._capsys = capsys
-        self.out = ""
-        self.answered_before_read: list[int] = []
-
-    def readline(self, size: int = -1) -> bytes:
-        self.out += self._capsys.readouterr().out
-        self.answered_before_read.append(self.out.count("\n"))
-        return next(self._lines, "").encode()
-
-    def read1(self, size: int = -1) -> bytes:  # a pipe hands out what was written: one line
-        return self.readline()
-
-
 def test_stdin_positions_are_answered_one_a_line_before_the_next_is_read(
     capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
     late = [p for p in POSITIONS if p["band"] == "late"][:3]
     lines = [_rows(late[0]["moves"]) + "\n", "\n", "# a comment\n", "x.../xo\n"]
     lines += [_rows(p["moves"]) + "\n" for p in late[1:]] + [EMPTY + "\n"]
-    stdin = _Stdin(lines, capsys)
+    stdin = LineStdin(lines, capsys)
     monkeypatch.setattr("sys.stdin", stdin)
     argv = ["game-verdict", "connect", "-", "--json", "--budget-nodes", "5000"]
     assert main(argv) == 1  # one invalid line, one undecided

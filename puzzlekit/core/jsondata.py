@@ -31,8 +31,9 @@ def plain(value: Any, leaf: Callable[[Any], Any] | None = None) -> Any:
     if (
         type(value) in _FLAT
         and leaf is None
-        and all(type(k) is str and type(v) in _LEAVES for k, v in value.items())
-    ):  # the common flat case (a solution, a trace entry): a copy is its plain form
+        and _STR.issuperset(map(type, value))
+        and _LEAVES.issuperset(map(type, value.values()))
+    ):  # the common flat case (a solution, a trace entry), checked at C speed: a copy
         return dict(value)
     if isinstance(value, Mapping):
         return {k if isinstance(k, str) else str(k): plain(v, leaf) for k, v in value.items()}
@@ -98,6 +99,7 @@ _LEAVES = frozenset({str, int, float, bool, type(None)})
 #: the mappings :func:`plain` copies at once when every key is a string and every value a leaf
 #: (exact types: a subclass takes the general path; ``FrozenDict`` is a report's read-only dict)
 _FLAT = frozenset({dict, FrozenDict})
+_STR = frozenset({str})
 
 
 def frozen(value: Any) -> Any:
@@ -112,6 +114,8 @@ def frozen(value: Any) -> Any:
         ):  # leaves only (a solution), checked at C speed first
             return value
         return FrozenDict({k: frozen(v) for k, v in value.items()})
+    if type(value) is dict and _LEAVES.issuperset(map(type, value.values())):
+        return FrozenDict(value)  # leaves only (a solution): a copy, made at C speed
     if isinstance(value, Mapping):
         return FrozenDict({k: v if type(v) in _LEAVES else frozen(v) for k, v in value.items()})
     if isinstance(value, list | tuple):

@@ -9,6 +9,7 @@ Not for: reports built from data already at hand (build a VerifierReport).
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any
 
 from puzzlekit.core.jsondata import frozen
@@ -102,3 +103,13 @@ def made(fields: dict[str, Any]) -> VerifierReport:
     rep = object.__new__(LazyReport)
     object.__setattr__(rep, "__dict__", fields)
     return rep
+
+
+def with_diagnostics(rep: VerifierReport, diagnostics: tuple[str, ...]) -> VerifierReport:
+    """``dataclasses.replace(rep, diagnostics=diagnostics)``: for a :class:`LazyReport`, a copy
+    that builds its fields when read, as ``rep`` does, instead of building them all now."""
+    if type(rep) is not LazyReport:
+        return replace(rep, diagnostics=tuple(diagnostics))
+    fields = dict(rep.__dict__)
+    fields["diagnostics"] = tuple(diagnostics)
+    return made(fields)

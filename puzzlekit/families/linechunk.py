@@ -50,14 +50,18 @@ class LineChunk:
         return [self.instance(row) for row in range(len(self))]
 
 
+def reads_chunks(family: Any) -> bool:
+    """Whether :func:`read_values` may read ``family``'s lines (a givens grid family that reads
+    its lines as :class:`GivensGrid` does); False: each of its lines is read on its own."""
+    return isinstance(family, GivensGrid) and type(family).parse_text is GivensGrid.parse_text
+
+
 def read_values(family: Any, lines: Sequence[str], params: Mapping[str, Any] | None) -> Any:
     """The :class:`LineChunk` of ``lines`` (text in a givens grid family's one-line format)
     where they all read into one schema without a remark (a chunk of one file); None
     otherwise (read them one by one: each line then says what is wrong with it), and for a
     family that reads its lines its own way."""
-    if not isinstance(family, GivensGrid) or not lines:
-        return None
-    if type(family).parse_text is not GivensGrid.parse_text:
+    if not lines or not reads_chunks(family):
         return None
     try:
         frozen_params, n, key = family._line_params(lines[0].strip(), params)

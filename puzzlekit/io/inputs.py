@@ -17,7 +17,7 @@ import math
 import sys
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
-from typing import IO, Any
+from typing import IO, Any, NamedTuple
 
 from puzzlekit.core.model import Instance, SpecError, Violation, sha256_digest
 from puzzlekit.core.reading import MAX_DOCUMENT_BYTES, Line, ReadError, iter_lines, parse_json
@@ -211,6 +211,24 @@ def _document(first: Line, lines: Iterator[Line]) -> tuple[Any, list[Line]]:
         return None, buffered
 
 
+class TextLine(NamedTuple):
+    """A stripped, non-blank line that :func:`iter_entries` leaves unread: a JSON instance or a
+    puzzle in a family's one-line text format. :meth:`item` reads it as :func:`iter_stream`
+    does; a caller that reads many lines of one grid schema together (``puzzlekit verify``)
+    reads them its own way first."""
+
+    number: int  # 1-based line number
+    text: str
+
+    def item(self, family: str | None, params: Mapping[str, Any] | None) -> InputItem:
+        """The item :func:`iter_stream` gives for this line."""
+        return _from_line(self.number, self.text, family, params)
+
+    def grid_note(self) -> str:
+        """The note of a bare grid line read as a Sudoku because no family was given."""
+        return f"read as sudoku: {len(self.text)} grid characters and no family given"
+
+
 def iter_stream(
     stream: IO[bytes],
     family: str | None = None,
@@ -225,6 +243,16 @@ def iter_stream(
     Every line passes the reading boundary (:mod:`puzzlekit.core.reading`): a line that is too
     long or not UTF-8 is an item with a violation, and reading goes on at the next line.
     """
+    for entry in iter_entries(stream, family, input_format):
+        yield entry.item(family, params) if type(entry) is TextLine else entry  # type: ignore[misc]
+
+
+def iter_entries(
+    stream: IO[bytes], family: str | None = None, input_format: str = "auto"
+) -> Iterator[InputItem | TextLine]:
+    """:func:`iter_stream`'s puzzles, in the same order, each line that reads on its own left
+    as a :class:`TextLine` (``TextLine.item`` reads it): documents over several lines, JSON
+    arrays, unreadable lines and Tatham game IDs come as items."""
     lines = _Pushback(iter_lines(stream))
     first_seen = False
     for line in lines:
@@ -247,10 +275,10 @@ def iter_stream(
                 for i, obj in enumerate(whole, start=1):
                     yield _from_obj(i, obj, _raw_json(obj))
             else:
-                yield _from_line(line.number, text, family, params)
+                yield TextLine(line.number, text)
             continue
         first_seen = True
-        yield _from_line(line.number, text, family, params)
+        yield TextLine(line.number, text)
 
 
 class _Pushback:

@@ -8,7 +8,10 @@ An item is an :class:`~puzzlekit.core.model.Instance` or a line of text: a JSON 
 puzzle in ``family``'s one-line format (without a family, a Sudoku grid). A line that does not
 read gives the ``INVALID_SPEC`` report ``puzzlekit verify`` prints for it, at its position.
 
-Not for: reading files (``puzzlekit verify`` streams them through :func:`verify_instances`).
+Not for: reading files (``puzzlekit verify`` reads a file's lines itself, for line numbers,
+notes and documents, and verifies a chunk of one grid schema's lines through
+:func:`read_line_chunk` and :func:`verify_line_chunk`, other puzzles through
+:func:`verify_instances`).
 """
 
 from __future__ import annotations
@@ -21,7 +24,7 @@ from puzzlekit.core.model import Instance, SpecError, sha256_digest
 from puzzlekit.core.protocols import DEFAULT_CAP, SearchBudget, report_extras
 from puzzlekit.core.report import VerifierReport
 from puzzlekit.families import get_family
-from puzzlekit.families.linechunk import read_values
+from puzzlekit.families.linechunk import LineChunk, read_values
 from puzzlekit.verifiers.reports import invalid_report, source
 
 #: puzzles read and verified together (one chunk of reports at a time)
@@ -72,16 +75,17 @@ def iter_verify_many(
         if not batch:
             return
         lines = _lines(batch, family, params)
-        read = None
         if lines is not None:  # one schema's grid lines: chosen for once
-            got = _grid_lines(lines, verifier, solution_cap, budget, extras)
-            if got is not None:
-                yield from got
-                continue
-            read = lines.instances()
-        if read is None:
-            reader = _reader(family)
-            read = [_instance(item, family, params, solution_cap, reader) for item in batch]
+            yield from verify_line_chunk(
+                lines,
+                verifier=verifier,
+                solution_cap=solution_cap,
+                budget=budget,
+                extras=extras,
+            )
+            continue
+        reader = _reader(family)
+        read = [_instance(item, family, params, solution_cap, reader) for item in batch]
         instances = [r for r in read if isinstance(r, Instance)]
         reports = iter(
             verify_instances(
@@ -94,6 +98,46 @@ def iter_verify_many(
         )
         for r in read:
             yield next(reports) if isinstance(r, Instance) else r
+
+
+def read_line_chunk(
+    lines: Sequence[str], family: str | None, params: Mapping[str, Any] | None
+) -> LineChunk | None:
+    """Text lines of one givens-grid schema read together
+    (:func:`~puzzlekit.families.linechunk.read_values`; ``family`` None: Sudoku), or None where
+    they do not all read so (each line is then read on its own, saying what is wrong with it)."""
+    return _lines(lines, family, params)  # type: ignore[no-any-return]
+
+
+def verify_line_chunk(
+    lines: LineChunk,
+    *,
+    verifier: str | None = None,
+    solution_cap: int = DEFAULT_CAP,
+    budget: SearchBudget | None = None,
+    extras: Collection[str] = (),
+    decline: bool = False,
+) -> list[VerifierReport]:
+    """The report of each line of a chunk (:func:`read_line_chunk`), as ``pk.verify`` gives it
+    for the line's instance: on the backend its schema's choice names, from the cell values
+    where that backend runs chunks of lines, else through :func:`verify_instances` (also with
+    ``decline``, where the backend declines the chunk)."""
+    got = None
+    try:
+        got = _grid_lines(lines, verifier, solution_cap, budget, extras)
+    except NotImplementedError:  # the backend declines: each instance says so below
+        if not decline:
+            raise
+    if got is None:
+        got = verify_instances(
+            lines.instances(),
+            verifier=verifier,
+            solution_cap=solution_cap,
+            budget=budget,
+            extras=extras,
+            decline=decline,
+        )
+    return got
 
 
 def verify_instances(

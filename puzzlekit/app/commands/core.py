@@ -13,8 +13,9 @@ from puzzlekit.app.cli import UsageError, add_format
 from puzzlekit.app.progress import add_quiet, progress
 
 if TYPE_CHECKING:  # the floors load when a command runs, not when the parser is built
+    from puzzlekit.app.verify_stream import LineItem
     from puzzlekit.core.report import VerifierReport
-    from puzzlekit.io.inputs import InputItem
+    from puzzlekit.io.inputs import InputItem, TextLine
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -210,16 +211,35 @@ def input_items(
 ) -> Iterator[InputItem]:
     """The items of the input file ``path`` (``-``: stdin), read lazily: each is answered
     before the next line is read. A file that cannot be opened is a UsageError (exit 2)."""
-    from puzzlekit.io.inputs import iter_stream, open_input
+    from puzzlekit.io.inputs import iter_stream
 
-    try:
-        stream = open_input(path)
-    except OSError as exc:
-        raise UsageError(f"cannot read {path}: {exc.strerror or exc}") from None
+    stream = _opened(path)
     return _closing(stream, iter_stream(stream, family, params, input_format))
 
 
-def _closing(stream: Any, items: Iterator[InputItem]) -> Iterator[InputItem]:
+def input_entries(
+    path: str, family: str | None, input_format: str
+) -> Iterator[InputItem | TextLine]:
+    """:func:`input_items` with each line that reads on its own left as a
+    :class:`~puzzlekit.io.inputs.TextLine` (:func:`~puzzlekit.io.inputs.iter_entries`), for a
+    reader of many lines at once."""
+    from puzzlekit.io.inputs import iter_entries
+
+    stream = _opened(path)
+    return _closing(stream, iter_entries(stream, family, input_format))
+
+
+def _opened(path: str) -> Any:
+    """``path`` (``-``: stdin) opened for reading bytes; a UsageError (exit 2) if it cannot be."""
+    from puzzlekit.io.inputs import open_input
+
+    try:
+        return open_input(path)
+    except OSError as exc:
+        raise UsageError(f"cannot read {path}: {exc.strerror or exc}") from None
+
+
+def _closing(stream: Any, items: Iterator[Any]) -> Iterator[Any]:
     try:
         yield from items
     except OSError as exc:  # a read error halfway (a device, a vanished file)
@@ -256,7 +276,7 @@ def verify_item(
     return rep
 
 
-def render_text(item: InputItem, rep: VerifierReport) -> str:
+def render_text(item: InputItem | LineItem, rep: VerifierReport) -> str:
     """A readable block: the verdict, then the grid with ambiguous (?) and conflicting (!) marks."""
     from puzzlekit.core.report import Verdict
     from puzzlekit.families import get_family
@@ -289,7 +309,7 @@ def item_progress(args: argparse.Namespace, what: str) -> Any:
     return progress(what, None, "puzzle", quiet=args.quiet or sys.stdout.isatty())
 
 
-def with_instance(obj: dict[str, Any], item: InputItem, wanted: bool) -> dict[str, Any]:
+def with_instance(obj: dict[str, Any], item: InputItem | LineItem, wanted: bool) -> dict[str, Any]:
     """``obj`` with the item's ``instance`` (a JSON object, null when it was unreadable) when
     ``--with-instance`` asked for it."""
     if wanted:
@@ -306,41 +326,7 @@ def _check_with_instance(args: argparse.Namespace) -> None:
 VERIFY_CHUNK = 256
 
 
-def verify_items(
-    items: list[InputItem], verifier: str | None, cap: int, budget: Any, extras: tuple[str, ...]
-) -> list[VerifierReport]:
-    """The report of each item, as :func:`verify_item` gives it, the searches of the items'
-    instances batched where the backend can (:func:`~puzzlekit.verifiers.many.verify_instances`);
-    ``verifier``: the ``--verifier`` name, None for each instance's default."""
-    from dataclasses import replace
-
-    from puzzlekit.verifiers.base import invalid_report, source
-    from puzzlekit.verifiers.many import verify_instances
-
-    instances = [item.instance for item in items if item.instance is not None]
-    reports = iter(
-        verify_instances(
-            instances,
-            verifier=verifier,
-            solution_cap=cap,
-            budget=budget,
-            extras=extras,
-            decline=True,
-        )
-    )
-    out = []
-    for item in items:
-        if item.instance is None:
-            rep = invalid_report(item.raw_digest, item.violations, source("input", "1"), cap)
-        else:
-            rep = next(reports)
-        if item.note:
-            rep = replace(rep, diagnostics=(*rep.diagnostics, item.note))
-        out.append(rep)
-    return out
-
-
-def _chunks(items: Iterator[InputItem], size: int) -> Iterator[list[InputItem]]:
+def _chunks(items: Iterator[Any], size: int) -> Iterator[list[Any]]:
     while True:
         chunk = list(itertools.islice(items, size))
         if not chunk:
@@ -349,21 +335,26 @@ def _chunks(items: Iterator[InputItem], size: int) -> Iterator[list[InputItem]]:
 
 
 def cmd_verify(args: argparse.Namespace) -> int:
+    from puzzlekit.app.verify_stream import Asked, verify_entries
+
     params, _, budget = _settings(args)
     extras = extras_arg(args.extras)
     _check_with_instance(args)
+    asked = Asked(args.family, params, args.verifier, args.cap, budget, extras)
     size = 1 if args.file == "-" else VERIFY_CHUNK
+    entries = input_entries(args.file, args.family, getattr(args, "input_format", "auto"))
     with item_progress(args, "verify") as bar:
-        for chunk in _chunks(_items(args, params), size):
-            for item, rep in zip(
-                chunk, verify_items(chunk, args.verifier, args.cap, budget, extras), strict=True
-            ):
+        for chunk in _chunks(entries, size):
+            out = []
+            for item, rep in verify_entries(chunk, asked):
                 if args.format == "json":
                     obj = with_instance(rep.to_json_obj(), item, args.with_instance)
-                    print(json.dumps(obj, ensure_ascii=False), flush=True)
+                    out.append(json.dumps(obj, ensure_ascii=False) + "\n")
                 else:
-                    print(render_text(item, rep) + "\n", flush=True)
-                bar.update(1)
+                    out.append(render_text(item, rep) + "\n\n")
+            sys.stdout.write("".join(out))
+            sys.stdout.flush()
+            bar.update(len(out))
     return 0
 
 
