@@ -440,3 +440,50 @@ def test_an_endless_file_is_refused_at_its_bound_not_read_into_memory(
 
         Ledger(argv[2]).close()
     assert "larger than" in _one_error(capsys, [*argv])
+
+
+def _depth_by_scan(text: str, limit: int) -> int:
+    """Nesting depth by a plain scan: brackets outside strings (a backslash escapes the next
+    character, a string left open runs to the end, as a closing quote never comes), counted up
+    to the first level beyond ``limit`` (and below ``limit`` brackets, that count)."""
+    opens = text.count("[") + text.count("{")
+    if opens <= limit:
+        return opens
+    depth = deepest = 0
+    i, n = 0, len(text)
+    while i < n:
+        ch = text[i]
+        if ch == '"':
+            j = i + 1
+            while j < n and text[j] != '"':
+                j += 2 if text[j] == "\\" else 1
+            if j >= n:  # never closed: what follows counts, as for a regex that finds no string
+                i += 1
+                continue
+            i = j + 1
+            continue
+        if ch in "[{":
+            depth += 1
+            deepest = max(deepest, depth)
+            if deepest > limit:
+                return deepest
+        elif ch in "]}":
+            depth -= 1
+        i += 1
+    return deepest
+
+
+def test_nesting_depth_equals_a_plain_scan() -> None:
+    """The count of brackets outside strings, on texts with and without escapes, quotes left
+    open and characters beyond ASCII, and on generated puzzles (where it is taken at C speed)."""
+    import random
+
+    rng = random.Random(7)
+    texts = [json.dumps({"clues": [[[i, i]] for i in range(80)]})]
+    for _ in range(4000):
+        alphabet = '[]{}"a,:0 ' + rng.choice(["", "\\", "é", "\\é"])
+        body = "".join(rng.choice(alphabet) for _ in range(rng.randint(0, 200)))
+        texts.append("[" * rng.randint(0, 80) + body + "]" * rng.randint(0, 80))
+    for text in texts:
+        for limit in (0, 3, 64):
+            assert reading.nesting_depth(text, limit) == _depth_by_scan(text, limit), (text, limit)

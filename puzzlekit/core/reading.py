@@ -25,6 +25,7 @@ puzzles (the callers open them and pass binary streams to :func:`iter_lines`).
 
 from __future__ import annotations
 
+import itertools
 import json
 import math
 import re
@@ -48,6 +49,9 @@ MAX_DIGITS = 15
 
 _STRING = re.compile(r'"(?:[^"\\]|\\.)*"', re.S)
 _BRACKETS = re.compile(r"[\[\]{}]")
+_DEPTH_STEP = {"[": 1, "{": 1, "]": -1, "}": -1}
+#: every ASCII character but a bracket deleted (``str.translate``)
+_ONLY_BRACKETS = dict.fromkeys(i for i in range(128) if chr(i) not in "[]{}")
 _ASCII_DIGITS = re.compile(r"[0-9]+")
 
 
@@ -112,6 +116,15 @@ def nesting_depth(text: str, limit: int = MAX_DEPTH) -> int:
     first level beyond ``limit``: enough to refuse a document before :func:`json.loads` recurses."""
     if text.count("[") + text.count("{") <= limit:
         return min(text.count("[") + text.count("{"), limit)
+    if len(text) <= 1 << 16 and "\\" not in text:
+        # no escapes: strings are the pieces between pairs of quotes (an unpaired last quote
+        # opens none, as for _STRING); the same count at C speed
+        pieces = text.split('"')
+        outside = pieces[0::2] if len(pieces) % 2 else [*pieces[0::2], pieces[-1]]
+        brackets = "".join(outside).translate(_ONLY_BRACKETS)
+        if brackets.isascii():
+            steps = map(_DEPTH_STEP.__getitem__, brackets)
+            return min(max(0, max(itertools.accumulate(steps), default=0)), limit + 1)
     depth = deepest = 0
     for m in _BRACKETS.finditer(_STRING.sub("", text)):
         depth += 1 if m.group() in "[{" else -1
