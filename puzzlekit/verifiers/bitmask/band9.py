@@ -147,14 +147,16 @@ def _low(x):  # pragma: no cover - compiled
 def load_band9(dom, node) -> None:  # pragma: no cover - compiled
     """Domains (a value mask per variable) as a root node: nothing fixed, every word to look
     at."""
-    node[:] = 0
-    for v in range(81):
-        m = dom[v]
-        b = v // 27
-        bit = np.int64(1) << (v % 27)
-        for k in range(9):
-            if (m >> k) & 1:
-                node[3 * k + b] |= bit
+    node[:27] = FULL
+    node[27:] = 0
+    for v in range(81):  # a cell that may take every value leaves its bit in every word
+        m = dom[v] & ALL
+        if m != ALL:
+            b = v // 27
+            out = ~(np.int64(1) << (v % 27))
+            for k in range(9):
+                if not (m >> k) & 1:
+                    node[3 * k + b] &= out
     for v in range(81):  # the givens fixed first: the first look at each value uses them
         m = dom[v]
         if m and not m & (m - 1):
@@ -165,7 +167,7 @@ def load_band9(dom, node) -> None:  # pragma: no cover - compiled
     node[30] = ALL
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _fix(s, d, b, q) -> np.int64:  # pragma: no cover - compiled
     """Cell ``q`` of band ``b`` takes value ``d``: the value leaves its row, box and column,
     its other values leave it. Returns the values (bit per value) whose words lost a cell."""
@@ -181,7 +183,7 @@ def _fix(s, d, b, q) -> np.int64:  # pragma: no cover - compiled
     return changed
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _fix_single(s, d, b, q) -> np.int64:  # pragma: no cover - compiled
     """:func:`_fix` for a cell whose one value is ``d`` (no other value to take out)."""
     i = 3 * d
@@ -216,7 +218,7 @@ def _rows1(x):  # pragma: no cover - compiled
     return _SINGLE[x & 511] | (_SINGLE[(x >> 9) & 511] << 9) | (_SINGLE[x >> 18] << 18)
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _value(s, d) -> np.int64:  # pragma: no cover - compiled
     """Value ``d``'s three words to their fixpoint (triads of a permutation in each band; a
     box's value in one column leaves that column in the other bands; a column's value in one
