@@ -15,7 +15,10 @@ and its other values out of the cell. Cells left with one value are found by bit
 counting over the nine values of a band. The search guesses on the two-valued cell with most
 unfixed peers (else a three-valued one, else any), the values in ascending order; a child
 copies its parent's words and fixes one cell. Givens are fixed on loading; the tables are
-narrow integers, small in the cache.
+narrow integers, small in the cache. The helpers are inlined into the searches (a call that
+passes the node pays for its reference counts), and a fixed cell leaves the other values'
+words without a branch per value (which values held it is unpredictable): together a quarter
+off a search (``python -m benchmarks.kernel9_bench``, docs/bench_verify.md).
 
 The tree is not :func:`~puzzlekit.verifiers.bitmask.kernel.search`'s (stronger propagation,
 another choice of variable), so the solutions come in another order and node counts differ; a
@@ -173,14 +176,15 @@ def _fix(s, d, b, q) -> np.int64:  # pragma: no cover - compiled
     its other values leave it. Returns the values (bit per value) whose words lost a cell."""
     bit = np.int64(1) << q
     changed = _fix_single(s, d, b, q)
-    for k in range(9):
-        if k != d:
-            j = 3 * k + b
-            x = s[j]
-            if x & bit:
-                s[j] = x ^ bit
-                changed |= np.int64(1) << k
-    return changed
+    had = np.int64(0)
+    out = ~bit
+    for k in range(9):  # without branches: whether another value holds the cell is a coin toss
+        j = 3 * k + b
+        x = s[j]
+        had |= ((x >> q) & 1) << k
+        s[j] = x & out
+    s[3 * d + b] |= bit
+    return changed | (had & ~(np.int64(1) << d))
 
 
 @njit(cache=True, inline="always")
