@@ -270,8 +270,8 @@ def _reports(
     firsts = sols[: len(at), 0].copy()
     nv = len(cs.names)
     src = verifier._src
-    unique = unique_fields(frozen_source(src), cap)
-    unique.update(_thunks=_UNIQUE, _cs=cs, _firsts=firsts, _share=share, _make=instance_of)
+    unique = _unique_fields(src, cap).copy()
+    unique.update(_cs=cs, _firsts=firsts, _share=share, _make=instance_of)
     new, setattr_ = object.__new__, object.__setattr__
     rows = zip(at, found.tolist(), nodes.tolist(), status.tolist(), carts, strict=False)
     for row, (pos, count, spent, done, cart) in enumerate(rows):
@@ -295,6 +295,23 @@ def _reports(
             out[pos] = found_report(view, src, cap, count, solutions, cart, stats)
         else:
             out[pos] = verifier.outcome(inst, cs, cap, [], cart, stats, budget)
+
+
+def _unique_fields(src: Any, cap: int) -> dict[str, Any]:
+    """The fields a UNIQUE report of a chunk shares with every UNIQUE report of source ``src``
+    and cap ``cap``, with :data:`_UNIQUE`'s thunks (kept per source object and cap)."""
+    key = (id(src), cap)
+    found = _SHARED.get(key)
+    if found is None or found[0] is not src:
+        fields = unique_fields(frozen_source(src), cap)
+        fields["_thunks"] = _UNIQUE
+        if len(_SHARED) > 64:
+            _SHARED.clear()
+        found = _SHARED[key] = (src, fields)  # holds the source: its id is not reused
+    return found[1]
+
+
+_SHARED: dict[tuple[int, int], tuple[Any, dict[str, Any]]] = {}
 
 
 def _one_solution(rep: Any) -> list[Any]:
