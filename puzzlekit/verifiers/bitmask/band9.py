@@ -238,12 +238,13 @@ def _value(s, d) -> np.int64:  # pragma: no cover - compiled
         if (f0 | f1 | f2) != 511:
             return -1
         p0, p1, p2 = _POINT[f0], _POINT[f1], _POINT[f2]
-        y0 &= ~(((p1 | p2) * _COL) | _CLAIM[f0 & ~(f1 | f2)])
-        y1 &= ~(((p0 | p2) * _COL) | _CLAIM[f1 & ~(f0 | f2)])
-        y2 &= ~(((p0 | p1) * _COL) | _CLAIM[f2 & ~(f0 | f1)])
-        if y0 == x0 and y1 == x1 and y2 == x2:
+        x0 = y0 & ~(((p1 | p2) * _COL) | _CLAIM[f0 & ~(f1 | f2)])
+        x1 = y1 & ~(((p0 | p2) * _COL) | _CLAIM[f1 & ~(f0 | f2)])
+        x2 = y2 & ~(((p0 | p1) * _COL) | _CLAIM[f2 & ~(f0 | f1)])
+        # the triads' shrink is idempotent: where the columns took nothing out, another
+        # round would give the same words (same columns, same shrink)
+        if x0 == y0 and x1 == y1 and x2 == y2:
             break
-        x0, x1, x2 = y0, y1, y2
     s[i], s[i + 1], s[i + 2] = x0, x1, x2
     changed = np.int64(0)
     for b in range(3):
