@@ -16,9 +16,11 @@ counting over the nine values of a band. The search guesses on the two-valued ce
 unfixed peers (else a three-valued one, else any), the values in ascending order; a child
 copies its parent's words and fixes one cell. Givens are fixed on loading; the tables are
 narrow integers, small in the cache. The helpers are inlined into the searches (a call that
-passes the node pays for its reference counts), and a fixed cell leaves the other values'
-words without a branch per value (which values held it is unpredictable): together a quarter
-off a search (``python -m benchmarks.kernel9_bench``, docs/bench_verify.md).
+passes the node pays for its reference counts); a fixed cell leaves the other values' words
+without a branch per value (which values held it is unpredictable); a value's fixpoint loop
+stops on a round where the columns took nothing out (the triad shrink is idempotent, so
+another round would change nothing). None of these changes a node's fixpoint, so the tree,
+its node counts and the order solutions are found in stay the same (docs/bench_verify.md).
 
 The tree is not :func:`~puzzlekit.verifiers.bitmask.kernel.search`'s (stronger propagation,
 another choice of variable), so the solutions come in another order and node counts differ; a
