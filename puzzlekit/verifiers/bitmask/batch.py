@@ -38,7 +38,7 @@ from puzzlekit.verifiers.bitmask.compile import ReportView, cartesian_of
 from puzzlekit.verifiers.bitmask.kernel import DONE
 from puzzlekit.verifiers.bitmask.line import batch_member, lines_start, values_band9
 from puzzlekit.verifiers.bitmask.search import CHUNK, restrict, workspace
-from puzzlekit.verifiers.reports import found_report, frozen_source, unique_fields
+from puzzlekit.verifiers.reports import found_report
 from puzzlekit.verifiers.search import STREAM_ORDER, digest_permutation
 
 #: the budget of a call that names none (frozen: made once)
@@ -270,7 +270,7 @@ def _reports(
     firsts = sols[: len(at), 0].copy()
     nv = len(cs.names)
     src = verifier._src
-    unique = _unique_fields(src, cap).copy()
+    unique = bitmask_search.unique_shared(src, cap, _UNIQUE).copy()
     unique.update(_cs=cs, _firsts=firsts, _share=share, _make=instance_of)
     new, setattr_ = object.__new__, object.__setattr__
     rows = zip(at, found.tolist(), nodes.tolist(), status.tolist(), carts, strict=False)
@@ -295,23 +295,6 @@ def _reports(
             out[pos] = found_report(view, src, cap, count, solutions, cart, stats)
         else:
             out[pos] = verifier.outcome(inst, cs, cap, [], cart, stats, budget)
-
-
-def _unique_fields(src: Any, cap: int) -> dict[str, Any]:
-    """The fields a UNIQUE report of a chunk shares with every UNIQUE report of source ``src``
-    and cap ``cap``, with :data:`_UNIQUE`'s thunks (kept per source object and cap)."""
-    key = (id(src), cap)
-    found = _SHARED.get(key)
-    if found is None or found[0] is not src:
-        fields = unique_fields(frozen_source(src), cap)
-        fields["_thunks"] = _UNIQUE
-        if len(_SHARED) > 64:
-            _SHARED.clear()
-        found = _SHARED[key] = (src, fields)  # holds the source: its id is not reused
-    return found[1]
-
-
-_SHARED: dict[tuple[int, int], tuple[Any, dict[str, Any]]] = {}
 
 
 def _one_solution(rep: Any) -> list[Any]:

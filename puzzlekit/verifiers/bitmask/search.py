@@ -407,13 +407,19 @@ def found_report(
 
 
 def _unique(src: Any, cap: int) -> dict[str, Any]:
+    """:func:`unique_shared` with :data:`_ONE`'s thunks."""
+    return unique_shared(src, cap, _ONE)
+
+
+def unique_shared(src: Any, cap: int, thunks: Mapping[str, Any]) -> dict[str, Any]:
     """The fields a UNIQUE report of source ``src`` and cap ``cap`` shares with the others,
-    with :data:`_ONE`'s thunks (kept per source object and cap)."""
-    key = (id(src), cap)
+    with ``thunks`` (a module's constant: what its reports build when first read), kept per
+    source object, cap and thunks (copy before adding to them)."""
+    key = (id(src), cap, id(thunks))
     found = _UNIQUES.get(key)
     if found is None or found[0] is not src:
         fields = unique_fields(frozen_source(src), cap)
-        fields["_thunks"] = _ONE
+        fields["_thunks"] = thunks
         if len(_UNIQUES) > 64:
             _UNIQUES.clear()
         found = _UNIQUES[key] = (src, fields)  # holds the source: its id is not reused
@@ -430,7 +436,7 @@ def _instance_digest(rep: Any) -> str:
 
 #: how a UNIQUE report of :func:`found_report` builds its solution and digest when first read
 _ONE = {"solutions": _one_solution, "instance_digest": _instance_digest}
-_UNIQUES: dict[tuple[int, int], tuple[Any, dict[str, Any]]] = {}
+_UNIQUES: dict[tuple[int, int, int], tuple[Any, dict[str, Any]]] = {}
 
 
 class BitmaskSession:
