@@ -100,8 +100,9 @@ def _start_many(values, base, masks, raws, stream, starts, orders):  # pragma: n
 
 
 @njit(cache=True)
-def _band9_many(values, base, masks, node_limit, starts, out, nodes_, branch, state, sols):
-    # pragma: no cover - compiled
+def _band9_many(
+    values, base, masks, node_limit, starts, out, nodes_, branch, state, sols
+):  # pragma: no cover - compiled
     """:func:`_narrow` of each row of ``values`` into the rows of ``starts`` (``out[0]``: the
     numbers of givens), then the band search of each
     (:func:`~puzzlekit.verifiers.bitmask.band9.search_many_band9`; ``out[1]``, ``out[2]``,
