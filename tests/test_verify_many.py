@@ -88,7 +88,9 @@ def test_reports_equal_pk_verify_past_the_budget(mixed) -> None:
 
 
 def test_a_batch_is_searched_in_one_call(monkeypatch, mixed) -> None:
-    """The bitmask instances of a batch go through one compiled call, not one verify each."""
+    """The bitmask instances of a batch go through one compiled call, not one verify each
+    (9×9 grid lines: one call that starts and band-searches them all)."""
+    from puzzlekit.verifiers.bitmask import line as bitmask_line
     from puzzlekit.verifiers.bitmask import search as bitmask_search
 
     calls = []
@@ -102,6 +104,7 @@ def test_a_batch_is_searched_in_one_call(monkeypatch, mixed) -> None:
 
     for name in ("search_many", "search_many9", "search_many_band9"):  # the kernels
         monkeypatch.setattr(bitmask_search, name, counting(getattr(bitmask_search, name)))
+    monkeypatch.setattr(bitmask_line, "_band9_many", counting(bitmask_line._band9_many))
     lines = (DATA / "sudoku9_17clue_sample.txt").read_text().split()[:20]
     pk.verify_many(lines, "sudoku")
     assert calls == [20]

@@ -15,7 +15,12 @@ and its other values out of the cell. Cells left with one value are found by bit
 counting over the nine values of a band. The search guesses on the two-valued cell with most
 unfixed peers (else a three-valued one, else any), the values in ascending order; a child
 copies its parent's words and fixes one cell. Givens are fixed on loading; the tables are
-narrow integers, small in the cache.
+narrow integers, small in the cache. The helpers are inlined into the searches (a call that
+passes the node pays for its reference counts); a fixed cell leaves the other values' words
+without a branch per value (which values held it is unpredictable); a value's fixpoint loop
+stops on a round where the columns took nothing out (the triad shrink is idempotent, so
+another round would change nothing). None of these changes a node's fixpoint, so the tree,
+its node counts and the order solutions are found in stay the same (docs/bench_verify.md).
 
 The tree is not :func:`~puzzlekit.verifiers.bitmask.kernel.search`'s (stronger propagation,
 another choice of variable), so the solutions come in another order and node counts differ; a
@@ -147,14 +152,16 @@ def _low(x):  # pragma: no cover - compiled
 def load_band9(dom, node) -> None:  # pragma: no cover - compiled
     """Domains (a value mask per variable) as a root node: nothing fixed, every word to look
     at."""
-    node[:] = 0
-    for v in range(81):
-        m = dom[v]
-        b = v // 27
-        bit = np.int64(1) << (v % 27)
-        for k in range(9):
-            if (m >> k) & 1:
-                node[3 * k + b] |= bit
+    node[:27] = FULL
+    node[27:] = 0
+    for v in range(81):  # a cell that may take every value leaves its bit in every word
+        m = dom[v] & ALL
+        if m != ALL:
+            b = v // 27
+            out = ~(np.int64(1) << (v % 27))
+            for k in range(9):
+                if not (m >> k) & 1:
+                    node[3 * k + b] &= out
     for v in range(81):  # the givens fixed first: the first look at each value uses them
         m = dom[v]
         if m and not m & (m - 1):
@@ -165,23 +172,24 @@ def load_band9(dom, node) -> None:  # pragma: no cover - compiled
     node[30] = ALL
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _fix(s, d, b, q) -> np.int64:  # pragma: no cover - compiled
     """Cell ``q`` of band ``b`` takes value ``d``: the value leaves its row, box and column,
     its other values leave it. Returns the values (bit per value) whose words lost a cell."""
     bit = np.int64(1) << q
     changed = _fix_single(s, d, b, q)
-    for k in range(9):
-        if k != d:
-            j = 3 * k + b
-            x = s[j]
-            if x & bit:
-                s[j] = x ^ bit
-                changed |= np.int64(1) << k
-    return changed
+    had = np.int64(0)
+    out = ~bit
+    for k in range(9):  # without branches: whether another value holds the cell is a coin toss
+        j = 3 * k + b
+        x = s[j]
+        had |= ((x >> q) & 1) << k
+        s[j] = x & out
+    s[3 * d + b] |= bit
+    return changed | (had & ~(np.int64(1) << d))
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _fix_single(s, d, b, q) -> np.int64:  # pragma: no cover - compiled
     """:func:`_fix` for a cell whose one value is ``d`` (no other value to take out)."""
     i = 3 * d
@@ -216,7 +224,7 @@ def _rows1(x):  # pragma: no cover - compiled
     return _SINGLE[x & 511] | (_SINGLE[(x >> 9) & 511] << 9) | (_SINGLE[x >> 18] << 18)
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _value(s, d) -> np.int64:  # pragma: no cover - compiled
     """Value ``d``'s three words to their fixpoint (triads of a permutation in each band; a
     box's value in one column leaves that column in the other bands; a column's value in one
@@ -232,12 +240,13 @@ def _value(s, d) -> np.int64:  # pragma: no cover - compiled
         if (f0 | f1 | f2) != 511:
             return -1
         p0, p1, p2 = _POINT[f0], _POINT[f1], _POINT[f2]
-        y0 &= ~(((p1 | p2) * _COL) | _CLAIM[f0 & ~(f1 | f2)])
-        y1 &= ~(((p0 | p2) * _COL) | _CLAIM[f1 & ~(f0 | f2)])
-        y2 &= ~(((p0 | p1) * _COL) | _CLAIM[f2 & ~(f0 | f1)])
-        if y0 == x0 and y1 == x1 and y2 == x2:
+        x0 = y0 & ~(((p1 | p2) * _COL) | _CLAIM[f0 & ~(f1 | f2)])
+        x1 = y1 & ~(((p0 | p2) * _COL) | _CLAIM[f1 & ~(f0 | f2)])
+        x2 = y2 & ~(((p0 | p1) * _COL) | _CLAIM[f2 & ~(f0 | f1)])
+        # the triads' shrink is idempotent: where the columns took nothing out, another
+        # round would give the same words (same columns, same shrink)
+        if x0 == y0 and x1 == y1 and x2 == y2:
             break
-        x0, x1, x2 = y0, y1, y2
     s[i], s[i + 1], s[i + 2] = x0, x1, x2
     changed = np.int64(0)
     for b in range(3):

@@ -36,9 +36,9 @@ from puzzlekit.families.grid import GridLine
 from puzzlekit.verifiers.bitmask import search as bitmask_search
 from puzzlekit.verifiers.bitmask.compile import ReportView, cartesian_of
 from puzzlekit.verifiers.bitmask.kernel import DONE
-from puzzlekit.verifiers.bitmask.line import batch_member, lines_start, values_start
+from puzzlekit.verifiers.bitmask.line import batch_member, lines_start, values_band9
 from puzzlekit.verifiers.bitmask.search import CHUNK, restrict, workspace
-from puzzlekit.verifiers.reports import found_report, frozen_source, unique_fields
+from puzzlekit.verifiers.reports import found_report
 from puzzlekit.verifiers.search import STREAM_ORDER, digest_permutation
 
 #: the budget of a call that names none (frozen: made once)
@@ -173,19 +173,44 @@ def verify_values(
     k = values.shape[0]
     out: list[VerifierReport | None] = [None] * k
     step = max(1, min(MAX_CHUNK, MAX_SLOTS // (cap * values.shape[1])))
+    cs = plan.cs
+    search = workspace(cs, cs.base_structure, cap)
+    limit = CHUNK if budget.nodes is None else min(CHUNK, budget.nodes)
     for start in range(0, k, step):
         began = time.perf_counter()
         rows = values[start : start + step]
-        lined = values_start(plan, rows, None)
-        if lined is None:  # a given that is not a plain restriction: each on its own
+        of_row = partial(_shifted, instance_of, start)
+        got = _band_rows(search, plan, rows, limit, of_row, began)
+        if got is None:  # a given that is not a plain restriction: each on its own
             for row in range(start, start + rows.shape[0]):
                 out[row] = verifier.verify(instance_of(row), solution_cap=cap, budget=budget)
             continue
-        got = _searched(verifier, plan.cs, lined, cap, budget, plan, began, instance_of, start)
-        at = list(range(start, start + rows.shape[0]))
-        of_row = partial(_shifted, instance_of, start)
-        _reports(verifier, plan.cs, of_row, cap, budget, got, at, out)
+        at = range(start, start + rows.shape[0])
+        _reports(verifier, cs, of_row, cap, budget, got, at, out)
     return out  # type: ignore[return-value]
+
+
+def _band_rows(
+    search: Any, plan: Any, rows: np.ndarray, limit: int, instance_of: Any, began: float
+) -> tuple[Any, ...] | None:
+    """:func:`_searched` of grid lines on the band search, started and searched in one
+    compiled call (:func:`~puzzlekit.verifiers.bitmask.line.values_band9`); the orders drawn
+    only for the rows searched again at the cap; None when a given is not a plain
+    restriction."""
+    ran = values_band9(plan, search, rows, limit)
+    if ran is None:
+        return None
+    starts, ints, sols, at_cap = ran
+    found, nodes, status = ints[1], ints[2], ints[3]
+    if at_cap and search.ordered:  # as ``Search.run_many``: the general search's first ones
+        again = np.flatnonzero((found >= search.cap) & (status == DONE))
+        nv = starts.shape[1]
+        orders = np.empty_like(starts)
+        for row in again.tolist():
+            orders[row] = digest_permutation(instance_of(row).digest, STREAM_ORDER, nv)
+        search.many_ordered(starts, orders, limit, again, sols, nodes, status)
+    share = round((time.perf_counter() - began) / starts.shape[0], 6)
+    return sols, found, nodes, status, share, plan.cartesians(starts, ints[0].tolist())
 
 
 def _shifted(instance_of: Any, start: int, row: int) -> Instance:
@@ -201,7 +226,6 @@ def _searched(
     plan: Any,
     began: float,
     instance_of: Any = None,
-    offset: int = 0,
 ) -> tuple[Any, ...]:
     """:meth:`Search.run_many` from the start domains, orders and numbers of givens
     ``started``: its arrays, each row's share of the time since ``began`` and the rows'
@@ -215,7 +239,7 @@ def _searched(
 
         def draw(rows: np.ndarray) -> None:  # the orders of ``rows``, from their digests
             for row in rows.tolist():
-                orders[row] = digest_permutation(instance_of(offset + row).digest, STREAM_ORDER, nv)
+                orders[row] = digest_permutation(instance_of(row).digest, STREAM_ORDER, nv)
 
     limit = CHUNK if budget.nodes is None else min(CHUNK, budget.nodes)
     ran = search.run_many(starts, orders, limit, draw)
@@ -246,8 +270,8 @@ def _reports(
     firsts = sols[: len(at), 0].copy()
     nv = len(cs.names)
     src = verifier._src
-    unique = unique_fields(frozen_source(src), cap)
-    unique.update(_thunks=_UNIQUE, _cs=cs, _firsts=firsts, _share=share, _make=instance_of)
+    unique = bitmask_search.unique_shared(src, cap, _UNIQUE).copy()
+    unique.update(_cs=cs, _firsts=firsts, _share=share, _make=instance_of)
     new, setattr_ = object.__new__, object.__setattr__
     rows = zip(at, found.tolist(), nodes.tolist(), status.tolist(), carts, strict=False)
     for row, (pos, count, spent, done, cart) in enumerate(rows):

@@ -30,12 +30,14 @@ from numba import njit
 
 from puzzlekit.core.model import Instance, SpecError
 from puzzlekit.families.grid import GridLine
+from puzzlekit.verifiers.bitmask.band9 import search_many_band9
 from puzzlekit.verifiers.bitmask.compile import (
     CompiledSchema,
     NotCompilable,
     cartesian_of,
     grid_line_schema,
 )
+from puzzlekit.verifiers.bitmask.kernel import DONE
 from puzzlekit.verifiers.bitmask.search import found_report as found_report  # for verify
 from puzzlekit.verifiers.bitmask.search import workspace
 from puzzlekit.verifiers.digest_draw import digest_permutation
@@ -49,25 +51,33 @@ UNKNOWN = -1
 EAGER_PAIRS = 1024
 
 
-@njit(cache=True)
-def _start(values, base, masks, raw, stream, dom):  # pragma: no cover - compiled
-    """``dom`` = ``base`` narrowed by ``masks[cell, value]`` at every cell with a value, and the
-    search order drawn from the digest bytes ``raw`` (none when ``raw`` is empty), and the
-    number of cells with a value; the order is empty (and ``dom`` half done) and the number -1
-    when a mask is :data:`UNKNOWN`, -2 when a value is outside the table."""
+@njit(cache=True, inline="always")
+def _narrow(values, base, masks, dom):  # pragma: no cover - compiled
+    """``dom`` = ``base`` narrowed by ``masks[cell, value]`` at every cell with a value: the
+    number of cells with a value, or (``dom`` half done) -1 when a mask is :data:`UNKNOWN`, -2
+    when a value is outside the table."""
     count = 0
     for i in range(values.shape[0]):
         v = values[i]
         dom[i] = base[i]
         if v:
             if v >= masks.shape[1]:  # not a value of the grid: the general path says so
-                return np.zeros(0, np.int64), -2
+                return -2
             m = masks[i, v]
             if m == UNKNOWN:
-                return np.zeros(0, np.int64), -1
+                return -1
             dom[i] &= m
             count += 1
-    if raw.shape[0] == 0:
+    return count
+
+
+@njit(cache=True)
+def _start(values, base, masks, raw, stream, dom):  # pragma: no cover - compiled
+    """:func:`_narrow`, and the search order drawn from the digest bytes ``raw`` (none when
+    ``raw`` is empty): the order (empty when none is drawn or the number is negative) and the
+    number of cells with a value."""
+    count = _narrow(values, base, masks, dom)
+    if count < 0 or raw.shape[0] == 0:
         return np.zeros(0, np.int64), count
     return digest_permutation(raw, stream, values.shape[0]).astype(np.int64), count
 
@@ -87,6 +97,29 @@ def _start_many(values, base, masks, raws, stream, starts, orders):  # pragma: n
             orders[k] = order
         counts[k] = count
     return counts
+
+
+@njit(cache=True)
+def _band9_many(
+    values, base, masks, node_limit, starts, out, nodes_, branch, state, sols
+):  # pragma: no cover - compiled
+    """:func:`_narrow` of each row of ``values`` into the rows of ``starts`` (``out[0]``: the
+    numbers of givens), then the band search of each
+    (:func:`~puzzlekit.verifiers.bitmask.band9.search_many_band9`; ``out[1]``, ``out[2]``,
+    ``out[3]``: solutions found, nodes, status) in the same call. Returns the number of rows
+    whose search reached the cap (``sols.shape[1]``), or -1 (a mask unknown) or -2 (a value
+    outside the table) before any search."""
+    for k in range(values.shape[0]):
+        count = _narrow(values[k], base, masks, starts[k])
+        if count < 0:
+            return count
+        out[0, k] = count
+    search_many_band9(starts, node_limit, nodes_, branch, state, sols, out[1], out[2], out[3])
+    at_cap = 0
+    for k in range(values.shape[0]):
+        if out[1, k] >= sols.shape[1] and out[3, k] == DONE:
+            at_cap += 1
+    return at_cap
 
 
 class LinePlan:
@@ -254,6 +287,33 @@ def values_start(
     if k and counts[0] < 0:
         return None
     return starts, orders, counts.tolist()
+
+
+def values_band9(
+    plan: LinePlan, search: Any, values: np.ndarray, node_limit: int
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, int] | None:
+    """:func:`values_start` and :meth:`Search.run_many
+    <puzzlekit.verifiers.bitmask.search.Search.run_many>`'s band search of each row in one
+    compiled call, for a plan on the band search (which reads no order): the start domains,
+    an array of four rows (numbers of givens, solutions found, nodes, status), the solutions
+    (``search.many_sols``) and the number of rows whose search reached the cap (the caller
+    searches those again in order, as ``run_many`` does); None when a given is not a plain
+    domain restriction."""
+    k, nv = values.shape
+    starts = np.empty((k, nv), np.int64)
+    out = np.empty((4, k), np.int64)
+    base, masks = plan.cs.base_dom, plan.masks
+    sols, nodes_, branch = search.many_sols(k), search.band9, search.branch
+    state = search.state
+    at_cap = _band9_many(values, base, masks, node_limit, starts, out, nodes_, branch, state, sols)
+    if at_cap == -1:
+        if not all(plan.fill(row) for row in values):
+            return None
+        args = (values, base, masks, node_limit, starts, out, nodes_, branch, state, sols)
+        at_cap = _band9_many(*args)
+    if at_cap < 0:
+        return None
+    return starts, out, sols, at_cap
 
 
 def batch_member(verifier: Any, instance: Instance) -> LinePlan | None:

@@ -292,10 +292,8 @@ class Search:
         On the standard 9×9 Sudoku, rows at the cap are searched again as :meth:`run` does
         (``draw(rows)``, when given, fills those rows of ``orders`` first: the band search
         reads no order)."""
-        k, nv = starts.shape
-        sols = self._many_sols
-        if sols.shape[0] < k:  # kept for the next chunk: only rows below ``found`` are read
-            sols = self._many_sols = np.empty((k, self.cap, nv), np.int64)
+        k = starts.shape[0]
+        sols = self.many_sols(k)
         found, nodes = np.zeros(k, np.int64), np.zeros(k, np.int64)
         status = np.zeros(k, np.int64)
         state = np.zeros(4, np.int64)
@@ -308,7 +306,7 @@ class Search:
                 if again.shape[0]:
                     if draw is not None:
                         draw(again)
-                    self._many_ordered(starts, orders, node_limit, again, sols, nodes, status)
+                    self.many_ordered(starts, orders, node_limit, again, sols, nodes, status)
             return sols, found, nodes, status
         if self.grid9 is not None:
             search_many9(
@@ -323,7 +321,15 @@ class Search:
         )  # fmt: skip
         return sols, found, nodes, status
 
-    def _many_ordered(
+    def many_sols(self, k: int) -> np.ndarray:
+        """Solution rows for ``k`` searches of one call, ``(k, cap, variables)``: kept for the
+        next call (only the rows below each search's count are read)."""
+        sols = self._many_sols
+        if sols.shape[0] < k:
+            sols = self._many_sols = np.empty((k, self.cap, len(self.cs.names)), np.int64)
+        return sols
+
+    def many_ordered(
         self,
         starts: np.ndarray,
         orders: np.ndarray,
@@ -401,13 +407,19 @@ def found_report(
 
 
 def _unique(src: Any, cap: int) -> dict[str, Any]:
+    """:func:`unique_shared` with :data:`_ONE`'s thunks."""
+    return unique_shared(src, cap, _ONE)
+
+
+def unique_shared(src: Any, cap: int, thunks: Mapping[str, Any]) -> dict[str, Any]:
     """The fields a UNIQUE report of source ``src`` and cap ``cap`` shares with the others,
-    with :data:`_ONE`'s thunks (kept per source object and cap)."""
-    key = (id(src), cap)
+    with ``thunks`` (a module's constant: what its reports build when first read), kept per
+    source object, cap and thunks (copy before adding to them)."""
+    key = (id(src), cap, id(thunks))
     found = _UNIQUES.get(key)
     if found is None or found[0] is not src:
         fields = unique_fields(frozen_source(src), cap)
-        fields["_thunks"] = _ONE
+        fields["_thunks"] = thunks
         if len(_UNIQUES) > 64:
             _UNIQUES.clear()
         found = _UNIQUES[key] = (src, fields)  # holds the source: its id is not reused
@@ -424,7 +436,7 @@ def _instance_digest(rep: Any) -> str:
 
 #: how a UNIQUE report of :func:`found_report` builds its solution and digest when first read
 _ONE = {"solutions": _one_solution, "instance_digest": _instance_digest}
-_UNIQUES: dict[tuple[int, int], tuple[Any, dict[str, Any]]] = {}
+_UNIQUES: dict[tuple[int, int, int], tuple[Any, dict[str, Any]]] = {}
 
 
 class BitmaskSession:
