@@ -1,6 +1,7 @@
 from __future__ import annotations
 
 import os
+import signal
 import warnings
 from collections.abc import Iterator
 from pathlib import Path
@@ -12,6 +13,12 @@ import puzzlekit.families as families_mod
 from puzzlekit.families import register_family
 
 DATA = Path(__file__).parent / "data"
+
+# A suite started in the background (``cmd &`` in a script) inherits SIGINT ignored, and so would
+# every process a test starts, which then keeps it ignored (as a server started that way should);
+# the tests of Ctrl-C need SIGINT as a terminal gives it.
+if signal.getsignal(signal.SIGINT) is signal.SIG_IGN:
+    signal.signal(signal.SIGINT, signal.default_int_handler)
 
 
 def _compile_kernels() -> None:

@@ -88,12 +88,7 @@ def test_a_server_stops_its_children_and_exits_at_once_though_a_thread_is_blocke
         """)
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
     proc = subprocess.Popen(
-        [sys.executable, "-c", code],
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        env=env,
-        # a suite started in the background inherits SIGINT ignored, which a server keeps
-        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
+        [sys.executable, "-c", code], stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env
     )
     try:
         assert proc.stdout.readline() == b"ready\n"
