@@ -25,6 +25,7 @@ from puzzlekit.core.protocols import DEFAULT_CAP, SearchBudget, report_extras
 from puzzlekit.core.report import VerifierReport
 from puzzlekit.families import get_family
 from puzzlekit.families.linechunk import LineChunk, read_values
+from puzzlekit.verifiers import registry
 from puzzlekit.verifiers.reports import invalid_report, source
 
 #: puzzles read and verified together (one chunk of reports at a time)
@@ -155,12 +156,16 @@ def verify_instances(
     ``decline``: a backend that declines an instance gives INVALID_SPEC
     (:func:`~puzzlekit.verifiers.registry.verify_or_decline`, as ``puzzlekit verify``)."""
     from puzzlekit.verifiers.bitmask.backend import BitmaskVerifier
-    from puzzlekit.verifiers.registry import choice_seconds, default_verifier_names, kept_verifier
-    from puzzlekit.verifiers.registry import verify_or_decline as declining
+
+    kept_verifier, declining = registry.kept_verifier, registry.verify_or_decline
 
     asked = report_extras(extras)  # a misspelt extra is named on every path, batched or not
-    seconds = choice_seconds(budget)
-    names = [verifier] * len(instances) if verifier else default_verifier_names(instances, seconds)
+    seconds = registry.choice_seconds(budget)
+    names = (
+        [verifier] * len(instances)
+        if verifier
+        else registry.default_verifier_names(instances, seconds)
+    )
     out: list[VerifierReport | None] = [None] * len(instances)
     for name in dict.fromkeys(names):
         where = [i for i, n in enumerate(names) if n == name]
@@ -221,15 +226,25 @@ def _grid_lines(
     asked = report_extras(extras)
     if verifier not in (None, "bitmask"):  # another backend: verified as instances
         return None
-    from puzzlekit.verifiers.registry import choice_seconds, kept_verifier, line_verifier_name
-
-    name = verifier or line_verifier_name(lines.instance(0), choice_seconds(budget))
-    if name is None:
-        return None
-    with kept_verifier(name) as v:
-        if getattr(type(v), "verify_lines", None) is None:
+    if verifier is None:  # the schema's choice, lent from its pool as ``pk.verify`` lends it
+        lent = registry.lend_line_verifier(lines.instance(0), registry.choice_seconds(budget))
+        if lent is None:
             return None
-        return v.verify_lines(lines, cap, budget, asked)  # type: ignore[no-any-return]
+        try:
+            return _verified_lines(lent[1], lines, cap, budget, asked)
+        finally:
+            registry.give_back(lent)
+    with registry.kept_verifier(verifier) as v:
+        return _verified_lines(v, lines, cap, budget, asked)
+
+
+def _verified_lines(
+    v: Any, lines: Any, cap: int, budget: SearchBudget | None, asked: Collection[str]
+) -> list[VerifierReport] | None:
+    """``v.verify_lines`` of a chunk, or None where ``v``'s class has none."""
+    if getattr(type(v), "verify_lines", None) is None:
+        return None
+    return v.verify_lines(lines, cap, budget, asked)  # type: ignore[no-any-return]
 
 
 def _reader(family: str | None) -> Any:
