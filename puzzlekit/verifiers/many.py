@@ -44,17 +44,10 @@ def verify_many(
 ) -> list[VerifierReport]:
     """The report of each item, in order, equal to ``pk.verify``'s (see the module docstring;
     ``stats.seconds`` is a share of the chunk's time)."""
-    return list(
-        iter_verify_many(
-            items,
-            family,
-            params,
-            verifier=verifier,
-            solution_cap=solution_cap,
-            budget=budget,
-            extras=extras,
-        )
-    )
+    out: list[VerifierReport] = []
+    for batch in _batches(items, CHUNK):
+        out += _batch_reports(batch, family, params, verifier, solution_cap, budget, extras)
+    return out
 
 
 def iter_verify_many(
@@ -70,35 +63,45 @@ def iter_verify_many(
 ) -> Iterator[VerifierReport]:
     """:func:`verify_many` a chunk at a time: the reports of each ``chunk`` items are given
     before the next items are read."""
+    for batch in _batches(items, chunk):
+        yield from _batch_reports(batch, family, params, verifier, solution_cap, budget, extras)
+
+
+def _batches(items: Iterable[Instance | str], chunk: int) -> Iterator[list[Instance | str]]:
+    """``items`` ``chunk`` at a time (a list of at most ``chunk`` items: itself)."""
+    if type(items) is list and len(items) <= chunk:
+        if items:
+            yield items
+        return
     it = iter(items)
-    while True:
-        batch = list(itertools.islice(it, chunk))
-        if not batch:
-            return
-        lines = _lines(batch, family, params)
-        if lines is not None:  # one schema's grid lines: chosen for once
-            yield from verify_line_chunk(
-                lines,
-                verifier=verifier,
-                solution_cap=solution_cap,
-                budget=budget,
-                extras=extras,
-            )
-            continue
-        reader = _reader(family)
-        read = [_instance(item, family, params, solution_cap, reader) for item in batch]
-        instances = [r for r in read if isinstance(r, Instance)]
-        reports = iter(
-            verify_instances(
-                instances,
-                verifier=verifier,
-                solution_cap=solution_cap,
-                budget=budget,
-                extras=extras,
-            )
+    while batch := list(itertools.islice(it, chunk)):
+        yield batch
+
+
+def _batch_reports(
+    batch: list[Instance | str],
+    family: str | None,
+    params: Mapping[str, Any] | None,
+    verifier: str | None,
+    solution_cap: int,
+    budget: SearchBudget | None,
+    extras: Collection[str],
+) -> list[VerifierReport]:
+    """The reports of one chunk of items (:func:`iter_verify_many`)."""
+    lines = _lines(batch, family, params)
+    if lines is not None:  # one schema's grid lines: chosen for once
+        return verify_line_chunk(
+            lines, verifier=verifier, solution_cap=solution_cap, budget=budget, extras=extras
         )
-        for r in read:
-            yield next(reports) if isinstance(r, Instance) else r
+    reader = _reader(family)
+    read = [_instance(item, family, params, solution_cap, reader) for item in batch]
+    instances = [r for r in read if isinstance(r, Instance)]
+    reports = iter(
+        verify_instances(
+            instances, verifier=verifier, solution_cap=solution_cap, budget=budget, extras=extras
+        )
+    )
+    return [next(reports) if isinstance(r, Instance) else r for r in read]
 
 
 def read_line_chunk(

@@ -270,15 +270,20 @@ def _reports(
     firsts = sols[: len(at), 0].copy()
     nv = len(cs.names)
     src = verifier._src
+    spents = nodes.tolist()
     unique = bitmask_search.unique_shared(src, cap, _UNIQUE).copy()
-    unique.update(_cs=cs, _firsts=firsts, _share=share, _make=instance_of)
+    unique.update(_cs=cs, _firsts=firsts, _share=share, _make=instance_of, _spent=spents)
+    by_cart: dict[Any, dict[str, Any]] = {}  # the chunk's fields with each Cartesian size
     new, setattr_ = object.__new__, object.__setattr__
-    rows = zip(at, found.tolist(), nodes.tolist(), status.tolist(), carts, strict=False)
-    for row, (pos, count, spent, done, cart) in enumerate(rows):
+    rows = zip(range(len(at)), at, found.tolist(), spents, status.tolist(), carts, strict=False)
+    for row, pos, count, spent, done, cart in rows:
         if count == 1 and done == DONE:
-            fields = unique.copy()
-            fields["cartesian_size"], fields["cartesian_size_log10"] = cart
-            fields["_row"], fields["_nodes"] = row, spent
+            fields = by_cart.get(cart)
+            if fields is None:
+                fields = by_cart[cart] = unique.copy()
+                fields["cartesian_size"], fields["cartesian_size_log10"] = cart
+            fields = fields.copy()
+            fields["_row"] = row
             out[pos] = rep = new(LazyReport)
             setattr_(rep, "__dict__", fields)  # made(fields), inline: once a row
             continue
@@ -306,12 +311,12 @@ def _digest(rep: Any) -> str:
 
 
 def _stats(rep: Any) -> Any:
-    return FrozenDict(nodes=rep._nodes, seconds=rep._share)
+    return FrozenDict(nodes=rep._spent[rep._row], seconds=rep._share)
 
 
 #: how a UNIQUE report of a chunk builds what it builds when first read, from what it keeps:
-#: the compiled schema, the chunk's first solutions and its row, its search nodes and share
-#: of the chunk's time, the instance
+#: the compiled schema, the chunk's first solutions, search nodes and row of each report, its
+#: share of the chunk's time, the instance
 _UNIQUE = {"solutions": _one_solution, "instance_digest": _digest, "stats": _stats}
 
 
