@@ -179,7 +179,7 @@ def verify_values(
     for start in range(0, k, step):
         began = time.perf_counter()
         rows = values[start : start + step]
-        of_row = partial(_shifted, instance_of, start)
+        of_row = partial(_shifted, instance_of, start) if start else instance_of
         got = _band_rows(search, plan, rows, limit, of_row, began)
         if got is None:  # a given that is not a plain restriction: each on its own
             for row in range(start, start + rows.shape[0]):
@@ -273,16 +273,15 @@ def _reports(
     spents = nodes.tolist()
     unique = bitmask_search.unique_shared(src, cap, _UNIQUE).copy()
     unique.update(_cs=cs, _firsts=firsts, _share=share, _make=instance_of, _spent=spents)
-    by_cart: dict[Any, dict[str, Any]] = {}  # the chunk's fields with each Cartesian size
+    shared, last = unique, None  # the chunk's fields with the last row's Cartesian size
     new, setattr_ = object.__new__, object.__setattr__
     rows = zip(range(len(at)), at, found.tolist(), spents, status.tolist(), carts, strict=False)
     for row, pos, count, spent, done, cart in rows:
         if count == 1 and done == DONE:
-            fields = by_cart.get(cart)
-            if fields is None:
-                fields = by_cart[cart] = unique.copy()
-                fields["cartesian_size"], fields["cartesian_size_log10"] = cart
-            fields = fields.copy()
+            if cart is not last:  # rows with as many givens share one (plan.cartesians)
+                shared, last = unique.copy(), cart
+                shared["cartesian_size"], shared["cartesian_size_log10"] = cart
+            fields = shared.copy()
             fields["_row"] = row
             out[pos] = rep = new(LazyReport)
             setattr_(rep, "__dict__", fields)  # made(fields), inline: once a row
