@@ -267,6 +267,27 @@ def test_a_chunk_of_9x9_lines_reports_as_pk_verify_from_its_values(cap: int) -> 
     assert [r.instance_digest for r in reps] == [w.instance_digest for w in want]
 
 
+def test_unique_reports_of_one_chunk_keep_their_own_cartesian_size_and_nodes() -> None:
+    """A chunk of UNIQUE 9×9 lines with different numbers of givens (each 17-clue puzzle with
+    0 to 8 cells of its solution added): every report has its own row's Cartesian size and
+    search nodes, as pk.verify gives them, whatever the row that came before."""
+    lines = []
+    for k, line in enumerate(_shared("17clue", 18)):
+        solved = pk.verify(pk.parse("sudoku", line)).solutions[0]
+        cells = [SYMBOLS[v - 1] for v in solved.values()]  # r1c1 ... r9c9, row by row
+        blanks = [i for i, ch in enumerate(line) if ch == "."]
+        chars = list(line)
+        for i in random.Random(k).sample(blanks, k % 9):
+            chars[i] = cells[i]
+        lines.append("".join(chars))
+    reps = pk.verify_many(lines, "sudoku")
+    want = [pk.verify(_general(pk.parse("sudoku", line))) for line in lines]
+    assert {r.verdict.value for r in reps} == {"UNIQUE"}
+    assert len({r.cartesian_size for r in reps}) == 9
+    assert [_content(r) for r in reps] == [_content(w) for w in want]
+    assert [r.stats["nodes"] for r in reps] == [w.stats["nodes"] for w in want]
+
+
 def test_a_chunk_of_9x9_lines_past_its_budget_and_pickled_is_pk_verifys() -> None:
     """Rows that need more nodes than the budget are UNDECIDED as pk.verify says; a chunk's
     report pickles to the eager report of the same fields."""

@@ -25,6 +25,7 @@ from puzzlekit.core.protocols import DEFAULT_CAP, SearchBudget, report_extras
 from puzzlekit.core.report import VerifierReport
 from puzzlekit.families import get_family
 from puzzlekit.families.linechunk import LineChunk, read_values
+from puzzlekit.verifiers import registry
 from puzzlekit.verifiers.reports import invalid_report, source
 
 #: puzzles read and verified together (one chunk of reports at a time)
@@ -43,17 +44,10 @@ def verify_many(
 ) -> list[VerifierReport]:
     """The report of each item, in order, equal to ``pk.verify``'s (see the module docstring;
     ``stats.seconds`` is a share of the chunk's time)."""
-    return list(
-        iter_verify_many(
-            items,
-            family,
-            params,
-            verifier=verifier,
-            solution_cap=solution_cap,
-            budget=budget,
-            extras=extras,
-        )
-    )
+    out: list[VerifierReport] = []
+    for batch in _batches(items, CHUNK):
+        out += _batch_reports(batch, family, params, verifier, solution_cap, budget, extras)
+    return out
 
 
 def iter_verify_many(
@@ -69,35 +63,45 @@ def iter_verify_many(
 ) -> Iterator[VerifierReport]:
     """:func:`verify_many` a chunk at a time: the reports of each ``chunk`` items are given
     before the next items are read."""
+    for batch in _batches(items, chunk):
+        yield from _batch_reports(batch, family, params, verifier, solution_cap, budget, extras)
+
+
+def _batches(items: Iterable[Instance | str], chunk: int) -> Iterator[list[Instance | str]]:
+    """``items`` ``chunk`` at a time (a list of at most ``chunk`` items: itself)."""
+    if type(items) is list and len(items) <= chunk:
+        if items:
+            yield items
+        return
     it = iter(items)
-    while True:
-        batch = list(itertools.islice(it, chunk))
-        if not batch:
-            return
-        lines = _lines(batch, family, params)
-        if lines is not None:  # one schema's grid lines: chosen for once
-            yield from verify_line_chunk(
-                lines,
-                verifier=verifier,
-                solution_cap=solution_cap,
-                budget=budget,
-                extras=extras,
-            )
-            continue
-        reader = _reader(family)
-        read = [_instance(item, family, params, solution_cap, reader) for item in batch]
-        instances = [r for r in read if isinstance(r, Instance)]
-        reports = iter(
-            verify_instances(
-                instances,
-                verifier=verifier,
-                solution_cap=solution_cap,
-                budget=budget,
-                extras=extras,
-            )
+    while batch := list(itertools.islice(it, chunk)):
+        yield batch
+
+
+def _batch_reports(
+    batch: list[Instance | str],
+    family: str | None,
+    params: Mapping[str, Any] | None,
+    verifier: str | None,
+    solution_cap: int,
+    budget: SearchBudget | None,
+    extras: Collection[str],
+) -> list[VerifierReport]:
+    """The reports of one chunk of items (:func:`iter_verify_many`)."""
+    lines = _lines(batch, family, params)
+    if lines is not None:  # one schema's grid lines: chosen for once
+        return verify_line_chunk(
+            lines, verifier=verifier, solution_cap=solution_cap, budget=budget, extras=extras
         )
-        for r in read:
-            yield next(reports) if isinstance(r, Instance) else r
+    reader = _reader(family)
+    read = [_instance(item, family, params, solution_cap, reader) for item in batch]
+    instances = [r for r in read if isinstance(r, Instance)]
+    reports = iter(
+        verify_instances(
+            instances, verifier=verifier, solution_cap=solution_cap, budget=budget, extras=extras
+        )
+    )
+    return [next(reports) if isinstance(r, Instance) else r for r in read]
 
 
 def read_line_chunk(
@@ -155,12 +159,16 @@ def verify_instances(
     ``decline``: a backend that declines an instance gives INVALID_SPEC
     (:func:`~puzzlekit.verifiers.registry.verify_or_decline`, as ``puzzlekit verify``)."""
     from puzzlekit.verifiers.bitmask.backend import BitmaskVerifier
-    from puzzlekit.verifiers.registry import choice_seconds, default_verifier_names, kept_verifier
-    from puzzlekit.verifiers.registry import verify_or_decline as declining
+
+    kept_verifier, declining = registry.kept_verifier, registry.verify_or_decline
 
     asked = report_extras(extras)  # a misspelt extra is named on every path, batched or not
-    seconds = choice_seconds(budget)
-    names = [verifier] * len(instances) if verifier else default_verifier_names(instances, seconds)
+    seconds = registry.choice_seconds(budget)
+    names = (
+        [verifier] * len(instances)
+        if verifier
+        else registry.default_verifier_names(instances, seconds)
+    )
     out: list[VerifierReport | None] = [None] * len(instances)
     for name in dict.fromkeys(names):
         where = [i for i, n in enumerate(names) if n == name]
@@ -221,15 +229,25 @@ def _grid_lines(
     asked = report_extras(extras)
     if verifier not in (None, "bitmask"):  # another backend: verified as instances
         return None
-    from puzzlekit.verifiers.registry import choice_seconds, kept_verifier, line_verifier_name
-
-    name = verifier or line_verifier_name(lines.instance(0), choice_seconds(budget))
-    if name is None:
-        return None
-    with kept_verifier(name) as v:
-        if getattr(type(v), "verify_lines", None) is None:
+    if verifier is None:  # the schema's choice, lent from its pool as ``pk.verify`` lends it
+        lent = registry.lend_line_verifier(lines.instance(0), registry.choice_seconds(budget))
+        if lent is None:
             return None
-        return v.verify_lines(lines, cap, budget, asked)  # type: ignore[no-any-return]
+        try:
+            return _verified_lines(lent[1], lines, cap, budget, asked)
+        finally:
+            registry.give_back(lent)
+    with registry.kept_verifier(verifier) as v:
+        return _verified_lines(v, lines, cap, budget, asked)
+
+
+def _verified_lines(
+    v: Any, lines: Any, cap: int, budget: SearchBudget | None, asked: Collection[str]
+) -> list[VerifierReport] | None:
+    """``v.verify_lines`` of a chunk, or None where ``v``'s class has none."""
+    if getattr(type(v), "verify_lines", None) is None:
+        return None
+    return v.verify_lines(lines, cap, budget, asked)  # type: ignore[no-any-return]
 
 
 def _reader(family: str | None) -> Any:

@@ -230,7 +230,21 @@ def verify_line(instance: Instance, cap: int, budget: Any) -> Any:
     (a family or backend registered again is asked again), the verifier lent from the pool
     :class:`kept_verifier` keeps for the name. None for any other instance (the general path
     verifies it)."""
-    entry = _line_entry(instance, choice_seconds(budget))
+    lent = lend_line_verifier(instance, choice_seconds(budget))
+    if lent is None:
+        return None
+    try:
+        return lent[1].verify(instance, solution_cap=cap, budget=budget)
+    finally:
+        give_back(lent)
+
+
+def lend_line_verifier(instance: Instance, seconds: float | None = None) -> Any:
+    """The pool and a verifier lent from it (give it back with :func:`give_back`) of
+    :func:`line_verifier_name`'s choice for ``instance`` (the pool :class:`kept_verifier` lends
+    from for the name; no lock, no settings to freeze), or None where the schema alone does not
+    decide the choice."""
+    entry = _line_entry(instance, seconds)
     if entry is None:
         return None
     pool = entry[5]
@@ -238,11 +252,14 @@ def verify_line(instance: Instance, cap: int, budget: Any) -> Any:
         verifier = pool.pop()  # atomic: each borrower gets its own
     except IndexError:
         verifier = entry[4]()
-    try:
-        return verifier.verify(instance, solution_cap=cap, budget=budget)
-    finally:
-        if len(pool) < KEPT_IDLE:
-            pool.append(verifier)
+    return pool, verifier
+
+
+def give_back(lent: Any) -> None:
+    """Return a verifier :func:`lend_line_verifier` lent to its pool (kept while it has room)."""
+    pool, verifier = lent
+    if len(pool) < KEPT_IDLE:
+        pool.append(verifier)
 
 
 def line_verifier_name(instance: Instance, seconds: float | None = None) -> str | None:

@@ -34,6 +34,7 @@ Not for: ``Count``, ``Regular`` or ``Predicate`` constraints, more than 62 disti
 
 from __future__ import annotations
 
+import importlib
 import time
 from collections.abc import Collection, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
@@ -331,19 +332,17 @@ class BitmaskVerifier(protocols.Verifier):
         instances ``verify_many`` verifies one by one."""
         if type(self) is not BitmaskVerifier:
             return None
-        from puzzlekit.verifiers.bitmask.batch import verify_values
-        from puzzlekit.verifiers.bitmask.line import batch_member
-
         cap, first = solution_cap, lines.instance(0)
         if len(lines) == 1:
             return [self.verify(first, solution_cap=cap, budget=budget, extras=extras)]
-        plan = None if extras or self.forced_cells or cap < 2 else batch_member(self, first)
+        plain = not extras and not self.forced_cells and cap >= 2
+        plan = _lined().batch_member(self, first) if plain else None
         if plan is None or not plan.band9(cap):
             return self.verify_batch(
                 lines.instances(), solution_cap=cap, budget=budget, extras=extras
             )
         values = np.frombuffer(lines.values, np.uint8).reshape(len(lines), -1)
-        return verify_values(self, plan, values, lines.instance, cap, budget)
+        return _lazy("batch").verify_values(self, plan, values, lines.instance, cap, budget)
 
     def outcome(
         self,
@@ -397,15 +396,20 @@ class BitmaskVerifier(protocols.Verifier):
 
 
 _BUDGET = SearchBudget()  # frozen: the default, made once
-_LINED: list[Any] = []  # verifiers.bitmask.line, imported on first use (it loads numba)
+#: modules of this package imported on first use (they load numba), by name
+_LAZY: dict[str, Any] = {}
+
+
+def _lazy(name: str) -> Any:
+    """The module ``puzzlekit.verifiers.bitmask.<name>``, imported on first use."""
+    found = _LAZY.get(name)
+    if found is None:
+        found = _LAZY[name] = importlib.import_module(f"puzzlekit.verifiers.bitmask.{name}")
+    return found
 
 
 def _lined() -> Any:
-    if not _LINED:
-        from puzzlekit.verifiers.bitmask import line as bitmask_line
-
-        _LINED.append(bitmask_line)
-    return _LINED[0]
+    return _lazy("line")
 
 
 def variable_order(cs: CompiledSchema, digest: str) -> np.ndarray:

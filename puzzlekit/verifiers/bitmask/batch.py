@@ -179,7 +179,7 @@ def verify_values(
     for start in range(0, k, step):
         began = time.perf_counter()
         rows = values[start : start + step]
-        of_row = partial(_shifted, instance_of, start)
+        of_row = partial(_shifted, instance_of, start) if start else instance_of
         got = _band_rows(search, plan, rows, limit, of_row, began)
         if got is None:  # a given that is not a plain restriction: each on its own
             for row in range(start, start + rows.shape[0]):
@@ -270,15 +270,19 @@ def _reports(
     firsts = sols[: len(at), 0].copy()
     nv = len(cs.names)
     src = verifier._src
+    spents = nodes.tolist()
     unique = bitmask_search.unique_shared(src, cap, _UNIQUE).copy()
-    unique.update(_cs=cs, _firsts=firsts, _share=share, _make=instance_of)
+    unique.update(_cs=cs, _firsts=firsts, _share=share, _make=instance_of, _spent=spents)
+    shared, last = unique, None  # the chunk's fields with the last row's Cartesian size
     new, setattr_ = object.__new__, object.__setattr__
-    rows = zip(at, found.tolist(), nodes.tolist(), status.tolist(), carts, strict=False)
-    for row, (pos, count, spent, done, cart) in enumerate(rows):
+    rows = zip(range(len(at)), at, found.tolist(), spents, status.tolist(), carts, strict=False)
+    for row, pos, count, spent, done, cart in rows:
         if count == 1 and done == DONE:
-            fields = unique.copy()
-            fields["cartesian_size"], fields["cartesian_size_log10"] = cart
-            fields["_row"], fields["_nodes"] = row, spent
+            if cart is not last:  # rows with as many givens share one (plan.cartesians)
+                shared, last = unique.copy(), cart
+                shared["cartesian_size"], shared["cartesian_size_log10"] = cart
+            fields = shared.copy()
+            fields["_row"] = row
             out[pos] = rep = new(LazyReport)
             setattr_(rep, "__dict__", fields)  # made(fields), inline: once a row
             continue
@@ -306,12 +310,12 @@ def _digest(rep: Any) -> str:
 
 
 def _stats(rep: Any) -> Any:
-    return FrozenDict(nodes=rep._nodes, seconds=rep._share)
+    return FrozenDict(nodes=rep._spent[rep._row], seconds=rep._share)
 
 
 #: how a UNIQUE report of a chunk builds what it builds when first read, from what it keeps:
-#: the compiled schema, the chunk's first solutions and its row, its search nodes and share
-#: of the chunk's time, the instance
+#: the compiled schema, the chunk's first solutions, search nodes and row of each report, its
+#: share of the chunk's time, the instance
 _UNIQUE = {"solutions": _one_solution, "instance_digest": _digest, "stats": _stats}
 
 
