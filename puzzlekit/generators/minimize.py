@@ -17,6 +17,7 @@ import numpy as np
 from puzzlekit.core import protocols
 from puzzlekit.core.model import Clue, Instance
 from puzzlekit.core.report import Verdict
+from puzzlekit.families.grid import GridLine
 
 
 @dataclass(frozen=True)
@@ -67,7 +68,7 @@ def _minimize(instance, verifier, rng, symmetric, solution_cap, session) -> Mini
     clues = list(instance.clues)
     groups = removal_groups(instance, rng, symmetric)
     kept = {c.id for c in clues}
-    if isinstance(session, protocols.OrderedRemoval):
+    if session is not None and _ordered(type(session)):
         kept = _remove_noting(session, groups, kept, len(clues))
     else:
         for group in groups:
@@ -79,8 +80,37 @@ def _minimize(instance, verifier, rng, symmetric, solution_cap, session) -> Mini
                 unique = report.verdict is Verdict.UNIQUE
             if unique:
                 kept -= group
-    final = instance.with_clues(c for c in clues if c.id in kept)
+    final = _kept_instance(instance, clues, kept)
     return Minimized(final, len(groups), len(clues) - len(final.clues))
+
+
+def _kept_instance(instance: Instance, clues: list[Clue], kept: set[str]) -> Instance:
+    """``instance`` with the clues ``kept``: a grid line (:class:`GridLine`) read as one keeps
+    that form, its other cells blank (equal, with the same bytes and digest, and verified from
+    its values where a verifier reads them)."""
+    line = instance.clue_source
+    if type(line) is not GridLine or len(clues) != len(line.givens()):
+        return instance.with_clues(c for c in clues if c.id in kept)
+    values, size = bytearray(len(line.values)), line.size
+    for clue in clues:  # built from the line: one given a cell
+        if clue.id in kept:
+            r, c = clue.coords[0]
+            values[r * size + c] = line.values[r * size + c]
+    kept_line = GridLine(line.family, line.params, size, bytes(values))
+    return Instance.deferred(instance.family, instance.params, kept_line)
+
+
+#: whether a session type runs a whole remove-and-check (:class:`protocols.OrderedRemoval`)
+_ORDERED: dict[type, bool] = {}
+
+
+def _ordered(kind: type) -> bool:
+    """``issubclass(kind, OrderedRemoval)``, answered once per type (a protocol's check reads
+    every member's name)."""
+    found = _ORDERED.get(kind)
+    if found is None:
+        found = _ORDERED[kind] = issubclass(kind, protocols.OrderedRemoval)
+    return found
 
 
 #: a minimization still going after this many seconds says so on stderr, and again as often after
