@@ -80,24 +80,27 @@ def _minimize(instance, verifier, rng, symmetric, solution_cap, session) -> Mini
                 unique = report.verdict is Verdict.UNIQUE
             if unique:
                 kept -= group
-    final = _kept_instance(instance, clues, kept)
-    return Minimized(final, len(groups), len(clues) - len(final.clues))
+    final, count = _kept_instance(instance, clues, kept)
+    return Minimized(final, len(groups), len(clues) - count)
 
 
-def _kept_instance(instance: Instance, clues: list[Clue], kept: set[str]) -> Instance:
-    """``instance`` with the clues ``kept``: a grid line (:class:`GridLine`) read as one keeps
-    that form, its other cells blank (equal, with the same bytes and digest, and verified from
-    its values where a verifier reads them)."""
+def _kept_instance(instance: Instance, clues: list[Clue], kept: set[str]) -> tuple[Instance, int]:
+    """``instance`` with the clues ``kept``, and how many it has: a grid line
+    (:class:`GridLine`) read as one keeps that form, its other cells blank (equal, with the
+    same bytes and digest, and verified from its values where a verifier reads them; its clue
+    objects are built when first read)."""
     line = instance.clue_source
     if type(line) is not GridLine or len(clues) != len(line.givens()):
-        return instance.with_clues(c for c in clues if c.id in kept)
-    values, size = bytearray(len(line.values)), line.size
+        final = instance.with_clues(c for c in clues if c.id in kept)
+        return final, len(final.clues)
+    values, size, count = bytearray(len(line.values)), line.size, 0
     for clue in clues:  # built from the line: one given a cell
         if clue.id in kept:
             r, c = clue.coords[0]
             values[r * size + c] = line.values[r * size + c]
+            count += 1
     kept_line = GridLine(line.family, line.params, size, bytes(values))
-    return Instance.deferred(instance.family, instance.params, kept_line)
+    return Instance.deferred(instance.family, instance.params, kept_line), count
 
 
 #: whether a session type runs a whole remove-and-check (:class:`protocols.OrderedRemoval`)

@@ -46,6 +46,9 @@ from puzzlekit.loop.budget import LoopBudget, note_progress
 
 #: the fast steps of each compiled schema (a few per process: one per schema generated)
 _BY_SCHEMA: dict[int, GivensSteps] = {}
+#: each schema's family, compiled schema (None: it does not compile) and empty instance, by the
+#: schema object's id (checked by identity: the entry holds the object)
+_COMPILED: dict[int, tuple[Any, ...]] = {}
 
 
 def eligible(
@@ -70,10 +73,18 @@ def eligible(
         return None
     if budget.solution_cap != 2:
         return None
-    probe = Instance.make(schema.family, schema.params_dict(), ())
-    try:
-        family, cs = compiled_for(probe)
-    except Exception:  # noqa: BLE001 - SpecError, NotCompilable: the general path reports it
+    compiled = _COMPILED.get(id(schema))
+    if compiled is None or compiled[0] is not schema:  # once per schema object
+        probe = Instance.make(schema.family, schema.params_dict(), ())
+        try:
+            compiled = (schema, *compiled_for(probe), probe)
+        except Exception:  # noqa: BLE001 - SpecError, NotCompilable: the general path reports it
+            compiled = (schema, None, None, probe)
+        if len(_COMPILED) > 16:
+            _COMPILED.clear()
+        _COMPILED[id(schema)] = compiled
+    _, family, cs, probe = compiled
+    if cs is None:
         return None
     limit = filter.max_cartesian_log10
     if (
