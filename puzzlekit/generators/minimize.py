@@ -149,16 +149,24 @@ def removal_groups(
     already in a group is not tried again). A group is tried while all its clues are still in
     the puzzle (a clue leaves only with its group), so the groups are known before any check."""
     clues = list(instance.clues)
-    order = [clues[int(i)] for i in rng.permutation(len(clues))]
-    size = instance.params_dict().get("size") if symmetric else None
+    order = [clues[i] for i in rng.permutation(len(clues)).tolist()]
+    if not symmetric:  # one clue a group, each tried once
+        tried: set[str] = set()
+        groups: list[set[str]] = []
+        for clue in order:
+            if clue.id not in tried:
+                tried.add(clue.id)
+                groups.append({clue.id})
+        return groups
+    size = instance.params_dict().get("size")
     by_coord = {c.coords[0]: c for c in clues if len(c.coords) == 1}
-    tried: set[str] = set()
-    groups: list[set[str]] = []
+    tried = set()
+    groups = []
     for clue in order:
         if clue.id in tried:
             continue
         group = {clue.id}
-        partner = _partner(clue, by_coord, size) if symmetric else None
+        partner = _partner(clue, by_coord, size)
         if partner is not None and partner.id not in tried:
             group.add(partner.id)
         tried |= group

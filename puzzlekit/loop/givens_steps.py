@@ -38,11 +38,19 @@ import numpy as np
 
 from puzzlekit.core.jsondata import canonical_json, thaw
 from puzzlekit.core.model import Clue, Instance, Schema
-from puzzlekit.core.protocols import SearchBudget, Step
+from puzzlekit.core.protocols import SearchBudget, Step, pick_in_order
 from puzzlekit.core.report import Verdict
 from puzzlekit.families.grid import GivensGrid, GridLine
+from puzzlekit.generators.adaptive import Adaptive
+from puzzlekit.generators.base import draw_solution
 from puzzlekit.loop.attempts import Attempt
 from puzzlekit.loop.budget import LoopBudget, note_progress
+from puzzlekit.verifiers import digest_draw
+from puzzlekit.verifiers.bitmask.backend import BitmaskVerifier
+from puzzlekit.verifiers.bitmask.compile import NotCompilable, compiled_for, plain_givens
+from puzzlekit.verifiers.bitmask.gap_draw import ranked_gap
+from puzzlekit.verifiers.bitmask.search import workspace
+from puzzlekit.verifiers.search import STREAM_ORDER, STREAM_TIES, BudgetExceeded
 
 #: the fast steps of each compiled schema (a few per process: one per schema generated)
 _BY_SCHEMA: dict[int, GivensSteps] = {}
@@ -62,11 +70,6 @@ def eligible(
     be the built-in ``adaptive`` (no sampler, no fixed region), the filter the built-in
     ``bitmask`` verifier (no forced cells asked for, its cartesian limit not reached by the
     schema), a cap of two, and the family a plain givens grid whose schema compiles."""
-    from puzzlekit.families.grid import GivensGrid
-    from puzzlekit.generators.adaptive import Adaptive
-    from puzzlekit.verifiers.bitmask.backend import BitmaskVerifier, NotCompilable
-    from puzzlekit.verifiers.bitmask.compile import compiled_for, plain_givens
-
     if type(strategy) is not Adaptive or strategy.sampler is not None or strategy.fix_region:
         return None
     if type(filter) is not BitmaskVerifier or filter.forced_cells or "forcedCells" in extras:
@@ -112,8 +115,6 @@ class GivensSteps:
     def __init__(self, family: Any, cs: Any, probe: Instance) -> None:
         import math
 
-        from puzzlekit.verifiers.bitmask.compile import NotCompilable
-
         self.family, self.cs, self.schema = family, cs, cs.schema
         self.params = probe.params
         variables = self.schema.variables
@@ -149,9 +150,6 @@ class GivensSteps:
         """``strategy.start(schema, rng)``: the same draws, solution and instance (equal, with
         the same bytes and digest), the instance kept as its grid line (:meth:`line`) where
         the family's fresh puzzle is the default draw of givens (no clue objects built)."""
-        from puzzlekit.core.protocols import pick_in_order
-        from puzzlekit.generators.base import draw_solution
-
         if not self._kept_start or schema is not self.schema:
             return strategy.start(schema, rng)  # type: ignore[no-any-return]
         solution = draw_solution(schema, rng, None)
@@ -286,10 +284,6 @@ class GivensSteps:
         form, :meth:`line`), the time of the last progress line, and whether that step's
         instance is UNIQUE (its trace entry made here: its only solution is the step's, of
         which every clue is true)."""
-        from puzzlekit.verifiers.bitmask.gap_draw import ranked_gap
-        from puzzlekit.verifiers.bitmask.search import workspace
-        from puzzlekit.verifiers.search import STREAM_TIES
-
         cells = self._cells(step)
         if cells is None:
             return step, noted, False
@@ -360,8 +354,6 @@ def _draw(raw: np.ndarray, stream: int, n: int) -> np.ndarray:
     """``digest_permutation(digest, stream, n)`` as an array for the digest's bytes ``raw``,
     drawn afresh (every digest of a loop is new: nothing to remember), by the compiled draw the
     filter's own calls use."""
-    from puzzlekit.verifiers import digest_draw
-
     return digest_draw.digest_permutation(raw, stream, n)
 
 
@@ -373,8 +365,6 @@ def _count_two(
     searches); None when the search runs out of its budget. ``band`` False: no band search
     first (:meth:`~puzzlekit.verifiers.bitmask.search.Search.run`): the steps' counts mostly
     reach two, where the 9×9 search runs anyway for the first two solutions in order."""
-    from puzzlekit.verifiers.search import STREAM_ORDER, BudgetExceeded
-
     search.reset()
     search.set_order(_draw(raw, STREAM_ORDER, dom.shape[0]))
     try:
