@@ -6,10 +6,12 @@ process's side of ``generate`` (:class:`puzzlekit.loop.loop_process._Loops`, the
 command sends it: the ``bitmask`` filter, minimization, no trace reports), runs one loop to load
 every compiled function, then ``--count`` loops as the loop process runs them (each outcome
 serialized to JSON as it crosses the pipe), with a timer around each phase: the fresh puzzle
-(and the compiled sampler in it), the array steps (and their counts), minimization (and its
-compiled remove-and-check), the accepted puzzle's filter report, the settlement's replay and
-the outcome's JSON. Prints microseconds per loop of wall time. Phases nest (minimization is
-inside the accepting), so they do not add up. A benchmark, not a test: nothing here asserts.
+(the array steps' start, and the compiled sampler in it), the array steps (and their counts),
+minimization (and its compiled remove-and-check), the accepted puzzle's filter report, the
+settlement's replay and the outcome's JSON. Prints microseconds per loop of wall time, and the
+CPU time per loop beside the total (the machine is shared: the CPU time is the steadier
+figure). Phases nest (minimization is inside the accepting), so they do not add up. A
+benchmark, not a test: nothing here asserts.
 """
 
 from __future__ import annotations
@@ -24,7 +26,7 @@ from typing import Any
 
 #: (module, owner attribute or "", function name, label) of each phase timed
 PHASES = (
-    ("puzzlekit.generators.base", "", "fresh_puzzle", "fresh puzzle"),
+    ("puzzlekit.loop.givens_steps", "GivensSteps", "start", "fresh puzzle"),
     ("puzzlekit.verifiers.bitmask.sample", "", "sample_solution", "  compiled sampler"),
     ("puzzlekit.loop.givens_steps", "GivensSteps", "advance", "array steps"),
     ("puzzlekit.loop.givens_steps", "", "_count_two", "  their counts to two"),
@@ -49,7 +51,8 @@ def _timed(totals: dict[str, float], label: str, function: Callable[..., Any]) -
 
 
 def run(count: int, seed: int) -> dict[str, float]:
-    """Microseconds per loop of each phase, and ``total`` (the loops and their JSON)."""
+    """Microseconds per loop of each phase, ``total`` (the loops and their JSON) and ``cpu``
+    (the CPU time of the loops, this process's)."""
     import importlib
 
     from puzzlekit.loop.batch import GenerateConfig, loop_seed
@@ -65,10 +68,11 @@ def run(count: int, seed: int) -> dict[str, float]:
         target = importlib.import_module(module)
         target = getattr(target, owner) if owner else target
         setattr(target, name, _timed(totals, label, getattr(target, name)))
-    t0 = time.perf_counter()
+    t0, cpu0 = time.perf_counter(), time.process_time()
     for i in range(1, count + 1):
         json.dumps(loops.run(spec, loop_seed(seed, i))).encode("utf-8")
     totals["total"] = time.perf_counter() - t0
+    totals["cpu"] = time.process_time() - cpu0
     return {k: round(v / count * 1e6, 1) for k, v in totals.items()}
 
 
@@ -83,6 +87,7 @@ def main(argv: list[str] | None = None) -> None:
     cpu = time.process_time() - cpu0
     print(f"{args.count} loops, load average {load:.2f} before, {cpu:.2f} CPU s in all")
     print(f"{'total per loop':36s} {got.pop('total'):8.1f} µs")
+    print(f"{'  CPU time per loop':36s} {got.pop('cpu'):8.1f} µs")
     for _, _, _, label in PHASES:
         print(f"{label:36s} {got.get(label, 0.0):8.1f} µs")
 
