@@ -280,10 +280,9 @@ class GivensSteps:
         """Run ``step``'s MULTIPLE steps (each a trace entry) until a step that is not
         MULTIPLE, or until one call is left of ``budget`` (the last call is the general path's:
         an exhausted loop reports its last filter report). Returns the step the general path
-        goes on from (``step`` itself when no step ran here; else its instance in grid line
-        form, :meth:`line`), the time of the last progress line, and whether that step's
-        instance is UNIQUE (its trace entry made here: its only solution is the step's, of
-        which every clue is true)."""
+        goes on from (``step`` itself when no step ran here; else a grid line, :meth:`line`),
+        the time of the last progress line, and whether that step's instance is UNIQUE (its
+        trace entry made here: its only solution is the step's, every clue of it true)."""
         cells = self._cells(step)
         if cells is None:
             return step, noted, False
