@@ -64,9 +64,18 @@ def minimize(
             session.close()
 
 
+def _clues_of(instance: Instance) -> list[Clue]:
+    """``list(instance.clues)``; a grid line's read from the line, row by row (the canonical
+    order of their ids), leaving the instance in its compact form."""
+    line = instance.clue_source
+    if type(line) is GridLine and "clues" not in instance.__dict__:
+        return list(line.clues())
+    return list(instance.clues)
+
+
 def _minimize(instance, verifier, rng, symmetric, solution_cap, session) -> Minimized:
-    clues = list(instance.clues)
-    groups = removal_groups(instance, rng, symmetric)
+    clues = _clues_of(instance)
+    groups = removal_groups(instance, rng, symmetric, clues)
     kept = {c.id for c in clues}
     if session is not None and _ordered(type(session)):
         kept = _remove_noting(session, groups, kept, len(clues))
@@ -142,13 +151,17 @@ def _remove_noting(session: Any, groups: list[set[str]], kept: set[str], total: 
 
 
 def removal_groups(
-    instance: Instance, rng: np.random.Generator, symmetric: bool = False
+    instance: Instance,
+    rng: np.random.Generator,
+    symmetric: bool = False,
+    clues: list[Clue] | None = None,
 ) -> list[set[str]]:
     """The groups of clue ids minimization tries to drop, in the order it tries them: the clues
     in an order drawn by ``rng``, each with its rotational partner when ``symmetric`` (a clue
     already in a group is not tried again). A group is tried while all its clues are still in
-    the puzzle (a clue leaves only with its group), so the groups are known before any check."""
-    clues = list(instance.clues)
+    the puzzle (a clue leaves only with its group), so the groups are known before any check.
+    ``clues``: ``list(instance.clues)``, when the caller has it."""
+    clues = list(instance.clues) if clues is None else clues
     order = [clues[i] for i in rng.permutation(len(clues)).tolist()]
     if not symmetric:  # one clue a group, each tried once
         tried: set[str] = set()
