@@ -155,3 +155,57 @@ def test_a_wire_solution_naming_a_report_it_lacks_is_refused():
 
 
 LINE_VALUES = get_family("sudoku").parse_text(LINE).clue_source.values
+
+
+def _generic(inst: Instance) -> bytes:
+    from puzzlekit.core.jsondata import canonical_json
+
+    return canonical_json(inst.to_json_obj(), keys_are_strings=True)
+
+
+@pytest.mark.parametrize(
+    ("family", "params"),
+    [("sudoku", {"size": 9}), ("sudoku", {"size": 16}), ("latin", {"size": 5})],
+    ids=["9x9", "16x16", "latin5"],
+)
+def test_plain_givens_are_written_field_by_field_as_canonical_json_writes_them(family, params):
+    fam = get_family(family)
+    schema = fam.schema(params)
+    rng = np.random.default_rng(4)
+    for k in (1, 7, len(schema.variables)):
+        cells = rng.choice(len(schema.variables), k, replace=False).tolist()
+        clues = []
+        for i in cells:
+            var = schema.variables[i]
+            clues.append(
+                fam.given(schema, var.coord, var.domain[int(rng.integers(len(var.domain)))])
+            )
+        inst = Instance.make(family, params, clues)
+        assert inst.fresh_canonical_json() == _generic(inst)
+
+
+@pytest.mark.parametrize(
+    ("cid", "data", "coord"),
+    [
+        ("r1c1", {"value": True}, (0, 0)),
+        ("r1c1", {"value": -3}, (0, 0)),
+        ('r"1', {"value": 1}, (0, 0)),
+        ("r\u00e91", {"value": 1}, (0, 0)),
+        ("r1c1", {"value": 10**15}, (0, 0)),
+        ("r1c1", {"value": 1, "b": 2}, (0, 0)),
+        ("r1c1", {"value": 1}, (0, 0, 0)),
+        ("r1c1", {"value": 1.5}, (0, 0)),
+        ("r1c1", {"value": 1}, ("x", 0)),
+        ("r1c1", {"value": 1}, (3, -1)),
+    ],
+    ids=["bool", "negative", "quote", "non-ascii", "long", "more-data", "3d", "float", "name",
+         "negative-coord"],
+)  # fmt: skip
+def test_clues_off_the_plain_given_shape_are_written_the_general_way(cid, data, coord):
+    from puzzlekit.core.model import Clue
+
+    odd = Clue.make(cid, "given", data, [coord])
+    inst = Instance.make(
+        "sudoku", {"size": 9}, [odd, Clue.make("r9c9", "given", {"value": 1}, [(8, 8)])]
+    )
+    assert inst.fresh_canonical_json() == _generic(inst)
