@@ -22,6 +22,36 @@ def thaw_coord(coord: Any) -> Coord:
     return (coord,)
 
 
+#: the largest integer a plain given's value or coordinate may hold to be written directly (at
+#: most 15 digits, as canonical JSON writes integers without an exponent)
+_PLAIN_INT = 10**15
+
+
+def plain_given_json(clue: Any) -> bytes | None:
+    """The RFC 8785 bytes of ``clue``'s :meth:`Clue.to_json_obj` when it is a plain given
+    (kind ``given``, an ASCII letters-and-digits id, one coordinate of two non-negative integers,
+    data ``{"value": integer}``), written field by field from its content (no cache read);
+    None for any other clue (:func:`~puzzlekit.core.jsondata.canonical_json` writes it)."""
+    data, coords, cid = clue.data, clue.coords, clue.id
+    if clue.kind != "given" or type(cid) is not str or not (cid.isascii() and cid.isalnum()):
+        return None
+    if len(coords) != 1 or len(data) != 1 or len(data[0]) != 2 or data[0][0] != "value":
+        return None
+    coord, value = coords[0], data[0][1]
+    if type(value) is not int or not -_PLAIN_INT < value < _PLAIN_INT or len(coord) != 2:
+        return None
+    r, c = coord
+    if (
+        type(r) is not int
+        or type(c) is not int
+        or not (0 <= r < _PLAIN_INT and 0 <= c < _PLAIN_INT)
+    ):
+        return None
+    return b'{"coords":[[%d,%d]],"data":{"value":%d},"id":"%s","kind":"given"}' % (
+        r, c, value, cid.encode("ascii"),
+    )  # fmt: skip
+
+
 @dataclass(frozen=True)
 class Clue:
     """A fact of one instance: an id, a kind (``given``, ``cage``, ...), its data, its coordinates.

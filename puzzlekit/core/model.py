@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from typing import Any, Protocol
 
 from puzzlekit.core.clues import Clue as Clue
-from puzzlekit.core.clues import read_clue
+from puzzlekit.core.clues import plain_given_json, read_clue
 from puzzlekit.core.clues import thaw_coord as thaw_coord
 from puzzlekit.core.constraints import OPS as OPS
 from puzzlekit.core.constraints import AllDifferent as AllDifferent
@@ -254,8 +254,21 @@ class Instance:
     def fresh_canonical_json(self) -> bytes:
         """The canonical bytes computed from the content alone, bypassing every cache (the
         instance's and its clues'): what crosses a boundary (a filter call, the holdout hand-off,
-        the publish gate), so a rewritten cache cannot pass for the puzzle."""
-        return canonical_json(self.to_json_obj(), keys_are_strings=True)
+        the publish gate), so a rewritten cache cannot pass for the puzzle. Plain givens are
+        written field by field (:func:`~puzzlekit.core.clues.plain_given_json`, the same bytes)."""
+        clues = self.clues
+        parts = [plain_given_json(c) for c in clues]
+        if not parts or None in parts:
+            return canonical_json(self.to_json_obj(), keys_are_strings=True)
+        return (
+            b'{"clues":['
+            + b",".join(parts)  # type: ignore[arg-type]
+            + b'],"family":'
+            + canonical_json(self.family)
+            + b',"params":'
+            + canonical_json(self.params_dict(), keys_are_strings=True)
+            + b"}"
+        )
 
     def keep_fresh(self, fresh: bytes) -> None:
         """Keep ``fresh``, this instance's :meth:`fresh_canonical_json` that the caller has just

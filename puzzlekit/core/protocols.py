@@ -156,7 +156,7 @@ def pick_in_order(items: Sequence[T], k: int, rng: Any) -> list[T]:
     """``k`` of ``items`` (clamped to 0..len) drawn without replacement by the numpy Generator
     ``rng``, kept in their order: how a fresh puzzle takes its random clues."""
     k = max(0, min(k, len(items)))
-    picked = sorted(int(i) for i in rng.choice(len(items), size=k, replace=False))
+    picked = sorted(rng.choice(len(items), size=k, replace=False).tolist())
     return [items[i] for i in picked]
 
 

@@ -17,6 +17,7 @@ import numpy as np
 from puzzlekit.core import protocols
 from puzzlekit.core.model import Clue, Instance
 from puzzlekit.core.report import Verdict
+from puzzlekit.families.grid import GridLine
 
 
 @dataclass(frozen=True)
@@ -63,11 +64,20 @@ def minimize(
             session.close()
 
 
+def _clues_of(instance: Instance) -> list[Clue]:
+    """``list(instance.clues)``; a grid line's read from the line, row by row (the canonical
+    order of their ids), leaving the instance in its compact form."""
+    line = instance.clue_source
+    if type(line) is GridLine and "clues" not in instance.__dict__:
+        return list(line.clues())
+    return list(instance.clues)
+
+
 def _minimize(instance, verifier, rng, symmetric, solution_cap, session) -> Minimized:
-    clues = list(instance.clues)
-    groups = removal_groups(instance, rng, symmetric)
+    clues = _clues_of(instance)
+    groups = removal_groups(instance, rng, symmetric, clues)
     kept = {c.id for c in clues}
-    if isinstance(session, protocols.OrderedRemoval):
+    if session is not None and _ordered(type(session)):
         kept = _remove_noting(session, groups, kept, len(clues))
     else:
         for group in groups:
@@ -79,8 +89,40 @@ def _minimize(instance, verifier, rng, symmetric, solution_cap, session) -> Mini
                 unique = report.verdict is Verdict.UNIQUE
             if unique:
                 kept -= group
-    final = instance.with_clues(c for c in clues if c.id in kept)
-    return Minimized(final, len(groups), len(clues) - len(final.clues))
+    final, count = _kept_instance(instance, clues, kept)
+    return Minimized(final, len(groups), len(clues) - count)
+
+
+def _kept_instance(instance: Instance, clues: list[Clue], kept: set[str]) -> tuple[Instance, int]:
+    """``instance`` with the clues ``kept``, and how many it has: a grid line
+    (:class:`GridLine`) read as one keeps that form, its other cells blank (equal, with the
+    same bytes and digest, and verified from its values where a verifier reads them; its clue
+    objects are built when first read)."""
+    line = instance.clue_source
+    if type(line) is not GridLine or len(clues) != len(line.givens()):
+        final = instance.with_clues(c for c in clues if c.id in kept)
+        return final, len(final.clues)
+    values, size, count = bytearray(len(line.values)), line.size, 0
+    for clue in clues:  # built from the line: one given a cell
+        if clue.id in kept:
+            r, c = clue.coords[0]
+            values[r * size + c] = line.values[r * size + c]
+            count += 1
+    kept_line = GridLine(line.family, line.params, size, bytes(values))
+    return Instance.deferred(instance.family, instance.params, kept_line), count
+
+
+#: whether a session type runs a whole remove-and-check (:class:`protocols.OrderedRemoval`)
+_ORDERED: dict[type, bool] = {}
+
+
+def _ordered(kind: type) -> bool:
+    """``issubclass(kind, OrderedRemoval)``, answered once per type (a protocol's check reads
+    every member's name)."""
+    found = _ORDERED.get(kind)
+    if found is None:
+        found = _ORDERED[kind] = issubclass(kind, protocols.OrderedRemoval)
+    return found
 
 
 #: a minimization still going after this many seconds says so on stderr, and again as often after
@@ -109,23 +151,35 @@ def _remove_noting(session: Any, groups: list[set[str]], kept: set[str], total: 
 
 
 def removal_groups(
-    instance: Instance, rng: np.random.Generator, symmetric: bool = False
+    instance: Instance,
+    rng: np.random.Generator,
+    symmetric: bool = False,
+    clues: list[Clue] | None = None,
 ) -> list[set[str]]:
     """The groups of clue ids minimization tries to drop, in the order it tries them: the clues
     in an order drawn by ``rng``, each with its rotational partner when ``symmetric`` (a clue
     already in a group is not tried again). A group is tried while all its clues are still in
-    the puzzle (a clue leaves only with its group), so the groups are known before any check."""
-    clues = list(instance.clues)
-    order = [clues[int(i)] for i in rng.permutation(len(clues))]
-    size = instance.params_dict().get("size") if symmetric else None
+    the puzzle (a clue leaves only with its group), so the groups are known before any check.
+    ``clues``: ``list(instance.clues)``, when the caller has it."""
+    clues = list(instance.clues) if clues is None else clues
+    order = [clues[i] for i in rng.permutation(len(clues)).tolist()]
+    if not symmetric:  # one clue a group, each tried once
+        tried: set[str] = set()
+        groups: list[set[str]] = []
+        for clue in order:
+            if clue.id not in tried:
+                tried.add(clue.id)
+                groups.append({clue.id})
+        return groups
+    size = instance.params_dict().get("size")
     by_coord = {c.coords[0]: c for c in clues if len(c.coords) == 1}
-    tried: set[str] = set()
-    groups: list[set[str]] = []
+    tried = set()
+    groups = []
     for clue in order:
         if clue.id in tried:
             continue
         group = {clue.id}
-        partner = _partner(clue, by_coord, size) if symmetric else None
+        partner = _partner(clue, by_coord, size)
         if partner is not None and partner.id not in tried:
             group.add(partner.id)
         tried |= group

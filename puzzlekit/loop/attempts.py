@@ -12,6 +12,7 @@ Not for: the loop itself (:mod:`puzzlekit.loop.driver`).
 
 from __future__ import annotations
 
+import sys
 import time
 from collections.abc import Collection, Mapping
 from dataclasses import dataclass, field
@@ -20,6 +21,7 @@ from typing import Any
 from puzzlekit.core.model import Coord, Instance, sha256_digest
 from puzzlekit.core.protocols import SearchBudget, report_extras
 from puzzlekit.core.report import Verdict, VerifierReport, top_coord
+from puzzlekit.families.grid import GridLine
 from puzzlekit.loop.holdout import registry_kept, registry_state
 
 CONTAMINATED = "contaminated"
@@ -81,6 +83,9 @@ def guarded_verify(
     cache compared with it. What leaves the loop process is serialized afresh
     from the content there (:func:`puzzlekit.loop.isolation.result_to_json`), and the holdout
     judges fresh bytes."""
+    line = _read_as_line(verifier, instance)
+    if line is not None:
+        return _guarded_line(verifier, instance, line, solution_cap, extras, budget)
     content = instance.content()
     for clue in instance.clues:  # cached on the clue: the loop's next steps share most clues
         clue.canonical_json()
@@ -97,6 +102,64 @@ def guarded_verify(
         return (report, seconds) if report.instance_digest == digest else (None, seconds)
     fresh = instance.fresh_canonical_json()
     if not instance.cache_intact(fresh) or report.instance_digest != sha256_digest(fresh):
+        return None, seconds
+    return report, seconds
+
+
+def _read_as_line(verifier: Any, instance: Instance) -> GridLine | None:
+    """The grid line of ``instance`` when the built-in ``bitmask`` verifier reads it from its
+    values (no clue object built yet). Its bytes come from a table the grid lines of a schema
+    share, which only code running in this process could rewrite: a third-party verifier gets
+    the clue objects, checked one by one."""
+    line = instance.clue_source
+    if type(line) is not GridLine or "clues" in instance.__dict__:
+        return None
+    backend = sys.modules.get("puzzlekit.verifiers.bitmask.backend")
+    if backend is None or type(verifier) is not backend.BitmaskVerifier:
+        return None
+    return line
+
+
+def _line_held(instance: Instance, line: GridLine) -> tuple[Any, ...]:
+    """What a grid line instance holds, by identity: its content (the line's values) and its
+    caches (bytes, digest, the line's list of givens)."""
+    held = instance.__dict__
+    return (
+        instance.family, instance.params, held.get("_source"), held.get("clues"),
+        held.get("_canonical"), held.get("_digest"),
+        line.family, line.params, line.size, line.values, line.__dict__.get("_givens"),
+    )  # fmt: skip
+
+
+def _guarded_line(
+    verifier: Any,
+    instance: Instance,
+    line: GridLine,
+    solution_cap: int,
+    extras: Collection[str],
+    budget: SearchBudget | None,
+) -> tuple[VerifierReport | None, float]:
+    """:func:`guarded_verify` of a grid line instance the built-in verifier reads from its
+    values (:func:`_read_as_line`): the same checks on what it holds (its values, its cached
+    bytes and digest), by identity; anything changed or built during the call is judged from
+    the content afresh."""
+    digest = instance.digest
+    before = _line_held(instance, line)
+    registries = registry_state()
+    t0 = time.perf_counter()
+    asked = report_extras(extras)
+    report = verifier.verify(instance, solution_cap=solution_cap, budget=budget, extras=asked)
+    seconds = time.perf_counter() - t0
+    if not registry_kept(registries, registry_state()):
+        return None, seconds
+    if _same_objects(before, _line_held(instance, line)):
+        return (report, seconds) if report.instance_digest == digest else (None, seconds)
+    fresh = instance.fresh_canonical_json()
+    if (
+        not instance.cache_intact(fresh)
+        or sha256_digest(fresh) != digest
+        or report.instance_digest != digest
+    ):
         return None, seconds
     return report, seconds
 

@@ -152,11 +152,15 @@ def _loop(
     rng = np.random.default_rng(seed)
     extras = report_extras([*strategy.extras, *extras])
     gen_schema = filter.believed_schema(schema)
-    step = strategy.start(gen_schema, rng)
-    start_clues = len(step.instance.clues)
+    fast = _fast_steps(schema, strategy, filter, extras, budget, trace_reports)
+    if fast is not None:  # the same start, its instance kept as a grid line
+        step = fast.start(strategy, gen_schema, rng)
+        start_clues = fast.clue_count(step.instance)
+    else:
+        step = strategy.start(gen_schema, rng)
+        start_clues = len(step.instance.clues)
     report: VerifierReport | None = None
     noted = t0
-    fast = _fast_steps(schema, strategy, filter, extras, budget, trace_reports)
     while len(trace) < budget.max_calls:
         if fast is not None:  # the MULTIPLE steps on arrays, the same as below (givens_steps)
             step, noted, unique = fast.advance(step, rng, trace, budget, seed, t0, noted)

@@ -28,6 +28,7 @@ the general path (:func:`eligible` says which).
 
 from __future__ import annotations
 
+import bisect
 import hashlib
 import time
 from collections.abc import Collection
@@ -35,15 +36,27 @@ from typing import Any
 
 import numpy as np
 
+from puzzlekit.core.jsondata import canonical_json, thaw
 from puzzlekit.core.model import Clue, Instance, Schema
-from puzzlekit.core.protocols import SearchBudget, Step
+from puzzlekit.core.protocols import SearchBudget, Step, pick_in_order
 from puzzlekit.core.report import Verdict
-from puzzlekit.families.grid import GridLine
+from puzzlekit.families.grid import GivensGrid, GridLine
+from puzzlekit.generators.adaptive import Adaptive
+from puzzlekit.generators.base import draw_solution
 from puzzlekit.loop.attempts import Attempt
 from puzzlekit.loop.budget import LoopBudget, note_progress
+from puzzlekit.verifiers import digest_draw
+from puzzlekit.verifiers.bitmask.backend import BitmaskVerifier
+from puzzlekit.verifiers.bitmask.compile import NotCompilable, compiled_for, plain_givens
+from puzzlekit.verifiers.bitmask.gap_draw import ranked_gap
+from puzzlekit.verifiers.bitmask.search import workspace
+from puzzlekit.verifiers.search import STREAM_ORDER, STREAM_TIES, BudgetExceeded
 
 #: the fast steps of each compiled schema (a few per process: one per schema generated)
 _BY_SCHEMA: dict[int, GivensSteps] = {}
+#: each schema's family, compiled schema (None: it does not compile) and empty instance, by the
+#: schema object's id (checked by identity: the entry holds the object)
+_COMPILED: dict[int, tuple[Any, ...]] = {}
 
 
 def eligible(
@@ -57,21 +70,24 @@ def eligible(
     be the built-in ``adaptive`` (no sampler, no fixed region), the filter the built-in
     ``bitmask`` verifier (no forced cells asked for, its cartesian limit not reached by the
     schema), a cap of two, and the family a plain givens grid whose schema compiles."""
-    from puzzlekit.families.grid import GivensGrid
-    from puzzlekit.generators.adaptive import Adaptive
-    from puzzlekit.verifiers.bitmask.backend import BitmaskVerifier, NotCompilable
-    from puzzlekit.verifiers.bitmask.compile import compiled_for, plain_givens
-
     if type(strategy) is not Adaptive or strategy.sampler is not None or strategy.fix_region:
         return None
     if type(filter) is not BitmaskVerifier or filter.forced_cells or "forcedCells" in extras:
         return None
     if budget.solution_cap != 2:
         return None
-    probe = Instance.make(schema.family, schema.params_dict(), ())
-    try:
-        family, cs = compiled_for(probe)
-    except Exception:  # noqa: BLE001 - SpecError, NotCompilable: the general path reports it
+    compiled = _COMPILED.get(id(schema))
+    if compiled is None or compiled[0] is not schema:  # once per schema object
+        probe = Instance.make(schema.family, schema.params_dict(), ())
+        try:
+            compiled = (schema, *compiled_for(probe), probe)
+        except Exception:  # noqa: BLE001 - SpecError, NotCompilable: the general path reports it
+            compiled = (schema, None, None, probe)
+        if len(_COMPILED) > 16:
+            _COMPILED.clear()
+        _COMPILED[id(schema)] = compiled
+    _, family, cs, probe = compiled
+    if cs is None:
         return None
     limit = filter.max_cartesian_log10
     if (
@@ -99,8 +115,6 @@ class GivensSteps:
     def __init__(self, family: Any, cs: Any, probe: Instance) -> None:
         import math
 
-        from puzzlekit.verifiers.bitmask.compile import NotCompilable
-
         self.family, self.cs, self.schema = family, cs, cs.schema
         self.params = probe.params
         variables = self.schema.variables
@@ -112,8 +126,82 @@ class GivensSteps:
         self._index = {v.coord: i for i, v in enumerate(variables)}
         self._clues: dict[tuple[int, int], Clue] = {}
         self._bit = {int(v): b for b, v in enumerate(cs.values.tolist())}
+        # the canonical bytes around the clues (as Instance._joined writes them) and each
+        # (cell, value)'s clue bytes, from clue objects made here and held by nothing else
+        self._head = b'{"clues":['
+        self._tail = (
+            b'],"family":'
+            + canonical_json(self.schema.family)
+            + b',"params":'
+            + canonical_json(thaw(self.params), keys_are_strings=True)
+            + b"}"
+        )
+        self._parts: dict[tuple[int, int], bytes] = {}
+        grid = type(family)
+        #: whether the family's fresh puzzle is the default's draw of ``k`` givens
+        #: (:func:`~puzzlekit.families._kit.gridline.kept_givens`), which :meth:`start` makes
+        self._kept_start = (
+            grid.initial_clues is GivensGrid.initial_clues
+            and grid.clues_from_solution is GivensGrid.clues_from_solution
+        )
 
-    # -- the cells of an instance ----------------------------------------------------------
+    # -- the start and the cells of an instance ----------------------------------------------
+    def start(self, strategy: Any, schema: Schema, rng: np.random.Generator) -> Step:
+        """``strategy.start(schema, rng)``: the same draws, solution and instance (equal, with
+        the same bytes and digest), the instance kept as its grid line (:meth:`line`) where
+        the family's fresh puzzle is the default draw of givens (no clue objects built)."""
+        if not self._kept_start or schema is not self.schema:
+            return strategy.start(schema, rng)  # type: ignore[no-any-return]
+        solution = draw_solution(schema, rng, None)
+        kept = pick_in_order(schema.variables, strategy.k, rng)
+        values = bytearray(self._size * self._size)
+        index = self._index
+        for v in kept:
+            value = solution[v.name]
+            if type(value) is not int or not 0 < value < 256:  # not a cell value: as the default
+                clues = [self.family.given(schema, u.coord, solution[u.name]) for u in kept]
+                inst = Instance.make(schema.family, schema.params_dict(), clues)
+                return Step(inst, "start", None, solution, schema)
+            values[index[v.coord]] = value
+        return Step(self.line(values), "start", None, solution, schema)
+
+    def line(self, values: bytes | bytearray, canonical: bytes | None = None) -> Instance:
+        """The instance whose grid line has ``values`` (one a cell, 0 blank), its clues built
+        when first read (as a parsed line's); ``canonical``: its canonical bytes, when the
+        caller has just computed them (:meth:`hashed`)."""
+        line = GridLine(self.schema.family, self.params, self._size, bytes(values))
+        inst = Instance.deferred(self.schema.family, self.params, line)
+        if canonical is not None:
+            inst.keep_fresh(canonical)
+        return inst
+
+    @staticmethod
+    def clue_count(inst: Instance) -> int:
+        """``len(inst.clues)``, without building the clues of a grid line (:meth:`line`)."""
+        line = inst.clue_source
+        if type(line) is GridLine and "clues" not in inst.__dict__:
+            return len(line.givens())
+        return len(inst.clues)
+
+    def _line_cells(self, inst: Instance, solution: Any) -> dict[int, int] | None:
+        """:meth:`_cells` of an instance still in its grid line form (no clue objects)."""
+        line = inst.clue_source
+        if (
+            type(line) is not GridLine
+            or "clues" in inst.__dict__
+            or line.size != self._size
+            or line.family != self.schema.family
+            or line.params != self.params
+        ):
+            return None
+        names = self.cs.names
+        out: dict[int, int] = {}
+        for i, v in line.givens():
+            if solution.get(names[i]) != v or type(solution.get(names[i])) is not int:
+                return None
+            out[i] = v
+        return out
+
     def _cells(self, step: Step) -> dict[int, int] | None:
         """``{variable: value}`` of ``step``'s givens, or None when the instance is not a set
         of true givens of the step's solution in this schema (the general path takes it)."""
@@ -123,6 +211,8 @@ class GivensSteps:
         inst = step.instance
         if inst.family != self.schema.family or inst.params != self.params:
             return None
+        if inst.clue_source is not None and "clues" not in inst.__dict__:
+            return self._line_cells(inst, solution)
         names = self.cs.names
         out: dict[int, int] = {}
         for clue in inst.clues:
@@ -145,22 +235,30 @@ class GivensSteps:
             self._clues[(i, value)] = clue
         return clue
 
+    def _part(self, i: int, value: int) -> bytes:
+        """The canonical bytes of the given ``value`` at cell ``i`` (made once, from a clue
+        object no instance holds)."""
+        part = self._parts.get((i, value))
+        if part is None:
+            coord = self.schema.variables[i].coord
+            part = self._parts[(i, value)] = self.family.given(
+                self.schema, coord, value
+            ).canonical_json()
+        return part
+
     def digest(self, cells: dict[int, int]) -> str:
         """The digest of the instance of the givens ``cells`` (:meth:`hashed`)."""
-        values = bytearray(self._size * self._size)
-        for i, v in cells.items():
-            values[i] = v
-        return self.hashed(values)[0]
+        return self.hashed([self._part(i, cells[i]) for i in sorted(cells)])[0]
 
-    def hashed(self, values: bytearray) -> tuple[str, np.ndarray]:
-        """The digest of the instance whose grid line has ``values`` (one a cell, 0 blank),
-        as :func:`~puzzlekit.core.jsondata.sha256_digest` writes it, and its bytes (what the
-        draws read): the canonical bytes of that grid line
-        (:meth:`~puzzlekit.families.grid.GridLine.canonical_json`, the bytes the instance
-        itself has)."""
-        line = GridLine(self.schema.family, self.params, self._size, bytes(values))
-        hashed = hashlib.sha256(line.canonical_json())
-        return "sha256:" + hashed.hexdigest(), np.frombuffer(hashed.digest(), np.uint8)
+    def hashed(self, parts: list[bytes]) -> tuple[str, np.ndarray, bytes]:
+        """The digest of the instance whose givens' canonical bytes are ``parts`` (in cell
+        order, row by row: the canonical order of their ids), as
+        :func:`~puzzlekit.core.jsondata.sha256_digest` writes it, its bytes (what the draws
+        read) and the instance's canonical bytes (joined as
+        :meth:`~puzzlekit.core.model.Instance.canonical_json` joins its clues' bytes)."""
+        canonical = self._head + b",".join(parts) + self._tail
+        hashed = hashlib.sha256(canonical)
+        return "sha256:" + hashed.hexdigest(), np.frombuffer(hashed.digest(), np.uint8), canonical
 
     def instance(self, cells: dict[int, int]) -> Instance:
         """The instance of the givens ``cells``."""
@@ -182,13 +280,9 @@ class GivensSteps:
         """Run ``step``'s MULTIPLE steps (each a trace entry) until a step that is not
         MULTIPLE, or until one call is left of ``budget`` (the last call is the general path's:
         an exhausted loop reports its last filter report). Returns the step the general path
-        goes on from (``step`` itself when no step ran here), the time of the last progress
-        line, and whether that step's instance is UNIQUE (its trace entry made here: its only
-        solution is the step's, of which every clue is true)."""
-        from puzzlekit.verifiers.bitmask.gap_draw import ranked_gap
-        from puzzlekit.verifiers.bitmask.search import workspace
-        from puzzlekit.verifiers.search import STREAM_TIES
-
+        goes on from (``step`` itself when no step ran here; else a grid line, :meth:`line`),
+        the time of the last progress line, and whether that step's instance is UNIQUE (its
+        trace entry made here: its only solution is the step's, every clue of it true)."""
         cells = self._cells(step)
         if cells is None:
             return step, noted, False
@@ -198,22 +292,26 @@ class GivensSteps:
         cs, names, bit = self.cs, self.cs.names, self._bit
         tbits = np.array([bit[target[n]] for n in names], np.int64)
         variables = self.schema.variables
-        # the step's state kept as it grows (one reveal a step): the grid line's values, the
-        # search's start domains and the search itself
+        # the step's state kept as it grows (one reveal a step): the grid line's values, its
+        # givens' canonical bytes in cell order, the search's start domains and the search
         values = bytearray(self._size * self._size)
         dom = cs.base_dom.copy()
         for i, v in cells.items():
             values[i] = v
             dom[i] &= 1 << bit[v]
+        at = sorted(cells)
+        parts = [self._part(i, cells[i]) for i in at]
         search = workspace(cs, cs.base_structure, 2)
         action, coord, ran, unique = step.action, step.coord, False, False
+        canonical: bytes | None = None  # the bytes of ``values`` as they are, when hashed
+        multiple = Verdict.MULTIPLE.value
         while len(trace) < budget.max_calls - 1:
             t1 = time.perf_counter()
-            digest, raw = self.hashed(values)
+            digest, raw, canonical = self.hashed(parts)
             bits = _count_two(search, dom.copy(), raw, search_budget, band=False)
             if bits is not None and bits.shape[0] == 1:
                 seconds = time.perf_counter() - t1
-                entry = Attempt(len(trace), digest, len(cells), Verdict.UNIQUE.value, action,
+                entry = Attempt(len(trace), digest, len(at), Verdict.UNIQUE.value, action,
                                 coord, None, None, 1, seconds)  # fmt: skip
                 trace.append(entry)
                 noted = note_progress(noted, t0, seed, entry)
@@ -231,27 +329,30 @@ class GivensSteps:
             chosen = int(offered[int(rng.integers(offered.size))])
             int(rng.integers(1))  # the move among the cell's moves: a reveal is the only one
             seconds = time.perf_counter() - t1
-            multiple = Verdict.MULTIPLE.value
-            trace.append(Attempt(len(trace), digest, len(cells), multiple, action, coord, multiple,
+            trace.append(Attempt(len(trace), digest, len(at), multiple, action, coord, multiple,
                                  variables[int(first)].coord, 2, seconds))  # fmt: skip
             noted = note_progress(noted, t0, seed, trace[-1])
-            value = cells[chosen] = target[names[chosen]]
+            value = target[names[chosen]]
             values[chosen] = value
             dom[chosen] &= 1 << bit[value]
+            k = bisect.bisect_left(at, chosen)
+            at.insert(k, chosen)
+            parts.insert(k, self._part(chosen, value))
+            canonical = None
             action, coord, ran = "reveal", variables[chosen].coord, True
-        if not ran and not unique:
-            return step, noted, False
         if not ran:
-            return step, noted, True
-        return Step(self.instance(cells), action, coord, step.solution, step.schema), noted, unique
+            return step, noted, unique
+        return (
+            Step(self.line(values, canonical), action, coord, step.solution, step.schema),
+            noted,
+            unique,
+        )
 
 
 def _draw(raw: np.ndarray, stream: int, n: int) -> np.ndarray:
     """``digest_permutation(digest, stream, n)`` as an array for the digest's bytes ``raw``,
     drawn afresh (every digest of a loop is new: nothing to remember), by the compiled draw the
     filter's own calls use."""
-    from puzzlekit.verifiers import digest_draw
-
     return digest_draw.digest_permutation(raw, stream, n)
 
 
@@ -263,8 +364,6 @@ def _count_two(
     searches); None when the search runs out of its budget. ``band`` False: no band search
     first (:meth:`~puzzlekit.verifiers.bitmask.search.Search.run`): the steps' counts mostly
     reach two, where the 9×9 search runs anyway for the first two solutions in order."""
-    from puzzlekit.verifiers.search import STREAM_ORDER, BudgetExceeded
-
     search.reset()
     search.set_order(_draw(raw, STREAM_ORDER, dom.shape[0]))
     try:

@@ -104,6 +104,33 @@ def _filter_report_json(result: Any) -> Any:
     return rep.to_json_obj()
 
 
+#: the wire's ``solution`` of a loop whose solution is its filter report's first (an accepted
+#: loop's): said once, in the report
+FIRST_SOLUTION = "filterReport.solutions[0]"
+
+
+def _solution_json(result: Any) -> Any:
+    """The loop's solution on the wire: :data:`FIRST_SOLUTION` when it is its filter report's
+    first solution, the same names in the same order (the judging process reads it there),
+    else the solution itself."""
+    solution, rep = result.solution, result.filter_report
+    if solution is not None and rep is not None and rep.solutions:
+        first = rep.solutions[0]
+        if solution == first and list(solution) == list(first):
+            return FIRST_SOLUTION
+    return plain(solution)
+
+
+def _solution_from(obj: Mapping[str, Any], report: VerifierReport | None) -> Any:
+    """The loop's solution read back from the wire (:func:`_solution_json`)."""
+    solution = obj["solution"]
+    if solution == FIRST_SOLUTION:
+        if report is None or not report.solutions:
+            raise LoopWorkerError("the loop process named a filter report solution it has not")
+        return dict(report.solutions[0])
+    return dict(solution) if solution is not None else None
+
+
 def result_to_json(result: Any, trace_reports: bool = True) -> dict[str, Any]:
     """A holdout-free :class:`~puzzlekit.loop.driver.LoopResult` as plain JSON. The instance is
     serialized afresh from its content (never from a cache a verifier could have rewritten).
@@ -114,7 +141,7 @@ def result_to_json(result: Any, trace_reports: bool = True) -> dict[str, Any]:
     return {
         "status": result.status,
         "instance": inst.fresh_canonical_json().decode("utf-8") if inst is not None else None,
-        "solution": plain(result.solution),
+        "solution": _solution_json(result),
         "filterReport": _filter_report_json(result),
         "trace": [
             {**a.to_json_obj(), "seconds": a.seconds, "report": _report_json(a, trace_reports)}
@@ -155,7 +182,7 @@ def result_from_json(obj: Mapping[str, Any]) -> Any:
     return LoopResult(
         str(obj["status"]),
         instance,
-        dict(obj["solution"]) if obj["solution"] is not None else None,
+        _solution_from(obj, report),
         report,
         None,
         tuple(_attempt_from(a) for a in obj["trace"]),

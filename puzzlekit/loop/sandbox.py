@@ -105,6 +105,7 @@ COMPILED_MODULES = (
     "puzzlekit.verifiers.bitmask.minimize",
     "puzzlekit.verifiers.bitmask.minimize9",
     "puzzlekit.verifiers.bitmask.gap_draw",
+    "puzzlekit.verifiers.bitmask.line",
 )
 
 
@@ -164,13 +165,15 @@ def seed_compiled_cache(tmpdir: str) -> int:
 
 def _compile_default_searches() -> None:
     """Compile the bitmask searches (the general one, the 9×9 ones), the digest's compiled
-        draw (the compiled code every loop's first filter call runs) and minimization's compiled
-        remove-and-check (the general one and the 9×9 one) and the ranked gap of the loop's steps on
-        arrays (:mod:`~puzzlekit.verifiers.bitmask.gap_draw`) into this process's numba cache unless
-        all are there (by one 4×4 Sudoku check and its minimization, one 9×9 check and one 9×9
-        minimization, a third of a second once they are compiled). A cache saved from an older
-    source of a function (numba's index keeps the source file's stamp) counts as absent: copied
-    to the loop processes, it would make each of them compile the function again."""
+    draw (the compiled code every loop's first filter call runs), minimization's compiled
+    remove-and-check (the general one and the 9×9 one), the ranked gap of the loop's steps on
+    arrays (:mod:`~puzzlekit.verifiers.bitmask.gap_draw`) and the start of a grid line's search
+    (:mod:`~puzzlekit.verifiers.bitmask.line`: the loop's instances are grid lines) into this
+    process's numba cache unless all are there (by one 4×4 Sudoku check and its minimization,
+    one 9×9 check and one 9×9 minimization, a third of a second once they are compiled). A
+    cache saved from an older source of a function (numba's index keeps the source file's
+    stamp) counts as absent: copied to the loop processes, it would make each of them compile
+    the function again."""
     import numpy as np
 
     from puzzlekit.verifiers import digest_draw
@@ -178,6 +181,7 @@ def _compile_default_searches() -> None:
     from puzzlekit.verifiers.bitmask import gap_draw as bitmask_gap_draw
     from puzzlekit.verifiers.bitmask import kernel as bitmask_kernel
     from puzzlekit.verifiers.bitmask import kernel9 as bitmask_kernel9
+    from puzzlekit.verifiers.bitmask import line as bitmask_line
     from puzzlekit.verifiers.bitmask import minimize as bitmask_minimize
     from puzzlekit.verifiers.bitmask import minimize9 as bitmask_minimize9
 
@@ -190,6 +194,7 @@ def _compile_default_searches() -> None:
         bitmask_minimize.count_kept,
         bitmask_minimize9.remove_groups9,
         bitmask_gap_draw.ranked_gap,
+        bitmask_line._start,
     )
     for function in compiled:
         index = getattr(getattr(function, "_cache", None), "_cache_file", None)

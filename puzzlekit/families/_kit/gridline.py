@@ -38,13 +38,14 @@ class _Bytes:
             + b"}"
         )
         self.cells: dict[tuple[int, int], bytes] = {}
+        self.clues: dict[tuple[int, int], Clue] = {}
         #: the same by ``cell * (size + 1) + value`` (None: not computed yet), per size
         self.flat: dict[int, list[bytes | None]] = {}
         self._family: Any = None
         self._schema: Any = None
 
-    def given(self, n: int, cell: int, value: int) -> Clue:
-        """The clue object the family makes for ``value`` at ``cell`` (row-major index)."""
+    def made(self, n: int, cell: int, value: int) -> Clue:
+        """A new clue object, the one the family makes for ``value`` at ``cell`` (row-major)."""
         if self._family is None:
             from puzzlekit.families import get_family
 
@@ -53,10 +54,19 @@ class _Bytes:
             self._family = family
         return self._family.given(self._schema, divmod(cell, n), value)  # type: ignore[no-any-return]
 
+    def given(self, n: int, cell: int, value: int) -> Clue:
+        """The clue object of ``value`` at ``cell``: :meth:`made` once, then shared by every
+        instance of this schema that has it (clues are frozen; what they cache, their canonical
+        bytes and order key, is computed once for all)."""
+        found = self.clues.get((cell, value))
+        if found is None:
+            found = self.clues[(cell, value)] = self.made(n, cell, value)
+        return found
+
     def clue_bytes(self, n: int, cell: int, value: int) -> bytes:
         found = self.cells.get((cell, value))
-        if found is None:
-            found = self.cells[(cell, value)] = self.given(n, cell, value).canonical_json()
+        if found is None:  # from a clue object of its own (no shared one's cache)
+            found = self.cells[(cell, value)] = self.made(n, cell, value).canonical_json()
         return found
 
 

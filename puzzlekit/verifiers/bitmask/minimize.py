@@ -17,6 +17,7 @@ which :class:`CountingSession` hands those questions to).
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
+from itertools import accumulate
 from typing import Any
 
 import numpy as np
@@ -81,18 +82,14 @@ class CountingSession:
     def __init__(self, cs: CompiledSchema, clues: Mapping[str, ClueEffect]) -> None:
         self._ids = list(clues)
         self._index = {cid: i for i, cid in enumerate(self._ids)}
-        self._plain = all(e.only_unary for e in clues.values())
+        effects = list(clues.values())
+        self._plain = all(e.only_unary for e in effects)
         self._fallback = None if self._plain else BitmaskSession(cs, clues)
         self._closed = False
-        starts, idx, masks = [0], [], []
-        for cid in self._ids:
-            for i, m in clues[cid].unary:
-                idx.append(i)
-                masks.append(m)
-            starts.append(len(idx))
-        self._clue_start = np.asarray(starts, np.int64)
-        self._un_idx = np.asarray(idx, np.int64)
-        self._un_mask = np.asarray(masks, np.int64)
+        pairs = [p for e in effects for p in e.unary]
+        self._clue_start = np.asarray([0, *accumulate(len(e.unary) for e in effects)], np.int64)
+        self._un_idx = np.asarray([i for i, _ in pairs], np.int64)
+        self._un_mask = np.asarray([m for _, m in pairs], np.int64)
         self._cs = cs
         self._base = cs.base_dom
         self._work: tuple[Any, ...] | None = None

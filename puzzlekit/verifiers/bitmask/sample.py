@@ -42,6 +42,29 @@ def _search(cs: Any) -> Any:
     return search
 
 
+#: each schema's compiled schema (None: the sampler does not take it), by the schema object's
+#: id (checked by identity: the entry holds the object)
+_COMPILED: dict[int, tuple[Schema, Any]] = {}
+
+
+def _compiled(schema: Schema) -> Any:
+    """The compiled schema of ``schema`` when it is the one its family builds for its params
+    and compiles, else None; found once per schema object."""
+    found = _COMPILED.get(id(schema))
+    if found is not None and found[0] is schema:
+        return found[1]
+    family = get_family(schema.family)
+    try:
+        same = schema == family.schema(schema.params_dict())
+        cs = compiled_schema(family, schema) if same else None
+    except (NotCompilable, SpecError):
+        cs = None
+    if len(_COMPILED) > 64:
+        _COMPILED.clear()
+    _COMPILED[id(schema)] = (schema, cs)
+    return cs
+
+
 def sample_solution(schema: Schema, rng: np.random.Generator) -> dict[str, int] | None:
     """A seeded random full solution of ``schema`` by the compiled search: equally constrained
     variables taken in a random order, each variable's values in a random order, the first
@@ -51,12 +74,8 @@ def sample_solution(schema: Schema, rng: np.random.Generator) -> dict[str, int] 
 
     Like the generic sampler it reaches every solution with some probability and is not
     uniform; one rng state gives one solution, in every process."""
-    family = get_family(schema.family)
-    try:
-        if schema != family.schema(schema.params_dict()):
-            return None
-        cs = compiled_schema(family, schema)
-    except (NotCompilable, SpecError):
+    cs = _compiled(schema)
+    if cs is None:
         return None
     search = _search(cs)
     nv, nb = len(cs.names), len(cs.values)
