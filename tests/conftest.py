@@ -98,3 +98,16 @@ def registered() -> Iterator[Any]:
     yield add
     for name in added:
         families_mod.FAMILIES.unregister(name)
+
+
+@pytest.fixture(autouse=True)
+def _fresh_shared_clues() -> Iterator[None]:
+    """The clue objects the grid lines of a schema share (``families._kit.gridline``) dropped
+    after each test: a test that rewrites a clue's cache on purpose (the contamination tests)
+    then reaches no later test in the same worker, which would see a fresh line's
+    ``cache_intact`` fail."""
+    yield
+    from puzzlekit.families._kit import gridline
+
+    for table in list(gridline._TABLES.values()):
+        table.clues.clear()
