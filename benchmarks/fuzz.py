@@ -126,7 +126,7 @@ def _build_ledger(path: Path, mutation: dict[str, Any]) -> None:
 
 def _call(case: Case) -> Any:
     if case.call == "mcp-verify":
-        from puzzlekit.app.mcp_work import ArgumentError, verify_work
+        from puzzlekit.app.mcp.work import ArgumentError, verify_work
 
         try:
             return verify_work(**case.kwargs)
