@@ -126,7 +126,7 @@ def _build_ledger(path: Path, mutation: dict[str, Any]) -> None:
 
 def _call(case: Case) -> Any:
     if case.call == "mcp-verify":
-        from puzzlekit.app.mcp_work import ArgumentError, verify_work
+        from puzzlekit.app.mcp.work import ArgumentError, verify_work
 
         try:
             return verify_work(**case.kwargs)
@@ -205,11 +205,11 @@ def judge(case: Case, outcome: Outcome) -> str | None:
     if outcome.code not in (0, 1, 2):
         return f"exit code {outcome.code}"
     if outcome.code == 2:  # one line per problem (a config names every problem at once)
-        lines = outcome.stderr.strip().splitlines()
+        lines = outcome.stderr.strip().split("\n")  # lines end at "\n" only, not at U+0085
         if not lines or not all(line.startswith("puzzlekit:") for line in lines):
             return f"exit 2 without 'puzzlekit:' lines only: {outcome.stderr[:200]!r}"
     if case.items is not None and outcome.code == 0:
-        answers = [ln for ln in outcome.stdout.splitlines() if ln.strip()]
+        answers = [ln for ln in outcome.stdout.split("\n") if ln.strip()]  # JSON Lines: "\n"
         if case.command in ("verify", "solve", "grade") and len(answers) != case.items:
             return f"{len(answers)} answers to {case.items} input lines"
     return None

@@ -112,7 +112,7 @@ def measure(args: argparse.Namespace) -> dict[str, Any]:
         time.sleep(0.1)
     proc.stdin.close()
     proc.wait(60)
-    from puzzlekit.app.mcp_args import Limits
+    from puzzlekit.app.mcp.args import Limits
 
     limits = {"slow": args.slow_limit, "fast": args.fast_budget + Limits().grace_seconds}
     rows: dict[str, Any] = {}

@@ -55,7 +55,7 @@ def test_generate_and_the_mcp_tool_check_the_loops_names_alike(capsys):
     """One check (``judging.loop_names``) serves both: ``generate`` prints a line for every
     unknown name, the MCP tool ``puzzle_generate`` names the first by its field, in the same
     words."""
-    from puzzlekit.app.mcp_work import UnknownArgument, generate_work
+    from puzzlekit.app.mcp.work import UnknownArgument, generate_work
 
     names = ["--strategy", "smart", "--filter", "magic", "--holdout", "none"]
     code, _, err = _run(capsys, "sudoku", *names)

@@ -33,6 +33,8 @@ def test_the_wheel_installs_only_the_puzzlekit_package(wheel: Path) -> None:
     # the benchmarks run from a clone; the publish gate's study is a command's, so it ships
     assert not [n for n in names if "benchmarks" in n or "studies" in n]
     assert "puzzlekit/app/experiment/publish_gate.py" in names
+    # the subpackages inside a floor ship too (the MCP server, the policy strategy's file reader)
+    assert {"puzzlekit/app/mcp/server.py", "puzzlekit/generators/policy/file.py"} <= set(names)
     entry_points = next(n for n in names if n.endswith("entry_points.txt"))
     text = zipfile.ZipFile(wheel).read(entry_points).decode()
     assert "puzzlekit = puzzlekit.app.cli:main" in text

@@ -86,6 +86,17 @@ def test_malformed_instances_get_an_answer_per_line(instance, value, rng, comman
     _ok(Case(command, [command, "-", *extra], stdin=good + b"\n" + line + b"\n", items=2))
 
 
+@pytest.mark.parametrize("command", ["verify", "solve"])
+def test_an_answer_holding_a_unicode_line_break_is_one_answer(command) -> None:
+    """A field named U+0085 (NEXT LINE) is echoed in the violation as it is, valid JSON; the
+    answers are counted by "\\n" alone, as JSON Lines are read."""
+    line = _dumps({"\x85": None})
+    case = Case(command, [command, "-"], stdin=line + b"\n", items=1)
+    outcome = run_case(case, timeout=120)
+    assert "\x85" in outcome.stdout and len(outcome.stdout.splitlines()) > 1
+    assert judge(case, outcome) is None, outcome.error or outcome.stderr
+
+
 @FAST
 @given(instance=st.sampled_from(SEEDS.instances), rng=st.randoms(use_true_random=False))
 def test_values_canonical_json_cannot_hold_get_an_answer_per_line(instance, rng) -> None:

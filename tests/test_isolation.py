@@ -233,7 +233,7 @@ def test_edits_behind_the_read_only_surface_never_reach_the_loops_record(adversa
 
 
 def test_the_mcp_generate_tool_isolates_the_holdout_too(adversary_log):
-    from puzzlekit.app.mcp_work import generate_work
+    from puzzlekit.app.mcp.work import generate_work
 
     out = generate_work(
         family="sudoku", params={"size": 4}, count=2, strategy="adversary", filter="sat",

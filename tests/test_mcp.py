@@ -138,7 +138,7 @@ def session() -> dict[str, Any]:
 def test_lists_the_tools_with_schemas_and_coordinate_docs(session: dict[str, Any]) -> None:
     tools = session["tools"]
     assert {"puzzle_schema_list", "puzzle_verify", "puzzle_generate"} <= set(tools)
-    import puzzlekit.app.mcp_server as ms
+    import puzzlekit.app.mcp.server as ms
 
     assert ("game_verdict" in tools) == ms.games_available()
     verify = tools["puzzle_verify"]
@@ -241,7 +241,7 @@ def test_time_limit_is_an_error_and_the_server_goes_on(session: dict[str, Any]) 
 
 
 def test_game_verdict(session: dict[str, Any]) -> None:
-    import puzzlekit.app.mcp_server as ms
+    import puzzlekit.app.mcp.server as ms
 
     if not ms.games_available():  # the tool is omitted then (checked above); nothing to call
         assert "game_verdict" not in session["tools"]
@@ -317,7 +317,7 @@ def test_every_tool_declares_its_output_schema_and_refuses_unknown_arguments(
 ) -> None:
     import jsonschema
 
-    import puzzlekit.app.mcp_server as ms
+    import puzzlekit.app.mcp.server as ms
 
     schemas = ms.output_schemas()
     for name, tool in session["tools"].items():
@@ -331,7 +331,7 @@ def test_every_tool_declares_its_output_schema_and_refuses_unknown_arguments(
 
 
 def test_verify_returns_a_few_solutions_unless_asked_for_more(session: dict[str, Any]) -> None:
-    import puzzlekit.app.mcp_server as ms
+    import puzzlekit.app.mcp.server as ms
 
     small, more = session["default_cap"]["structured"], session["raised_cap"]["structured"]
     assert small["solutionCap"] == ms.DEFAULT_SOLUTION_CAP and len(small["solutions"]) == 3
@@ -344,7 +344,7 @@ def test_verify_many_answers_what_verify_answers_for_each_line(session: dict[str
     aside); a line that does not read is INVALID_SPEC at its place."""
     import jsonschema
 
-    import puzzlekit.app.mcp_server as ms
+    import puzzlekit.app.mcp.server as ms
 
     def content(obj: dict[str, Any]) -> dict[str, Any]:
         return {**obj, "stats": {k: v for k, v in obj["stats"].items() if k != "seconds"}}

@@ -101,7 +101,7 @@ def test_game_verdict_answers_a_position_it_cannot_play_with_an_invalid_spec_rep
 ) -> None:
     import jsonschema
 
-    import puzzlekit.app.mcp_server as ms
+    import puzzlekit.app.mcp.server as ms
     from puzzlekit.core.model import sha256_digest
 
     game, position, violation_type, coord = BAD_POSITIONS[key]

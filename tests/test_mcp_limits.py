@@ -9,9 +9,9 @@ from typing import Any
 
 import pytest
 
-from puzzlekit.app.mcp_args import Limits
-from puzzlekit.app.mcp_server import build_server, games_available
-from puzzlekit.app.mcp_transport import BearerToken
+from puzzlekit.app.mcp.args import Limits
+from puzzlekit.app.mcp.server import build_server, games_available
+from puzzlekit.app.mcp.transport import BearerToken
 
 
 def _defaults(limits: Limits) -> dict[tuple[str, str], Any]:

@@ -13,10 +13,10 @@ from typing import Any
 
 import pytest
 
-from puzzlekit.app.mcp_args import Limits
-from puzzlekit.app.mcp_pool import WorkerPool, reserved_share
-from puzzlekit.app.mcp_server import build_server
-from puzzlekit.app.mcp_work import WorkTimeout, verify_work
+from puzzlekit.app.mcp.args import Limits
+from puzzlekit.app.mcp.pool import WorkerPool, reserved_share
+from puzzlekit.app.mcp.server import build_server
+from puzzlekit.app.mcp.work import WorkTimeout, verify_work
 
 FAST_SECONDS = 0.01
 

@@ -20,7 +20,7 @@ import pytest
 from mcp import Client
 
 from puzzlekit.app.cli import main
-from puzzlekit.app.mcp_transport import INVALID_REQUEST, PARSE_ERROR, line_error
+from puzzlekit.app.mcp.transport import INVALID_REQUEST, PARSE_ERROR, line_error
 from tests.proc_helpers import descendants, needs_proc, wait_gone
 
 ROOT = Path(__file__).resolve().parent.parent

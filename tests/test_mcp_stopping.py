@@ -15,7 +15,7 @@ from mcp import Client
 from mcp.client.stdio import StdioServerParameters
 
 from puzzlekit.app.cli import main
-from puzzlekit.app.mcp_server import build_server, output_schemas
+from puzzlekit.app.mcp.server import build_server, output_schemas
 from puzzlekit.audit.escalation.chain import PREVIOUS_KEY, walk_chain
 from puzzlekit.audit.ledger import Ledger
 

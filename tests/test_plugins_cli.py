@@ -403,7 +403,7 @@ MCP_SCRIPT = """
 import json, sys
 from puzzlekit.core.plugins import use_plugins
 use_plugins(["pk_fixture_plugin"])
-from puzzlekit.app import mcp_server as ms
+from puzzlekit.app.mcp import server as ms
 
 out = {}
 out["families"] = sorted({s["family"] for s in ms.schema_list()["schemas"]})

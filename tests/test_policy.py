@@ -14,8 +14,8 @@ from puzzlekit.app.cli import main
 from puzzlekit.envs import GenerateEnv
 from puzzlekit.envs.train import TrainSettings, train
 from puzzlekit.generators.policy import Episode, Policy
-from puzzlekit.generators.policy_file import MAX_POLICY_BYTES, PolicyFileError, read_policy
-from puzzlekit.generators.policy_model import Geometry
+from puzzlekit.generators.policy.file import MAX_POLICY_BYTES, PolicyFileError, read_policy
+from puzzlekit.generators.policy.model import Geometry
 
 SUDOKU_4 = {"size": 4}
 TINY = {"steps": 300, "population": 4, "elite": 2, "episodes": 2}

@@ -306,7 +306,7 @@ def test_a_verifier_that_declines_the_family_is_invalid_spec_naming_why(capsys, 
 
 
 def test_mcp_verify_arguments_go_through_the_boundary() -> None:
-    from puzzlekit.app.mcp_work import ArgumentError, verify_work
+    from puzzlekit.app.mcp.work import ArgumentError, verify_work
 
     bad = dict(SUDOKU4, clues=[{"id": "g", "kind": "given", "data": {"value": float("nan")},
                                 "coords": [[0, 1]]}])  # fmt: skip

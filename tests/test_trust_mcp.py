@@ -131,7 +131,7 @@ def test_a_broken_plugin_stops_the_server_at_start_in_one_line(tmp_path, argv, w
 def test_the_server_process_imports_no_plugin(tmp_path) -> None:
     """``pk_forge_patch`` sets PK_FORGE_PATCHED where it is imported: never in the server."""
     script = (
-        "import os, sys; from puzzlekit.app.cli import main; import puzzlekit.app.mcp_server as ms;"
+        "import os, sys; from puzzlekit.app.cli import main; import puzzlekit.app.mcp.server as ms;"
         "ms.serve = lambda **kw: print('patched' if os.environ.get('PK_FORGE_PATCHED') else "
         "'clean', [m for m in sys.modules if m.startswith('pk_')]);"
         "sys.exit(main(['--plugin', 'pk_forge_patch', 'mcp']))"
@@ -146,21 +146,21 @@ def test_the_server_process_imports_no_plugin(tmp_path) -> None:
 
 WORKER_RETRY = """
 import json, sys
-from puzzlekit.app import mcp_work
+from puzzlekit.app.mcp import work
 from puzzlekit.core.plugins import judge_without_plugins, judging
 
 judge_without_plugins(["pk_fixture_plugin"])  # as a worker of `puzzlekit mcp --plugin ...`
 out = {}
 bad_count = dict(family="sudoku", params={"size": 4}, holdout="none", count=0)
 try:
-    mcp_work._run_op("generate", bad_count)
-except mcp_work.ArgumentError as exc:
+    work._run_op("generate", bad_count)
+except work.ArgumentError as exc:
     out["count"] = [type(exc).__name__, str(exc), judging(), "pk_fixture_plugin" in sys.modules]
 answer = dict(family="pkfix-latin", params={"size": 3}, text="123231312", answer="123231312")
-out["answer"] = [mcp_work._run_op("check_answer", answer)["report"]["verdict"], judging()]
+out["answer"] = [work._run_op("check_answer", answer)["report"]["verdict"], judging()]
 try:
-    mcp_work._run_op("game", dict(game="nope", position="..."))
-except mcp_work.ArgumentError as exc:
+    work._run_op("game", dict(game="nope", position="..."))
+except work.ArgumentError as exc:
     out["game"] = type(exc).__name__
 print(json.dumps(out))
 """

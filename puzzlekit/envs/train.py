@@ -1,6 +1,6 @@
 """The shipped learner: the cross-entropy method over the linear softmax policy of
-:mod:`puzzlekit.generators.policy_model`, trained in :class:`~puzzlekit.envs.GenerateEnv`
-(``puzzlekit train``). It writes a policy file (:mod:`puzzlekit.generators.policy_file`) that
+:mod:`puzzlekit.generators.policy.model`, trained in :class:`~puzzlekit.envs.GenerateEnv`
+(``puzzlekit train``). It writes a policy file (:mod:`puzzlekit.generators.policy.file`) that
 the ``policy`` strategy runs in the closed loop.
 
 Each iteration draws ``population`` weight vectors from a diagonal Gaussian (the first is its
@@ -27,8 +27,8 @@ from typing import Any
 import numpy as np
 
 from puzzlekit.envs.generate import GenerateEnv
-from puzzlekit.generators.policy_file import PolicyFile
-from puzzlekit.generators.policy_model import Geometry, LinearPolicy, n_weights
+from puzzlekit.generators.policy.file import PolicyFile
+from puzzlekit.generators.policy.model import Geometry, LinearPolicy, n_weights
 
 #: the trainer's method name in the policy file
 METHOD = "cem"

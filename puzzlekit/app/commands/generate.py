@@ -173,7 +173,7 @@ def _policy_settings(args: argparse.Namespace, family: protocols.Family, params:
         return {}
     if args.policy is None:
         raise UsageError("--strategy policy needs --policy FILE (written by puzzlekit train)")
-    from puzzlekit.generators.policy_file import PolicyFileError, check_schema, read_policy
+    from puzzlekit.generators.policy.file import PolicyFileError, check_schema, read_policy
 
     try:
         found = read_policy(args.policy)

@@ -4,7 +4,7 @@ Over stdio by default (an MCP client starts ``puzzlekit mcp`` and talks on its s
 ``--http PORT`` serves the SDK's streamable HTTP transport at ``http://HOST:PORT/mcp`` instead,
 bound to 127.0.0.1 unless ``--host`` says otherwise (a non-loopback address needs
 ``--allow-remote`` and a token in ``PUZZLEKIT_MCP_TOKEN``, and prints a warning). See
-:mod:`puzzlekit.app.mcp_server` and :mod:`puzzlekit.app.mcp_transport`.
+:mod:`puzzlekit.app.mcp.server` and :mod:`puzzlekit.app.mcp.transport`.
 """
 
 from __future__ import annotations
@@ -72,7 +72,7 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def cmd_mcp(args: argparse.Namespace) -> int:
-    from puzzlekit.app.mcp_server import Limits, serve
+    from puzzlekit.app.mcp.server import Limits, serve
 
     if args.http is not None and not 0 < args.http < 65536:
         raise UsageError(f"--http: port must be in 1..65535, got {args.http}")
@@ -150,7 +150,7 @@ def _remote_token(args: argparse.Namespace) -> str | None:
     import os
     import sys
 
-    from puzzlekit.app.mcp_transport import TOKEN_ENV, is_loopback
+    from puzzlekit.app.mcp.transport import TOKEN_ENV, is_loopback
 
     if args.http is None or is_loopback(args.host):
         return None

@@ -268,7 +268,7 @@ def strategy_settings(r: Any, t: dict[str, Any], path: str, sname: str) -> dict[
 def policy_settings(r: Any, t: dict[str, Any], path: str, sname: str) -> dict[str, Any]:
     """The policy strategy's settings: its file (relative to the config's directory), read
     and checked here, so a bad file is a config problem naming it."""
-    from puzzlekit.generators.policy_file import PolicyFileError, read_policy
+    from puzzlekit.generators.policy.file import PolicyFileError, read_policy
 
     if sname != "policy":
         raise r.fail(f"{path}.policy", "policy goes with strategy policy")
@@ -346,7 +346,7 @@ def knobs(r: Any, t: dict[str, Any], path: str, sname: str) -> dict[str, Any]:
 def check_policies(r: Any, schemas: Sequence[Any], strategies: Sequence[Any]) -> None:
     """Every policy arm against every schema: a policy runs on the schema it was trained on."""
     from puzzlekit.families import get_family
-    from puzzlekit.generators.policy_file import PolicyFileError, check_schema, read_policy
+    from puzzlekit.generators.policy.file import PolicyFileError, check_schema, read_policy
 
     for i, strat in enumerate(strategies):
         if "policy" not in strat.settings:

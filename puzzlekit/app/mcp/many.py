@@ -6,13 +6,13 @@ The puzzles come as ``lines``: each in ``family``'s text format (or a JSON insta
 most ``Limits.max_lines`` of them and ``Limits.max_input_chars`` characters in all; a line that
 does not read is its INVALID_SPEC report at its position. The whole call runs within
 ``budget_seconds`` (each puzzle's search budget too) and the grace the server allows. The work
-runs in the server's worker processes like every tool (:mod:`puzzlekit.app.mcp_work`).
+runs in the server's worker processes like every tool (:mod:`puzzlekit.app.mcp.work`).
 """
 
 from collections.abc import Mapping
 from typing import Annotated, Any
 
-from puzzlekit.app.mcp_args import (
+from puzzlekit.app.mcp.args import (
     DEFAULT_LIMITS,
     MAX_CAP,
     ArgumentError,

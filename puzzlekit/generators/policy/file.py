@@ -1,4 +1,4 @@
-"""The policy file: a trained :class:`~puzzlekit.generators.policy_model.LinearPolicy` with its
+"""The policy file: a trained :class:`~puzzlekit.generators.policy.model.LinearPolicy` with its
 provenance, as JSON, and its size-bounded reader.
 
 One JSON object (``format: "puzzlekit-policy"``, ``version: 1``)::
@@ -21,7 +21,7 @@ Nothing in it depends on the clock or the machine: one seed gives one file, byte
 (:mod:`puzzlekit.core.reading`) and raises :class:`PolicyFileError`, whose message names the
 file and what is wrong with it (the command line prints it as one line, exit 2).
 
-Not for: acting (:mod:`puzzlekit.generators.policy_model`) or training
+Not for: acting (:mod:`puzzlekit.generators.policy.model`) or training
 (:mod:`puzzlekit.envs.train`).
 """
 
@@ -38,7 +38,7 @@ import numpy as np
 
 from puzzlekit.core.jsondata import canonical_json, sha256_digest
 from puzzlekit.core.reading import ReadError, load_json_file
-from puzzlekit.generators.policy_model import SUBMIT_FEATURES, TOGGLE_FEATURES, LinearPolicy
+from puzzlekit.generators.policy.model import SUBMIT_FEATURES, TOGGLE_FEATURES, LinearPolicy
 
 FORMAT = "puzzlekit-policy"
 VERSION = 1

@@ -10,7 +10,7 @@ reaches.
   other address must be asked for (``allow_remote``) and needs a token: every request must carry
   ``Authorization: Bearer TOKEN`` (:class:`BearerToken`), or it is answered 401.
 
-Not for: the tools themselves (:mod:`puzzlekit.app.mcp_server`).
+Not for: the tools themselves (:mod:`puzzlekit.app.mcp.server`).
 """
 
 from __future__ import annotations

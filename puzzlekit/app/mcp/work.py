@@ -5,7 +5,7 @@ arguments (an unusable one raises :class:`ArgumentError` naming the field; an un
 verifier, strategy or game is named with the closest known names, as every command does) and
 return plain JSON objects. :class:`Worker` runs them in one spawned process under a deadline,
 which ends with the server (:mod:`puzzlekit.core.lifeline`).
-:class:`~puzzlekit.app.mcp_pool.WorkerPool` holds a few workers, so calls run side by side.
+:class:`~puzzlekit.app.mcp.pool.WorkerPool` holds a few workers, so calls run side by side.
 
 A worker starts as a judging process (docs/security.md): the plugins named to the server
 (``puzzlekit mcp --plugin``) and the installed ones are only named there, for the loop process of
@@ -16,7 +16,7 @@ judging call, so no plugin module is ever imported in a process that
 runs a holdout, unless the holdout (or the family it checks) is a plugin's the caller named; the
 answer's ``trust`` says which (:func:`~puzzlekit.app.experiment.manifest.trust_record`).
 
-Not for: the MCP protocol, tool descriptions or transports (:mod:`puzzlekit.app.mcp_server`).
+Not for: the MCP protocol, tool descriptions or transports (:mod:`puzzlekit.app.mcp.server`).
 """
 
 import json
@@ -27,8 +27,8 @@ import threading
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from puzzlekit.app.mcp_answers import check_answer_work
-from puzzlekit.app.mcp_args import (
+from puzzlekit.app.mcp.answers import check_answer_work
+from puzzlekit.app.mcp.args import (
     DEFAULT_LIMITS,
     MAX_CAP,
     ArgumentError,
@@ -39,7 +39,7 @@ from puzzlekit.app.mcp_args import (
     _check_verify_args,
     _family,
 )
-from puzzlekit.app.mcp_many import verify_many_work
+from puzzlekit.app.mcp.many import verify_many_work
 
 __all__ = ["ArgumentError", "Limits", "MAX_CAP", "UnknownArgument"]
 

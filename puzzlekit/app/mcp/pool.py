@@ -1,6 +1,6 @@
 """The MCP server's worker pool: calls served first-in first-out, with workers kept for short calls.
 
-A :class:`WorkerPool` holds a few :class:`~puzzlekit.app.mcp_work.Worker` s. Calls wait in one queue
+A :class:`WorkerPool` holds a few :class:`~puzzlekit.app.mcp.work.Worker` s. Calls wait in one queue
 in the order they came. A call is **short** when its time limit is at most ``short_seconds``;
 ``reserved`` workers (one in three, at least one when there are two or more; none when
 ``short_seconds`` is 0) take only short calls, so that however many slow calls queue up, a short
@@ -10,7 +10,7 @@ no worker it may take. A call's time limit counts from its arrival: the time it 
 the time its work gets, so a call is answered (or stopped with :class:`WorkTimeout`) within its own
 limit.
 
-Not for: the work itself or its worker processes (:mod:`puzzlekit.app.mcp_work`).
+Not for: the work itself or its worker processes (:mod:`puzzlekit.app.mcp.work`).
 """
 
 from __future__ import annotations
@@ -21,7 +21,7 @@ from collections import deque
 from collections.abc import Mapping, Sequence
 from typing import Any, Protocol
 
-from puzzlekit.app.mcp_work import Worker, WorkTimeout, judges
+from puzzlekit.app.mcp.work import Worker, WorkTimeout, judges
 
 #: a call whose time limit is at most this many seconds is short (a verification with the
 #: default budget of 10 s and 10 s of grace is; a generation with its default 60 s is not)
@@ -103,7 +103,7 @@ class WorkerPool:
 
     def _take(self, judging: bool) -> Runs:
         """An idle worker: for a call that runs a holdout one that imported no plugin when there
-        is one (else it restarts clean, :class:`~puzzlekit.app.mcp_work.Worker`); for another
+        is one (else it restarts clean, :class:`~puzzlekit.app.mcp.work.Worker`); for another
         call one that did, keeping the clean ones for the holdout."""
         for i in range(len(self._idle) - 1, -1, -1):
             if getattr(self._idle[i], "clean", True) == judging:

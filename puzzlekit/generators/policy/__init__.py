@@ -15,12 +15,16 @@ with the same (``puzzlekit train --sampler``). The clue count ``k`` of the other
 used (the policy starts as it was trained, from ``env.start_clues`` of its file). The file is read
 once per path, size and modification time in a process (:func:`load_policy`); a file for another
 schema, not a policy file, or one whose digest is not ``policy_digest`` (an experiment's config
-records it when it is read) is :class:`~puzzlekit.generators.policy_file.PolicyFileError`.
+records it when it is read) is :class:`~puzzlekit.generators.policy.file.PolicyFileError`.
 
 Its learned map is its per-slot weights (``w_slot``, the tabular part: where it prefers to
 reveal), recorded after every loop as ``{"map": {place: weight}}`` in the rows'
 ``strategyState`` (:meth:`Policy.state`; the place is a slot's first coordinate, as
 ``pattern`` keys its table), so a hypothesis can ask whether it points at a planted defect.
+
+The package's modules: :mod:`~puzzlekit.generators.policy.model` (the linear softmax policy
+and its features) and :mod:`~puzzlekit.generators.policy.file` (the policy file: provenance,
+digest, the size-bounded reader).
 
 Not for: training (:mod:`puzzlekit.envs.train`).
 """
@@ -39,14 +43,14 @@ from puzzlekit.core.report import Verdict, VerifierReport
 from puzzlekit.families import get_family
 from puzzlekit.generators.base import FreshStart, draw_solution
 from puzzlekit.generators.pattern import place_key
-from puzzlekit.generators.policy_file import (
+from puzzlekit.generators.policy.file import (
     PolicyFile,
     PolicyFileError,
     check_schema,
     check_slots,
     read_policy,
 )
-from puzzlekit.generators.policy_model import Geometry
+from puzzlekit.generators.policy.model import Geometry
 from puzzlekit.generators.slots import DETAIL_KEYS, SlotLayout, fill_detail
 
 #: the ``verdict`` values of the environment's observation (``NONE`` first, then every verdict)

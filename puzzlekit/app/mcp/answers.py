@@ -6,14 +6,14 @@ last grid counts, JSON) or as an object cell name -> value; ``mode`` ``full`` (t
 ``partial`` (does a completion still exist; if not, the smallest dead set of placed cells) or
 ``moves`` (a list of ``[cell, value]`` judged move by move). The result is the
 ``AnswerReport`` JSON (:mod:`puzzlekit.answers`). The work runs in the server's worker processes
-like every tool (:mod:`puzzlekit.app.mcp_work`); a puzzle that does not read is a tool error
+like every tool (:mod:`puzzlekit.app.mcp.work`); a puzzle that does not read is a tool error
 naming the field; an answer that does not read is a MALFORMED report.
 """
 
 from collections.abc import Mapping
 from typing import Annotated, Any, Literal
 
-from puzzlekit.app.mcp_args import UnknownArgument
+from puzzlekit.app.mcp.args import UnknownArgument
 
 CHECK_DOC = (
     "Judge a solver's answer to one puzzle against the puzzle's rules (never against one stored "
@@ -46,7 +46,7 @@ def check_answer_work(
 ) -> dict[str, Any]:
     """The AnswerReport JSON of ``answer`` to the puzzle (module docstring)."""
     from puzzlekit.answers import check_answer, check_moves, check_partial
-    from puzzlekit.app.mcp_args import ArgumentError
+    from puzzlekit.app.mcp.args import ArgumentError
     from puzzlekit.core.model import SpecError
 
     puzzle = _puzzle(instance, family, params, text)
@@ -68,7 +68,7 @@ def check_answer_work(
 
 
 def _puzzle(instance: Any, family: str | None, params: Any, text: str | None) -> Any:
-    from puzzlekit.app.mcp_args import ArgumentError
+    from puzzlekit.app.mcp.args import ArgumentError
     from puzzlekit.core.model import Instance, SpecError
     from puzzlekit.core.reading import ReadError, loads
     from puzzlekit.families import get_family

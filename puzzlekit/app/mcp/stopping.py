@@ -9,8 +9,8 @@ is asked for without a function. The pipeline is cheap and the ledger is the ser
 the call runs in the server process (the ledger write in a thread, through
 :func:`~puzzlekit.audit.stopping.run_stopping_condition_async`), not in a worker.
 
-Registered by :func:`puzzlekit.app.mcp_server.build_server`; not for the puzzle tools
-(:mod:`puzzlekit.app.mcp_server`).
+Registered by :func:`puzzlekit.app.mcp.server.build_server`; not for the puzzle tools
+(:mod:`puzzlekit.app.mcp.server`).
 """
 
 import json

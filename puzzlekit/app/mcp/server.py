@@ -9,17 +9,17 @@
   their verdicts; one seed gives the same bytes (the JSON Lines ``puzzlekit generate`` prints);
 - ``puzzle_check_answer`` (an answer judged by the rules), ``game_verdict`` (a game's values);
 - ``stopping_condition_run``: audit steps -> the stopping-condition outcome, optionally anchored
-  in the server's ledger (:mod:`puzzlekit.app.mcp_stopping`).
+  in the server's ledger (:mod:`puzzlekit.app.mcp.stopping`).
 
-Every call's work (:mod:`puzzlekit.app.mcp_work`) runs in one of a few long-lived worker processes
-(a :class:`WorkerPool`, :mod:`puzzlekit.app.mcp_pool`) under a deadline, so calls run side by side,
+Every call's work (:mod:`puzzlekit.app.mcp.work`) runs in one of a few long-lived worker processes
+(a :class:`WorkerPool`, :mod:`puzzlekit.app.mcp.pool`) under a deadline, so calls run side by side,
 first-in first-out, with a share of the workers kept for calls that declare a short limit (a fast
 call behind slow ones is answered within its own limit); a call that runs too long is stopped (its
 worker is killed and started again) and answered with a tool error; the server itself never blocks
 on it. Every tool refuses arguments it does not know, by name, and declares its output schema (from
 the shipped ``schemas/``); ``puzzle_verify`` returns 3 solutions unless ``solution_cap`` asks for
 more. Transports (stdio that answers every line, HTTP with Host checks and a token off loopback):
-:mod:`puzzlekit.app.mcp_transport`. Bad arguments are answered with a tool error that names the
+:mod:`puzzlekit.app.mcp.transport`. Bad arguments are answered with a tool error that names the
 field; a puzzle that is wrong in itself (a clue out of its domain, a malformed line) is not an
 argument error but an ``INVALID_SPEC`` report whose violations carry coordinates.
 """
@@ -28,12 +28,12 @@ import json
 from collections.abc import Awaitable, Callable
 from typing import Annotated, Any, Literal
 
-from puzzlekit.app.mcp_answers import add_check_answer
-from puzzlekit.app.mcp_args import declare_tools, output_schemas
-from puzzlekit.app.mcp_pool import SHORT_SECONDS, WorkerPool
+from puzzlekit.app.mcp.answers import add_check_answer
+from puzzlekit.app.mcp.args import declare_tools, output_schemas
+from puzzlekit.app.mcp.pool import SHORT_SECONDS, WorkerPool
 
-# the work and its worker process live in mcp_work; their names stay importable from here
-from puzzlekit.app.mcp_work import (
+# the work and its worker process live in mcp.work; their names stay importable from here
+from puzzlekit.app.mcp.work import (
     COORDINATES_DOC,
     DEFAULT_SOLUTION_CAP,
     GAMES,
@@ -113,8 +113,8 @@ def build_server(
     from mcp.server.mcpserver import MCPServer
 
     import puzzlekit
-    from puzzlekit.app.mcp_many import add_verify_many
-    from puzzlekit.app.mcp_stopping import add_stopping_condition_run
+    from puzzlekit.app.mcp.many import add_verify_many
+    from puzzlekit.app.mcp.stopping import add_stopping_condition_run
 
     work = worker or WorkerPool()
     server = MCPServer(
@@ -460,13 +460,13 @@ def serve(
     short_seconds: float = SHORT_SECONDS,
 ) -> None:
     """Serve until the client goes away: stdio, or streamable HTTP on ``host:http_port`` (see
-    :mod:`puzzlekit.app.mcp_transport`: a non-loopback ``host`` needs ``token``), with
+    :mod:`puzzlekit.app.mcp.transport`: a non-loopback ``host`` needs ``token``), with
     ``workers`` worker processes so that calls run side by side; ``ledger`` is where
     ``stopping_condition_run`` anchors escalations; calls whose limit is at most
     ``short_seconds`` are short (a share of the workers is kept for them)."""
     import anyio
 
-    from puzzlekit.app.mcp_transport import is_loopback, serve_http, serve_stdio
+    from puzzlekit.app.mcp.transport import is_loopback, serve_http, serve_stdio
     from puzzlekit.core.lifeline import stop_on_signals
 
     if http_port is not None and not is_loopback(host) and not token:

@@ -1,8 +1,8 @@
 """The arguments of the MCP tools: their limits, and checks that name the field that cannot be used
 (:class:`ArgumentError`; :class:`UnknownArgument` for an unknown name), used by
-:mod:`puzzlekit.app.mcp_work`; and what every tool declares to its clients
+:mod:`puzzlekit.app.mcp.work`; and what every tool declares to its clients
 (:func:`declare_tools`: unknown arguments refused, the output schema from the shipped
-``schemas/``), used by :mod:`puzzlekit.app.mcp_server`.
+``schemas/``), used by :mod:`puzzlekit.app.mcp.server`.
 """
 
 from __future__ import annotations

@@ -18,7 +18,7 @@ submission (an agent may remember its own actions), and it submits by force afte
 :func:`max_toggles` toggles in a row, in training and in the loop alike.
 
 Not for: training (:mod:`puzzlekit.envs.train`) or the file format
-(:mod:`puzzlekit.generators.policy_file`).
+(:mod:`puzzlekit.generators.policy.file`).
 """
 
 from __future__ import annotations
