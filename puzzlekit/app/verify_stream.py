@@ -78,9 +78,8 @@ def verify_entries(
             out += got
             continue
         for reads, part in _readable_runs(lines, asked):  # split at the lines that do not read
-            out += (_line_reports(part, asked) if reads and len(part) < len(lines) else None) or (
-                _verified(part, asked)
-            )
+            got = _line_reports(part, asked) if reads and len(part) < len(lines) else None
+            out += got if got is not None else _verified(part, asked)
     return out
 
 
@@ -191,8 +190,7 @@ def verify_items(
     the searches of the items' instances batched where the backend can
     (:func:`~puzzlekit.verifiers.many.verify_instances`); ``verifier``: the ``--verifier``
     name, None for each instance's default."""
-    from dataclasses import replace
-
+    from puzzlekit.core.lazyreport import with_diagnostics
     from puzzlekit.verifiers.base import invalid_report, source
     from puzzlekit.verifiers.many import verify_instances
 
@@ -214,6 +212,6 @@ def verify_items(
         else:
             rep = next(reports)
         if item.note:
-            rep = replace(rep, diagnostics=(*rep.diagnostics, item.note))
+            rep = with_diagnostics(rep, (*rep.diagnostics, item.note))
         out.append(rep)
     return out

@@ -152,7 +152,7 @@ def _from_line(lineno: int, line: str, family: str | None, params: Any) -> Input
             return InputItem(lineno, None, (v,), raw_digest)
         return _from_obj(lineno, obj, line)
     if family is None and sniff_sudoku(line) is not None:
-        note = f"read as sudoku: {len(line)} grid characters and no family given"
+        note = _grid_note(line)
         try:
             return InputItem(lineno, get_family("sudoku").parse_text(line), note=note)
         except SpecError as exc:
@@ -226,7 +226,11 @@ class TextLine(NamedTuple):
 
     def grid_note(self) -> str:
         """The note of a bare grid line read as a Sudoku because no family was given."""
-        return f"read as sudoku: {len(self.text)} grid characters and no family given"
+        return _grid_note(self.text)
+
+
+def _grid_note(line: str) -> str:
+    return f"read as sudoku: {len(line)} grid characters and no family given"
 
 
 def iter_stream(
